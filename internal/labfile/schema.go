@@ -1,0 +1,185 @@
+// Package labfile is the lab-file schema: the topology, the knobs of every
+// part and a timed script of events. One lab file drives both the simulator
+// and the live lab. Decoding is strict; validation names file:line.
+package labfile
+
+import "time"
+
+// Lab is one lab file, after defaults are applied.
+type Lab struct {
+	Name        string        `yaml:"name"`
+	Description string        `yaml:"description"` // one line, shown by `lab scenarios`
+	Narration   string        `yaml:"narration"`   // what to watch, shown when the scenario runs
+	Seed        uint64        `yaml:"seed"`        // default 1
+	Duration    time.Duration `yaml:"duration"`    // default 20s
+	Network     Network       `yaml:"network"`
+	Clients     Clients       `yaml:"clients"`
+	Balancers   Balancers     `yaml:"balancers"`
+	Servers     []ServerGroup `yaml:"servers"` // default: one group of 5 servers
+	Compare     []Setting     `yaml:"compare"` // settings a compare runs the same stream through
+	Events      []Event       `yaml:"events"`  // the timed script, in time order
+}
+
+// Network is the per-hop one-way delay (client -> balancer -> server and back).
+type Network struct {
+	Hop    time.Duration `yaml:"hop"`    // default 5ms
+	Jitter time.Duration `yaml:"jitter"` // uniform extra in [0, jitter], default 0
+}
+
+// Dist describes a work (service-time) distribution at speed 1.
+type Dist struct {
+	Kind string        `yaml:"dist"` // constant | exponential | lognormal | mixture; default exponential
+	Mean time.Duration `yaml:"mean"` // constant, exponential, lognormal; default 10ms
+	CV   float64       `yaml:"cv"`   // lognormal coefficient of variation; default 1
+	Mix  []MixPart     `yaml:"mix"`  // mixture parts
+}
+
+// MixPart is one value of a mixture distribution with its probability.
+type MixPart struct {
+	P     float64       `yaml:"p"`
+	Value time.Duration `yaml:"value"`
+}
+
+// Clients is the request source: arrivals, keys, and the client-side policy.
+type Clients struct {
+	Mode     string        `yaml:"mode"`     // open (Poisson) | closed; default open
+	Rate     float64       `yaml:"rate"`     // open: requests/s, default 100
+	Users    int           `yaml:"users"`    // closed: concurrent users, default 10
+	Think    time.Duration `yaml:"think"`    // closed: mean exponential think time, default 100ms
+	Count    int           `yaml:"count"`    // client ids, default 20
+	Activity string        `yaml:"activity"` // even | zipf; default even
+	Keys     int           `yaml:"keys"`     // key space, default 1000
+	Zipf     float64       `yaml:"zipf"`     // Zipf exponent s over keys (0 = uniform); default 1.1
+	Work     Dist          `yaml:"work"`
+
+	Timeout        time.Duration `yaml:"timeout"`         // whole request deadline; 0 = none
+	AttemptTimeout time.Duration `yaml:"attempt_timeout"` // client per-attempt timeout; 0 = none
+	Retries        int           `yaml:"retries"`         // retries after an error or timeout; default 0
+	Backoff        Backoff       `yaml:"backoff"`
+	Budget         float64       `yaml:"budget"` // retry budget ratio (0.1 = 10%); 0 = no budget
+	Hedge          string        `yaml:"hedge"`  // "" (off) | a duration like 50ms | p95 (or pNN)
+
+	// Client-side balancing: when Algorithm is set, clients pick servers themselves
+	// and no balancer sits in between.
+	Algorithm string        `yaml:"algorithm"`
+	Subset    int           `yaml:"subset"`  // each client uses a fixed random subset of this many servers; 0 = all
+	Refresh   time.Duration `yaml:"refresh"` // client-side: how often shared load reports arrive; 0 = from responses only
+}
+
+// Backoff is the wait before retry i: base x 2^(i-1), capped at 10 s.
+type Backoff struct {
+	Base   time.Duration `yaml:"base"`   // default 10ms
+	Jitter string        `yaml:"jitter"` // full | none; default full
+}
+
+// Balancers configures the balancer tier (the lb processes).
+type Balancers struct {
+	Count     int           `yaml:"count"`     // default 1
+	Algorithm string        `yaml:"algorithm"` // default p2c; see `lab algorithms`
+	Load      string        `yaml:"load"`      // local | shared; default local
+	Refresh   time.Duration `yaml:"refresh"`   // shared load refresh period; default 500ms
+	Timeout   time.Duration `yaml:"timeout"`   // per-attempt timeout -> 504; 0 = none
+	Subset    int           `yaml:"subset"`    // servers per balancer; 0 = all
+	Choices   int           `yaml:"choices"`   // random choices for p2c-family; default 2
+	HashOn    string        `yaml:"hash_on"`   // key | client; default key
+	VNodes    int           `yaml:"vnodes"`    // ring-hash virtual nodes per server; default 100
+	Epsilon   float64       `yaml:"epsilon"`   // ring-hash-bounded; default 0.25
+	Decay     time.Duration `yaml:"decay"`     // EWMA decay time; default 1s
+	Breaker   Breaker       `yaml:"breaker"`
+	Health    Health        `yaml:"health"`
+}
+
+// Breaker is the per-server circuit breaker at each balancer.
+type Breaker struct {
+	Enabled   bool          `yaml:"enabled"`
+	Window    int           `yaml:"window"`    // last N results, >= 10; default 20
+	Threshold float64       `yaml:"threshold"` // failure share that opens it; default 0.5
+	Open      time.Duration `yaml:"open"`      // how long it stays open; default 1s
+	Probes    int           `yaml:"probes"`    // half-open probes; default 3
+}
+
+// Health is the optional active health check.
+type Health struct {
+	Enabled  bool          `yaml:"enabled"`
+	Interval time.Duration `yaml:"interval"` // default 1s
+	Fails    int           `yaml:"fails"`    // default 2
+	Passes   int           `yaml:"passes"`   // default 2
+}
+
+// ServerGroup is Count identical servers. Servers are named s1, s2, ... in
+// file order unless a group of one has a Name.
+type ServerGroup struct {
+	Count  int    `yaml:"count"` // default 1
+	Name   string `yaml:"name"`  // only for a group of one
+	Server `yaml:",inline"`
+}
+
+// Server holds every knob of one emulated server.
+type Server struct {
+	Workers        int           `yaml:"workers"` // default 1
+	Queue          Queue         `yaml:"queue"`
+	DropExpired    bool          `yaml:"drop_expired"`
+	MaxOutstanding int           `yaml:"max_outstanding"` // queued + in service; 0 = no limit
+	QueueTimeout   time.Duration `yaml:"queue_timeout"`   // 0 = none
+	Speed          float64       `yaml:"speed"`           // default 1
+	Work           *Dist         `yaml:"work"`            // for requests that carry none; default the clients' work
+	GC             GC            `yaml:"gc"`
+	Errors         float64       `yaml:"errors"`     // share of fast 500s
+	Fail           bool          `yaml:"fail"`       // every request a fast 500
+	ErrorTime      time.Duration `yaml:"error_time"` // how fast an error answers; default 1ms
+	Cache          Cache         `yaml:"cache"`
+	Limiter        Limiter       `yaml:"limiter"`
+}
+
+// Queue is the server's waiting line.
+type Queue struct {
+	Capacity   int    `yaml:"capacity"`   // 0 = unbounded
+	Discipline string `yaml:"discipline"` // fifo | lifo; default fifo
+}
+
+// GC is a periodic stop-the-world pause; zero Every means none.
+type GC struct {
+	Every time.Duration `yaml:"every"`
+	Pause time.Duration `yaml:"pause"`
+}
+
+// Cache is an LRU of request keys; a hit costs HitFactor of the work.
+type Cache struct {
+	Size      int     `yaml:"size"`       // 0 = no cache
+	HitFactor float64 `yaml:"hit_factor"` // default 0.2
+}
+
+// Limiter is an adaptive concurrency limit on queued + in service.
+type Limiter struct {
+	Kind    string `yaml:"kind"`    // "" (none) | aimd | gradient2
+	Initial int    `yaml:"initial"` // default 20
+	Min     int    `yaml:"min"`     // default 1
+	Max     int    `yaml:"max"`     // default 200
+}
+
+// Setting is one arm of a compare: a name plus settings applied on top of
+// the lab (dotted paths as in Event.Set), or just an algorithm.
+type Setting struct {
+	Name      string            `yaml:"name"`
+	Algorithm string            `yaml:"algorithm"` // shorthand for balancers.algorithm (or clients.algorithm when client-side)
+	Set       map[string]string `yaml:"set"`
+}
+
+// Event is one timed step of the script.
+type Event struct {
+	At        time.Duration     `yaml:"at"`
+	Action    string            `yaml:"action"` // see Actions
+	Target    string            `yaml:"target"` // a server name, or "all"
+	Speed     float64           `yaml:"speed"`  // slow
+	Pause     time.Duration     `yaml:"pause"`  // gc
+	Share     float64           `yaml:"share"`  // errors
+	Rate      float64           `yaml:"rate"`   // rate
+	Algorithm string            `yaml:"algorithm"`
+	Set       map[string]string `yaml:"set"` // set: dotted path -> value, e.g. clients.budget: "0.1"
+}
+
+// Actions are the event actions a script may use.
+var Actions = []string{
+	"slow", "restore", "kill", "restart", "gc", "fail", "recover", "errors",
+	"rate", "algorithm", "add-server", "remove-server", "set",
+}
