@@ -1,11 +1,22 @@
 // Package labfile is the lab-file schema: the topology, the knobs of every
 // part and a timed script of events. One lab file drives both the simulator
-// and the live lab. Decoding is strict; validation names file:line.
+// and the live lab.
+//
+// Parse decodes strictly (unknown fields and wrong types are errors), fills
+// defaults only where the file leaves a field out, and validates every range;
+// each problem is an *Error naming file:line:col, the dotted yaml path of the
+// field and the allowed values. Apply and WithSetting change knobs by dotted
+// path (the compare settings and `set` events use the same paths).
+// docs/labfile.md is the user's reference.
+//
+// The comments below give each field's default (filled when the field is
+// absent) and meaning; Validate's ranges are in validate.go and the docs.
 package labfile
 
 import "time"
 
-// Lab is one lab file, after defaults are applied.
+// Lab is one lab file, after defaults are applied. Top-level keys starting
+// with "x-" are ignored by Parse (a place for YAML anchors to reuse).
 type Lab struct {
 	Name        string        `yaml:"name"`
 	Description string        `yaml:"description"` // one line, shown by `lab scenarios`
@@ -28,10 +39,10 @@ type Network struct {
 
 // Dist describes a work (service-time) distribution at speed 1.
 type Dist struct {
-	Kind string        `yaml:"dist"` // constant | exponential | lognormal | mixture; default exponential
+	Kind string        `yaml:"dist"` // constant | exponential | lognormal | mixture; default exponential (mixture when Mix is given)
 	Mean time.Duration `yaml:"mean"` // constant, exponential, lognormal; default 10ms
 	CV   float64       `yaml:"cv"`   // lognormal coefficient of variation; default 1
-	Mix  []MixPart     `yaml:"mix"`  // mixture parts
+	Mix  []MixPart     `yaml:"mix"`  // mixture parts; probabilities are normalised to sum to 1
 }
 
 // MixPart is one value of a mixture distribution with its probability.
@@ -106,8 +117,9 @@ type Health struct {
 	Passes   int           `yaml:"passes"`   // default 2
 }
 
-// ServerGroup is Count identical servers. Servers are named s1, s2, ... in
-// file order unless a group of one has a Name.
+// ServerGroup is Count identical servers. Servers are named s1, s2, ... by
+// their position in the whole fleet, in file order, unless a group of one has
+// a Name (see Lab.ExpandServers). A Name may not look like a generated one.
 type ServerGroup struct {
 	Count  int    `yaml:"count"` // default 1
 	Name   string `yaml:"name"`  // only for a group of one
@@ -122,7 +134,7 @@ type Server struct {
 	MaxOutstanding int           `yaml:"max_outstanding"` // queued + in service; 0 = no limit
 	QueueTimeout   time.Duration `yaml:"queue_timeout"`   // 0 = none
 	Speed          float64       `yaml:"speed"`           // default 1
-	Work           *Dist         `yaml:"work"`            // for requests that carry none; default the clients' work
+	Work           *Dist         `yaml:"work"`            // for requests that carry none; nil = the clients' work (see Lab.ServerWork)
 	GC             GC            `yaml:"gc"`
 	Errors         float64       `yaml:"errors"`     // share of fast 500s
 	Fail           bool          `yaml:"fail"`       // every request a fast 500
@@ -169,7 +181,7 @@ type Setting struct {
 type Event struct {
 	At        time.Duration     `yaml:"at"`
 	Action    string            `yaml:"action"` // see Actions
-	Target    string            `yaml:"target"` // a server name, or "all"
+	Target    string            `yaml:"target"` // a server name, or "all"; add-server: the new name, default s<N+k> for the k-th added of N in the file
 	Speed     float64           `yaml:"speed"`  // slow
 	Pause     time.Duration     `yaml:"pause"`  // gc
 	Share     float64           `yaml:"share"`  // errors

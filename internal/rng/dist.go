@@ -58,15 +58,16 @@ type Mixture struct {
 	cum    []float64 // cumulative probabilities, last = 1
 }
 
-// NewMixture returns the mixture; probs must be positive and are normalised.
+// NewMixture returns the mixture; probs must be positive and finite, and are
+// normalised.
 func NewMixture(values []time.Duration, probs []float64) (Mixture, error) {
 	if len(values) == 0 || len(values) != len(probs) {
 		return Mixture{}, fmt.Errorf("mixture needs as many probabilities as values (got %d and %d)", len(probs), len(values))
 	}
 	total := 0.0
 	for i, p := range probs {
-		if !(p > 0) {
-			return Mixture{}, fmt.Errorf("mixture probability %d is %g, must be > 0", i+1, p)
+		if !(p > 0) || math.IsInf(p, 1) {
+			return Mixture{}, fmt.Errorf("mixture probability %d is %g, must be > 0 and finite", i+1, p)
 		}
 		total += p
 	}

@@ -1,0 +1,34 @@
+# lblab — see README.md. `make test` is what CI runs (through .ci/run).
+GO      ?= go
+FUZZTIME ?= 10s
+PKGS    := ./...
+
+.PHONY: build test lab sim bench fuzz lint vet
+
+build:
+	$(GO) build -o bin/ ./cmd/...
+
+# Until the live lab exists, `make lab` runs the playground in the simulator.
+lab:
+	$(GO) run ./cmd/lab sim playground
+
+sim:
+	$(GO) run ./cmd/lab sim rr-slow --compare round-robin,least-outstanding,p2c
+
+vet:
+	$(GO) vet $(PKGS)
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
+
+test: vet
+	$(GO) test -count=1 -timeout 15m $(PKGS)
+	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
+
+# Short fuzz runs of the lab-file decoder and the pickers.
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/labfile
+	$(GO) test -run '^$$' -fuzz '^FuzzPick$$' -fuzztime $(FUZZTIME) ./internal/core/balance
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/sim ./internal/core/...
+
+lint: vet

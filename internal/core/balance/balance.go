@@ -1,0 +1,163 @@
+// Package balance holds the balancer selection rules: each algorithm is a
+// small I/O-free type that is handed the time and a View of the members, and
+// answers which member a request goes to. Load figures come from package load;
+// randomness only from rng.Hash(seed, request, salt), so a pick depends on
+// (Seed, Salt, req.Seq) and the view alone and one balancer's draws never
+// shift another's.
+//
+// None of the algorithms is safe for concurrent use; the driver serializes
+// calls to Update and Pick.
+package balance
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/load"
+)
+
+// Server is one member as the balancer is told about it.
+type Server struct {
+	Name   string
+	Weight float64 // relative capacity; <= 0 (or not finite) means 1
+}
+
+// Request is what a picker needs to know about one pick.
+type Request struct {
+	Seq uint64 // uniquely numbers the pick (the driver passes the attempt number)
+	Key uint64 // affinity hash (request key or client id)
+}
+
+// View is what a picker sees: the current members, whether each is eligible
+// now, and its load.
+type View interface {
+	Len() int
+	Ok(j int) bool // eligible now (up, healthy, breaker not open)
+	Load(j int) *load.Stat
+}
+
+// Algorithm is one selection rule.
+type Algorithm interface {
+	Name() string
+	// Update says the member list changed; afterwards View.Len() ==
+	// len(servers) and index j means servers[j].
+	Update(servers []Server)
+	// Pick returns j in [0, v.Len()) with v.Ok(j), or -1 if none is Ok.
+	Pick(now clock.Instant, req Request, v View) int
+}
+
+// Hasher is implemented by key-affinity algorithms (ring-hash,
+// ring-hash-bounded, maglev).
+type Hasher interface {
+	// Owner returns the index of the key's owner among the current servers,
+	// ignoring load and eligibility (-1 when there are no servers).
+	Owner(key uint64) int
+}
+
+// Config chooses and tunes an algorithm. Zero values take the defaults.
+type Config struct {
+	Name          string  // one of Names
+	Seed, Salt    uint64  // draws are rng.Hash(Seed, req.Seq, Salt ^ per-draw constant)
+	Choices       int     // p2c family: random choices, default 2 (1 = random, 3 allowed)
+	VNodes        int     // ring-hash/ring-hash-bounded virtual nodes per server, default 100
+	Epsilon       float64 // ring-hash-bounded, default 0.25, must be > 0
+	MaglevSize    int     // maglev table size, default 65537 (must be prime)
+	RotatingStart bool    // least-outstanding: break ties with a rotating start instead of at random
+}
+
+// Defaults and limits of Config's fields.
+const (
+	DefaultChoices    = 2
+	MaxChoices        = 3
+	DefaultVNodes     = 100
+	MaxVNodes         = 10000
+	DefaultEpsilon    = 0.25
+	DefaultMaglevSize = 65537
+	MaxMaglevSize     = 1 << 24
+)
+
+// Names lists the algorithms New knows, in the order `lab algorithms` shows them.
+var Names = []string{"round-robin", "weighted-round-robin", "random", "least-outstanding",
+	"least-latency", "p2c", "p2c-latency-load", "p2c-peak-ewma", "ring-hash",
+	"ring-hash-bounded", "maglev", "p2c-stale"}
+
+type entry struct {
+	build func(c Config) Algorithm
+	about string
+}
+
+var registry = map[string]entry{
+	"round-robin":          {newRoundRobin, "servers in turn, skipping ineligible ones"},
+	"weighted-round-robin": {newWeightedRoundRobin, "nginx smooth weighted round robin on server weights"},
+	"random":               {newRandom, "uniform among eligible servers"},
+	"least-outstanding":    {newLeastOutstanding, "fewest outstanding requests; ties at random or by rotating start"},
+	"least-latency":        {newLeastLatency, "lowest time-decayed EWMA latency; unsampled servers count as 0 (herds)"},
+	"p2c":                  {newP2C, "power of two choices: two different random servers, fewer outstanding wins"},
+	"p2c-latency-load":     {newP2CLatencyLoad, "two random choices, lower EWMA latency x (outstanding + 1) wins"},
+	"p2c-peak-ewma":        {newP2CPeakEWMA, "two random choices, lower Finagle peak EWMA x (outstanding + 1) wins"},
+	"ring-hash":            {newRingHash, "consistent hashing with virtual nodes (Karger et al. 1997) on the request key"},
+	"ring-hash-bounded":    {newRingHashBounded, "consistent hashing with bounded loads (Mirrokni, Thorup, Zadimoghaddam 2018)"},
+	"maglev":               {newMaglev, "Google Maglev lookup table (NSDI 2016) on the request key"},
+	"p2c-stale":            {newP2CStale, "client-side p2c on stale queue counts: random with probability sqrt(staleness ms)%"},
+}
+
+// New validates cfg and returns the algorithm it names. Every field is
+// checked whatever the Name; errors name the field and its allowed range.
+func New(cfg Config) (Algorithm, error) {
+	e, ok := registry[cfg.Name]
+	if !ok {
+		return nil, fmt.Errorf("balance: unknown algorithm %q (Name must be one of %s)",
+			cfg.Name, strings.Join(Names, ", "))
+	}
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return e.build(c), nil
+}
+
+// Describe returns a one-line description of the named algorithm ("" if unknown).
+func Describe(name string) string { return registry[name].about }
+
+func (c Config) withDefaults() (Config, error) {
+	if c.Choices == 0 {
+		c.Choices = DefaultChoices
+	}
+	if c.Choices < 1 || c.Choices > MaxChoices {
+		return c, fmt.Errorf("balance: Choices is %d, must be in [1, %d] (default %d)", c.Choices, MaxChoices, DefaultChoices)
+	}
+	if c.VNodes == 0 {
+		c.VNodes = DefaultVNodes
+	}
+	if c.VNodes < 1 || c.VNodes > MaxVNodes {
+		return c, fmt.Errorf("balance: VNodes is %d, must be in [1, %d] (default %d)", c.VNodes, MaxVNodes, DefaultVNodes)
+	}
+	if c.Epsilon == 0 {
+		c.Epsilon = DefaultEpsilon
+	}
+	if !(c.Epsilon > 0) || math.IsInf(c.Epsilon, 0) {
+		return c, fmt.Errorf("balance: Epsilon is %g, must be a finite number > 0 (default %g)", c.Epsilon, DefaultEpsilon)
+	}
+	if c.MaglevSize == 0 {
+		c.MaglevSize = DefaultMaglevSize
+	}
+	if c.MaglevSize < 2 || c.MaglevSize > MaxMaglevSize || !isPrime(c.MaglevSize) {
+		return c, fmt.Errorf("balance: MaglevSize is %d, must be a prime in [2, %d] (default %d)", c.MaglevSize, MaxMaglevSize, DefaultMaglevSize)
+	}
+	return c, nil
+}
+
+// isPrime tests n by trial division (n is at most MaxMaglevSize).
+func isPrime(n int) bool {
+	if n < 2 {
+		return false
+	}
+	for d := 2; d*d <= n; d++ {
+		if n%d == 0 {
+			return false
+		}
+	}
+	return true
+}

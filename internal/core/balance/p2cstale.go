@@ -1,0 +1,89 @@
+package balance
+
+import (
+	"math"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/load"
+	"github.com/lblab/lblab/internal/rng"
+)
+
+// p2cStale is power of two choices on possibly stale load reports, as a
+// client that balances for itself must do (MODEL §3, after the client-side
+// balancing simulation in spec/client-side-balancing.txt). A member's load is
+// its reported queue length Queued, ties broken by InService; Queued also
+// counts the requests sent since the report (the optimistic local increment
+// done by load.Table.Sent).
+//
+// A pick draws Choices (default 2) different eligible members. Their
+// staleness s is the largest now - Reported among them (infinite if one has
+// no report). With probability
+//
+//	p = min(1, sqrt(s in ms) / 100)
+//
+// it picks uniformly among all eligible members, else the least loaded
+// candidate (the first drawn on ties): fresh counts (s = 0) always take the
+// better of two, 100 ms picks at random 10% of the time, 10 s or more always.
+// Decisions and draws come from rng.Hash(Seed, req.Seq, Salt^c), one
+// constant per use.
+//
+// Not safe for concurrent use; the driver serializes calls.
+type p2cStale struct {
+	seed, salt uint64
+	choices    int
+}
+
+func newP2CStale(c Config) Algorithm {
+	return &p2cStale{seed: c.Seed, salt: c.Salt, choices: c.Choices}
+}
+
+func (p *p2cStale) Name() string { return "p2c-stale" }
+
+func (p *p2cStale) Update([]Server) {}
+
+func (p *p2cStale) Pick(now clock.Instant, req Request, v View) int {
+	var buf [MaxChoices]int
+	got := drawDistinct(v, p.seed, req.Seq, p.salt, buf[:p.choices])
+	if got <= 1 {
+		if got == 0 {
+			return -1
+		}
+		return buf[0]
+	}
+	cand := buf[:got]
+	if rng.HashFloat(p.seed, req.Seq, p.salt^saltStale) < randomShare(now, v, cand) {
+		var out [1]int
+		drawDistinct(v, p.seed, req.Seq, p.salt^saltStaleDraw, out[:])
+		return out[0]
+	}
+	best := cand[0]
+	for _, j := range cand[1:] {
+		if lessLoaded(stat(v, j), stat(v, best)) {
+			best = j
+		}
+	}
+	return best
+}
+
+// randomShare is min(1, sqrt(staleness ms)/100) for the candidates'
+// largest staleness; 1 when any candidate has no report.
+func randomShare(now clock.Instant, v View, cand []int) float64 {
+	var worst clock.Instant
+	for _, j := range cand {
+		s := stat(v, j)
+		if !s.HasReport {
+			return 1
+		}
+		worst = max(worst, clock.Instant(max(now.Sub(s.Reported), 0)))
+	}
+	ms := float64(worst) / 1e6
+	return min(1, math.Sqrt(ms)/100)
+}
+
+// lessLoaded orders by Queued, then InService.
+func lessLoaded(a, b *load.Stat) bool {
+	if a.Queued != b.Queued {
+		return a.Queued < b.Queued
+	}
+	return a.InService < b.InService
+}

@@ -1,0 +1,162 @@
+// Package load keeps the per-server load figures one balancer sees: requests
+// it has outstanding, the last load report of each server, and time-decayed
+// latency averages. It is the load metric half of a balancer; the selection
+// rules that read it live in package balance (Finagle keeps the same split
+// between its load metrics and its distributors).
+//
+// The package is pure: every method is handed the instant it happens at.
+package load
+
+import (
+	"time"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/stats"
+)
+
+// Mode says where a balancer's counts come from.
+type Mode int
+
+const (
+	// Local counts come from the balancer itself: Outstanding is what it sent
+	// and has not yet seen answered. Always fresh, blind to other balancers.
+	Local Mode = iota
+	// Shared counts come from the servers' load reports: Outstanding is the
+	// last reported queued + in service, as stale as the last report.
+	Shared
+)
+
+// String returns "local" or "shared".
+func (m Mode) String() string {
+	switch m {
+	case Local:
+		return "local"
+	case Shared:
+		return "shared"
+	}
+	return "unknown"
+}
+
+// DefaultDecay is the latency averages' time constant when none is given.
+const DefaultDecay = time.Second
+
+// Stat is one server's load as one balancer sees it.
+type Stat struct {
+	Outstanding int           // Local: requests this balancer sent and not yet answered. Shared: last report's queued+in service.
+	Queued      int           // last reported queue length, plus optimistic local increments on send (p2c-stale)
+	InService   int           // last reported requests in service
+	Reported    clock.Instant // when Queued/InService were last reported
+	HasReport   bool
+	Latency     stats.EWMA     // response time in ns (float), time-decayed
+	Peak        stats.PeakEWMA // peak EWMA of response time in ns
+}
+
+// Table holds one Stat per member server, indexed like the balancer's member
+// list. Invariants: in Local mode Outstanding is never negative and InFlight
+// is the number of Sent calls not yet matched by Done; in Shared mode
+// Outstanding is Queued+InService of the last report and Sent/Done leave it
+// alone. Calls with an index outside [0, len(Stats)) are ignored.
+//
+// Not safe for concurrent use; the driver serializes calls.
+type Table struct {
+	Mode  Mode
+	Stats []Stat
+	decay time.Duration
+}
+
+// NewTable returns a table of n empty entries. decay is the time constant tau
+// of the latency averages (DefaultDecay, 1 s, if decay <= 0).
+func NewTable(n int, mode Mode, decay time.Duration) *Table {
+	if decay <= 0 {
+		decay = DefaultDecay
+	}
+	t := &Table{Mode: mode, decay: decay}
+	t.Resize(n)
+	return t
+}
+
+// Resize makes the table n entries long, keeping the first min(n, old length)
+// entries and adding empty ones (n < 0 counts as 0).
+func (t *Table) Resize(n int) {
+	if n < 0 {
+		n = 0
+	}
+	if n <= len(t.Stats) {
+		clear(t.Stats[n:])
+		t.Stats = t.Stats[:n]
+		return
+	}
+	for len(t.Stats) < n {
+		t.Stats = append(t.Stats, t.empty())
+	}
+}
+
+func (t *Table) empty() Stat {
+	decay := t.decay
+	if decay <= 0 {
+		decay = DefaultDecay
+	}
+	return Stat{Latency: stats.NewEWMA(decay), Peak: stats.NewPeakEWMA(decay)}
+}
+
+func (t *Table) at(i int) *Stat {
+	if i < 0 || i >= len(t.Stats) {
+		return nil
+	}
+	return &t.Stats[i]
+}
+
+// Sent records that a request was sent to server i at now: in Local mode
+// Outstanding goes up by one; in both modes Queued goes up by one, the
+// optimistic local increment that keeps stale counts from herding until the
+// next report overwrites it.
+func (t *Table) Sent(now clock.Instant, i int) {
+	s := t.at(i)
+	if s == nil {
+		return
+	}
+	if t.Mode == Local {
+		s.Outstanding++
+	}
+	s.Queued++
+}
+
+// Done records that server i answered at now after rtt: in Local mode
+// Outstanding goes down by one (never below 0); rtt (in ns, negative counted
+// as 0) is folded into the latency average and the peak average.
+func (t *Table) Done(now clock.Instant, i int, rtt time.Duration) {
+	s := t.at(i)
+	if s == nil {
+		return
+	}
+	if t.Mode == Local && s.Outstanding > 0 {
+		s.Outstanding--
+	}
+	x := float64(max(rtt, 0))
+	s.Latency.Observe(now, x)
+	s.Peak.Observe(now, x)
+}
+
+// Report records server i's load report taken at now: queued requests and
+// requests in service (negative values count as 0). In Shared mode
+// Outstanding becomes queued+inService.
+func (t *Table) Report(now clock.Instant, i int, queued, inService int) {
+	s := t.at(i)
+	if s == nil {
+		return
+	}
+	s.Queued, s.InService = max(queued, 0), max(inService, 0)
+	s.Reported, s.HasReport = now, true
+	if t.Mode == Shared {
+		s.Outstanding = s.Queued + s.InService
+	}
+}
+
+// InFlight returns the sum of Outstanding over all entries.
+func (t *Table) InFlight() int {
+	total := 0
+	for i := range t.Stats {
+		total += t.Stats[i].Outstanding
+	}
+	return total
+}

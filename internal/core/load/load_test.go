@@ -1,0 +1,121 @@
+package load
+
+import (
+	"testing"
+	"time"
+
+	"github.com/lblab/lblab/internal/clock"
+)
+
+func at(ms int) clock.Instant { return clock.Instant(time.Duration(ms) * time.Millisecond) }
+
+func TestLocalSentDone(t *testing.T) {
+	tb := NewTable(3, Local, 0)
+	tb.Sent(at(0), 1)
+	tb.Sent(at(1), 1)
+	tb.Sent(at(2), 2)
+	if got := tb.Stats[1].Outstanding; got != 2 {
+		t.Fatalf("Outstanding[1] = %d, want 2", got)
+	}
+	if got := tb.Stats[1].Queued; got != 2 {
+		t.Fatalf("Queued[1] = %d, want 2 (optimistic increments)", got)
+	}
+	if got := tb.InFlight(); got != 3 {
+		t.Fatalf("InFlight = %d, want 3", got)
+	}
+	tb.Done(at(10), 1, 10*time.Millisecond)
+	tb.Done(at(11), 1, 9*time.Millisecond)
+	tb.Done(at(12), 1, 9*time.Millisecond) // one too many: stays at 0
+	if got := tb.Stats[1].Outstanding; got != 0 {
+		t.Fatalf("Outstanding[1] = %d, want 0", got)
+	}
+	if got := tb.InFlight(); got != 1 {
+		t.Fatalf("InFlight = %d, want 1", got)
+	}
+	if !tb.Stats[1].Latency.Set() || tb.Stats[1].Latency.Value() <= 0 {
+		t.Fatalf("latency not observed: %+v", tb.Stats[1].Latency)
+	}
+	if got := tb.Stats[1].Peak.At(at(12)); got < 9e6 || got > 10e6 {
+		t.Fatalf("Peak.At = %g, want within [9ms, 10ms]", got)
+	}
+}
+
+func TestPeakJumps(t *testing.T) {
+	tb := NewTable(1, Local, time.Second)
+	tb.Done(at(0), 0, time.Millisecond)
+	tb.Done(at(1), 0, 50*time.Millisecond)
+	if got := tb.Stats[0].Peak.At(at(1)); got != 50e6 {
+		t.Fatalf("peak after a slow sample = %g, want 50e6", got)
+	}
+	if got := tb.Stats[0].Latency.Value(); got >= 50e6 {
+		t.Fatalf("plain EWMA jumped to %g", got)
+	}
+}
+
+func TestSharedReport(t *testing.T) {
+	tb := NewTable(2, Shared, time.Second)
+	tb.Sent(at(0), 0)
+	if got := tb.Stats[0].Outstanding; got != 0 {
+		t.Fatalf("Shared Sent changed Outstanding to %d", got)
+	}
+	if got := tb.Stats[0].Queued; got != 1 {
+		t.Fatalf("Shared Sent: Queued = %d, want 1", got)
+	}
+	tb.Report(at(500), 0, 4, 3)
+	s := tb.Stats[0]
+	if s.Outstanding != 7 || s.Queued != 4 || s.InService != 3 || s.Reported != at(500) || !s.HasReport {
+		t.Fatalf("after report: %+v", s)
+	}
+	tb.Done(at(600), 0, time.Millisecond)
+	if got := tb.Stats[0].Outstanding; got != 7 {
+		t.Fatalf("Shared Done changed Outstanding to %d", got)
+	}
+	if got := tb.InFlight(); got != 7 {
+		t.Fatalf("InFlight = %d, want 7", got)
+	}
+}
+
+func TestLocalReportKeepsOutstanding(t *testing.T) {
+	tb := NewTable(1, Local, 0)
+	tb.Sent(at(0), 0)
+	tb.Report(at(1), 0, 9, 2)
+	if s := tb.Stats[0]; s.Outstanding != 1 || s.Queued != 9 || s.InService != 2 {
+		t.Fatalf("after local report: %+v", s)
+	}
+}
+
+func TestResize(t *testing.T) {
+	tb := NewTable(2, Local, 0)
+	tb.Sent(at(0), 1)
+	tb.Resize(4)
+	if len(tb.Stats) != 4 || tb.Stats[1].Outstanding != 1 || tb.Stats[3].Outstanding != 0 {
+		t.Fatalf("grow: %+v", tb.Stats)
+	}
+	if tb.Stats[3].Latency.Tau != DefaultDecay {
+		t.Fatalf("new entry tau = %v", tb.Stats[3].Latency.Tau)
+	}
+	tb.Resize(1)
+	if len(tb.Stats) != 1 || tb.InFlight() != 0 {
+		t.Fatalf("shrink: %+v", tb.Stats)
+	}
+	tb.Resize(-1)
+	if len(tb.Stats) != 0 {
+		t.Fatalf("negative size: %d entries", len(tb.Stats))
+	}
+}
+
+func TestOutOfRangeIgnored(t *testing.T) {
+	tb := NewTable(1, Local, 0)
+	tb.Sent(at(0), 5)
+	tb.Done(at(0), -1, time.Millisecond)
+	tb.Report(at(0), 1, 1, 1)
+	if tb.InFlight() != 0 {
+		t.Fatalf("out-of-range calls changed the table")
+	}
+}
+
+func TestModeString(t *testing.T) {
+	if Local.String() != "local" || Shared.String() != "shared" || Mode(9).String() != "unknown" {
+		t.Fatal("Mode.String")
+	}
+}

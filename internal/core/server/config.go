@@ -1,0 +1,104 @@
+package server
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/lblab/lblab/internal/core/limit"
+	"github.com/lblab/lblab/internal/rng"
+)
+
+// Config configures one emulated server. New validates it once; the fields
+// marked "at run time" can later be changed through the Server's setters.
+type Config struct {
+	Name             string
+	Workers          int           // >= 1
+	QueueCap         int           // 0 = unbounded (at run time: SetQueue)
+	LIFO             bool          // serve the newest queued first (at run time: SetQueue)
+	DropExpired      bool          // discard a queued job whose Deadline passed (at run time: SetQueue)
+	MaxOutstanding   int           // queued + in service; 0 = no limit
+	QueueTimeout     time.Duration // 0 = none
+	Speed            float64       // > 0, 1 = normal; 0 means 1 (at run time: SetSpeed)
+	Work             rng.Dist      // for jobs without work; required
+	GCEvery, GCPause time.Duration // periodic stop-the-world pause; GCEvery 0 = none
+	Errors           float64       // share of fast 500s, [0, 1] (at run time: SetErrors)
+	Fail             bool          // every job a fast 500 (at run time: SetFail)
+	ErrorTime        time.Duration // default 1ms
+	CacheSize        int           // LRU of keys; 0 = none
+	HitFactor        float64       // cost of a cache hit as a share of work, [0, 1]
+	Limit            limit.Limit   // nil = none (at run time: SetLimit)
+	Seed             uint64        // the server's own random stream (rng.Split(Seed, Name)) and error draws
+}
+
+// DefaultErrorTime is how long a fast 500 takes when ErrorTime is 0.
+const DefaultErrorTime = time.Millisecond
+
+// withDefaults returns cfg with zero Speed and ErrorTime replaced by their
+// defaults, or an error naming the first field out of its range.
+func (cfg Config) withDefaults() (Config, error) {
+	if cfg.Speed == 0 {
+		cfg.Speed = 1
+	}
+	if cfg.ErrorTime == 0 {
+		cfg.ErrorTime = DefaultErrorTime
+	}
+	if err := cfg.check(); err != nil {
+		return Config{}, fmt.Errorf("server %q: %w", cfg.Name, err)
+	}
+	return cfg, nil
+}
+
+func (cfg *Config) check() error {
+	switch {
+	case cfg.Workers < 1:
+		return fmt.Errorf("Workers = %d, must be >= 1", cfg.Workers)
+	case cfg.QueueCap < 0:
+		return fmt.Errorf("QueueCap = %d, must be >= 0 (0 = unbounded)", cfg.QueueCap)
+	case cfg.MaxOutstanding < 0:
+		return fmt.Errorf("MaxOutstanding = %d, must be >= 0 (0 = no limit)", cfg.MaxOutstanding)
+	case cfg.QueueTimeout < 0:
+		return fmt.Errorf("QueueTimeout = %v, must be >= 0 (0 = none)", cfg.QueueTimeout)
+	case cfg.Work == nil:
+		return fmt.Errorf("Work is required (the distribution for jobs that carry no work)")
+	case cfg.ErrorTime < 0:
+		return fmt.Errorf("ErrorTime = %v, must be >= 0", cfg.ErrorTime)
+	case cfg.CacheSize < 0:
+		return fmt.Errorf("CacheSize = %d, must be >= 0 (0 = none)", cfg.CacheSize)
+	case !(cfg.HitFactor >= 0 && cfg.HitFactor <= 1):
+		return fmt.Errorf("HitFactor = %g, must be in [0, 1]", cfg.HitFactor)
+	}
+	if err := checkSpeed(cfg.Speed); err != nil {
+		return err
+	}
+	if err := checkShare(cfg.Errors); err != nil {
+		return err
+	}
+	return checkGC(cfg.GCEvery, cfg.GCPause)
+}
+
+func checkSpeed(speed float64) error {
+	if !(speed > 0) || math.IsInf(speed, 0) {
+		return fmt.Errorf("Speed = %g, must be > 0 and finite", speed)
+	}
+	return nil
+}
+
+func checkShare(share float64) error {
+	if !(share >= 0 && share <= 1) {
+		return fmt.Errorf("Errors = %g, must be in [0, 1]", share)
+	}
+	return nil
+}
+
+func checkGC(every, pause time.Duration) error {
+	switch {
+	case every < 0:
+		return fmt.Errorf("GCEvery = %v, must be >= 0 (0 = none)", every)
+	case pause < 0:
+		return fmt.Errorf("GCPause = %v, must be >= 0", pause)
+	case every > 0 && (pause <= 0 || pause >= every):
+		return fmt.Errorf("GCPause = %v, must be in (0, GCEvery = %v) when GCEvery is set", pause, every)
+	}
+	return nil
+}

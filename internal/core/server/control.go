@@ -1,0 +1,129 @@
+package server
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/limit"
+)
+
+// Cancel removes the job id from the queue at now and appends its Cancelled
+// reply; a job already in service (or unknown) is left alone. A cancelled
+// job is not reported to the limit: its client, not the server, gave up.
+func (s *Server) Cancel(now clock.Instant, id uint64, out []Reply) []Reply {
+	out = s.catchUp(now, out)
+	i := s.q.find(id)
+	if i < 0 {
+		return out
+	}
+	w := s.q.removeAt(i)
+	return append(out, w.reply(Cancelled, "cancelled", s.last))
+}
+
+// Kill takes the server down at now: every queued and in-service job ends
+// Lost "killed" (in service first, then the queue oldest first) and arrivals
+// are Refused until Restart. Replies already handed out with a later At (fast
+// errors) stand. Lost jobs are not reported to the limit.
+func (s *Server) Kill(now clock.Instant, out []Reply) []Reply {
+	out = s.catchUp(now, out)
+	return s.kill(s.last, out)
+}
+
+func (s *Server) kill(now clock.Instant, out []Reply) []Reply {
+	if !s.up {
+		return out
+	}
+	for _, idx := range s.svc.heap {
+		a := &s.svc.slots[idx]
+		r := reply(a.id, a.kind, Lost, "killed", now, a.enq, a.start)
+		r.Hit = a.hit
+		out = append(out, r)
+	}
+	for i := 0; i < s.q.n; i++ {
+		out = append(out, s.q.at(i).reply(Lost, "killed", now))
+	}
+	s.lost += uint64(s.svc.busy() + s.q.n)
+	s.svc.clear()
+	s.q.clear()
+	s.up = false
+	return out
+}
+
+// Restart brings the server up at now, empty, with its cache cleared and no
+// pause running; run-time settings (speed, errors, queue, limit) are kept.
+// Restarting a server that is up kills it first: its jobs end Lost, delivered
+// with the next reply-returning call.
+func (s *Server) Restart(now clock.Instant) {
+	s.sync(now)
+	s.pending = s.kill(s.last, s.pending)
+	s.up = true
+	s.cache.clear()
+	s.wc.resume(s.last)
+}
+
+// SetSpeed changes the speed from now on; work already done stands and the
+// remaining work of jobs in service runs at the new speed.
+func (s *Server) SetSpeed(now clock.Instant, speed float64) error {
+	if err := checkSpeed(speed); err != nil {
+		return fmt.Errorf("server %q: %w", s.cfg.Name, err)
+	}
+	s.sync(now)
+	s.wc.setSpeed(s.last, speed)
+	s.cfg.Speed = speed
+	return nil
+}
+
+// Pause stops all work from now for d (an on-demand GC pause), or extends a
+// pause already running to end at now + d if that is later.
+func (s *Server) Pause(now clock.Instant, d time.Duration) {
+	s.sync(now)
+	s.wc.rebase(s.last)
+	s.wc.pauseUntil(s.last.Add(d))
+}
+
+// SetFail turns fail mode (every arrival a fast 500) on or off from now.
+func (s *Server) SetFail(now clock.Instant, on bool) {
+	s.sync(now)
+	s.cfg.Fail = on
+}
+
+// SetErrors sets the share of fast 500s, in [0, 1], from now.
+func (s *Server) SetErrors(now clock.Instant, share float64) error {
+	if err := checkShare(share); err != nil {
+		return fmt.Errorf("server %q: %w", s.cfg.Name, err)
+	}
+	s.sync(now)
+	s.cfg.Errors = share
+	return nil
+}
+
+// SetLimit replaces the concurrency limit (nil = none) from now. Jobs
+// admitted before are not reported to the new limit.
+func (s *Server) SetLimit(now clock.Instant, l limit.Limit) {
+	s.sync(now)
+	s.cfg.Limit = l
+	s.limGen++
+}
+
+// SetQueue changes the queue capacity (0 = unbounded), the discipline and
+// drop-expired from now. If the queue is now over capacity, the excess ends
+// as the new discipline would treat it: LIFO evicts the oldest jobs
+// ("lifo-evicted"), FIFO rejects the newest ("queue-full").
+func (s *Server) SetQueue(now clock.Instant, capacity int, lifo, dropExpired bool) error {
+	if capacity < 0 {
+		return fmt.Errorf("server %q: QueueCap = %d, must be >= 0 (0 = unbounded)", s.cfg.Name, capacity)
+	}
+	s.sync(now)
+	s.cfg.QueueCap, s.cfg.LIFO, s.cfg.DropExpired = capacity, lifo, dropExpired
+	for capacity > 0 && s.q.n > capacity {
+		if lifo {
+			s.pending = s.evictOldest(s.last, s.pending)
+			continue
+		}
+		w := s.q.popBack()
+		s.rejected++
+		s.pending = s.end(w.reply(Rejected, "queue-full", s.last), w.inflight, w.gen, s.pending)
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package server
+
+import "github.com/lblab/lblab/internal/clock"
+
+// active is a job holding a worker.
+type active struct {
+	id       uint64
+	enq      clock.Instant
+	start    clock.Instant
+	target   float64 // work-clock reading at which it finishes
+	seq      uint64  // start order, breaks ties between equal targets
+	inflight int
+	gen      uint32
+	kind     Kind
+	hit      bool
+}
+
+// service holds the workers: one slot per worker and a binary min-heap of the
+// busy slots ordered by (target, seq), so the top is the next to finish.
+// Invariant: len(heap) + len(free) == len(slots) == Workers.
+type service struct {
+	slots []active
+	heap  []int32 // busy slot indices
+	free  []int32 // idle slot indices
+}
+
+func newService(workers int) service {
+	s := service{slots: make([]active, workers), heap: make([]int32, 0, workers), free: make([]int32, workers)}
+	for i := range s.free {
+		s.free[i] = int32(workers - 1 - i)
+	}
+	return s
+}
+
+func (s *service) busy() int { return len(s.heap) }
+
+func (s *service) idle() bool { return len(s.free) > 0 }
+
+// top returns the job that finishes first; the service must be busy.
+func (s *service) top() *active { return &s.slots[s.heap[0]] }
+
+func (s *service) less(i, j int) bool {
+	a, b := &s.slots[s.heap[i]], &s.slots[s.heap[j]]
+	return a.target < b.target || a.target == b.target && a.seq < b.seq
+}
+
+// push puts a on an idle worker; there must be one.
+func (s *service) push(a active) {
+	idx := s.free[len(s.free)-1]
+	s.free = s.free[:len(s.free)-1]
+	s.slots[idx] = a
+	s.heap = append(s.heap, idx)
+	for i := len(s.heap) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			break
+		}
+		s.heap[i], s.heap[p] = s.heap[p], s.heap[i]
+		i = p
+	}
+}
+
+// pop removes and returns the job that finishes first.
+func (s *service) pop() active {
+	idx := s.heap[0]
+	last := len(s.heap) - 1
+	s.heap[0] = s.heap[last]
+	s.heap = s.heap[:last]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= last {
+			break
+		}
+		if c+1 < last && s.less(c+1, c) {
+			c++
+		}
+		if !s.less(c, i) {
+			break
+		}
+		s.heap[i], s.heap[c] = s.heap[c], s.heap[i]
+		i = c
+	}
+	s.free = append(s.free, idx)
+	return s.slots[idx]
+}
+
+// clear frees every worker.
+func (s *service) clear() {
+	for _, idx := range s.heap {
+		s.free = append(s.free, idx)
+	}
+	s.heap = s.heap[:0]
+}

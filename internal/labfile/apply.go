@@ -1,0 +1,258 @@
+package labfile
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// knobSections are the top-level keys Apply and set paths may reach; name,
+// description, narration, compare and events are not knobs.
+var knobSections = []string{"seed", "duration", "network", "clients", "balancers", "servers"}
+
+// Apply sets one knob by its dotted yaml path and validates the result. The
+// lab is changed only when the value parses and the lab stays valid.
+//
+// Paths are yaml names joined by dots: "clients.budget",
+// "balancers.breaker.enabled", "servers[0].queue.discipline", or
+// "servers.queue.capacity" (no index: every server group). The value is
+// parsed per the field's type: durations like 50ms, true/false, numbers,
+// text. Setting a field of servers[i].work when that server has no work of
+// its own first copies the clients' work, so only the named field changes.
+func (l *Lab) Apply(path, value string) error {
+	c := l.Clone()
+	if err := setPath(c, path, value); err != nil {
+		return err
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	*l = *c
+	return nil
+}
+
+// WithSetting returns a copy of the lab with a compare setting applied: the
+// Algorithm shorthand (to clients.algorithm when the lab balances
+// client-side, else balancers.algorithm), then each Set entry in key order.
+// The copy is validated; l is not changed.
+func (l *Lab) WithSetting(s Setting) (*Lab, error) {
+	c := l.Clone()
+	if errs := applySetting(c, s.Algorithm, s.Set); len(errs) > 0 {
+		return nil, fmt.Errorf("setting %q: %w", s.Name, errs.result())
+	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("setting %q: %w", s.Name, err)
+	}
+	return c, nil
+}
+
+// applySetting applies an algorithm shorthand and set entries to c without
+// validating; it returns the entries that do not parse.
+func applySetting(c *Lab, algorithm string, set map[string]string) Errors {
+	if algorithm != "" {
+		if c.Clients.Algorithm != "" {
+			c.Clients.Algorithm = algorithm
+		} else {
+			c.Balancers.Algorithm = algorithm
+		}
+	}
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var errs Errors
+	for _, k := range keys {
+		if err := setPath(c, k, set[k]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// segment is one step of a dotted path: a name and an optional [index].
+type segment struct {
+	name  string
+	index int // -1: none
+}
+
+var segmentRE = regexp.MustCompile(`^([a-z_]+)(?:\[(\d{1,6})\])?$`)
+
+func parsePath(path string) ([]segment, *Error) {
+	parts := strings.Split(path, ".")
+	segs := make([]segment, len(parts))
+	for i, p := range parts {
+		m := segmentRE.FindStringSubmatch(p)
+		if m == nil {
+			return nil, &Error{Field: path, Msg: "not a path: want yaml names joined by dots, like clients.budget or servers[0].queue.capacity"}
+		}
+		segs[i] = segment{name: m[1], index: -1}
+		if m[2] != "" {
+			segs[i].index, _ = strconv.Atoi(m[2])
+		}
+	}
+	return segs, nil
+}
+
+// setPath parses value into the field at path, without validating.
+func setPath(l *Lab, path, value string) *Error {
+	segs, err := parsePath(path)
+	if err != nil {
+		return err
+	}
+	var top []field
+	for _, f := range fieldsOf(reflect.TypeOf(*l)) {
+		for _, k := range knobSections {
+			if f.name == k {
+				top = append(top, f)
+			}
+		}
+	}
+	s := setter{lab: l, value: value}
+	return s.set(reflect.ValueOf(l).Elem(), top, segs, "")
+}
+
+type setter struct {
+	lab   *Lab
+	value string
+}
+
+// set walks segs from struct v (whose settable fields are fields).
+func (s setter) set(v reflect.Value, fields []field, segs []segment, prefix string) *Error {
+	seg, rest := segs[0], segs[1:]
+	here := joinPath(prefix, seg.name)
+	f, ok := lookupField(fields, seg.name)
+	if !ok {
+		where := prefix
+		if where == "" {
+			where = "the lab's settable sections"
+		}
+		return &Error{Field: here, Msg: unknownKeyMsg(seg.name, where, fieldNames(fields))}
+	}
+	fv := v.FieldByIndex(f.index)
+	if fv.Kind() == reflect.Slice {
+		return s.setEach(fv, seg, rest, here)
+	}
+	if seg.index >= 0 {
+		return &Error{Field: here, Msg: seg.name + " is not a list; drop the [index]"}
+	}
+	if fv.Kind() == reflect.Pointer {
+		if fv.IsNil() {
+			fv.Set(s.fresh(fv.Type()))
+		}
+		fv = fv.Elem()
+	}
+	if fv.Type() == durationType || isScalar(fv.Type()) {
+		if len(rest) > 0 {
+			return &Error{Field: here, Msg: seg.name + " is a value, not a section"}
+		}
+		if err := setScalar(fv, scalarValue{text: s.value}); err != nil {
+			return &Error{Field: here, Msg: err.Error()}
+		}
+		return nil
+	}
+	sub := settableFields(fv.Type())
+	if fv.Kind() != reflect.Struct || sub == nil {
+		return &Error{Field: here, Msg: seg.name + " cannot be set by path"}
+	}
+	if len(rest) == 0 {
+		return &Error{Field: here, Msg: seg.name + " is a section; set one of its fields: " + strings.Join(fieldNames(sub), ", ")}
+	}
+	return s.set(fv, sub, rest, here)
+}
+
+// setEach applies the rest of the path to one element of a list of
+// sections, or to every element when the segment has no index.
+func (s setter) setEach(list reflect.Value, seg segment, rest []segment, here string) *Error {
+	sub := settableFields(list.Type().Elem())
+	switch {
+	case sub == nil:
+		return &Error{Field: here, Msg: seg.name + " cannot be set by path"}
+	case len(rest) == 0:
+		return &Error{Field: here, Msg: seg.name + " is a list; set a field of one element (" + seg.name + "[0].x) or of every element (" + seg.name + ".x): " + strings.Join(fieldNames(sub), ", ")}
+	case list.Len() == 0:
+		return &Error{Field: here, Msg: seg.name + " is empty"}
+	case seg.index >= list.Len():
+		return &Error{Field: indexPath(here, seg.index), Msg: fmt.Sprintf("index %d is out of range: %s has %d entries (0..%d)", seg.index, seg.name, list.Len(), list.Len()-1)}
+	}
+	if seg.index >= 0 {
+		return s.set(list.Index(seg.index), sub, rest, indexPath(here, seg.index))
+	}
+	for i := 0; i < list.Len(); i++ {
+		if err := s.set(list.Index(i), sub, rest, here); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fresh returns a new value for a nil pointer field: a server's work starts
+// as a copy of the clients' work.
+func (s setter) fresh(t reflect.Type) reflect.Value {
+	if t == reflect.TypeOf((*Dist)(nil)) {
+		w := s.lab.Clients.Work.clone()
+		return reflect.ValueOf(&w)
+	}
+	return reflect.New(t.Elem())
+}
+
+// settableFields lists the fields of struct type t a path may name (maps
+// are not settable); nil when t is not a struct.
+func settableFields(t reflect.Type) []field {
+	if t.Kind() != reflect.Struct || t == durationType {
+		return nil
+	}
+	var out []field
+	for _, f := range fieldsOf(t) {
+		if t.FieldByIndex(f.index).Type.Kind() != reflect.Map {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Clone returns a deep copy of the lab.
+func (l *Lab) Clone() *Lab {
+	if l == nil {
+		return nil
+	}
+	c := *l
+	c.Clients.Work = l.Clients.Work.clone()
+	c.Servers = cloneEach(l.Servers, func(g ServerGroup) ServerGroup {
+		if g.Work != nil {
+			w := g.Work.clone()
+			g.Work = &w
+		}
+		return g
+	})
+	c.Compare = cloneEach(l.Compare, func(s Setting) Setting {
+		s.Set = maps.Clone(s.Set)
+		return s
+	})
+	c.Events = cloneEach(l.Events, func(e Event) Event {
+		e.Set = maps.Clone(e.Set)
+		return e
+	})
+	return &c
+}
+
+func (d Dist) clone() Dist {
+	d.Mix = cloneEach(d.Mix, func(m MixPart) MixPart { return m })
+	return d
+}
+
+// cloneEach copies a slice element by element; nil stays nil.
+func cloneEach[T any](s []T, copyOne func(T) T) []T {
+	if s == nil {
+		return nil
+	}
+	out := make([]T, len(s))
+	for i, x := range s {
+		out[i] = copyOne(x)
+	}
+	return out
+}

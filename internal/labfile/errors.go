@@ -1,0 +1,190 @@
+package labfile
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Error is a lab-file problem with its position.
+//
+// File, Line and Col locate the value (or the key, for an unknown field) in
+// the lab file; they are empty or zero when unknown, e.g. for a lab built in
+// code or a value set with Apply. Field is the dotted yaml path of the field,
+// like clients.rate or servers[1].queue.discipline.
+type Error struct {
+	File      string
+	Line, Col int
+	Field     string
+	Msg       string
+}
+
+// Error formats the error as "FILE:LINE:COL: FIELD: MSG", leaving out the
+// parts that are unknown.
+func (e *Error) Error() string {
+	var b strings.Builder
+	loc := e.File
+	if e.Line > 0 {
+		if loc != "" {
+			loc += ":"
+		}
+		loc += strconv.Itoa(e.Line)
+		if e.Col > 0 {
+			loc += ":" + strconv.Itoa(e.Col)
+		}
+	}
+	if loc != "" {
+		b.WriteString(loc)
+		b.WriteString(": ")
+	}
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Errors is several lab-file problems, in file order where positions are
+// known. Its Error joins them one per line.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// result turns a list of problems into the error a function returns: nil for
+// none, the *Error itself for one, Errors for several.
+func (es Errors) result() error {
+	switch len(es) {
+	case 0:
+		return nil
+	case 1:
+		return es[0]
+	}
+	return es
+}
+
+// sortByPosition orders errors by line and column; errors without a
+// position keep their relative order after the positioned ones.
+func (es Errors) sortByPosition() {
+	sort.SliceStable(es, func(i, j int) bool {
+		a, b := es[i], es[j]
+		if (a.Line > 0) != (b.Line > 0) {
+			return a.Line > 0
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+}
+
+// maxErrors caps how many problems one Parse reports; the rest are summarised.
+const maxErrors = 30
+
+// pos is a line and column in the lab file (1-based; 0 = unknown).
+type pos struct{ line, col int }
+
+// positions maps dotted yaml paths to where their values sit in the file.
+type positions map[string]pos
+
+// find returns the position of path, or of its nearest ancestor that has
+// one (a field left out of the file is reported at its section).
+func (p positions) find(path string) pos {
+	for path != "" {
+		if at, ok := p[path]; ok {
+			return at
+		}
+		path = parentPath(path)
+	}
+	return pos{}
+}
+
+// parentPath drops the last ".name" or "[i]" of a dotted path.
+func parentPath(path string) string {
+	i := strings.LastIndexAny(path, ".[")
+	if i < 0 {
+		return ""
+	}
+	return path[:i]
+}
+
+// joinPath appends a field name to a dotted path.
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// indexPath appends a list index to a dotted path.
+func indexPath(path string, i int) string {
+	return path + "[" + strconv.Itoa(i) + "]"
+}
+
+// reporter collects problems, locating each by its path.
+type reporter struct {
+	file string
+	pos  positions // nil when the lab did not come from a file
+	errs Errors
+}
+
+func (r *reporter) add(field, format string, args ...any) {
+	at := r.pos.find(field)
+	r.errs = append(r.errs, &Error{File: r.file, Line: at.line, Col: at.col, Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// suggest returns the allowed name closest to a misspelled one, or "" when
+// none is close (edit distance at most 2, or a prefix either way).
+func suggest(bad string, allowed []string) string {
+	best, bestD := "", 3
+	for _, a := range allowed {
+		d := editDistance(bad, a)
+		if len(bad) >= 3 && (strings.HasPrefix(a, bad) || strings.HasPrefix(bad, a)) && d > 1 {
+			d = 2
+		}
+		if d < bestD {
+			best, bestD = a, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 64
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// unknownKeyMsg says a key is not allowed, suggesting the nearest allowed one.
+func unknownKeyMsg(key, where string, allowed []string) string {
+	msg := fmt.Sprintf("unknown field %q in %s", key, where)
+	if s := suggest(key, allowed); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	return msg + " (allowed: " + strings.Join(allowed, ", ") + ")"
+}

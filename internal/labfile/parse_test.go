@@ -1,0 +1,401 @@
+package labfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goccy/go-yaml"
+)
+
+// fullExample sets every section (and most fields) of the schema.
+const fullExample = `name: full
+description: every section at once
+narration: watch the slow server
+seed: 42
+duration: 30s
+x-fast: &fast
+  workers: 4
+  speed: 2
+network:
+  hop: 2ms
+  jitter: 1ms
+clients:
+  mode: open
+  rate: 400
+  users: 8
+  think: 50ms
+  count: 50
+  activity: zipf
+  keys: 5000
+  zipf: 0
+  work:
+    dist: lognormal
+    mean: 20ms
+    cv: 2
+  timeout: 1s
+  attempt_timeout: 300ms
+  retries: 3
+  backoff: {base: 20ms, jitter: none}
+  budget: 0.1
+  hedge: p95
+  subset: 3
+balancers:
+  count: 2
+  algorithm: least-outstanding
+  load: shared
+  refresh: 250ms
+  timeout: 500ms
+  subset: 4
+  choices: 3
+  hash_on: client
+  vnodes: 50
+  epsilon: 0.5
+  decay: 2s
+  breaker: {enabled: true, window: 30, threshold: 0.4, open: 2s, probes: 5}
+  health: {enabled: true, interval: 500ms, fails: 3, passes: 1}
+servers:
+  - count: 3
+    <<: *fast
+    queue: {capacity: 24, discipline: lifo}
+    drop_expired: true
+    max_outstanding: 40
+    queue_timeout: 100ms
+    cache: {size: 100, hit_factor: 0.1}
+    limiter: {kind: gradient2, initial: 10, min: 2, max: 50}
+  - name: slow
+    speed: 0.25
+    errors: 0.05
+    error_time: 2ms
+    gc: {every: 2s, pause: 300ms}
+    work:
+      mix:
+        - {p: 0.7, value: 4ms}
+        - {p: 0.3, value: 10ms}
+compare:
+  - name: rr
+    algorithm: round-robin
+  - name: budget
+    set:
+      clients.budget: 0.2
+      servers.queue.capacity: 10
+events:
+  - {at: 1s, action: slow, target: slow, speed: 0.5}
+  - {at: 2s, action: restore, target: slow}
+  - {at: 3s, action: gc, target: s1, pause: 200ms}
+  - {at: 4s, action: errors, target: all, share: 0.1}
+  - {at: 5s, action: rate, rate: 800}
+  - {at: 6s, action: algorithm, algorithm: p2c}
+  - {at: 7s, action: add-server}
+  - {at: 7s, action: add-server, target: extra}
+  - {at: 8s, action: kill, target: s5}
+  - {at: 9s, action: restart, target: s5}
+  - {at: 10s, action: fail, target: extra}
+  - {at: 11s, action: recover, target: extra}
+  - {at: 12s, action: remove-server, target: extra}
+  - at: 13s
+    action: set
+    set: {clients.retries: 1, balancers.breaker.enabled: "false"}
+`
+
+func mustParse(t *testing.T, src string) *Lab {
+	t.Helper()
+	l, err := Parse("lab.yaml", []byte(src))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return l
+}
+
+// parseErr parses src, which must fail, and returns the error text.
+func parseErr(t *testing.T, src string) string {
+	t.Helper()
+	_, err := Parse("lab.yaml", []byte(src))
+	if err == nil {
+		t.Fatalf("Parse succeeded, want an error, for:\n%s", src)
+	}
+	return err.Error()
+}
+
+func TestParseFullExample(t *testing.T) {
+	l := mustParse(t, fullExample)
+	if l.Seed != 42 || l.Duration != 30*time.Second || l.Network.Hop != 2*time.Millisecond {
+		t.Errorf("top level: seed %d duration %v hop %v", l.Seed, l.Duration, l.Network.Hop)
+	}
+	if l.Clients.Zipf != 0 {
+		t.Errorf("explicit zipf: 0 became %v", l.Clients.Zipf)
+	}
+	if !reflect.DeepEqual(l.Clients.Work, Dist{Kind: "lognormal", Mean: 20 * time.Millisecond, CV: 2}) {
+		t.Errorf("clients.work = %+v", l.Clients.Work)
+	}
+	g := l.Servers[0]
+	if g.Workers != 4 || g.Speed != 2 || g.Queue.Discipline != "lifo" || g.Limiter.Kind != "gradient2" {
+		t.Errorf("servers[0] = %+v", g)
+	}
+	if w := l.Servers[1].Work; w == nil || w.Kind != "mixture" || len(w.Mix) != 2 {
+		t.Errorf("servers[1].work = %+v", w)
+	}
+	if l.Events[6].Target != "s5" {
+		t.Errorf("unnamed add-server got target %q, want s5", l.Events[6].Target)
+	}
+	if l.Compare[1].Set["clients.budget"] != "0.2" {
+		t.Errorf("set value = %q, want the text 0.2", l.Compare[1].Set["clients.budget"])
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	l := mustParse(t, fullExample)
+	out, err := yaml.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse("again.yaml", out)
+	if err != nil {
+		t.Fatalf("re-parse: %v\n%s", err, out)
+	}
+	if !reflect.DeepEqual(l, back) {
+		t.Errorf("round trip differs:\n%+v\n%+v", l, back)
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	l := mustParse(t, "name: tiny\n")
+	want := Default()
+	want.Name, want.Description, want.Narration = "tiny", "", ""
+	want.Clients.Rate = 100
+	if !reflect.DeepEqual(l, want) {
+		t.Errorf("defaults:\n got %+v\nwant %+v", l, want)
+	}
+	c := l.Clients
+	if l.Seed != 1 || l.Duration != 20*time.Second || l.Network.Hop != 5*time.Millisecond ||
+		c.Mode != "open" || c.Users != 10 || c.Think != 100*time.Millisecond || c.Count != 20 ||
+		c.Activity != "even" || c.Keys != 1000 || c.Zipf != 1.1 ||
+		!reflect.DeepEqual(c.Work, Dist{Kind: "exponential", Mean: 10 * time.Millisecond, CV: 1}) ||
+		c.Backoff != (Backoff{Base: 10 * time.Millisecond, Jitter: "full"}) {
+		t.Errorf("clients defaults: %+v", l)
+	}
+	b := l.Balancers
+	if b.Count != 1 || b.Algorithm != "p2c" || b.Load != "local" || b.Refresh != 500*time.Millisecond ||
+		b.Choices != 2 || b.HashOn != "key" || b.VNodes != 100 || b.Epsilon != 0.25 || b.Decay != time.Second ||
+		b.Breaker != (Breaker{Window: 20, Threshold: 0.5, Open: time.Second, Probes: 3}) ||
+		b.Health != (Health{Interval: time.Second, Fails: 2, Passes: 2}) {
+		t.Errorf("balancer defaults: %+v", b)
+	}
+	if len(l.Servers) != 1 || l.Servers[0].Count != 5 {
+		t.Fatalf("servers default: %+v", l.Servers)
+	}
+	s := l.Servers[0].Server
+	if s.Workers != 1 || s.Queue.Discipline != "fifo" || s.Speed != 1 || s.ErrorTime != time.Millisecond ||
+		s.Cache.HitFactor != 0.2 || s.Limiter != (Limiter{Initial: 20, Min: 1, Max: 200}) {
+		t.Errorf("server defaults: %+v", s)
+	}
+}
+
+func TestDefaultsOnlyWhereAbsent(t *testing.T) {
+	l := mustParse(t, `network: {hop: 0}
+clients: {zipf: 0, think: 0, work: {dist: lognormal, cv: 0}}
+servers:
+  - cache: {hit_factor: 0}
+    error_time: 0
+    work: {dist: constant}
+`)
+	if l.Network.Hop != 0 || l.Clients.Zipf != 0 || l.Clients.Think != 0 || l.Clients.Work.CV != 0 {
+		t.Errorf("explicit zeros replaced: %+v", l)
+	}
+	if l.Clients.Work.Mean != 10*time.Millisecond {
+		t.Errorf("absent mean not defaulted: %v", l.Clients.Work.Mean)
+	}
+	s := l.Servers[0]
+	if s.Count != 1 || s.Cache.HitFactor != 0 || s.ErrorTime != 0 || s.Work.Mean != 10*time.Millisecond {
+		t.Errorf("server: %+v work %+v", s, s.Work)
+	}
+}
+
+func TestDefaultPlayground(t *testing.T) {
+	l := Default()
+	if err := l.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(l.ExpandServers()); n != 5 || l.Balancers.Algorithm != "p2c" || l.Clients.Rate != 200 {
+		t.Errorf("playground: %d servers, %s, rate %v", n, l.Balancers.Algorithm, l.Clients.Rate)
+	}
+}
+
+func TestUnknownField(t *testing.T) {
+	msg := parseErr(t, "name: typo\nclients:\n  rat: 100\n")
+	for _, want := range []string{"lab.yaml:3:3", "clients.rat", `"rat"`, `did you mean "rate"`, "allowed: mode, rate, users"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q lacks %q", msg, want)
+		}
+	}
+	msg = parseErr(t, "servers:\n  - count: 2\n    queue:\n      capacty: 3\n")
+	if !strings.Contains(msg, "lab.yaml:4:7: servers[0].queue.capacty") || !strings.Contains(msg, `"capacity"`) {
+		t.Errorf("nested unknown field: %q", msg)
+	}
+}
+
+func TestWrongType(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{"clients:\n  rate: fast\n", `lab.yaml:2:9: clients.rate: want a number, got "fast"`},
+		{"duration: 20\n", `lab.yaml:1:11: duration: want a duration like 50ms`},
+		{"servers:\n  - workers: 1.5\n", `lab.yaml:2:14: servers[0].workers: want a whole number, got "1.5"`},
+		{"balancers:\n  breaker:\n    enabled: maybe\n", `lab.yaml:3:14: balancers.breaker.enabled: want true or false`},
+		{"clients: 5\n", `lab.yaml:1:10: clients: want a mapping of fields`},
+		{"servers:\n  count: 5\n", `lab.yaml:2:3: servers: want a list, got a mapping`},
+		{"clients:\n  mode: [open]\n", `lab.yaml:2:9: clients.mode: want text, got a list`},
+		{"seed: -3\n", `lab.yaml:1:7: seed: want a whole number >= 0`},
+		{"clients:\n  rate: .nan\n", `lab.yaml:2:9: clients.rate: want a finite number`},
+		{"compare:\n  - name: a\n    set: [clients.rate]\n", `lab.yaml:3:10: compare[0].set: want a mapping of dotted paths`},
+	}
+	for _, c := range cases {
+		if msg := parseErr(t, c.src); !strings.Contains(msg, c.want) {
+			t.Errorf("for %q\n got %q\nwant %q", c.src, msg, c.want)
+		}
+	}
+}
+
+func TestSyntaxErrors(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{"clients:\n  rate: 1\n  rate: 2\n", "lab.yaml:3:3: YAML syntax"},
+		{"a: 1\n---\nb: 2\n", "one YAML document"},
+		{"servers:\n  - workers: *nope\n", "lab.yaml:2:14: servers[0].workers: alias *nope"},
+	}
+	for _, c := range cases {
+		if msg := parseErr(t, c.src); !strings.Contains(msg, c.want) {
+			t.Errorf("for %q\n got %q\nwant %q", c.src, msg, c.want)
+		}
+	}
+}
+
+func TestOutOfRange(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{"duration: 0s\n", "lab.yaml:1:11: duration: must be > 0s, got 0s"},
+		{"network: {hop: 10s}\n", "lab.yaml:1:16: network.hop: must be less than 10s"},
+		{"clients:\n  rate: 0\n", "lab.yaml:2:9: clients.rate: must be in (0, 1000000], got 0"},
+		{"clients:\n  mode: closd\n", `lab.yaml:2:9: clients.mode: must be one of open, closed; got "closd" (did you mean "closed"?)`},
+		{"clients:\n  keys: 0\n", "lab.yaml:2:9: clients.keys: must be between 1 and 1000000, got 0"},
+		{"clients:\n  zipf: 6\n", "clients.zipf: must be in [0, 5], got 6"},
+		{"clients:\n  retries: 11\n", "lab.yaml:2:12: clients.retries: must be between 0 and 10"},
+		{"clients:\n  budget: 1.5\n", "clients.budget: must be in [0, 1]"},
+		{"clients:\n  hedge: p100\n", "lab.yaml:2:10: clients.hedge: must be"},
+		{"clients:\n  hedge: -5ms\n", "clients.hedge: must be"},
+		{"clients:\n  algorithm: fastest\n", "clients.algorithm: must be one of round-robin"},
+		{"clients:\n  work: {dist: gamma}\n", "lab.yaml:2:16: clients.work.dist: must be one of constant, exponential, lognormal, mixture"},
+		{"clients:\n  work: {mean: 0s}\n", "clients.work.mean: must be > 0s"},
+		{"clients:\n  work: {dist: lognormal, cv: -1}\n", "clients.work.cv: must be in [0, 100]"},
+		{"clients:\n  work: {dist: mixture}\n", "clients.work.mix: a mixture needs at least one part"},
+		{"clients:\n  work:\n    mix:\n      - {p: 0, value: 1ms}\n", "lab.yaml:4:13: clients.work.mix[0].p: must be > 0"},
+		{"balancers: {count: 0}\n", "lab.yaml:1:20: balancers.count: must be between 1 and 1000"},
+		{"balancers: {load: global}\n", "balancers.load: must be one of local, shared"},
+		{"balancers: {choices: 4}\n", "balancers.choices: must be between 1 and 3"},
+		{"balancers: {hash_on: path}\n", "balancers.hash_on: must be one of key, client"},
+		{"balancers: {vnodes: 0}\n", "balancers.vnodes: must be between 1 and 10000"},
+		{"balancers: {epsilon: 0}\n", "balancers.epsilon: must be in (0, 10]"},
+		{"balancers:\n  breaker: {window: 5}\n", "lab.yaml:2:21: balancers.breaker.window: must be between 10 and 10000"},
+		{"balancers:\n  breaker: {threshold: 1.5}\n", "balancers.breaker.threshold: must be in (0, 1]"},
+		{"balancers:\n  breaker: {probes: 0}\n", "balancers.breaker.probes: must be between 1 and 100"},
+		{"balancers:\n  health: {fails: 0}\n", "balancers.health.fails: must be >= 1"},
+		{"servers: []\n", "lab.yaml:1:1: servers: needs at least one server group"},
+		{"servers:\n  - count: 10001\n", "servers[0].count: must be between 1 and 10000"},
+		{"servers:\n  - count: 6000\n  - count: 6000\n", "servers: the groups hold 12000 servers in all; allowed 1..10000"},
+		{"servers:\n  - workers: 0\n", "lab.yaml:2:14: servers[0].workers: must be between 1 and 10000"},
+		{"servers:\n  - queue: {discipline: random}\n", "servers[0].queue.discipline: must be one of fifo, lifo"},
+		{"servers:\n  - speed: 0\n", "lab.yaml:2:12: servers[0].speed: must be in (0, 100]"},
+		{"servers:\n  - errors: 2\n", "servers[0].errors: must be in [0, 1]"},
+		{"servers:\n  - cache: {hit_factor: 1.5}\n", "servers[0].cache.hit_factor: must be in [0, 1]"},
+		{"servers:\n  - limiter: {kind: vegas}\n", "servers[0].limiter.kind: must be one of aimd, gradient2"},
+		{"servers:\n  - limiter: {kind: aimd, min: 30}\n", "servers[0].limiter.initial: needs 1 <= min <= initial <= max"},
+		{"servers:\n  - gc: {every: 1s, pause: 2s}\n", "servers[0].gc.pause: with gc.every 1s the pause must be > 0 and < every"},
+		{"servers:\n  - {count: 2, name: pair}\n", "servers[0].name: a name is only for a group of one server"},
+		{"servers:\n  - name: s1\n", "servers[0].name: names s1, s2, ... are reserved"},
+		{"servers:\n  - name: a\n  - name: a\n", `lab.yaml:3:11: servers[1].name: name "a" is already used by servers[0]`},
+		{"servers:\n  - name: all\n", `servers[0].name: "all" is reserved`},
+		{"servers:\n  - name: has space\n", "servers[0].name: a name is letters, digits"},
+	}
+	for _, c := range cases {
+		if msg := parseErr(t, c.src); !strings.Contains(msg, c.want) {
+			t.Errorf("for %q\n got %q\nwant %q", c.src, msg, c.want)
+		}
+	}
+}
+
+func TestMissingFieldReportedAtSection(t *testing.T) {
+	// limiter.max is absent from the file: the error sits at its section.
+	msg := parseErr(t, "servers:\n  - limiter:\n      initial: 500\n")
+	if !strings.Contains(msg, "lab.yaml:2:5: servers[0].limiter.max: needs 1 <= min <= initial <= max") {
+		t.Errorf("got %q", msg)
+	}
+	msg = parseErr(t, "servers:\n  - count: 1\n    limiter:\n      kind: aimd\n      min: 0\n")
+	if !strings.Contains(msg, "lab.yaml:5:12: servers[0].limiter.min") {
+		t.Errorf("got %q", msg)
+	}
+}
+
+func TestSeveralErrorsInFileOrder(t *testing.T) {
+	_, err := Parse("lab.yaml", []byte("servers:\n  - workers: 0\nclients:\n  rate: -1\n"))
+	var es Errors
+	if !errors.As(err, &es) || len(es) != 2 {
+		t.Fatalf("want 2 errors, got %v", err)
+	}
+	if es[0].Line != 2 || es[1].Line != 4 {
+		t.Errorf("not in file order: %v", err)
+	}
+}
+
+func TestAnchorsAndMerge(t *testing.T) {
+	l := mustParse(t, `x-server: &base {workers: 4, queue: {capacity: 8}}
+servers:
+  - <<: *base
+    count: 2
+  - &one {name: solo, workers: 2}
+  - <<: *base
+    workers: 9
+`)
+	if l.Servers[0].Workers != 4 || l.Servers[0].Queue.Capacity != 8 || l.Servers[0].Count != 2 {
+		t.Errorf("merge: %+v", l.Servers[0])
+	}
+	if l.Servers[2].Workers != 9 {
+		t.Errorf("explicit key must win over merge: %+v", l.Servers[2])
+	}
+}
+
+func TestErrorFormat(t *testing.T) {
+	cases := []struct {
+		e    Error
+		want string
+	}{
+		{Error{File: "lab.yaml", Line: 3, Col: 5, Field: "clients.rate", Msg: "bad"}, "lab.yaml:3:5: clients.rate: bad"},
+		{Error{File: "lab.yaml", Line: 3, Field: "clients.rate", Msg: "bad"}, "lab.yaml:3: clients.rate: bad"},
+		{Error{Field: "clients.rate", Msg: "bad"}, "clients.rate: bad"},
+		{Error{File: "lab.yaml", Msg: "bad"}, "lab.yaml: bad"},
+		{Error{Msg: "bad"}, "bad"},
+	}
+	for _, c := range cases {
+		if got := c.e.Error(); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+	es := Errors{&cases[0].e, &cases[2].e}
+	if got := es.Error(); got != "lab.yaml:3:5: clients.rate: bad\nclients.rate: bad" {
+		t.Errorf("Errors: %q", got)
+	}
+}
+
+func TestLoad(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lab.yaml")
+	if err := os.WriteFile(path, []byte("clients:\n  rate: 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(path)
+	var e *Error
+	if !errors.As(err, &e) || e.File != path || e.Line != 2 {
+		t.Errorf("Load error: %v", err)
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "missing.yaml")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}

@@ -1,0 +1,270 @@
+package labfile
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// actionFields says which event fields each action takes (at and action
+// aside); Actions (schema.go) lists the actions in documentation order.
+var actionFields = map[string][]string{
+	"slow":          {"target", "speed"},
+	"restore":       {"target"},
+	"kill":          {"target"},
+	"restart":       {"target"},
+	"gc":            {"target", "pause"},
+	"fail":          {"target"},
+	"recover":       {"target"},
+	"errors":        {"target", "share"},
+	"rate":          {"rate"},
+	"algorithm":     {"algorithm"},
+	"add-server":    {"target"},
+	"remove-server": {"target"},
+	"set":           {"set"},
+}
+
+// validateScript checks the compare settings and the events.
+func validateScript(l *Lab, r *reporter) {
+	ch := &setChecker{lab: l}
+	validateCompare(l, r, ch)
+	validateEvents(l, r, ch)
+}
+
+func validateCompare(l *Lab, r *reporter, ch *setChecker) {
+	names := map[string]int{}
+	for i, s := range l.Compare {
+		p := indexPath("compare", i)
+		switch j, dup := names[s.Name]; {
+		case strings.TrimSpace(s.Name) == "":
+			r.add(p+".name", "every setting needs a name (it labels the report's run)")
+		case dup:
+			r.add(p+".name", "name %q is already used by compare[%d]", s.Name, j)
+		default:
+			names[s.Name] = i
+		}
+		if s.Algorithm != "" && !slices.Contains(Algorithms, s.Algorithm) {
+			r.oneOf(p+".algorithm", s.Algorithm, Algorithms...)
+			continue
+		}
+		ch.check(r, p, s.Algorithm, s.Set)
+	}
+}
+
+// setChecker tries settings on a clone of the lab and reports what breaks.
+type setChecker struct {
+	lab  *Lab
+	base map[string]bool // the lab's own core problems, not blamed on a setting
+}
+
+// check applies algorithm and set to a clone and reports each problem at
+// the set entry that caused it (or at the setting when none matches).
+func (ch *setChecker) check(r *reporter, p, algorithm string, set map[string]string) {
+	if algorithm == "" && len(set) == 0 {
+		return
+	}
+	c := ch.lab.Clone()
+	inner := applySetting(c, algorithm, set)
+	if len(inner) == 0 {
+		if ch.base == nil {
+			ch.base = map[string]bool{}
+			br := &reporter{}
+			validateCore(ch.lab, br)
+			for _, e := range br.errs {
+				ch.base[e.Error()] = true
+			}
+		}
+		cr := &reporter{}
+		validateCore(c, cr)
+		for _, e := range cr.errs {
+			if !ch.base[e.Error()] {
+				inner = append(inner, e)
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, e := range inner {
+		field, msg := p+".set", e.Field+": "+e.Msg
+		if key, ok := matchSetKey(e.Field, set); ok {
+			field = joinPath(p+".set", key)
+			if key == e.Field || key == generalize(e.Field) {
+				msg = e.Msg // servers.x applied to every group: one report
+			}
+		} else if algorithm != "" && strings.HasSuffix(e.Field, ".algorithm") {
+			field = p + ".algorithm"
+		}
+		if !seen[field+"\x00"+msg] {
+			seen[field+"\x00"+msg] = true
+			r.add(field, "%s", msg)
+		}
+	}
+}
+
+var groupIndex = regexp.MustCompile(`^servers\[\d+\]`)
+
+// matchSetKey finds the set key responsible for a problem at field: the
+// field itself or an ancestor, also through "servers." meaning every group;
+// failing that, a key in the same section (limiter.min vs limiter.initial).
+func matchSetKey(field string, set map[string]string) (string, bool) {
+	for f := field; f != ""; f = parentPath(f) {
+		if _, ok := set[f]; ok {
+			return f, true
+		}
+		if g := generalize(f); g != f {
+			if _, ok := set[g]; ok {
+				return g, true
+			}
+		}
+	}
+	section := parentPath(generalize(field))
+	best := ""
+	for k := range set {
+		if section != "" && parentPath(generalize(k)) == section && (best == "" || k < best) {
+			best = k
+		}
+	}
+	return best, best != ""
+}
+
+// generalize turns servers[i].x into servers.x.
+func generalize(path string) string { return groupIndex.ReplaceAllString(path, "servers") }
+
+// fleet tracks the servers present as the script runs.
+type fleet struct {
+	names []string
+	has   map[string]bool
+}
+
+func (f *fleet) add(name string) { f.names = append(f.names, name); f.has[name] = true }
+
+func (f *fleet) remove(name string) {
+	f.names = slices.DeleteFunc(f.names, func(n string) bool { return n == name })
+	delete(f.has, name)
+}
+
+// list names the servers for messages, eliding a long fleet.
+func (f *fleet) list() string {
+	if len(f.names) > 8 {
+		return strings.Join(f.names[:4], ", ") + ", ..., " + strings.Join(f.names[len(f.names)-2:], ", ")
+	}
+	return strings.Join(f.names, ", ")
+}
+
+func validateEvents(l *Lab, r *reporter, ch *setChecker) {
+	var fl *fleet
+	if totalServers(l.Servers) > 0 {
+		fl = &fleet{has: map[string]bool{}}
+		for _, s := range l.ExpandServers() {
+			fl.add(s.Name)
+		}
+	}
+	for i := range l.Events {
+		e := &l.Events[i]
+		p := indexPath("events", i)
+		checkEventTime(l, i, p, r)
+		fields, ok := actionFields[e.Action]
+		if !ok {
+			r.oneOf(p+".action", e.Action, Actions...)
+			continue
+		}
+		for _, f := range usedEventFields(e) {
+			if !slices.Contains(fields, f) {
+				r.add(joinPath(p, f), "is not used by action %s (it takes %s)", e.Action, strings.Join(fields, ", "))
+			}
+		}
+		checkEventValues(e, p, r, ch)
+		if fl != nil && slices.Contains(fields, "target") {
+			checkTarget(e, p, fl, r)
+		}
+	}
+}
+
+func checkEventTime(l *Lab, i int, p string, r *reporter) {
+	at := l.Events[i].At
+	switch {
+	case at < 0:
+		r.add(p+".at", "must be >= 0, got %v", at)
+	case at >= l.Duration:
+		r.add(p+".at", "must be before the end of the lab (duration %v), got %v", l.Duration, at)
+	case i > 0 && at < l.Events[i-1].At:
+		r.add(p+".at", "events must be in time order: %v comes after %v (events[%d])", at, l.Events[i-1].At, i-1)
+	}
+}
+
+// usedEventFields lists the optional event fields given a non-zero value.
+func usedEventFields(e *Event) []string {
+	var out []string
+	add := func(name string, set bool) {
+		if set {
+			out = append(out, name)
+		}
+	}
+	add("target", e.Target != "")
+	add("speed", e.Speed != 0)
+	add("pause", e.Pause != 0)
+	add("share", e.Share != 0)
+	add("rate", e.Rate != 0)
+	add("algorithm", e.Algorithm != "")
+	add("set", len(e.Set) > 0)
+	return out
+}
+
+// checkEventValues checks the values an action takes.
+func checkEventValues(e *Event, p string, r *reporter, ch *setChecker) {
+	switch e.Action {
+	case "slow":
+		if !(e.Speed > 0 && e.Speed <= 100) {
+			r.add(p+".speed", "slow needs speed in (0, 100] (0.25 = quarter speed), got %s", num(e.Speed))
+		}
+	case "gc":
+		if e.Pause <= 0 {
+			r.add(p+".pause", "gc needs pause > 0 (how long the stop-the-world pause lasts), got %v", e.Pause)
+		}
+	case "errors":
+		r.floatIn(p+".share", e.Share, 0, 1, false)
+	case "rate":
+		r.floatIn(p+".rate", e.Rate, 0, maxRate, false)
+	case "algorithm":
+		r.oneOf(p+".algorithm", e.Algorithm, Algorithms...)
+	case "set":
+		if len(e.Set) == 0 {
+			r.add(p+".set", "needs at least one dotted path and value (clients.budget: 0.1)")
+			return
+		}
+		ch.check(r, p, "", e.Set)
+	}
+}
+
+// checkTarget checks an event's target against the servers present at its
+// time, and tracks add-server and remove-server.
+func checkTarget(e *Event, p string, fl *fleet, r *reporter) {
+	field := p + ".target"
+	switch {
+	case e.Action == "add-server":
+		if msg := checkServerName(e.Target); msg != "" {
+			r.add(field, "%s", msg)
+		} else if fl.has[e.Target] {
+			r.add(field, "server %q already exists; add-server needs a new name", e.Target)
+		} else {
+			fl.add(e.Target)
+		}
+	case e.Target == "":
+		r.add(field, "action %s needs a target: a server name (%s) or all", e.Action, fl.list())
+	case e.Target == "all" && e.Action == "remove-server":
+		r.add(field, "remove-server takes one server name (%s), not all", fl.list())
+	case e.Target == "all":
+	case !fl.has[e.Target]:
+		r.add(field, "no server named %q at %v; servers then: %s%s", e.Target, e.At, fl.list(), allHint(e.Action))
+	case e.Action == "remove-server" && len(fl.names) == 1:
+		r.add(field, "cannot remove %q, the last server", e.Target)
+	case e.Action == "remove-server":
+		fl.remove(e.Target)
+	}
+}
+
+func allHint(action string) string {
+	if action == "remove-server" {
+		return ""
+	}
+	return ", or all"
+}

@@ -1,0 +1,316 @@
+package labfile
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Limits of the ranges Validate enforces.
+const (
+	maxServers   = 10000
+	maxBalancers = 1000
+	maxRate      = 1e6
+	maxHop       = 10 * time.Second
+)
+
+// Algorithms are the balancing algorithms a lab may name (balancers.algorithm,
+// clients.algorithm, compare settings and algorithm events).
+var Algorithms = []string{
+	"round-robin", "weighted-round-robin", "random", "least-outstanding",
+	"least-latency", "p2c", "p2c-latency-load", "p2c-peak-ewma",
+	"ring-hash", "ring-hash-bounded", "maglev", "p2c-stale",
+}
+
+// Validate checks every range and cross-field rule of the lab, its compare
+// settings and its script. Each problem names the field and the allowed
+// values or range. The error is an *Error, or Errors when there are several.
+// Positions are known only when the lab comes from Parse (which validates
+// itself); Validate on a lab built or changed in code reports fields only.
+func (l *Lab) Validate() error {
+	r := &reporter{}
+	validateLab(l, r)
+	return r.errs.result()
+}
+
+func validateLab(l *Lab, r *reporter) {
+	validateCore(l, r)
+	validateScript(l, r)
+}
+
+// validateCore checks the knobs: everything but compare and events.
+func validateCore(l *Lab, r *reporter) {
+	r.durMin("duration", l.Duration, 0, true)
+	r.durMin("network.hop", l.Network.Hop, 0, false)
+	if l.Network.Hop >= maxHop {
+		r.add("network.hop", "must be less than %v, got %v", maxHop, l.Network.Hop)
+	}
+	r.durMin("network.jitter", l.Network.Jitter, 0, false)
+	validateClients(&l.Clients, r)
+	validateBalancers(&l.Balancers, r)
+	validateServers(l.Servers, r)
+}
+
+func validateClients(c *Clients, r *reporter) {
+	r.oneOf("clients.mode", c.Mode, "open", "closed")
+	if c.Mode == "closed" {
+		r.floatIn("clients.rate", c.Rate, 0, maxRate, false)
+	} else {
+		r.floatIn("clients.rate", c.Rate, 0, maxRate, true)
+	}
+	r.intIn("clients.users", c.Users, 1, 100000)
+	r.durMin("clients.think", c.Think, 0, false)
+	r.intIn("clients.count", c.Count, 1, 1000000)
+	r.oneOf("clients.activity", c.Activity, "even", "zipf")
+	r.intIn("clients.keys", c.Keys, 1, 1000000)
+	r.floatIn("clients.zipf", c.Zipf, 0, 5, false)
+	validateDist("clients.work", &c.Work, r)
+	r.durMin("clients.timeout", c.Timeout, 0, false)
+	r.durMin("clients.attempt_timeout", c.AttemptTimeout, 0, false)
+	r.intIn("clients.retries", c.Retries, 0, 10)
+	r.durMin("clients.backoff.base", c.Backoff.Base, 0, false)
+	r.oneOf("clients.backoff.jitter", c.Backoff.Jitter, "full", "none")
+	r.floatIn("clients.budget", c.Budget, 0, 1, false)
+	if msg := checkHedge(c.Hedge); msg != "" {
+		r.add("clients.hedge", "%s", msg)
+	}
+	if c.Algorithm != "" {
+		r.oneOf("clients.algorithm", c.Algorithm, Algorithms...)
+	}
+	r.intMin("clients.subset", c.Subset, 0)
+	r.durMin("clients.refresh", c.Refresh, 0, false)
+}
+
+// checkHedge returns what is wrong with a hedge setting, or "".
+func checkHedge(h string) string {
+	const want = `must be "" (off), a positive duration like 50ms, or a percentile pNN with 0 < NN < 100 like p95`
+	if h == "" {
+		return ""
+	}
+	if rest, ok := strings.CutPrefix(h, "p"); ok {
+		nn, err := strconv.ParseFloat(rest, 64)
+		if err != nil || !(nn > 0 && nn < 100) {
+			return fmt.Sprintf("%s; got %q", want, h)
+		}
+		return ""
+	}
+	d, err := time.ParseDuration(h)
+	if err != nil || d <= 0 {
+		return fmt.Sprintf("%s; got %q", want, h)
+	}
+	return ""
+}
+
+// validateDist checks a work distribution at path.
+func validateDist(path string, w *Dist, r *reporter) {
+	r.oneOf(path+".dist", w.Kind, "constant", "exponential", "lognormal", "mixture")
+	if w.Kind == "mixture" {
+		if len(w.Mix) == 0 {
+			r.add(path+".mix", "a mixture needs at least one part (- {p: 0.7, value: 4ms})")
+		}
+		for i, m := range w.Mix {
+			p := indexPath(path+".mix", i)
+			if !(m.P > 0) {
+				r.add(p+".p", "must be > 0 (shares are normalised to sum to 1), got %g", m.P)
+			}
+			r.durMin(p+".value", m.Value, 0, true)
+		}
+		return
+	}
+	if len(w.Mix) > 0 {
+		r.add(path+".mix", "mix is used only with dist: mixture (dist is %q)", w.Kind)
+	}
+	r.durMin(path+".mean", w.Mean, 0, true)
+	if !(w.CV >= 0 && w.CV <= 100) {
+		r.add(path+".cv", "must be in [0, 100], got %g", w.CV)
+	}
+}
+
+func validateBalancers(b *Balancers, r *reporter) {
+	r.intIn("balancers.count", b.Count, 1, maxBalancers)
+	r.oneOf("balancers.algorithm", b.Algorithm, Algorithms...)
+	r.oneOf("balancers.load", b.Load, "local", "shared")
+	r.durMin("balancers.refresh", b.Refresh, 0, false)
+	r.durMin("balancers.timeout", b.Timeout, 0, false)
+	r.intMin("balancers.subset", b.Subset, 0)
+	r.intIn("balancers.choices", b.Choices, 1, 3)
+	r.oneOf("balancers.hash_on", b.HashOn, "key", "client")
+	r.intIn("balancers.vnodes", b.VNodes, 1, 10000)
+	r.floatIn("balancers.epsilon", b.Epsilon, 0, 10, true)
+	r.durMin("balancers.decay", b.Decay, 0, true)
+	r.intIn("balancers.breaker.window", b.Breaker.Window, 10, 10000)
+	r.floatIn("balancers.breaker.threshold", b.Breaker.Threshold, 0, 1, true)
+	r.durMin("balancers.breaker.open", b.Breaker.Open, 0, true)
+	r.intIn("balancers.breaker.probes", b.Breaker.Probes, 1, 100)
+	r.durMin("balancers.health.interval", b.Health.Interval, 0, true)
+	r.intMin("balancers.health.fails", b.Health.Fails, 1)
+	r.intMin("balancers.health.passes", b.Health.Passes, 1)
+}
+
+func validateServers(groups []ServerGroup, r *reporter) {
+	if len(groups) == 0 {
+		r.add("servers", "needs at least one server group (- count: 5)")
+		return
+	}
+	total := 0
+	seen := map[string]string{} // name -> path of its group
+	for i := range groups {
+		p := indexPath("servers", i)
+		g := &groups[i]
+		r.intIn(p+".count", g.Count, 1, maxServers)
+		total += min(max(g.Count, 0), maxServers+1)
+		validateName(p, g, seen, r)
+		validateServer(p, &g.Server, r)
+	}
+	if total > maxServers {
+		r.add("servers", "the groups hold %d servers in all; allowed 1..%d", total, maxServers)
+	}
+}
+
+// validateName checks a group's optional name: only for a group of one,
+// unique, and not shaped like the generated names s1, s2, ...
+func validateName(p string, g *ServerGroup, seen map[string]string, r *reporter) {
+	if g.Name == "" {
+		return
+	}
+	if g.Count != 1 {
+		r.add(p+".name", "a name is only for a group of one server (count is %d); larger groups are named s1, s2, ...", g.Count)
+		return
+	}
+	if msg := checkServerName(g.Name); msg != "" {
+		r.add(p+".name", "%s", msg)
+		return
+	}
+	if isGeneratedName(g.Name) {
+		r.add(p+".name", "names s1, s2, ... are reserved for unnamed servers; got %q", g.Name)
+		return
+	}
+	if other, dup := seen[g.Name]; dup {
+		r.add(p+".name", "name %q is already used by %s", g.Name, other)
+		return
+	}
+	seen[g.Name] = p
+}
+
+// checkServerName returns what is wrong with a server name, or "".
+func checkServerName(name string) string {
+	if name == "all" {
+		return `"all" is reserved (an event target meaning every server)`
+	}
+	if len(name) > 64 {
+		return fmt.Sprintf("a name is at most 64 characters, got %d", len(name))
+	}
+	for i, c := range name {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || i > 0 && strings.ContainsRune("_.-", c)
+		if !ok {
+			return fmt.Sprintf("a name is letters, digits and _ . - (starting with a letter or digit); got %q", name)
+		}
+	}
+	return ""
+}
+
+// isGeneratedName reports whether name has the form s<digits>.
+func isGeneratedName(name string) bool {
+	digits, ok := strings.CutPrefix(name, "s")
+	if !ok || digits == "" {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func validateServer(p string, s *Server, r *reporter) {
+	r.intIn(p+".workers", s.Workers, 1, 10000)
+	r.intMin(p+".queue.capacity", s.Queue.Capacity, 0)
+	r.oneOf(p+".queue.discipline", s.Queue.Discipline, "fifo", "lifo")
+	r.intMin(p+".max_outstanding", s.MaxOutstanding, 0)
+	r.durMin(p+".queue_timeout", s.QueueTimeout, 0, false)
+	r.floatIn(p+".speed", s.Speed, 0, 100, true)
+	if s.Work != nil {
+		validateDist(p+".work", s.Work, r)
+	}
+	r.durMin(p+".gc.every", s.GC.Every, 0, false)
+	r.durMin(p+".gc.pause", s.GC.Pause, 0, false)
+	if s.GC.Every > 0 && !(s.GC.Pause > 0 && s.GC.Pause < s.GC.Every) {
+		r.add(p+".gc.pause", "with gc.every %v the pause must be > 0 and < every, got %v", s.GC.Every, s.GC.Pause)
+	}
+	r.floatIn(p+".errors", s.Errors, 0, 1, false)
+	r.durMin(p+".error_time", s.ErrorTime, 0, false)
+	r.intMin(p+".cache.size", s.Cache.Size, 0)
+	r.floatIn(p+".cache.hit_factor", s.Cache.HitFactor, 0, 1, false)
+	validateLimiter(p+".limiter", &s.Limiter, r)
+}
+
+func validateLimiter(p string, lim *Limiter, r *reporter) {
+	if lim.Kind != "" {
+		r.oneOf(p+".kind", lim.Kind, "aimd", "gradient2")
+	}
+	bad := ""
+	switch {
+	case lim.Min < 1:
+		bad = ".min"
+	case lim.Initial < lim.Min:
+		bad = ".initial"
+	case lim.Max < lim.Initial:
+		bad = ".max"
+	}
+	if bad != "" {
+		r.add(p+bad, "needs 1 <= min <= initial <= max, got min %d, initial %d, max %d", lim.Min, lim.Initial, lim.Max)
+	}
+}
+
+// Range helpers. Each is written so that NaN fails.
+
+func (r *reporter) intIn(path string, v, lo, hi int) {
+	if v < lo || v > hi {
+		r.add(path, "must be between %d and %d, got %d", lo, hi, v)
+	}
+}
+
+func (r *reporter) intMin(path string, v, lo int) {
+	if v < lo {
+		r.add(path, "must be >= %d, got %d", lo, v)
+	}
+}
+
+// floatIn checks lo <= v <= hi, or lo < v <= hi when loOpen.
+func (r *reporter) floatIn(path string, v, lo, hi float64, loOpen bool) {
+	ok := v >= lo && v <= hi
+	open := "["
+	if loOpen {
+		ok, open = v > lo && v <= hi, "("
+	}
+	if !ok {
+		r.add(path, "must be in %s%s, %s], got %s", open, num(lo), num(hi), num(v))
+	}
+}
+
+// num formats a float without exponent noise: 1000000, 0.25.
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// durMin checks d >= lo, or d > lo when strict.
+func (r *reporter) durMin(path string, d, lo time.Duration, strict bool) {
+	switch {
+	case strict && d <= lo:
+		r.add(path, "must be > %v, got %v", lo, d)
+	case !strict && d < lo:
+		r.add(path, "must be >= %v, got %v", lo, d)
+	}
+}
+
+func (r *reporter) oneOf(path, got string, allowed ...string) {
+	if slices.Contains(allowed, got) {
+		return
+	}
+	msg := fmt.Sprintf("must be one of %s; got %q", strings.Join(allowed, ", "), got)
+	if s := suggest(got, allowed); s != "" && got != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	r.add(path, "%s", msg)
+}

@@ -1,0 +1,143 @@
+// Package report is the one report type that `lab sim` and `lab run` print:
+// a table per compare, JSON for machines (a public contract: extend, never
+// rename), 250 ms series and plots. Times are in milliseconds, shares in [0, 1].
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"sort"
+)
+
+// Report is the result of one lab run or compare.
+type Report struct {
+	Mode      string  `json:"mode"` // sim | live
+	Lab       string  `json:"lab"`
+	Seed      uint64  `json:"seed"`
+	DurationS float64 `json:"duration_s"`
+	Runs      []Run   `json:"runs"`
+}
+
+// Run is one setting's result: the same request stream through one policy.
+type Run struct {
+	Name               string     `json:"name"`
+	Algorithm          string     `json:"algorithm"`
+	Requests           uint64     `json:"requests"`
+	Succeeded          uint64     `json:"succeeded"`
+	Failed             uint64     `json:"failed"` // requests that did not succeed
+	Goodput            float64    `json:"goodput"`
+	Attempts           uint64     `json:"attempts"`
+	AttemptsPerRequest float64    `json:"attempts_per_request"`
+	Timeouts           uint64     `json:"timeouts"` // attempts that timed out (504 or client attempt timeout) plus request deadlines
+	Rejected           uint64     `json:"rejected"` // attempts answered 503
+	Errors             uint64     `json:"errors"`   // attempts answered 500 or 502 (refused, reset)
+	Retries            uint64     `json:"retries"`
+	Hedges             uint64     `json:"hedges"`
+	Wasted             uint64     `json:"wasted"` // attempts served whose answer nobody used
+	Latency            Latency    `json:"latency_ms"`
+	Servers            []Server   `json:"servers"`
+	KeysMoved          *KeysMoved `json:"keys_moved"`
+	Series             []Bin      `json:"series"`
+	Outcomes           Outcomes   `json:"outcomes"` // how each request ended: the four add up to requests
+	Little             *Little    `json:"little,omitempty"`
+	Log                []LogLine  `json:"log,omitempty"` // breaker transitions, chaos and changes, in time order
+	Events             uint64     `json:"sim_events,omitempty"`
+}
+
+// Latency summarises successful requests' latency, from intended send to answer.
+type Latency struct {
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Mean float64 `json:"mean"`
+	Max  float64 `json:"max"`
+}
+
+// Server is one server's part in a run.
+type Server struct {
+	Name          string  `json:"name"`
+	Sent          uint64  `json:"sent"`
+	Completed     uint64  `json:"completed"`
+	Share         float64 `json:"share"`
+	CacheHitRatio float64 `json:"cache_hit_ratio"`
+	MaxQueue      int     `json:"max_queue"`
+}
+
+// KeysMoved is the share of keys that changed owner when the server set changed.
+type KeysMoved struct {
+	From      int     `json:"from"`
+	To        int     `json:"to"`
+	Share     float64 `json:"share"`       // with the run's consistent hashing
+	ModNShare float64 `json:"mod_n_share"` // what hash mod N would have moved
+}
+
+// Outcomes counts requests by how they ended.
+type Outcomes struct {
+	Succeeded uint64 `json:"succeeded"`
+	Failed    uint64 `json:"failed"`    // last attempt 500/502
+	Rejected  uint64 `json:"rejected"`  // last attempt 503
+	TimedOut  uint64 `json:"timed_out"` // deadline or last attempt timed out, or cut off at the end of the run
+}
+
+// LogLine is one event-log entry.
+type LogLine struct {
+	T    float64 `json:"t_s"`
+	Text string  `json:"text"`
+}
+
+// Little checks Little's law on the run: L = λW.
+type Little struct {
+	L      float64 `json:"l"`      // time-average requests in the system
+	Lambda float64 `json:"lambda"` // arrivals per second
+	W      float64 `json:"w_s"`    // mean time in system, seconds
+}
+
+// Bin is one 250 ms bin of a run's time series.
+type Bin struct {
+	T         float64 `json:"t_s"` // bin start
+	Offered   uint64  `json:"offered"`
+	Attempts  uint64  `json:"attempts"`
+	Succeeded uint64  `json:"succeeded"`
+	Failed    uint64  `json:"failed"`
+	Timeouts  uint64  `json:"timeouts"`
+	Rejected  uint64  `json:"rejected"`
+	Errors    uint64  `json:"errors"`
+	Retries   uint64  `json:"retries"`
+	Hedges    uint64  `json:"hedges"`
+	Wasted    uint64  `json:"wasted"`
+	P50       float64 `json:"p50"`
+	P95       float64 `json:"p95"`
+	P99       float64 `json:"p99"`
+	InServer  []int   `json:"in_server"` // queued + in service per server at the bin's end
+	Limit     []int   `json:"limit"`     // each server's concurrency limit (0 = none)
+}
+
+// WriteJSON writes r as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// Ranked returns the runs ordered by p99 (then name), best first.
+func (r *Report) Ranked() []Run {
+	runs := append([]Run(nil), r.Runs...)
+	sort.SliceStable(runs, func(i, j int) bool {
+		if runs[i].Latency.P99 != runs[j].Latency.P99 {
+			return runs[i].Latency.P99 < runs[j].Latency.P99
+		}
+		return runs[i].Name < runs[j].Name
+	})
+	return runs
+}
+
+// Find returns the run called name, or nil.
+func (r *Report) Find(name string) *Run {
+	for i := range r.Runs {
+		if r.Runs[i].Name == name {
+			return &r.Runs[i]
+		}
+	}
+	return nil
+}

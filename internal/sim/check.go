@@ -1,0 +1,82 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/breaker"
+	"github.com/lblab/lblab/internal/policy"
+)
+
+// The invariants below are checked after every event in check mode (tests):
+// a violation is recorded, and the run fails with all of them listed.
+
+func (w *world) fail(format string, args ...any) {
+	if len(w.fault) < 20 {
+		w.fault = append(w.fault, fmt.Sprintf("at %v: ", w.now)+fmt.Sprintf(format, args...))
+	}
+}
+
+// checkPick: nothing goes to an ejected server or through an open breaker;
+// a pick through a half-open breaker is a probe.
+func (w *world) checkPick(now clock.Instant, b *policy.Balancer, t policy.Ticket) {
+	switch b.BreakerState(now, t.Server) {
+	case breaker.Open:
+		w.fail("picked %s through an open breaker", w.servers[t.Server].spec.Name)
+	case breaker.HalfOpen:
+		if !t.Probe {
+			w.fail("picked %s through a half-open breaker without a probe", w.servers[t.Server].spec.Name)
+		}
+	}
+	if !w.clientLB && w.lab.Balancers.Health.Enabled && !w.health[t.Server].healthy {
+		w.fail("picked %s while health checks had ejected it", w.servers[t.Server].spec.Name)
+	}
+}
+
+// checkStep: workers and queues within their limits, outstanding counts
+// never negative and equal to the attempts each balancer has in flight.
+func (w *world) checkStep(e event) {
+	for _, s := range w.servers {
+		snap := s.core.Snapshot(w.now)
+		if snap.Busy > snap.Workers || snap.Busy < 0 {
+			w.fail("%s has %d busy of %d workers", snap.Name, snap.Busy, snap.Workers)
+		}
+		if c := s.spec.Queue.Capacity; c > 0 && snap.Queued > c {
+			w.fail("%s queue %d over capacity %d", snap.Name, snap.Queued, c)
+		}
+	}
+	if w.clientLB || w.lab.Balancers.Load == "shared" {
+		return
+	}
+	inflight := make([]int, len(w.bals))
+	for i := range w.att {
+		a := &w.att[i]
+		if a.live && a.ticket.Valid && !a.lbDone {
+			inflight[a.bal]++
+		}
+	}
+	for bi, b := range w.bals {
+		for si, st := range b.Loads().Stats {
+			if st.Outstanding < 0 {
+				w.fail("balancer %d counts %d outstanding on server %d", bi, st.Outstanding, si)
+			}
+		}
+		if got := b.Loads().InFlight(); got != inflight[bi] {
+			w.fail("balancer %d counts %d outstanding, %d attempts are in flight", bi, got, inflight[bi])
+		}
+	}
+}
+
+// checkEnd: every request ended exactly once.
+func (w *world) checkEnd() {
+	t, o := w.col.total, w.col.outcomes
+	if w.pending != 0 {
+		w.fail("%d requests never ended", w.pending)
+	}
+	if sum := o.Succeeded + o.Failed + o.Rejected + o.TimedOut; sum != t.offered {
+		w.fail("%d requests offered but %d outcomes", t.offered, sum)
+	}
+	if t.succeeded+t.failed != t.offered {
+		w.fail("succeeded %d + failed %d != requests %d", t.succeeded, t.failed, t.offered)
+	}
+}

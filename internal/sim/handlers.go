@@ -1,0 +1,243 @@
+package sim
+
+import (
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/workload"
+)
+
+// step fires one event.
+func (w *world) step(e event) {
+	switch e.kind {
+	case evArrival:
+		w.onArrival(e)
+	case evThink:
+		w.startUser(e.a)
+	case evAtBalancer:
+		if a := w.attemptOf(e.h); a != nil {
+			w.forward(w.now, e.h, a, w.hopDelay(e.h, 2))
+		}
+	case evAtServer:
+		w.onAtServer(e.h)
+	case evWake:
+		w.onWake(int(e.a), e.at)
+	case evReplyAtLB:
+		w.onReplyAtLB(e.h)
+	case evReplyAtClient:
+		w.onReplyAtClient(e.h)
+	case evLBTimeout:
+		w.onLBTimeout(e.h)
+	case evCancel:
+		w.onCancel(e.h)
+	case evTimer:
+		w.onTimer(e)
+	case evRefresh:
+		w.onRefresh()
+	case evHealth:
+		w.onHealth()
+	case evScript:
+		w.onScript(int(e.a))
+	case evBin:
+		w.col.closeBin(w.now)
+		if w.now < w.stopAt {
+			w.push(w.now.Add(binWidth), evBin, 0, 0, 0)
+		}
+	}
+}
+
+func (w *world) onArrival(e event) {
+	if e.b != w.arrGen { // redrawn by a rate change
+		return
+	}
+	w.begin(w.next, -1)
+	w.scheduleArrival()
+}
+
+// scheduleArrival pulls the next open-loop request and schedules it if it
+// arrives before the end of the run.
+func (w *world) scheduleArrival() {
+	w.next = w.stream.Next()
+	if w.next.At < w.stopAt {
+		w.push(w.next.At, evArrival, 0, 0, w.arrGen)
+	}
+}
+
+// begin starts a request's call at its intended time.
+func (w *world) begin(req workload.Request, user int32) {
+	_, cs := w.newCall()
+	cs.req, cs.user, cs.client = req, user, int32(req.Client)
+	cs.Seq = req.Seq
+	w.pending++
+	w.col.offered(w.now)
+	w.client.Begin(w.now, &cs.Call, w)
+}
+
+func (w *world) startUser(user int32) {
+	if w.now >= w.stopAt {
+		return
+	}
+	req := w.stream.Draw(w.userSeq, w.now)
+	w.userSeq++
+	w.begin(req, user)
+}
+
+func (w *world) onAtServer(h uint64) {
+	a := w.attemptOf(h)
+	if a == nil {
+		return
+	}
+	s := w.servers[a.server]
+	s.sent++
+	job := server.Job{ID: h, Work: a.work, Key: a.key, Kind: a.kind}
+	if a.ticket.Probe {
+		job.Kind = server.Probe
+	}
+	if a.deadline != clock.Never {
+		job.Deadline = a.deadline
+	}
+	w.replyBuf = s.core.Arrive(w.now, job, w.replyBuf[:0])
+	w.deliver(int(a.server))
+	w.col.serverTouched(int(a.server))
+}
+
+func (w *world) onWake(si int, at clock.Instant) {
+	s := w.servers[si]
+	if at != s.wakeAt {
+		return // superseded by an earlier wake-up
+	}
+	s.wakeAt = clock.Never
+	w.replyBuf = s.core.Advance(w.now, w.replyBuf[:0])
+	w.deliver(si)
+	w.col.serverTouched(si)
+}
+
+// deliver routes the replies in replyBuf from server si back towards their
+// clients and re-arms the server's wake-up.
+func (w *world) deliver(si int) {
+	s := w.servers[si]
+	for _, r := range w.replyBuf {
+		a := w.attemptOf(r.ID)
+		if a == nil {
+			continue
+		}
+		a.status, a.result, a.repAt = r.Status, resultOf(r.Status), r.At
+		if r.Status == server.OK {
+			s.completed++
+		}
+		q, in := s.core.Load()
+		a.repLoadQ, a.repLoadS = int32(q), int32(in)
+		if w.clientLB {
+			a.srvDone = true
+			w.push(r.At.Add(w.hopDelay(r.ID, 3)), evReplyAtClient, r.ID, 0, 0)
+		} else {
+			w.push(r.At.Add(w.hopDelay(r.ID, 3)), evReplyAtLB, r.ID, 0, 0)
+		}
+	}
+	w.schedWake(si)
+}
+
+// schedWake makes sure a wake-up event is pending for server si's next deadline.
+func (w *world) schedWake(si int) {
+	s := w.servers[si]
+	at, ok := s.core.NextDeadline()
+	if !ok || at >= s.wakeAt {
+		return
+	}
+	if at < w.now {
+		at = w.now
+	}
+	s.wakeAt = at
+	w.push(at, evWake, 0, int32(si), 0)
+}
+
+func resultOf(st server.Status) policy.Result {
+	switch st {
+	case server.OK:
+		return policy.OK
+	case server.Rejected, server.Cancelled:
+		return policy.Rejected
+	case server.Dropped:
+		return policy.Timeout
+	}
+	return policy.Error // error, fail, lost (reset), refused
+}
+
+func (w *world) onReplyAtLB(h uint64) {
+	a := w.attemptOf(h)
+	if a == nil {
+		return
+	}
+	a.srvDone = true
+	if a.lbDone { // the balancer already answered 504: the work was for nobody
+		if a.status == server.OK {
+			w.col.wasted(w.now)
+		}
+		w.maybeFree(h, a, true)
+		return
+	}
+	a.lbDone = true
+	w.bals[a.bal].Done(w.now, a.ticket, a.result, w.now.Sub(a.lbSent))
+	w.push(w.now.Add(w.hopDelay(h, 4)), evReplyAtClient, h, 0, 0)
+}
+
+func (w *world) onLBTimeout(h uint64) {
+	a := w.attemptOf(h)
+	if a == nil || a.lbDone {
+		return
+	}
+	a.lbDone, a.timedOut, a.result = true, true, policy.Timeout
+	b := w.bals[a.bal]
+	b.Done(w.now, a.ticket, policy.Timeout, b.Timeout())
+	w.push(w.now.Add(w.hopDelay(h, 4)), evReplyAtClient, h, 0, 0)
+}
+
+func (w *world) onReplyAtClient(h uint64) {
+	a := w.attemptOf(h)
+	if a == nil {
+		return
+	}
+	if w.clientLB && a.ticket.Valid {
+		b := w.bals[a.bal]
+		b.Loads().Report(a.repAt, int(a.server), int(a.repLoadQ), int(a.repLoadS))
+		b.Done(w.now, a.ticket, a.result, w.now.Sub(a.lbSent))
+	}
+	res, served, timedOut := a.result, a.status == server.OK, a.timedOut
+	cs := w.callOf(a.call)
+	if cs == nil || !cs.Live(int(h)) { // abandoned or lost the race: not counted again
+		if served && !timedOut {
+			w.col.wasted(w.now)
+		}
+	} else {
+		w.col.result(w.now, res)
+		cs.OnReply(w.now, int(h), res, w)
+	}
+	if a = w.attemptOf(h); a != nil {
+		w.maybeFree(h, a, true)
+	}
+}
+
+func (w *world) onCancel(h uint64) {
+	a := w.attemptOf(h)
+	if a == nil || a.srvDone || a.server < 0 {
+		return
+	}
+	si := int(a.server)
+	w.replyBuf = w.servers[si].core.Cancel(w.now, h, w.replyBuf[:0])
+	w.deliver(si)
+}
+
+func (w *world) onTimer(e event) {
+	cs := w.callOf(e.h)
+	if cs == nil {
+		return
+	}
+	t := policy.Timer(e.a)
+	if t == policy.TimerAttempt && cs.Live(int(e.b)) {
+		w.col.result(w.now, policy.Timeout)
+	}
+	if t == policy.TimerDeadline {
+		w.col.deadline(w.now)
+	}
+	cs.OnTimer(w.now, t, int(e.b), w)
+}

@@ -1,0 +1,140 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/report"
+)
+
+// Options tune a simulated run.
+type Options struct {
+	Series bool // keep 250 ms bins in the report
+	Check  bool // check invariants after every event (slower); violations fail the run
+}
+
+// Result is one simulated run's report row.
+type Result struct {
+	Run report.Run
+}
+
+// Run simulates lab under the setting called name (the lab as it is when
+// name is empty) and returns its report row.
+func Run(lab *labfile.Lab, opts Options) (Result, error) {
+	name := lab.Balancers.Algorithm
+	if lab.Clients.Algorithm != "" {
+		name = lab.Clients.Algorithm
+	}
+	return run(lab.Clone(), name, opts)
+}
+
+// Compare sends the same seeded request stream through each setting and
+// returns one report with a run per setting.
+func Compare(lab *labfile.Lab, settings []labfile.Setting, opts Options) (*report.Report, error) {
+	rep := &report.Report{Mode: "sim", Lab: lab.Name, Seed: lab.Seed, DurationS: lab.Duration.Seconds()}
+	for _, s := range settings {
+		l, err := lab.WithSetting(s)
+		if err != nil {
+			return nil, fmt.Errorf("setting %q: %w", s.Name, err)
+		}
+		res, err := run(l, s.Name, opts)
+		if err != nil {
+			return nil, fmt.Errorf("setting %q: %w", s.Name, err)
+		}
+		rep.Runs = append(rep.Runs, res.Run)
+	}
+	return rep, nil
+}
+
+func run(lab *labfile.Lab, name string, opts Options) (Result, error) {
+	w, err := newWorld(lab, name, opts)
+	if err != nil {
+		return Result{}, err
+	}
+	w.start()
+	end := w.loop()
+	if w.check {
+		w.checkEnd()
+		if len(w.fault) > 0 {
+			return Result{}, fmt.Errorf("invariants violated in %q:\n  %s", name, strings.Join(w.fault, "\n  "))
+		}
+	}
+	return Result{Run: w.col.run(end)}, nil
+}
+
+// start schedules the first arrivals, users, script events and ticks.
+func (w *world) start() {
+	if w.users > 0 {
+		for u := 0; u < w.users; u++ {
+			w.push(clock.Instant(0).Add(w.stream.Think(u, 1<<40)), evThink, 0, int32(u), 0)
+		}
+	} else {
+		w.scheduleArrival()
+	}
+	for i, ev := range w.lab.Events {
+		w.push(clock.Instant(ev.At), evScript, 0, int32(i), 0)
+	}
+	if w.sharedLoads() {
+		w.push(clock.Instant(w.refreshEvery()), evRefresh, 0, 0, 0)
+	}
+	if w.lab.Balancers.Health.Enabled && !w.clientLB {
+		w.push(clock.Instant(w.lab.Balancers.Health.Interval), evHealth, 0, 0, 0)
+	}
+	if w.col.series {
+		w.push(clock.Instant(binWidth), evBin, 0, 0, 0)
+	}
+}
+
+// sharedLoads reports whether periodic load reports are needed.
+func (w *world) sharedLoads() bool {
+	if w.clientLB {
+		return w.lab.Clients.Refresh > 0
+	}
+	return w.lab.Balancers.Load == "shared"
+}
+
+// loop fires events until every request has ended after the last arrival,
+// or the drain limit cuts the rest off. It returns the end instant.
+func (w *world) loop() clock.Instant {
+	for w.q.Len() > 0 {
+		if w.pending == 0 && w.now >= w.stopAt && w.q.peek() >= w.stopAt {
+			break
+		}
+		e := w.q.pop()
+		if e.at >= w.cutAt && w.pending > 0 {
+			w.now = w.cutAt
+			w.cutOff()
+			break
+		}
+		w.now = e.at
+		w.events++
+		w.step(e)
+		if w.check {
+			w.checkStep(e)
+		}
+	}
+	if w.now < w.stopAt {
+		w.now = w.stopAt
+	}
+	return w.now
+}
+
+// cutOff ends every request still pending at the drain limit as timed out.
+func (w *world) cutOff() {
+	for _, cs := range w.calls {
+		if cs.live {
+			w.col.deadline(w.now)
+			cs.OnTimer(w.now, policy.TimerDeadline, -1, w)
+		}
+	}
+}
+
+func (w *world) algorithmName() string {
+	if w.clientLB {
+		return w.lab.Clients.Algorithm
+	}
+	return w.lab.Balancers.Algorithm
+}

@@ -1,0 +1,256 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/lblab/lblab/internal/core/balance"
+	"github.com/lblab/lblab/internal/labfile"
+)
+
+// onScript applies the lab's script event i.
+func (w *world) onScript(i int) {
+	ev := w.lab.Events[i]
+	if err := w.apply(ev); err != nil {
+		w.col.log(w.now, fmt.Sprintf("event %d (%s) failed: %v", i+1, ev.Action, err))
+		return
+	}
+	w.col.log(w.now, describe(ev))
+}
+
+func describe(ev labfile.Event) string {
+	s := ev.Action
+	if ev.Target != "" {
+		s += " " + ev.Target
+	}
+	return s
+}
+
+// targets returns the indices of the servers an event names.
+func (w *world) targets(name string) []int {
+	var out []int
+	for i, s := range w.servers {
+		if !s.removed && (name == "all" || s.spec.Name == name) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (w *world) apply(ev labfile.Event) error {
+	now := w.now
+	switch ev.Action {
+	case "slow", "restore", "fail", "recover", "errors":
+		return w.applyServer(ev)
+	case "kill":
+		for _, i := range w.targets(ev.Target) {
+			w.replyBuf = w.servers[i].core.Kill(now, w.replyBuf[:0])
+			w.deliver(i)
+		}
+	case "restart":
+		for _, i := range w.targets(ev.Target) {
+			w.servers[i].core.Restart(now)
+			w.schedWake(i)
+		}
+	case "gc":
+		for _, i := range w.targets(ev.Target) {
+			w.servers[i].core.Pause(now, ev.Pause)
+			w.schedWake(i)
+		}
+	case "rate":
+		w.setRate(ev.Rate)
+	case "algorithm":
+		return w.setAlgorithm(ev.Algorithm)
+	case "add-server":
+		return w.addLiveServer(ev.Target)
+	case "remove-server":
+		for _, i := range w.targets(ev.Target) {
+			w.servers[i].removed = true
+			for _, b := range w.bals {
+				b.RemoveServer(i)
+			}
+		}
+	case "set":
+		return w.applySet(ev.Set)
+	default:
+		return fmt.Errorf("unknown action %q", ev.Action)
+	}
+	return nil
+}
+
+func (w *world) applyServer(ev labfile.Event) error {
+	for _, i := range w.targets(ev.Target) {
+		s, now := w.servers[i], w.now
+		var err error
+		switch ev.Action {
+		case "slow":
+			err = s.core.SetSpeed(now, ev.Speed)
+		case "restore":
+			err = s.core.SetSpeed(now, s.spec.Speed)
+		case "fail":
+			s.core.SetFail(now, true)
+		case "recover":
+			s.core.SetFail(now, false)
+			err = s.core.SetErrors(now, s.spec.Errors)
+		case "errors":
+			err = s.core.SetErrors(now, ev.Share)
+		}
+		if err != nil {
+			return err
+		}
+		w.schedWake(i)
+	}
+	return nil
+}
+
+// setRate changes the open-loop rate and redraws the pending arrival.
+func (w *world) setRate(rate float64) {
+	w.stream.SetRate(w.now, rate)
+	w.arrGen++
+	w.scheduleArrival()
+}
+
+func (w *world) setAlgorithm(name string) error {
+	cfg := w.balancerConfig()
+	cfg.Algorithm.Name = name
+	for i, b := range w.bals {
+		cfg.Algorithm.Salt = uint64(i) + 1
+		if err := b.SetAlgorithm(cfg.Algorithm); err != nil {
+			return err
+		}
+	}
+	if w.clientLB {
+		w.lab.Clients.Algorithm = name
+	} else {
+		w.lab.Balancers.Algorithm = name
+	}
+	return nil
+}
+
+// addLiveServer adds a server like the last one, named name (or sN), and
+// records how many keys changed owner.
+func (w *world) addLiveServer(name string) error {
+	if name == "" {
+		name = fmt.Sprintf("s%d", len(w.servers)+1)
+	}
+	ns := w.servers[len(w.servers)-1].spec
+	ns.Name = name
+	before := w.owners()
+	if err := w.addServer(ns); err != nil {
+		return err
+	}
+	i := len(w.servers) - 1
+	for _, b := range w.bals {
+		b.AddServer(balance.Server{Name: name, Weight: ns.Speed})
+	}
+	w.col.keysMoved(before, w.owners(), i)
+	return nil
+}
+
+// owners maps every key to its owner under the first balancer's key-affinity
+// algorithm (nil when it has none).
+func (w *world) owners() []int {
+	if len(w.bals) == 0 {
+		return nil
+	}
+	return w.bals[0].Owners(w.lab.Clients.Keys)
+}
+
+// applySet applies dotted-path settings at run time: the lab is updated and
+// the parts that depend on them are rebuilt.
+func (w *world) applySet(set map[string]string) error {
+	for path, value := range set {
+		if err := w.lab.Apply(path, value); err != nil {
+			return err
+		}
+	}
+	return w.reconfigure()
+}
+
+// reconfigure brings the running parts in line with w.lab after a set.
+func (w *world) reconfigure() error {
+	if err := w.buildClient(); err != nil {
+		return err
+	}
+	cfg := w.balancerConfig()
+	for _, b := range w.bals {
+		b.SetTimeout(cfg.Timeout)
+		if err := b.SetBreaker(cfg.Breaker); err != nil {
+			return err
+		}
+	}
+	if err := w.setAlgorithm(cfg.Algorithm.Name); err != nil {
+		return err
+	}
+	specs := w.lab.ExpandServers()
+	for i, s := range w.servers {
+		if i < len(specs) {
+			if err := w.respec(i, s, specs[i]); err != nil {
+				return err
+			}
+		}
+	}
+	w.setRate(w.lab.Clients.Rate)
+	return nil
+}
+
+// respec applies a server's changed queue, limiter and error settings.
+func (w *world) respec(i int, s *srv, ns labfile.NamedServer) error {
+	cfg, err := w.serverConfig(ns)
+	if err != nil {
+		return err
+	}
+	s.spec = ns
+	if err := s.core.SetQueue(w.now, cfg.QueueCap, cfg.LIFO, cfg.DropExpired); err != nil {
+		return err
+	}
+	if (cfg.Limit == nil) != (s.core.Snapshot(w.now).Limit == 0) {
+		s.core.SetLimit(w.now, cfg.Limit)
+	}
+	w.schedWake(i)
+	return nil
+}
+
+func (w *world) onRefresh() {
+	for _, b := range w.bals {
+		for i, s := range w.servers {
+			q, in := s.core.Load()
+			b.Loads().Report(w.now, i, q, in)
+		}
+	}
+	if w.now < w.cutAt {
+		w.push(w.now.Add(w.refreshEvery()), evRefresh, 0, 0, 0)
+	}
+}
+
+func (w *world) refreshEvery() time.Duration {
+	if w.clientLB {
+		return w.lab.Clients.Refresh
+	}
+	return w.lab.Balancers.Refresh
+}
+
+// onHealth runs one round of active health checks: a server that is down or
+// failing fails its check; Fails failures take it out, Passes successes back.
+func (w *world) onHealth() {
+	hc := w.lab.Balancers.Health
+	for i, s := range w.servers {
+		snap := s.core.Snapshot(w.now)
+		h := &w.health[i]
+		if snap.Up && !snap.Failing {
+			h.passes, h.fails = h.passes+1, 0
+		} else {
+			h.fails, h.passes = h.fails+1, 0
+		}
+		if h.healthy && h.fails >= hc.Fails || !h.healthy && h.passes >= hc.Passes {
+			h.healthy = !h.healthy
+			for _, b := range w.bals {
+				b.SetHealthy(i, h.healthy)
+			}
+			w.col.log(w.now, fmt.Sprintf("health: %s %s", s.spec.Name, map[bool]string{true: "back in rotation", false: "ejected"}[h.healthy]))
+		}
+	}
+	if w.now < w.cutAt {
+		w.push(w.now.Add(hc.Interval), evHealth, 0, 0, 0)
+	}
+}

@@ -1,0 +1,54 @@
+package workload
+
+import (
+	"math"
+	"time"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/rng"
+)
+
+// Salts keep each field's per-request draw independent of the others.
+var (
+	saltWork   = rng.StringHash("workload/work")
+	saltKey    = rng.StringHash("workload/key")
+	saltClient = rng.StringHash("workload/client")
+	saltThink  = rng.StringHash("workload/think")
+)
+
+// Draw returns request number seq with intended time at. Work, Key and Client
+// are pure functions of (Seed, seq): Work is sampled by a generator seeded
+// with rng.Hash(Seed, seq, saltWork), Key and Client are Zipf (or uniform)
+// ranks of rng.Hash(Seed, seq, salt). Next uses it, and closed-loop drivers
+// call it with their own instants. It does not allocate.
+func (s *Stream) Draw(seq uint64, at clock.Instant) Request {
+	seed := s.cfg.Seed
+	*s.work = *rng.New(rng.Hash(seed, seq, saltWork))
+	return Request{
+		Seq:    seq,
+		At:     at,
+		Work:   max(s.cfg.Work.Sample(s.work), 0),
+		Key:    uint64(s.keys.rank(rng.Hash(seed, seq, saltKey))),
+		Client: s.clients.rank(rng.Hash(seed, seq, saltClient)),
+	}
+}
+
+// Think returns closed-loop user user's think time after its iteration-th
+// answer: exponential with mean Config.Think, a pure function of
+// (Seed, user, iteration).
+func (s *Stream) Think(user int, iteration uint64) time.Duration {
+	if s.cfg.Think <= 0 {
+		return 0
+	}
+	u := rng.HashFloat(rng.Hash(s.cfg.Seed, uint64(user), saltThink), iteration, saltThink)
+	return time.Duration(math.Round(-math.Log(1-u) * float64(s.cfg.Think)))
+}
+
+// KeyProb returns the probability of key id k under the key distribution
+// (for reports and tests); 0 outside [0, Keys).
+func (s *Stream) KeyProb(k int) float64 {
+	if k < 0 || k >= s.keys.n {
+		return 0
+	}
+	return s.keys.prob(k)
+}

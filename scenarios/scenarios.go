@@ -1,0 +1,33 @@
+// Package scenarios embeds the built-in lab files, so `lab sim rr-slow`
+// works from any directory.
+package scenarios
+
+import (
+	"embed"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+//go:embed *.yaml
+var files embed.FS
+
+// Names lists the built-in scenarios, sorted.
+func Names() []string {
+	entries, _ := files.ReadDir(".")
+	var out []string
+	for _, e := range entries {
+		out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Get returns the lab file of the scenario called name.
+func Get(name string) ([]byte, error) {
+	data, err := files.ReadFile(name + ".yaml")
+	if err != nil {
+		return nil, fmt.Errorf("no scenario %q (built in: %s)", name, strings.Join(Names(), ", "))
+	}
+	return data, nil
+}
