@@ -38,14 +38,17 @@ func (l *Lab) Apply(path, value string) error {
 // WithSetting returns a copy of the lab with a compare setting applied: the
 // Algorithm shorthand (to clients.algorithm when the lab balances
 // client-side, else balancers.algorithm), then each Set entry in key order.
-// The copy is validated; l is not changed.
+// The copy is validated (its knobs and events; the compare list it still
+// holds is not re-checked on top of the setting); l is not changed.
 func (l *Lab) WithSetting(s Setting) (*Lab, error) {
 	c := l.Clone()
 	if errs := applySetting(c, s.Algorithm, s.Set); len(errs) > 0 {
 		return nil, fmt.Errorf("setting %q: %w", s.Name, errs.result())
 	}
-	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("setting %q: %w", s.Name, err)
+	r := &reporter{}
+	validateRun(c, r)
+	if len(r.errs) > 0 {
+		return nil, fmt.Errorf("setting %q: %w", s.Name, r.errs.result())
 	}
 	return c, nil
 }

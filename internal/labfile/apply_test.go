@@ -143,6 +143,11 @@ func TestCompareValidation(t *testing.T) {
 			t.Errorf("for %q\n got %q\nwant %q", c.compare, msg, c.want)
 		}
 	}
+	// A setting must keep the script valid.
+	msg := parseErr(t, "compare:\n  - name: one\n    set: {servers.count: 1}\nevents:\n  - {at: 1s, action: kill, target: s5}\n")
+	if !strings.Contains(msg, `lab.yaml:3:5: compare[0].set: events[0].target: no server named "s5"`) {
+		t.Errorf("got %q", msg)
+	}
 	// Entries of one setting apply together: min 50 is fine with initial 60.
 	mustParse(t, "compare:\n  - name: a\n    set: {servers.limiter.min: 50, servers.limiter.initial: 60}\n")
 }

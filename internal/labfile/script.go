@@ -26,9 +26,15 @@ var actionFields = map[string][]string{
 
 // validateScript checks the compare settings and the events.
 func validateScript(l *Lab, r *reporter) {
-	ch := &setChecker{lab: l}
-	validateCompare(l, r, ch)
-	validateEvents(l, r, ch)
+	validateCompare(l, r, &setChecker{lab: l, validate: validateRun})
+	validateEvents(l, r, &setChecker{lab: l, validate: validateCore})
+}
+
+// validateRun checks what one run uses: the knobs and the events (a compare
+// setting must leave the script valid too, e.g. keep the targeted servers).
+func validateRun(l *Lab, r *reporter) {
+	validateCore(l, r)
+	validateEvents(l, r, &setChecker{lab: l, validate: validateCore})
 }
 
 func validateCompare(l *Lab, r *reporter, ch *setChecker) {
@@ -53,8 +59,9 @@ func validateCompare(l *Lab, r *reporter, ch *setChecker) {
 
 // setChecker tries settings on a clone of the lab and reports what breaks.
 type setChecker struct {
-	lab  *Lab
-	base map[string]bool // the lab's own core problems, not blamed on a setting
+	lab      *Lab
+	validate func(*Lab, *reporter) // what a setting must keep valid
+	base     map[string]bool       // the lab's own problems, not blamed on a setting
 }
 
 // check applies algorithm and set to a clone and reports each problem at
@@ -69,13 +76,13 @@ func (ch *setChecker) check(r *reporter, p, algorithm string, set map[string]str
 		if ch.base == nil {
 			ch.base = map[string]bool{}
 			br := &reporter{}
-			validateCore(ch.lab, br)
+			ch.validate(ch.lab, br)
 			for _, e := range br.errs {
 				ch.base[e.Error()] = true
 			}
 		}
 		cr := &reporter{}
-		validateCore(c, cr)
+		ch.validate(c, cr)
 		for _, e := range cr.errs {
 			if !ch.base[e.Error()] {
 				inner = append(inner, e)

@@ -69,14 +69,14 @@ func (w *world) checkStep(e event) {
 
 // checkEnd: every request ended exactly once.
 func (w *world) checkEnd() {
-	t, o := w.col.total, w.col.outcomes
+	t, o := w.col.Total, w.col.Outcomes
 	if w.pending != 0 {
 		w.fail("%d requests never ended", w.pending)
 	}
-	if sum := o.Succeeded + o.Failed + o.Rejected + o.TimedOut; sum != t.offered {
-		w.fail("%d requests offered but %d outcomes", t.offered, sum)
+	if sum := o.Succeeded + o.Failed + o.Rejected + o.TimedOut; sum != t.Offered {
+		w.fail("%d requests offered but %d outcomes", t.Offered, sum)
 	}
-	if t.succeeded+t.failed != t.offered {
-		w.fail("succeeded %d + failed %d != requests %d", t.succeeded, t.failed, t.offered)
+	if t.Succeeded+t.Failed != t.Offered {
+		w.fail("succeeded %d + failed %d != requests %d", t.Succeeded, t.Failed, t.Offered)
 	}
 }

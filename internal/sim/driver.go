@@ -24,7 +24,7 @@ func (w *world) Send(now clock.Instant, c *policy.Call, kind server.Kind, siblin
 	if sibling >= 0 {
 		a.sibling = uint64(sibling)
 	}
-	w.col.attempt(now, kind)
+	w.col.Attempt(kind)
 	if w.clientLB {
 		a.bal = cs.client
 		w.forward(now, h, a, w.hopDelay(h, 1))
@@ -53,7 +53,7 @@ func (w *world) Arm(at clock.Instant, c *policy.Call, t policy.Timer, h int) {
 // Finish records the request's outcome and frees it.
 func (w *world) Finish(now clock.Instant, c *policy.Call) {
 	cs := w.callOf(c.Tag)
-	w.col.finish(now, &cs.Call)
+	w.col.Finish(now, &cs.Call)
 	w.pending--
 	if cs.user >= 0 && now < w.stopAt {
 		u := uint64(cs.user)

@@ -69,7 +69,7 @@ func (w *world) begin(req workload.Request, user int32) {
 	cs.req, cs.user, cs.client = req, user, int32(req.Client)
 	cs.Seq = req.Seq
 	w.pending++
-	w.col.offered(w.now)
+	w.col.Offered(w.now)
 	w.client.Begin(w.now, &cs.Call, w)
 }
 
@@ -171,7 +171,7 @@ func (w *world) onReplyAtLB(h uint64) {
 	a.srvDone = true
 	if a.lbDone { // the balancer already answered 504: the work was for nobody
 		if a.status == server.OK {
-			w.col.wasted(w.now)
+			w.col.Wasted()
 		}
 		w.maybeFree(h, a, true)
 		return
@@ -206,10 +206,10 @@ func (w *world) onReplyAtClient(h uint64) {
 	cs := w.callOf(a.call)
 	if cs == nil || !cs.Live(int(h)) { // abandoned or lost the race: not counted again
 		if served && !timedOut {
-			w.col.wasted(w.now)
+			w.col.Wasted()
 		}
 	} else {
-		w.col.result(w.now, res)
+		w.col.Result(res)
 		cs.OnReply(w.now, int(h), res, w)
 	}
 	if a = w.attemptOf(h); a != nil {
@@ -234,10 +234,10 @@ func (w *world) onTimer(e event) {
 	}
 	t := policy.Timer(e.a)
 	if t == policy.TimerAttempt && cs.Live(int(e.b)) {
-		w.col.result(w.now, policy.Timeout)
+		w.col.Result(policy.Timeout)
 	}
 	if t == policy.TimerDeadline {
-		w.col.deadline(w.now)
+		w.col.Deadline()
 	}
 	cs.OnTimer(w.now, t, int(e.b), w)
 }

@@ -83,7 +83,7 @@ func (w *world) start() {
 	if w.lab.Balancers.Health.Enabled && !w.clientLB {
 		w.push(clock.Instant(w.lab.Balancers.Health.Interval), evHealth, 0, 0, 0)
 	}
-	if w.col.series {
+	if w.col.Series() {
 		w.push(clock.Instant(binWidth), evBin, 0, 0, 0)
 	}
 }
@@ -126,7 +126,7 @@ func (w *world) loop() clock.Instant {
 func (w *world) cutOff() {
 	for _, cs := range w.calls {
 		if cs.live {
-			w.col.deadline(w.now)
+			w.col.Deadline()
 			cs.OnTimer(w.now, policy.TimerDeadline, -1, w)
 		}
 	}

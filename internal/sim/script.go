@@ -139,11 +139,10 @@ func (w *world) addLiveServer(name string) error {
 	if err := w.addServer(ns); err != nil {
 		return err
 	}
-	i := len(w.servers) - 1
 	for _, b := range w.bals {
 		b.AddServer(balance.Server{Name: name, Weight: ns.Speed})
 	}
-	w.col.keysMoved(before, w.owners(), i)
+	w.col.keysMoved(before, w.owners())
 	return nil
 }
 

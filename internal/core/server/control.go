@@ -11,6 +11,7 @@ import (
 // Cancel removes the job id from the queue at now and appends its Cancelled
 // reply; a job already in service (or unknown) is left alone. A cancelled
 // job is not reported to the limit: its client, not the server, gave up.
+// It scans the queue: O(queued).
 func (s *Server) Cancel(now clock.Instant, id uint64, out []Reply) []Reply {
 	out = s.catchUp(now, out)
 	i := s.q.find(id)
@@ -55,7 +56,7 @@ func (s *Server) kill(now clock.Instant, out []Reply) []Reply {
 // Restarting a server that is up kills it first: its jobs end Lost, delivered
 // with the next reply-returning call.
 func (s *Server) Restart(now clock.Instant) {
-	s.sync(now)
+	s.settle(now)
 	s.pending = s.kill(s.last, s.pending)
 	s.up = true
 	s.cache.clear()
@@ -68,7 +69,7 @@ func (s *Server) SetSpeed(now clock.Instant, speed float64) error {
 	if err := checkSpeed(speed); err != nil {
 		return fmt.Errorf("server %q: %w", s.cfg.Name, err)
 	}
-	s.sync(now)
+	s.settle(now)
 	s.wc.setSpeed(s.last, speed)
 	s.cfg.Speed = speed
 	return nil
@@ -77,14 +78,14 @@ func (s *Server) SetSpeed(now clock.Instant, speed float64) error {
 // Pause stops all work from now for d (an on-demand GC pause), or extends a
 // pause already running to end at now + d if that is later.
 func (s *Server) Pause(now clock.Instant, d time.Duration) {
-	s.sync(now)
+	s.settle(now)
 	s.wc.rebase(s.last)
 	s.wc.pauseUntil(s.last.Add(d))
 }
 
 // SetFail turns fail mode (every arrival a fast 500) on or off from now.
 func (s *Server) SetFail(now clock.Instant, on bool) {
-	s.sync(now)
+	s.settle(now)
 	s.cfg.Fail = on
 }
 
@@ -93,7 +94,7 @@ func (s *Server) SetErrors(now clock.Instant, share float64) error {
 	if err := checkShare(share); err != nil {
 		return fmt.Errorf("server %q: %w", s.cfg.Name, err)
 	}
-	s.sync(now)
+	s.settle(now)
 	s.cfg.Errors = share
 	return nil
 }
@@ -101,7 +102,7 @@ func (s *Server) SetErrors(now clock.Instant, share float64) error {
 // SetLimit replaces the concurrency limit (nil = none) from now. Jobs
 // admitted before are not reported to the new limit.
 func (s *Server) SetLimit(now clock.Instant, l limit.Limit) {
-	s.sync(now)
+	s.settle(now)
 	s.cfg.Limit = l
 	s.limGen++
 }
@@ -114,7 +115,7 @@ func (s *Server) SetQueue(now clock.Instant, capacity int, lifo, dropExpired boo
 	if capacity < 0 {
 		return fmt.Errorf("server %q: QueueCap = %d, must be >= 0 (0 = unbounded)", s.cfg.Name, capacity)
 	}
-	s.sync(now)
+	s.settle(now)
 	s.cfg.QueueCap, s.cfg.LIFO, s.cfg.DropExpired = capacity, lifo, dropExpired
 	for capacity > 0 && s.q.n > capacity {
 		if lifo {

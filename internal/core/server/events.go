@@ -24,8 +24,8 @@ func (s *Server) catchUp(now clock.Instant, out []Reply) []Reply {
 	return s.advance(now, out)
 }
 
-// sync advances to now, keeping the replies for later (for the setters).
-func (s *Server) sync(now clock.Instant) { s.pending = s.advance(now, s.pending) }
+// settle advances to now, keeping the replies for later (for the setters).
+func (s *Server) settle(now clock.Instant) { s.pending = s.advance(now, s.pending) }
 
 // advance handles the events due at or before now in time order; at equal
 // instants a finish comes first (the freed worker may serve a job whose

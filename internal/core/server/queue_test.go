@@ -198,6 +198,7 @@ func TestConfigErrors(t *testing.T) {
 		{func(c *Config) { c.GCEvery = time.Second }, "GCPause = 0s, must be in (0, GCEvery = 1s)"},
 		{func(c *Config) { c.GCEvery, c.GCPause = time.Second, time.Second }, "GCPause = 1s"},
 		{func(c *Config) { c.GCPause = -1 }, "GCPause = -1ns, must be >= 0"},
+		{func(c *Config) { c.GCEvery = -1 }, "GCEvery = -1ns, must be >= 0"},
 	} {
 		cfg := base
 		c.mod(&cfg)
@@ -206,6 +207,9 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 	s, _ := New(base)
+	if s.Name() != "s1" {
+		t.Errorf("Name() = %q", s.Name())
+	}
 	if err := s.SetSpeed(0, 0); err == nil || !strings.Contains(err.Error(), "Speed = 0") {
 		t.Errorf("SetSpeed(0): %v", err)
 	}

@@ -91,9 +91,9 @@ func (s *Server) NextDeadline() (clock.Instant, bool) {
 
 // Snapshot returns the state as of now.
 func (s *Server) Snapshot(now clock.Instant) Snapshot {
-	s.sync(now)
+	s.settle(now)
 	snap := Snapshot{
-		Name: s.cfg.Name, Up: s.up, Paused: s.wc.paused, Failing: s.cfg.Fail,
+		Name: s.cfg.Name, Up: s.up, Paused: s.up && s.wc.paused, Failing: s.cfg.Fail,
 		Speed: s.cfg.Speed, Workers: s.cfg.Workers, Busy: s.svc.busy(), Queued: s.q.n,
 		MaxQueue: s.maxQueue, Arrived: s.arrived, Completed: s.completed,
 		Errors: s.errors, Rejected: s.rejected, Dropped: s.dropped, Lost: s.lost,

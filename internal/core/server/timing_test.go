@@ -2,6 +2,7 @@ package server
 
 import (
 	"testing"
+	"time"
 
 	"github.com/lblab/lblab/internal/rng"
 )
@@ -137,4 +138,15 @@ func TestWorkDrawnWhenMissing(t *testing.T) {
 	r.arrive(ms(0), 1, -1)
 	r.until(ms(100))
 	r.expect("1:ok@7 q=0 s=7")
+}
+
+func TestEndlessWorkHasNoDeadline(t *testing.T) {
+	r := newRig(t, Config{Workers: 1, Speed: 1e-12})
+	r.arrive(ms(0), 1, time.Hour)
+	if d, ok := r.s.NextDeadline(); ok {
+		t.Fatalf("deadline %v for work that cannot finish within an Instant", d)
+	}
+	if _, busy := r.s.Load(); busy != 1 {
+		t.Fatal("not in service")
+	}
 }

@@ -1,0 +1,87 @@
+package labfile
+
+import (
+	"fmt"
+	"time"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// FuzzParse checks that no input crashes Parse, that every error carries a
+// message, and that what Parse accepts is valid, clonable and expandable.
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{
+		fullExample,
+		twoGroups,
+		"",
+		"name: tiny\n",
+		"clients:\n  rat: 100\n",
+		"clients:\n  rate: fast\n",
+		"servers:\n  - {count: 2, name: pair}\n",
+		"x-a: &a {workers: 2}\nservers:\n  - <<: *a\n  - *a\n",
+		"events:\n  - {at: 1s, action: add-server}\n  - {at: 2s, action: kill, target: s6}\n",
+		"compare:\n  - name: a\n    set: {servers.limiter.min: 50}\n",
+		"clients: {work: {mix: [{p: 1, value: 1ms}]}}\n",
+		"a: [1, {b: c}]\n---\n- x\n",
+		"{",
+		"\t",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tm := time.AfterFunc(2*time.Second, func() { panic(fmt.Sprintf("HANG %q", data)) })
+		defer tm.Stop()
+		l, err := Parse("fuzz.yaml", data)
+		if err != nil {
+			checkErrors(t, err)
+			return
+		}
+		if err := l.Validate(); err != nil {
+			t.Fatalf("Parse accepted a lab that Validate rejects: %v\n%s", err, data)
+		}
+		if !reflect.DeepEqual(l, l.Clone()) {
+			t.Fatalf("clone differs\n%s", data)
+		}
+		if n, want := len(l.ExpandServers()), totalServers(l.Servers); n != want || n < 1 {
+			t.Fatalf("ExpandServers gave %d servers, want %d", n, want)
+		}
+		for _, s := range l.Compare {
+			if _, err := l.WithSetting(s); err != nil {
+				t.Fatalf("a validated compare setting fails: %v\n%s", err, data)
+			}
+		}
+		for _, g := range l.ExpandServers() {
+			if l.ServerWork(g.Server) == nil {
+				t.Fatal("nil work distribution")
+			}
+		}
+	})
+}
+
+func checkErrors(t *testing.T, err error) {
+	t.Helper()
+	var es Errors
+	var e *Error
+	switch {
+	case errors.As(err, &es):
+		if len(es) < 2 {
+			t.Fatalf("Errors with %d entries", len(es))
+		}
+		for _, x := range es {
+			if x == nil || x.Msg == "" {
+				t.Fatalf("empty error in %v", err)
+			}
+		}
+	case errors.As(err, &e):
+		if e.Msg == "" {
+			t.Fatalf("empty message: %#v", e)
+		}
+	default:
+		t.Fatalf("error of type %T: %v", err, err)
+	}
+	if strings.TrimSpace(err.Error()) == "" {
+		t.Fatal("blank error text")
+	}
+}
