@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"strings"
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/scenarios"
@@ -16,6 +18,9 @@ func loadLab(arg string) (*labfile.Lab, error) {
 			return nil, usageError{err}
 		}
 		return lab, nil
+	}
+	if strings.ContainsAny(arg, "/\\") || strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml") {
+		return nil, usageError{fmt.Errorf("%s: no such lab file", arg)}
 	}
 	data, err := scenarios.Get(arg)
 	if err != nil {

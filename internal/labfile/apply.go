@@ -54,7 +54,7 @@ func (l *Lab) WithSetting(s Setting) (*Lab, error) {
 }
 
 // applySetting applies an algorithm shorthand and set entries to c without
-// validating; it returns the entries that do not parse.
+// validating; it returns the entries that do not parse, each under its key.
 func applySetting(c *Lab, algorithm string, set map[string]string) Errors {
 	if algorithm != "" {
 		if c.Clients.Algorithm != "" {
@@ -71,6 +71,9 @@ func applySetting(c *Lab, algorithm string, set map[string]string) Errors {
 	var errs Errors
 	for _, k := range keys {
 		if err := setPath(c, k, set[k]); err != nil {
+			if err.Field != k { // report under the key the user wrote
+				err = &Error{Field: k, Msg: err.Field + ": " + err.Msg}
+			}
 			errs = append(errs, err)
 		}
 	}

@@ -133,6 +133,7 @@ func TestCompareValidation(t *testing.T) {
 		{"  - {name: a}\n  - {name: a}\n", `lab.yaml:3:12: compare[1].name: name "a" is already used by compare[0]`},
 		{"  - {name: a, algorithm: rr}\n", "lab.yaml:2:26: compare[0].algorithm: must be one of round-robin"},
 		{"  - name: a\n    set:\n      clients.bugdet: 0.1\n", `lab.yaml:4:7: compare[0].set.clients.bugdet: unknown field "bugdet"`},
+		{"  - name: a\n    set:\n      servers[1].speed: 2\n", "lab.yaml:4:7: compare[0].set.servers[1].speed: servers[1]: index 1 is out of range"},
 		{"  - name: a\n    set:\n      clients.budget: 2\n", "lab.yaml:4:7: compare[0].set.clients.budget: must be in [0, 1], got 2"},
 		{"  - name: a\n    set:\n      servers.speed: 0\n", "lab.yaml:4:7: compare[0].set.servers.speed: must be in (0, 100], got 0"},
 		{"  - name: a\n    set:\n      servers.limiter.min: 50\n", "lab.yaml:4:7: compare[0].set.servers.limiter.min: servers[0].limiter.initial: needs 1 <= min <= initial"},
@@ -276,6 +277,12 @@ func TestClone(t *testing.T) {
 }
 
 func TestValidateInCode(t *testing.T) {
+	ev := Default()
+	ev.Events = []Event{{At: time.Second, Action: "add-server"}}
+	if err := ev.Validate(); err == nil || !strings.Contains(err.Error(), "events[0].target: add-server needs the new server's name") {
+		t.Errorf("unnamed add-server built in code: %v", err)
+	}
+
 	l := Default()
 	l.Clients.Rate = 0
 	l.Servers[0].Speed = 200

@@ -58,6 +58,7 @@ func defaultClients(d defaulter, c *Clients) {
 	def(d, &c.Think, "clients.think", 100*time.Millisecond)
 	def(d, &c.Count, "clients.count", 20)
 	def(d, &c.Activity, "clients.activity", "even")
+	def(d, &c.WorkAt, "clients.work_at", "client")
 	def(d, &c.Keys, "clients.keys", 1000)
 	def(d, &c.Zipf, "clients.zipf", 1.1)
 	defaultDist(d, &c.Work, "clients.work")

@@ -2,9 +2,12 @@ package labfile
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
+	"unicode/utf8"
 )
 
 // Error is a lab-file problem with its position.
@@ -180,11 +183,73 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
+// quote quotes text from the file for a message, cut to 60 bytes.
+func quote(s string) string {
+	if len(s) > 60 {
+		cut := 60
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
+	}
+	return strconv.Quote(s)
+}
+
 // unknownKeyMsg says a key is not allowed, suggesting the nearest allowed one.
 func unknownKeyMsg(key, where string, allowed []string) string {
-	msg := fmt.Sprintf("unknown field %q in %s", key, where)
+	msg := fmt.Sprintf("unknown field %s in %s", quote(key), where)
 	if s := suggest(key, allowed); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
 	return msg + " (allowed: " + strings.Join(allowed, ", ") + ")"
+}
+
+// Range helpers. Each is written so that NaN fails.
+
+func (r *reporter) intIn(path string, v, lo, hi int) {
+	if v < lo || v > hi {
+		r.add(path, "must be between %d and %d, got %d", lo, hi, v)
+	}
+}
+
+func (r *reporter) intMin(path string, v, lo int) {
+	if v < lo {
+		r.add(path, "must be >= %d, got %d", lo, v)
+	}
+}
+
+// floatIn checks lo <= v <= hi, or lo < v <= hi when loOpen.
+func (r *reporter) floatIn(path string, v, lo, hi float64, loOpen bool) {
+	ok := v >= lo && v <= hi
+	open := "["
+	if loOpen {
+		ok, open = v > lo && v <= hi, "("
+	}
+	if !ok {
+		r.add(path, "must be in %s%s, %s], got %s", open, num(lo), num(hi), num(v))
+	}
+}
+
+// num formats a float without exponent noise: 1000000, 0.25.
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// durMin checks d >= lo, or d > lo when strict.
+func (r *reporter) durMin(path string, d, lo time.Duration, strict bool) {
+	switch {
+	case strict && d <= lo:
+		r.add(path, "must be > %v, got %v", lo, d)
+	case !strict && d < lo:
+		r.add(path, "must be >= %v, got %v", lo, d)
+	}
+}
+
+func (r *reporter) oneOf(path, got string, allowed ...string) {
+	if slices.Contains(allowed, got) {
+		return
+	}
+	msg := fmt.Sprintf("must be one of %s; got %s", strings.Join(allowed, ", "), quote(got))
+	if s := suggest(got, allowed); s != "" && got != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	r.add(path, "%s", msg)
 }

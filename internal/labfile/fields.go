@@ -100,7 +100,7 @@ type scalarValue struct {
 // expected type and quotes the bad text.
 func setScalar(v reflect.Value, sv scalarValue) error {
 	t := v.Type()
-	bad := func() error { return fmt.Errorf("want %s, got %q", typeWord(t), sv.text) }
+	bad := func() error { return fmt.Errorf("want %s, got %s", typeWord(t), quote(sv.text)) }
 	switch {
 	case t == durationType:
 		d, err := parseDuration(sv.text)
@@ -137,7 +137,7 @@ func setScalar(v reflect.Value, sv scalarValue) error {
 			return bad()
 		}
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return fmt.Errorf("want a finite number, got %q", sv.text)
+			return fmt.Errorf("want a finite number, got %s", quote(sv.text))
 		}
 		v.SetFloat(f)
 	default:

@@ -2,6 +2,7 @@ package labfile
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -263,12 +264,28 @@ func TestSyntaxErrors(t *testing.T) {
 		{"clients:\n  rate: 1\n  rate: 2\n", "lab.yaml:3:3: YAML syntax"},
 		{"a: 1\n---\nb: 2\n", "one YAML document"},
 		{"servers:\n  - workers: *nope\n", "lab.yaml:2:14: servers[0].workers: alias *nope"},
+		{"servers:\n  - &x {workers: 2, <<: *x}\n", "lab.yaml:2:9: servers[0]: an alias inside its own anchor"},
+		{"x-a: &a {<<: [*a, *a]}\nservers: [*a]\n", "servers[0]: an alias inside its own anchor"},
+		{"servers:\n  - &x {workers: 2, work: *x}\n", "lab.yaml:2:9: servers[0].work: an alias inside its own anchor"},
+		{laughs(), "the file expands to more than"},
 	}
 	for _, c := range cases {
 		if msg := parseErr(t, c.src); !strings.Contains(msg, c.want) {
 			t.Errorf("for %q\n got %q\nwant %q", c.src, msg, c.want)
 		}
 	}
+}
+
+// laughs is a "billion laughs" file: 4^12 merges through aliases.
+func laughs() string {
+	var b strings.Builder
+	b.WriteString("x-a: &a {workers: 2}\n")
+	for c := 'b'; c <= 'm'; c++ {
+		p := string(c - 1)
+		fmt.Fprintf(&b, "x-%c: &%c {<<: [*%s, *%s, *%s, *%s]}\n", c, c, p, p, p, p)
+	}
+	b.WriteString("servers: [*m, *m, *m]\n")
+	return b.String()
 }
 
 func TestOutOfRange(t *testing.T) {
@@ -346,6 +363,18 @@ func TestSeveralErrorsInFileOrder(t *testing.T) {
 	}
 }
 
+func TestErrorsCapped(t *testing.T) {
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, "k%d: 1\n", i)
+	}
+	_, err := Parse("lab.yaml", []byte(b.String()))
+	var es Errors
+	if !errors.As(err, &es) || len(es) != maxErrors+1 || es[maxErrors].Msg != "... and 10 more problems" {
+		t.Errorf("got %d errors, last %v", len(es), es[len(es)-1])
+	}
+}
+
 func TestAnchorsAndMerge(t *testing.T) {
 	l := mustParse(t, `x-server: &base {workers: 4, queue: {capacity: 8}}
 servers:
@@ -397,5 +426,48 @@ func TestLoad(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(t.TempDir(), "missing.yaml")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestDocExamples parses every yaml block of docs/labfile.md: each is a
+// complete lab file and must stay valid as the schema changes.
+func TestDocExamples(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "labfile.md"))
+	if err != nil {
+		t.Skip("docs/labfile.md not found:", err)
+	}
+	blocks := 0
+	lines := strings.Split(string(data), "\n")
+	for i := 0; i < len(lines); i++ {
+		indent, ok := strings.CutSuffix(lines[i], "```yaml")
+		if !ok || strings.TrimSpace(indent) != "" {
+			continue
+		}
+		var b strings.Builder
+		start := i + 1
+		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "```"; i++ {
+			b.WriteString(strings.TrimPrefix(lines[i], indent) + "\n")
+		}
+		blocks++
+		if _, err := Parse(fmt.Sprintf("labfile.md:%d", start), []byte(b.String())); err != nil {
+			t.Errorf("example at docs/labfile.md:%d: %v", start, err)
+		}
+	}
+	if blocks < 10 {
+		t.Errorf("found only %d yaml examples", blocks)
+	}
+}
+
+// TestScenariosParse loads the built-in scenarios: they must stay valid as
+// the schema and its checks change.
+func TestScenariosParse(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "scenarios", "*.yaml"))
+	if len(files) == 0 {
+		t.Skip("no scenarios found")
+	}
+	for _, f := range files {
+		if _, err := Load(f); err != nil {
+			t.Errorf("%v", err)
+		}
 	}
 }

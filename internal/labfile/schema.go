@@ -58,6 +58,7 @@ type Clients struct {
 	Users    int           `yaml:"users"`    // closed: concurrent users, default 10
 	Think    time.Duration `yaml:"think"`    // closed: mean exponential think time, default 100ms
 	Count    int           `yaml:"count"`    // client ids, default 20
+	WorkAt   string        `yaml:"work_at"`  // client (requests carry their work) | server (each server draws per attempt); default client
 	Activity string        `yaml:"activity"` // even | zipf; default even
 	Keys     int           `yaml:"keys"`     // key space, default 1000
 	Zipf     float64       `yaml:"zipf"`     // Zipf exponent s over keys (0 = uniform); default 1.1

@@ -45,7 +45,7 @@ func validateCompare(l *Lab, r *reporter, ch *setChecker) {
 		case strings.TrimSpace(s.Name) == "":
 			r.add(p+".name", "every setting needs a name (it labels the report's run)")
 		case dup:
-			r.add(p+".name", "name %q is already used by compare[%d]", s.Name, j)
+			r.add(p+".name", "name %s is already used by compare[%d]", quote(s.Name), j)
 		default:
 			names[s.Name] = i
 		}
@@ -248,7 +248,9 @@ func checkTarget(e *Event, p string, fl *fleet, r *reporter) {
 	field := p + ".target"
 	switch {
 	case e.Action == "add-server":
-		if msg := checkServerName(e.Target); msg != "" {
+		if e.Target == "" {
+			r.add(field, "add-server needs the new server's name (Parse names it s<N+k> when the file leaves it out)")
+		} else if msg := checkServerName(e.Target); msg != "" {
 			r.add(field, "%s", msg)
 		} else if fl.has[e.Target] {
 			r.add(field, "server %q already exists; add-server needs a new name", e.Target)
@@ -261,7 +263,7 @@ func checkTarget(e *Event, p string, fl *fleet, r *reporter) {
 		r.add(field, "remove-server takes one server name (%s), not all", fl.list())
 	case e.Target == "all":
 	case !fl.has[e.Target]:
-		r.add(field, "no server named %q at %v; servers then: %s%s", e.Target, e.At, fl.list(), allHint(e.Action))
+		r.add(field, "no server named %s at %v; servers then: %s%s", quote(e.Target), e.At, fl.list(), allHint(e.Action))
 	case e.Action == "remove-server" && len(fl.names) == 1:
 		r.add(field, "cannot remove %q, the last server", e.Target)
 	case e.Action == "remove-server":

@@ -17,11 +17,12 @@ type NamedServer struct {
 // ExpandServers lists the servers of the lab's groups in file order. A
 // server is named s<position> (s1, s2, ... counting every server before it)
 // unless it is a group of one with a Name. Each NamedServer owns its copy of
-// the settings (its Work is not shared with the lab).
+// the settings (its Work is not shared with the lab). On a lab that does not
+// validate it stops at the 10000 servers a lab may have.
 func (l *Lab) ExpandServers() []NamedServer {
 	var out []NamedServer
 	for _, g := range l.Servers {
-		for j := 0; j < g.Count; j++ {
+		for j := 0; j < g.Count && len(out) < maxServers; j++ {
 			name := "s" + strconv.Itoa(len(out)+1)
 			if g.Count == 1 && g.Name != "" {
 				name = g.Name

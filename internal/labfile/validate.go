@@ -2,7 +2,6 @@ package labfile
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -64,6 +63,7 @@ func validateClients(c *Clients, r *reporter) {
 	r.durMin("clients.think", c.Think, 0, false)
 	r.intIn("clients.count", c.Count, 1, 1000000)
 	r.oneOf("clients.activity", c.Activity, "even", "zipf")
+	r.oneOf("clients.work_at", c.WorkAt, "client", "server")
 	r.intIn("clients.keys", c.Keys, 1, 1000000)
 	r.floatIn("clients.zipf", c.Zipf, 0, 5, false)
 	validateDist("clients.work", &c.Work, r)
@@ -92,13 +92,13 @@ func checkHedge(h string) string {
 	if rest, ok := strings.CutPrefix(h, "p"); ok {
 		nn, err := strconv.ParseFloat(rest, 64)
 		if err != nil || !(nn > 0 && nn < 100) {
-			return fmt.Sprintf("%s; got %q", want, h)
+			return fmt.Sprintf("%s; got %s", want, quote(h))
 		}
 		return ""
 	}
 	d, err := time.ParseDuration(h)
 	if err != nil || d <= 0 {
-		return fmt.Sprintf("%s; got %q", want, h)
+		return fmt.Sprintf("%s; got %s", want, quote(h))
 	}
 	return ""
 }
@@ -205,7 +205,7 @@ func checkServerName(name string) string {
 	for i, c := range name {
 		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || i > 0 && strings.ContainsRune("_.-", c)
 		if !ok {
-			return fmt.Sprintf("a name is letters, digits and _ . - (starting with a letter or digit); got %q", name)
+			return fmt.Sprintf("a name is letters, digits and _ . - (starting with a letter or digit); got %s", quote(name))
 		}
 	}
 	return ""
@@ -263,54 +263,4 @@ func validateLimiter(p string, lim *Limiter, r *reporter) {
 	if bad != "" {
 		r.add(p+bad, "needs 1 <= min <= initial <= max, got min %d, initial %d, max %d", lim.Min, lim.Initial, lim.Max)
 	}
-}
-
-// Range helpers. Each is written so that NaN fails.
-
-func (r *reporter) intIn(path string, v, lo, hi int) {
-	if v < lo || v > hi {
-		r.add(path, "must be between %d and %d, got %d", lo, hi, v)
-	}
-}
-
-func (r *reporter) intMin(path string, v, lo int) {
-	if v < lo {
-		r.add(path, "must be >= %d, got %d", lo, v)
-	}
-}
-
-// floatIn checks lo <= v <= hi, or lo < v <= hi when loOpen.
-func (r *reporter) floatIn(path string, v, lo, hi float64, loOpen bool) {
-	ok := v >= lo && v <= hi
-	open := "["
-	if loOpen {
-		ok, open = v > lo && v <= hi, "("
-	}
-	if !ok {
-		r.add(path, "must be in %s%s, %s], got %s", open, num(lo), num(hi), num(v))
-	}
-}
-
-// num formats a float without exponent noise: 1000000, 0.25.
-func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-// durMin checks d >= lo, or d > lo when strict.
-func (r *reporter) durMin(path string, d, lo time.Duration, strict bool) {
-	switch {
-	case strict && d <= lo:
-		r.add(path, "must be > %v, got %v", lo, d)
-	case !strict && d < lo:
-		r.add(path, "must be >= %v, got %v", lo, d)
-	}
-}
-
-func (r *reporter) oneOf(path, got string, allowed ...string) {
-	if slices.Contains(allowed, got) {
-		return
-	}
-	msg := fmt.Sprintf("must be one of %s; got %q", strings.Join(allowed, ", "), got)
-	if s := suggest(got, allowed); s != "" && got != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	r.add(path, "%s", msg)
 }

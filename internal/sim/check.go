@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/breaker"
@@ -28,24 +29,30 @@ func (w *world) checkPick(now clock.Instant, b *policy.Balancer, t policy.Ticket
 			w.fail("picked %s through a half-open breaker without a probe", w.servers[t.Server].spec.Name)
 		}
 	}
+	if b.Algorithm() == "ring-hash-bounded" && !w.clientLB && w.lab.Balancers.Load == "local" {
+		w.checkBounded(b, t.Server)
+	}
 	if !w.clientLB && w.lab.Balancers.Health.Enabled && !w.health[t.Server].healthy {
 		w.fail("picked %s while health checks had ejected it", w.servers[t.Server].spec.Name)
 	}
 }
 
-// checkStep: workers and queues within their limits, outstanding counts
-// never negative and equal to the attempts each balancer has in flight.
-func (w *world) checkStep(e event) {
-	for _, s := range w.servers {
-		snap := s.core.Snapshot(w.now)
-		if snap.Busy > snap.Workers || snap.Busy < 0 {
-			w.fail("%s has %d busy of %d workers", snap.Name, snap.Busy, snap.Workers)
-		}
-		if c := s.spec.Queue.Capacity; c > 0 && snap.Queued > c {
-			w.fail("%s queue %d over capacity %d", snap.Name, snap.Queued, c)
-		}
+// checkServer: a server's workers and queue stay within their limits.
+func (w *world) checkServer(si int) {
+	s := w.servers[si]
+	q, in := s.core.Load()
+	if in > s.spec.Workers || in < 0 || q < 0 {
+		w.fail("%s has %d busy of %d workers and %d queued", s.spec.Name, in, s.spec.Workers, q)
 	}
-	if w.clientLB || w.lab.Balancers.Load == "shared" {
+	if c := s.spec.Queue.Capacity; c > 0 && q > c {
+		w.fail("%s queue %d over capacity %d", s.spec.Name, q, c)
+	}
+}
+
+// checkStep: every 1024 events, each balancer's outstanding counts are never
+// negative and equal the attempts it has forwarded and not yet answered.
+func (w *world) checkStep() {
+	if w.events%1024 != 0 || w.clientLB || w.lab.Balancers.Load == "shared" {
 		return
 	}
 	inflight := make([]int, len(w.bals))
@@ -78,5 +85,18 @@ func (w *world) checkEnd() {
 	}
 	if t.Succeeded+t.Failed != t.Offered {
 		w.fail("succeeded %d + failed %d != requests %d", t.Succeeded, t.Failed, t.Offered)
+	}
+}
+
+// checkBounded: consistent hashing with bounded loads never puts a server
+// over ceil((1+eps)(in flight+1)/n), so the busiest stays within
+// (1+eps) x mean + 1 (Mirrokni, Thorup, Zadimoghaddam).
+func (w *world) checkBounded(b *policy.Balancer, picked int) {
+	loads := b.Loads()
+	n := float64(len(b.Members()))
+	before := float64(loads.InFlight() - 1)
+	capacity := math.Ceil((1 + w.lab.Balancers.Epsilon) * (before + 1) / n)
+	if got := float64(loads.Stats[picked].Outstanding); got > capacity {
+		w.fail("ring-hash-bounded put %s at %v outstanding, over its capacity %v", w.servers[picked].spec.Name, got, capacity)
 	}
 }

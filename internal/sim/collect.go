@@ -24,6 +24,9 @@ func newCollector(w *world, series bool) *collector {
 
 // serverTouched notes a server's queue after it changed (for max_queue).
 func (c *collector) serverTouched(si int) {
+	if c.w.check {
+		c.w.checkServer(si)
+	}
 	for len(c.maxQueue) <= si {
 		c.maxQueue = append(c.maxQueue, 0)
 	}

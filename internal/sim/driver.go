@@ -21,6 +21,9 @@ func (w *world) Send(now clock.Instant, c *policy.Call, kind server.Kind, siblin
 	if w.lab.Balancers.HashOn == "client" {
 		a.hashKey = uint64(cs.req.Client)
 	}
+	if w.lab.Clients.WorkAt == "server" {
+		a.work = -1 // each server draws the service time of each attempt itself
+	}
 	if sibling >= 0 {
 		a.sibling = uint64(sibling)
 	}

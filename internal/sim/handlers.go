@@ -173,7 +173,7 @@ func (w *world) onReplyAtLB(h uint64) {
 		if a.status == server.OK {
 			w.col.Wasted()
 		}
-		w.maybeFree(h, a, true)
+		w.maybeFree(h, a)
 		return
 	}
 	a.lbDone = true
@@ -202,6 +202,7 @@ func (w *world) onReplyAtClient(h uint64) {
 		b.Loads().Report(a.repAt, int(a.server), int(a.repLoadQ), int(a.repLoadS))
 		b.Done(w.now, a.ticket, a.result, w.now.Sub(a.lbSent))
 	}
+	a.clientGot = true
 	res, served, timedOut := a.result, a.status == server.OK, a.timedOut
 	cs := w.callOf(a.call)
 	if cs == nil || !cs.Live(int(h)) { // abandoned or lost the race: not counted again
@@ -213,7 +214,7 @@ func (w *world) onReplyAtClient(h uint64) {
 		cs.OnReply(w.now, int(h), res, w)
 	}
 	if a = w.attemptOf(h); a != nil {
-		w.maybeFree(h, a, true)
+		w.maybeFree(h, a)
 	}
 }
 

@@ -113,7 +113,7 @@ func (w *world) loop() clock.Instant {
 		w.events++
 		w.step(e)
 		if w.check {
-			w.checkStep(e)
+			w.checkStep()
 		}
 	}
 	if w.now < w.stopAt {

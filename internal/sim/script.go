@@ -158,11 +158,11 @@ func (w *world) owners() []int {
 // applySet applies dotted-path settings at run time: the lab is updated and
 // the parts that depend on them are rebuilt.
 func (w *world) applySet(set map[string]string) error {
-	for path, value := range set {
-		if err := w.lab.Apply(path, value); err != nil {
-			return err
-		}
+	lab, err := w.lab.WithSetting(labfile.Setting{Set: set})
+	if err != nil {
+		return err
 	}
+	w.lab = lab
 	return w.reconfigure()
 }
 

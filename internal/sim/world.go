@@ -26,28 +26,29 @@ type srv struct {
 
 // attempt is one try of a request, from the client's send to the answer.
 type attempt struct {
-	gen      uint32
-	live     bool
-	call     uint64 // call handle
-	seq      uint64 // pick number: request seq x 16 + attempt number
-	sibling  uint64 // a hedge's sibling attempt handle (0 = none)
-	kind     server.Kind
-	key      uint64        // the request's key (cache, hashing)
-	hashKey  uint64        // what affinity algorithms hash: the key or the client id
-	work     time.Duration // the request's work at speed 1
-	server   int32         // global server index, -1 until picked
-	bal      int32         // balancer index, -1 when the client balances itself
-	ticket   policy.Ticket
-	lbSent   clock.Instant // when it was forwarded to the server
-	deadline clock.Instant // the tightest deadline it carries to the server
-	status   server.Status
-	result   policy.Result
-	repLoadQ int32 // the server's queue when it replied (piggybacked load)
-	repLoadS int32 // ... and requests in service
-	repAt    clock.Instant
-	lbDone   bool // the balancer has answered the client (forwarded or 504)
-	srvDone  bool // the server's part is over (replied, or never reached)
-	timedOut bool // the balancer answered 504 before the server replied
+	gen       uint32
+	live      bool
+	call      uint64 // call handle
+	seq       uint64 // pick number: request seq x 16 + attempt number
+	sibling   uint64 // a hedge's sibling attempt handle (0 = none)
+	kind      server.Kind
+	key       uint64        // the request's key (cache, hashing)
+	hashKey   uint64        // what affinity algorithms hash: the key or the client id
+	work      time.Duration // the request's work at speed 1
+	server    int32         // global server index, -1 until picked
+	bal       int32         // balancer index, -1 when the client balances itself
+	ticket    policy.Ticket
+	lbSent    clock.Instant // when it was forwarded to the server
+	deadline  clock.Instant // the tightest deadline it carries to the server
+	status    server.Status
+	result    policy.Result
+	repLoadQ  int32 // the server's queue when it replied (piggybacked load)
+	repLoadS  int32 // ... and requests in service
+	repAt     clock.Instant
+	lbDone    bool // the balancer has answered the client (forwarded or 504)
+	srvDone   bool // the server's part is over (replied, or never reached)
+	timedOut  bool // the balancer answered 504 before the server replied
+	clientGot bool // the answer reached the client
 }
 
 // callState is one request and its lifecycle.
@@ -146,8 +147,8 @@ func (w *world) newAttempt() (uint64, *attempt) {
 }
 
 // maybeFree releases an attempt once both the client and the server are done with it.
-func (w *world) maybeFree(h uint64, a *attempt, clientGot bool) {
-	if clientGot && a.srvDone {
+func (w *world) maybeFree(h uint64, a *attempt) {
+	if a.clientGot && a.srvDone {
 		a.live = false
 		idx, _ := split(h)
 		w.freeA = append(w.freeA, idx)

@@ -1,0 +1,134 @@
+package sim
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/labfile"
+)
+
+func jsonOf(t *testing.T, lab *labfile.Lab) []byte {
+	t.Helper()
+	rep, err := Compare(lab, lab.Compare, Options{Series: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// The same seed gives byte-identical JSON; another seed a different one.
+func TestDeterminism(t *testing.T) {
+	for _, name := range []string{"retry-storm", "hedging", "herd", "client-side"} {
+		lab := loadScenario(t, name)
+		lab.Duration = 8 * time.Second
+		a, b := jsonOf(t, lab), jsonOf(t, lab)
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: two runs with seed %d differ", name, lab.Seed)
+		}
+		lab.Seed = 2
+		if c := jsonOf(t, lab); bytes.Equal(a, c) {
+			t.Errorf("%s: seeds 1 and 2 gave the same report", name)
+		}
+	}
+}
+
+// Little's law on a long stable run: L = lambda x W within 2%.
+func TestLittlesLaw(t *testing.T) {
+	lab := loadScenario(t, "playground")
+	lab.Duration = 300 * time.Second
+	res, err := Run(lab, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := res.Run.Little
+	if l == nil {
+		t.Fatal("no Little figures in the report")
+	}
+	if lw := l.Lambda * l.W; math.Abs(l.L-lw)/lw > 0.02 {
+		t.Errorf("L = %.4f but lambda x W = %.4f (lambda %.2f/s, W %.4f s)", l.L, lw, l.Lambda, l.W)
+	}
+}
+
+// Every scenario, every setting: invariants hold after every event
+// (Compare runs with Check on) and every request ends exactly once.
+func TestInvariantsAllScenarios(t *testing.T) {
+	for _, name := range []string{"playground", "rr-slow", "herd", "gc-ewma", "breaker", "adaptive", "shedding", "slow-server"} {
+		rep := compareScenario(t, name, false)
+		for _, r := range rep.Runs {
+			o := r.Outcomes
+			if o.Succeeded+o.Failed+o.Rejected+o.TimedOut != r.Requests || r.Succeeded+r.Failed != r.Requests {
+				t.Errorf("%s/%s: outcomes %+v do not add up to %d requests", name, r.Name, o, r.Requests)
+			}
+			var sent uint64
+			for _, s := range r.Servers {
+				sent += s.Sent
+			}
+			if sent > r.Attempts {
+				t.Errorf("%s/%s: servers saw %d attempts, clients sent %d", name, r.Name, sent, r.Attempts)
+			}
+		}
+	}
+}
+
+// The checker itself catches a broken count.
+func TestCheckerCatchesCorruptCounts(t *testing.T) {
+	lab := loadScenario(t, "playground")
+	w, err := newWorld(lab.Clone(), "p2c", Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.bals[0].Loads().Sent(0, 1) // an outstanding count with no attempt behind it
+	w.events = 1024
+	w.checkStep()
+	if len(w.fault) == 0 || !strings.Contains(w.fault[0], "outstanding") {
+		t.Fatalf("corrupt count not caught: %v", w.fault)
+	}
+}
+
+// A scripted kill ends in-flight work as errors and the fleet keeps serving.
+func TestKillAndRestart(t *testing.T) {
+	lab := loadScenario(t, "playground")
+	lab.Events = []labfile.Event{
+		{At: 5 * time.Second, Action: "kill", Target: "s2"},
+		{At: 10 * time.Second, Action: "restart", Target: "s2"},
+	}
+	res, err := Run(lab, Options{Check: true, Series: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Run
+	if r.Errors == 0 {
+		t.Error("killing a server under load should cause errors (lost or refused attempts)")
+	}
+	if g := goodputBetween(&r, 12, 20); g < 0.99 {
+		t.Errorf("after the restart goodput is %.3f", g)
+	}
+	if r.Goodput < 0.9 {
+		t.Errorf("the rest of the fleet should keep serving: goodput %.3f", r.Goodput)
+	}
+}
+
+// The event queue pops in (time, insertion) order.
+func TestEventQueueOrder(t *testing.T) {
+	var q eventQueue
+	times := []int64{50, 10, 30, 10, 20, 50, 0, 10}
+	for i, at := range times {
+		q.push(event{at: clock.Instant(at), a: int32(i)})
+	}
+	var last event
+	for i := 0; q.Len() > 0; i++ {
+		e := q.pop()
+		if i > 0 && (e.at < last.at || e.at == last.at && e.seq < last.seq) {
+			t.Fatalf("popped %v after %v", e, last)
+		}
+		last = e
+	}
+}
