@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lblab/lblab/scenarios"
+)
+
+var labBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "labtest")
+	if err != nil {
+		panic(err)
+	}
+	labBin = filepath.Join(dir, "lab")
+	if out, err := exec.Command("go", "build", "-o", labBin, ".").CombinedOutput(); err != nil {
+		panic("go build: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// lab runs the built binary and returns stdout, stderr and the exit code.
+func lab(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(labBin, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return out.String(), errOut.String(), 0
+	case errors.As(err, &exit):
+		return out.String(), errOut.String(), exit.ExitCode()
+	}
+	t.Fatal(err)
+	return "", "", -1
+}
+
+func TestSimCompareTable(t *testing.T) {
+	out, errOut, code := lab(t, "sim", "rr-slow", "--compare", "round-robin,least-outstanding,p2c")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"lab rr-slow (sim, seed 1, 20s)", "p99", "round-robin", "least-outstanding", "p2c", "share of attempts per server", "s5"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "random") {
+		t.Errorf("a setting that was not asked for is in the table:\n%s", out)
+	}
+}
+
+func TestSimJSONSchema(t *testing.T) {
+	out, errOut, code := lab(t, "sim", "rr-slow", "--compare", "p2c", "--json", "--duration", "8s")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	for _, k := range []string{"mode", "lab", "seed", "duration_s", "runs"} {
+		if _, ok := rep[k]; !ok {
+			t.Errorf("report lacks %q", k)
+		}
+	}
+	if rep["mode"] != "sim" || rep["duration_s"].(float64) != 8 {
+		t.Errorf("mode %v duration %v", rep["mode"], rep["duration_s"])
+	}
+	run := rep["runs"].([]any)[0].(map[string]any)
+	for _, k := range []string{"name", "algorithm", "requests", "succeeded", "failed", "goodput", "attempts",
+		"attempts_per_request", "timeouts", "rejected", "errors", "retries", "hedges", "wasted", "latency_ms",
+		"servers", "keys_moved", "series"} {
+		if _, ok := run[k]; !ok {
+			t.Errorf("run lacks %q", k)
+		}
+	}
+	lat := run["latency_ms"].(map[string]any)
+	for _, k := range []string{"p50", "p95", "p99", "p999", "mean", "max"} {
+		if _, ok := lat[k]; !ok {
+			t.Errorf("latency_ms lacks %q", k)
+		}
+	}
+	srv := run["servers"].([]any)[0].(map[string]any)
+	for _, k := range []string{"name", "sent", "completed", "share", "cache_hit_ratio", "max_queue"} {
+		if _, ok := srv[k]; !ok {
+			t.Errorf("servers[0] lacks %q", k)
+		}
+	}
+}
+
+func TestSimSeedChangesReport(t *testing.T) {
+	a, _, _ := lab(t, "sim", "playground", "--json", "--duration", "3s")
+	b, _, _ := lab(t, "sim", "playground", "--json", "--duration", "3s")
+	c, _, _ := lab(t, "sim", "playground", "--json", "--duration", "3s", "--seed", "9")
+	if a != b {
+		t.Error("the same seed gave different output")
+	}
+	if a == c {
+		t.Error("another seed gave the same output")
+	}
+}
+
+func TestSimMisspelledKeyExits2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lab.yaml")
+	os.WriteFile(path, []byte("name: typo\nclients:\n  rate: 100\n  retires: 3\n"), 0o644)
+	_, errOut, code := lab(t, "sim", path)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	if !strings.Contains(errOut, path+":4:") || !strings.Contains(errOut, "retires") || !strings.Contains(errOut, "retries") {
+		t.Errorf("error should name file:line, the bad key and the right one: %s", errOut)
+	}
+}
+
+func TestSimBadInputExits2(t *testing.T) {
+	cases := [][]string{
+		{"sim", "rr-slow", "--compare", "nope"},
+		{"sim", "no-such-scenario"},
+		{"sim", "missing/file.yaml"},
+		{"sim", "rr-slow", "--duration", "-5s"},
+		{"sim", "rr-slow", "--bogus"},
+	}
+	for _, args := range cases {
+		if _, errOut, code := lab(t, args...); code != 2 || errOut == "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, errOut)
+		}
+	}
+}
+
+func TestScenariosListsAll(t *testing.T) {
+	out, _, code := lab(t, "scenarios")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != len(scenarios.Names()) || len(lines) != 14 {
+		t.Fatalf("exit %d, %d lines:\n%s", code, len(lines), out)
+	}
+	for _, l := range lines {
+		if len(strings.Fields(l)) < 3 {
+			t.Errorf("scenario line without a description: %q", l)
+		}
+	}
+}
+
+func TestAlgorithmsListsTwelve(t *testing.T) {
+	out, _, _ := lab(t, "algorithms")
+	if n := len(strings.Split(strings.TrimSpace(out), "\n")); n != 12 {
+		t.Fatalf("%d algorithms:\n%s", n, out)
+	}
+}
