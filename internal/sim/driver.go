@@ -34,7 +34,7 @@ func (w *world) Send(now clock.Instant, c *policy.Call, kind server.Kind, siblin
 		return int(h)
 	}
 	a.bal = cs.client % int32(len(w.bals))
-	w.push(now.Add(w.hopDelay(h, 1)), evAtBalancer, h, 0, 0)
+	w.push(now.Add(w.hopDelay(h, 1)), evAtBalancer, h, 0)
 	return int(h)
 }
 
@@ -45,12 +45,16 @@ func (w *world) Cancel(now clock.Instant, c *policy.Call, h int) {
 	if w.clientLB {
 		hops = 1
 	}
-	w.push(now.Add(w.hop*time.Duration(hops)), evCancel, uint64(h), 0, 0)
+	w.push(now.Add(w.hop*time.Duration(hops)), evCancel, uint64(h), 0)
 }
 
 // Arm schedules a client timer.
 func (w *world) Arm(at clock.Instant, c *policy.Call, t policy.Timer, h int) {
-	w.push(at, evTimer, c.Tag, int32(t), uint64(h))
+	if t == policy.TimerAttempt { // the attempt knows its call
+		w.push(at, evTimer, uint64(h), int32(t))
+		return
+	}
+	w.push(at, evTimer, c.Tag, int32(t))
 }
 
 // Finish records the request's outcome and frees it.
@@ -60,7 +64,7 @@ func (w *world) Finish(now clock.Instant, c *policy.Call) {
 	w.pending--
 	if cs.user >= 0 && now < w.stopAt {
 		u := uint64(cs.user)
-		w.push(now.Add(w.stream.Think(int(u), cs.req.Seq)), evThink, 0, cs.user, 0)
+		w.push(now.Add(w.stream.Think(int(u), cs.req.Seq)), evThink, 0, cs.user)
 	}
 	w.freeCall(cs)
 }
@@ -76,7 +80,7 @@ func (w *world) forward(now clock.Instant, h uint64, a *attempt, delay time.Dura
 	t := b.Pick(now, balance.Request{Seq: a.seq, Key: a.hashKey}, exclude)
 	if !t.Valid {
 		a.srvDone, a.lbDone, a.result = true, true, policy.Rejected
-		w.push(now.Add(delay), evReplyAtClient, h, 0, 0)
+		w.push(now.Add(delay), evReplyAtClient, h, 0)
 		return
 	}
 	if w.check {
@@ -84,7 +88,7 @@ func (w *world) forward(now clock.Instant, h uint64, a *attempt, delay time.Dura
 	}
 	a.ticket, a.server, a.lbSent = t, int32(t.Server), now
 	if to := b.Timeout(); to > 0 {
-		w.push(now.Add(to), evLBTimeout, h, 0, 0)
+		w.push(now.Add(to), evLBTimeout, h, 0)
 		if d := now.Add(to); d < a.deadline {
 			a.deadline = d
 		}
@@ -94,5 +98,5 @@ func (w *world) forward(now clock.Instant, h uint64, a *attempt, delay time.Dura
 			a.deadline = d
 		}
 	}
-	w.push(now.Add(delay), evAtServer, h, 0, 0)
+	w.push(now.Add(delay), evAtServer, h, 0)
 }

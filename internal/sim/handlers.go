@@ -41,13 +41,13 @@ func (w *world) step(e event) {
 	case evBin:
 		w.col.closeBin(w.now)
 		if w.now < w.stopAt {
-			w.push(w.now.Add(binWidth), evBin, 0, 0, 0)
+			w.push(w.now.Add(binWidth), evBin, 0, 0)
 		}
 	}
 }
 
 func (w *world) onArrival(e event) {
-	if e.b != w.arrGen { // redrawn by a rate change
+	if e.h != w.arrGen { // redrawn by a rate change
 		return
 	}
 	w.begin(w.next, -1)
@@ -59,7 +59,7 @@ func (w *world) onArrival(e event) {
 func (w *world) scheduleArrival() {
 	w.next = w.stream.Next()
 	if w.next.At < w.stopAt {
-		w.push(w.next.At, evArrival, 0, 0, w.arrGen)
+		w.push(w.next.At, evArrival, w.arrGen, 0)
 	}
 }
 
@@ -129,9 +129,9 @@ func (w *world) deliver(si int) {
 		a.repLoadQ, a.repLoadS = int32(q), int32(in)
 		if w.clientLB {
 			a.srvDone = true
-			w.push(r.At.Add(w.hopDelay(r.ID, 3)), evReplyAtClient, r.ID, 0, 0)
+			w.push(r.At.Add(w.hopDelay(r.ID, 3)), evReplyAtClient, r.ID, 0)
 		} else {
-			w.push(r.At.Add(w.hopDelay(r.ID, 3)), evReplyAtLB, r.ID, 0, 0)
+			w.push(r.At.Add(w.hopDelay(r.ID, 3)), evReplyAtLB, r.ID, 0)
 		}
 	}
 	w.schedWake(si)
@@ -148,7 +148,7 @@ func (w *world) schedWake(si int) {
 		at = w.now
 	}
 	s.wakeAt = at
-	w.push(at, evWake, 0, int32(si), 0)
+	w.push(at, evWake, 0, int32(si))
 }
 
 func resultOf(st server.Status) policy.Result {
@@ -178,7 +178,7 @@ func (w *world) onReplyAtLB(h uint64) {
 	}
 	a.lbDone = true
 	w.bals[a.bal].Done(w.now, a.ticket, a.result, w.now.Sub(a.lbSent))
-	w.push(w.now.Add(w.hopDelay(h, 4)), evReplyAtClient, h, 0, 0)
+	w.push(w.now.Add(w.hopDelay(h, 4)), evReplyAtClient, h, 0)
 }
 
 func (w *world) onLBTimeout(h uint64) {
@@ -189,7 +189,7 @@ func (w *world) onLBTimeout(h uint64) {
 	a.lbDone, a.timedOut, a.result = true, true, policy.Timeout
 	b := w.bals[a.bal]
 	b.Done(w.now, a.ticket, policy.Timeout, b.Timeout())
-	w.push(w.now.Add(w.hopDelay(h, 4)), evReplyAtClient, h, 0, 0)
+	w.push(w.now.Add(w.hopDelay(h, 4)), evReplyAtClient, h, 0)
 }
 
 func (w *world) onReplyAtClient(h uint64) {
@@ -229,16 +229,24 @@ func (w *world) onCancel(h uint64) {
 }
 
 func (w *world) onTimer(e event) {
-	cs := w.callOf(e.h)
+	t, h := policy.Timer(e.a), -1
+	callHandle := e.h
+	if t == policy.TimerAttempt {
+		a := w.attemptOf(e.h)
+		if a == nil {
+			return // answered and done with: the timer is moot
+		}
+		h, callHandle = int(e.h), a.call
+	}
+	cs := w.callOf(callHandle)
 	if cs == nil {
 		return
 	}
-	t := policy.Timer(e.a)
-	if t == policy.TimerAttempt && cs.Live(int(e.b)) {
+	if t == policy.TimerAttempt && cs.Live(h) {
 		w.col.Result(policy.Timeout)
 	}
 	if t == policy.TimerDeadline {
 		w.col.Deadline()
 	}
-	cs.OnTimer(w.now, t, int(e.b), w)
+	cs.OnTimer(w.now, t, h, w)
 }

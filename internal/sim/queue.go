@@ -15,7 +15,7 @@ const (
 	evReplyAtClient             // an answer reaches the client (h)
 	evLBTimeout                 // a balancer's per-attempt timeout (h)
 	evCancel                    // a cancellation reaches the server (h)
-	evTimer                     // a client timer (h = call handle, a = timer, b = attempt handle)
+	evTimer                     // a client timer (a = timer; h = call handle, or the attempt's for TimerAttempt)
 	evRefresh                   // shared load reports
 	evHealth                    // active health checks
 	evScript                    // script event a
@@ -27,8 +27,7 @@ const (
 type event struct {
 	at   clock.Instant
 	seq  uint64 // insertion order: ties at one instant fire first-in first-out
-	h    uint64 // attempt or call handle
-	b    uint64
+	h    uint64 // attempt or call handle, or the arrival generation
 	a    int32
 	kind kind
 }
@@ -46,51 +45,61 @@ type eventQueue struct {
 
 func (q *eventQueue) Len() int { return len(q.items) }
 
-// push schedules e (its seq is assigned here).
+// push schedules e (its seq is assigned here). Sifting moves a hole rather
+// than swapping, so each level costs one 32-byte copy instead of two.
 func (q *eventQueue) push(e event) {
 	e.seq = q.seq
 	q.seq++
 	q.items = append(q.items, e)
-	i := len(q.items) - 1
+	items := q.items
+	i := len(items) - 1
 	for i > 0 {
 		p := (i - 1) / 4
-		if !q.items[i].less(&q.items[p]) {
+		if !e.less(&items[p]) {
 			break
 		}
-		q.items[i], q.items[p] = q.items[p], q.items[i]
+		items[i] = items[p]
 		i = p
 	}
+	items[i] = e
 }
 
 // pop removes and returns the earliest event; the queue must not be empty.
 func (q *eventQueue) pop() event {
-	top := q.items[0]
-	n := len(q.items) - 1
-	q.items[0] = q.items[n]
-	q.items = q.items[:n]
-	q.down(0)
+	items := q.items
+	top := items[0]
+	n := len(items) - 1
+	last := items[n]
+	q.items = items[:n]
+	if n > 0 {
+		q.siftDown(last, n)
+	}
 	return top
 }
 
-func (q *eventQueue) down(i int) {
-	n := len(q.items)
+// siftDown places e, starting from the root hole, among the first n items.
+func (q *eventQueue) siftDown(e event, n int) {
+	items := q.items
+	i := 0
 	for {
 		c := 4*i + 1
 		if c >= n {
-			return
+			break
 		}
 		best := c
-		for k := c + 1; k < c+4 && k < n; k++ {
-			if q.items[k].less(&q.items[best]) {
+		end := min(c+4, n)
+		for k := c + 1; k < end; k++ {
+			if items[k].less(&items[best]) {
 				best = k
 			}
 		}
-		if !q.items[best].less(&q.items[i]) {
-			return
+		if !items[best].less(&e) {
+			break
 		}
-		q.items[i], q.items[best] = q.items[best], q.items[i]
+		items[i] = items[best]
 		i = best
 	}
+	items[i] = e
 }
 
 // peek returns the earliest event's time.

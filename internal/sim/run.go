@@ -69,22 +69,22 @@ func run(lab *labfile.Lab, name string, opts Options) (Result, error) {
 func (w *world) start() {
 	if w.users > 0 {
 		for u := 0; u < w.users; u++ {
-			w.push(clock.Instant(0).Add(w.stream.Think(u, 1<<40)), evThink, 0, int32(u), 0)
+			w.push(clock.Instant(0).Add(w.stream.Think(u, 1<<40)), evThink, 0, int32(u))
 		}
 	} else {
 		w.scheduleArrival()
 	}
 	for i, ev := range w.lab.Events {
-		w.push(clock.Instant(ev.At), evScript, 0, int32(i), 0)
+		w.push(clock.Instant(ev.At), evScript, 0, int32(i))
 	}
 	if w.sharedLoads() {
-		w.push(clock.Instant(w.refreshEvery()), evRefresh, 0, 0, 0)
+		w.push(clock.Instant(w.refreshEvery()), evRefresh, 0, 0)
 	}
 	if w.lab.Balancers.Health.Enabled && !w.clientLB {
-		w.push(clock.Instant(w.lab.Balancers.Health.Interval), evHealth, 0, 0, 0)
+		w.push(clock.Instant(w.lab.Balancers.Health.Interval), evHealth, 0, 0)
 	}
 	if w.col.Series() {
-		w.push(clock.Instant(binWidth), evBin, 0, 0, 0)
+		w.push(clock.Instant(binWidth), evBin, 0, 0)
 	}
 }
 

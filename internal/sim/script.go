@@ -218,7 +218,7 @@ func (w *world) onRefresh() {
 		}
 	}
 	if w.now < w.cutAt {
-		w.push(w.now.Add(w.refreshEvery()), evRefresh, 0, 0, 0)
+		w.push(w.now.Add(w.refreshEvery()), evRefresh, 0, 0)
 	}
 }
 
@@ -250,6 +250,6 @@ func (w *world) onHealth() {
 		}
 	}
 	if w.now < w.cutAt {
-		w.push(w.now.Add(hc.Interval), evHealth, 0, 0, 0)
+		w.push(w.now.Add(hc.Interval), evHealth, 0, 0)
 	}
 }

@@ -177,8 +177,8 @@ func (w *world) freeCall(c *callState) {
 	w.freeC = append(w.freeC, idx)
 }
 
-func (w *world) push(at clock.Instant, k kind, h uint64, a int32, b uint64) {
-	w.q.push(event{at: at, kind: k, h: h, a: a, b: b})
+func (w *world) push(at clock.Instant, k kind, h uint64, a int32) {
+	w.q.push(event{at: at, kind: k, h: h, a: a})
 }
 
 // hopDelay is one network hop for message salt of attempt h.
