@@ -16,6 +16,7 @@ type Report struct {
 	Seed      uint64  `json:"seed"`
 	DurationS float64 `json:"duration_s"`
 	Runs      []Run   `json:"runs"`
+	Narration string  `json:"-"` // what to watch, printed above the table
 }
 
 // Run is one setting's result: the same request stream through one policy.
@@ -130,6 +131,19 @@ func (r *Report) Ranked() []Run {
 		return runs[i].Name < runs[j].Name
 	})
 	return runs
+}
+
+// HitRatio is the run's cache hit ratio over all servers, weighted by attempts.
+func (r *Run) HitRatio() float64 {
+	var hits, sent float64
+	for _, s := range r.Servers {
+		hits += s.CacheHitRatio * float64(s.Sent)
+		sent += float64(s.Sent)
+	}
+	if sent == 0 {
+		return 0
+	}
+	return hits / sent
 }
 
 // Find returns the run called name, or nil.

@@ -10,7 +10,11 @@ import (
 // WriteTable prints the human report: one row per setting ranked by p99,
 // then each server's share of the attempts per setting.
 func (r *Report) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "lab %s (%s, seed %d, %gs)\n\n", r.Lab, r.Mode, r.Seed, r.DurationS)
+	fmt.Fprintf(w, "lab %s (%s, seed %d, %gs)\n", r.Lab, r.Mode, r.Seed, r.DurationS)
+	if r.Narration != "" {
+		fmt.Fprintf(w, "\n%s\n", wrap(r.Narration, 78))
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "setting\tp50\tp95\tp99\tp99.9\tmean\tgoodput\tatt/req\ttimeouts\t503s\t5xx\tretries\thedges\twasted\t")
 	for _, run := range r.Ranked() {
@@ -25,6 +29,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	fmt.Fprintln(w, "\nshare of attempts per server")
 	r.writeShares(w)
+	r.writeCache(w)
 	for _, run := range r.Runs {
 		if k := run.KeysMoved; k != nil {
 			fmt.Fprintf(w, "\n%s: %d -> %d servers moved %.1f%% of keys (hash mod N would move %.1f%%)\n",
@@ -70,4 +75,39 @@ func ms(v float64) string {
 	default:
 		return fmt.Sprintf("%.1fms", v)
 	}
+}
+
+// writeCache prints each run's cache hit ratio when servers cache keys.
+func (r *Report) writeCache(w io.Writer) {
+	any := false
+	for _, run := range r.Runs {
+		any = any || run.HitRatio() > 0
+	}
+	if !any {
+		return
+	}
+	fmt.Fprintln(w, "\ncache hit ratio")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, run := range r.Ranked() {
+		fmt.Fprintf(tw, "%s\t%.1f%%\t\n", run.Name, 100*run.HitRatio())
+	}
+	tw.Flush()
+}
+
+// wrap breaks text into lines of at most width characters.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	line := 0
+	for _, word := range strings.Fields(text) {
+		if line > 0 && line+1+len(word) > width {
+			b.WriteByte('\n')
+			line = 0
+		} else if line > 0 {
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(word)
+		line += len(word)
+	}
+	return b.String()
 }

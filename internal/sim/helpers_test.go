@@ -73,11 +73,4 @@ func goodputBetween(r *report.Run, from, to float64) float64 {
 }
 
 // meanHitRatio is the cache hit ratio over all servers, weighted by attempts.
-func meanHitRatio(r *report.Run) float64 {
-	var hits, sent float64
-	for _, s := range r.Servers {
-		hits += s.CacheHitRatio * float64(s.Sent)
-		sent += float64(s.Sent)
-	}
-	return hits / sent
-}
+func meanHitRatio(r *report.Run) float64 { return r.HitRatio() }

@@ -34,7 +34,8 @@ func Run(lab *labfile.Lab, opts Options) (Result, error) {
 // Compare sends the same seeded request stream through each setting and
 // returns one report with a run per setting.
 func Compare(lab *labfile.Lab, settings []labfile.Setting, opts Options) (*report.Report, error) {
-	rep := &report.Report{Mode: "sim", Lab: lab.Name, Seed: lab.Seed, DurationS: lab.Duration.Seconds()}
+	rep := &report.Report{Mode: "sim", Lab: lab.Name, Seed: lab.Seed, DurationS: lab.Duration.Seconds(),
+		Narration: lab.Narration}
 	for _, s := range settings {
 		l, err := lab.WithSetting(s)
 		if err != nil {
