@@ -21,6 +21,7 @@ type simFlags struct {
 	json     bool
 	series   bool
 	check    bool
+	plot     string
 }
 
 func simCommand() *cobra.Command {
@@ -50,6 +51,7 @@ lab runs as written.`,
 	fl.BoolVar(&f.json, "json", false, "print the JSON report (schema in DESIGN.md / docs/report.md)")
 	fl.BoolVar(&f.series, "series", false, "include 250 ms time series in the report")
 	fl.BoolVar(&f.check, "check", false, "check invariants after every event (slower)")
+	fl.StringVar(&f.plot, "plot", "", "also draw p99 over time and latency CDFs into FILE.svg or FILE.png")
 	return cmd
 }
 
@@ -73,9 +75,23 @@ func runSim(out, errOut io.Writer, arg string, f simFlags, seedSet bool) error {
 	if err != nil {
 		return usageError{err}
 	}
-	rep, err := sim.Compare(lab, settings, sim.Options{Series: f.series, Check: f.check})
+	if f.plot != "" && !strings.HasSuffix(f.plot, ".svg") && !strings.HasSuffix(f.plot, ".png") {
+		return usageError{fmt.Errorf("--plot %s: the file must end in .svg or .png", f.plot)}
+	}
+	rep, err := sim.Compare(lab, settings, sim.Options{Series: f.series || f.plot != "", Check: f.check})
 	if err != nil {
 		return err
+	}
+	if f.plot != "" {
+		if err := rep.WritePlot(f.plot); err != nil {
+			return err
+		}
+		if !f.series { // the series were only for the plot
+			for i := range rep.Runs {
+				rep.Runs[i].Series = nil
+			}
+		}
+		fmt.Fprintf(errOut, "plot written to %s\n", f.plot)
 	}
 	if f.json {
 		return rep.WriteJSON(out)

@@ -40,6 +40,7 @@ var forbidden = map[string][]string{
 	"internal/policy":   {module + "internal/sim", module + "internal/shell", module + "internal/labfile", "net", "github.com/valyala/fasthttp"},
 	"internal/workload": {module + "internal/sim", module + "internal/shell", module + "internal/core/server", "net"},
 	"internal/labfile":  {module + "internal/sim", module + "internal/shell", "net"},
+	"internal/assemble": {module + "internal/sim", module + "internal/shell", "net", "github.com/valyala/fasthttp"},
 	"internal/sim":      {module + "internal/shell", "net", "github.com/valyala/fasthttp"},
 }
 
@@ -78,7 +79,7 @@ func listPackages(t *testing.T, dir string) []string {
 
 // The clock-injected packages: no wall clock, no sleeping, no timers, no
 // global math/rand (a seeded generator from internal/rng instead).
-var clockFree = []string{"internal/core", "internal/stats", "internal/workload", "internal/sim", "internal/policy"}
+var clockFree = []string{"internal/core", "internal/stats", "internal/workload", "internal/sim", "internal/policy", "internal/assemble"}
 
 var wallClock = regexp.MustCompile(`time\.(Now|Sleep|After|AfterFunc|Tick|NewTimer|NewTicker|Since|Until)\(|"math/rand"|"math/rand/v2"`)
 

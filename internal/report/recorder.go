@@ -160,6 +160,10 @@ func (r *Recorder) Fill(run *Run, end clock.Instant) {
 	run.Latency = Latency{P50: Ms(r.Lat.Quantile(0.5)), P95: Ms(r.Lat.Quantile(0.95)),
 		P99: Ms(r.Lat.Quantile(0.99)), P999: Ms(r.Lat.Quantile(0.999)), Mean: Ms(r.Lat.Mean()),
 		Max: Ms(r.Lat.Max())}
+	run.CDF = make([]float64, 101)
+	for i := range run.CDF {
+		run.CDF[i] = Ms(r.Lat.Quantile(float64(i) / 100))
+	}
 	if end > 0 && r.finished > 0 {
 		run.Little = &Little{L: r.inSystem.Mean(end), Lambda: float64(t.Offered) / end.Seconds(),
 			W: (r.sojourn / time.Duration(r.finished)).Seconds()}

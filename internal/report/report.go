@@ -43,6 +43,7 @@ type Run struct {
 	Little             *Little    `json:"little,omitempty"`
 	Log                []LogLine  `json:"log,omitempty"` // breaker transitions, chaos and changes, in time order
 	Events             uint64     `json:"sim_events,omitempty"`
+	CDF                []float64  `json:"-"` // latency (ms) at quantiles 0, 0.01, ..., 1, for plots
 }
 
 // Latency summarises successful requests' latency, from intended send to answer.

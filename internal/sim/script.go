@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/labfile"
 )
@@ -105,13 +106,17 @@ func (w *world) applyServer(ev labfile.Event) error {
 
 // setRate changes the open-loop rate and redraws the pending arrival.
 func (w *world) setRate(rate float64) {
+	w.lab.Clients.Rate = rate
+	if w.users > 0 {
+		return // closed loop: the users set the pace
+	}
 	w.stream.SetRate(w.now, rate)
 	w.arrGen++
 	w.scheduleArrival()
 }
 
 func (w *world) setAlgorithm(name string) error {
-	cfg := w.balancerConfig()
+	cfg := assemble.BalancerConfig(w.lab)
 	cfg.Algorithm.Name = name
 	for i, b := range w.bals {
 		cfg.Algorithm.Salt = uint64(i) + 1
@@ -162,16 +167,17 @@ func (w *world) applySet(set map[string]string) error {
 	if err != nil {
 		return err
 	}
+	oldRate := w.lab.Clients.Rate
 	w.lab = lab
-	return w.reconfigure()
+	return w.reconfigure(oldRate)
 }
 
 // reconfigure brings the running parts in line with w.lab after a set.
-func (w *world) reconfigure() error {
+func (w *world) reconfigure(oldRate float64) error {
 	if err := w.buildClient(); err != nil {
 		return err
 	}
-	cfg := w.balancerConfig()
+	cfg := assemble.BalancerConfig(w.lab)
 	for _, b := range w.bals {
 		b.SetTimeout(cfg.Timeout)
 		if err := b.SetBreaker(cfg.Breaker); err != nil {
@@ -189,13 +195,15 @@ func (w *world) reconfigure() error {
 			}
 		}
 	}
-	w.setRate(w.lab.Clients.Rate)
+	if w.lab.Clients.Rate != oldRate {
+		w.setRate(w.lab.Clients.Rate)
+	}
 	return nil
 }
 
 // respec applies a server's changed queue, limiter and error settings.
 func (w *world) respec(i int, s *srv, ns labfile.NamedServer) error {
-	cfg, err := w.serverConfig(ns)
+	cfg, err := assemble.ServerConfig(w.lab, ns)
 	if err != nil {
 		return err
 	}

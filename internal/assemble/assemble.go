@@ -1,0 +1,128 @@
+// Package assemble turns a lab file into the policy objects that both
+// drivers run: the simulator and the live processes call the same functions,
+// so a live run replays the simulator's requests with the simulator's
+// policies. No I/O, no clocks.
+package assemble
+
+import (
+	"fmt"
+
+	"github.com/lblab/lblab/internal/core/balance"
+	"github.com/lblab/lblab/internal/core/breaker"
+	"github.com/lblab/lblab/internal/core/hedge"
+	"github.com/lblab/lblab/internal/core/load"
+	"github.com/lblab/lblab/internal/core/retry"
+	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/rng"
+	"github.com/lblab/lblab/internal/workload"
+)
+
+// ServerConfig maps one lab server to the emulated server's config.
+func ServerConfig(lab *labfile.Lab, ns labfile.NamedServer) (server.Config, error) {
+	work := lab.ServerWork(ns.Server)
+	lim, err := policy.NewLimit(policy.LimitSpec{Kind: ns.Limiter.Kind, Initial: ns.Limiter.Initial,
+		Min: ns.Limiter.Min, Max: ns.Limiter.Max, MeanService: work.Mean()})
+	if err != nil {
+		return server.Config{}, fmt.Errorf("server %s: %w", ns.Name, err)
+	}
+	return server.Config{
+		Name: ns.Name, Workers: ns.Workers, QueueCap: ns.Queue.Capacity, LIFO: ns.Queue.Discipline == "lifo",
+		DropExpired: ns.DropExpired, MaxOutstanding: ns.MaxOutstanding, QueueTimeout: ns.QueueTimeout,
+		Speed: ns.Speed, Work: work, GCEvery: ns.GC.Every, GCPause: ns.GC.Pause, Errors: ns.Errors,
+		Fail: ns.Fail, ErrorTime: ns.ErrorTime, CacheSize: ns.Cache.Size, HitFactor: ns.Cache.HitFactor,
+		Limit: lim, Seed: lab.Seed,
+	}, nil
+}
+
+// Client builds the client-side policy: retries, backoff, budget, hedging.
+func Client(lab *labfile.Lab) (policy.Client, error) {
+	c := lab.Clients
+	cl := policy.Client{Cfg: policy.ClientConfig{Timeout: c.Timeout, AttemptTimeout: c.AttemptTimeout,
+		Retries: c.Retries, Backoff: retry.Backoff{Base: c.Backoff.Base, Jitter: c.Backoff.Jitter != "none"},
+		Seed: rng.Hash(lab.Seed, 0, rng.StringHash("backoff"))}}
+	if c.Budget > 0 {
+		b, err := retry.NewBudget(c.Budget)
+		if err != nil {
+			return cl, fmt.Errorf("clients.budget: %w", err)
+		}
+		cl.Budget = b
+	}
+	hc, on, err := hedge.Parse(c.Hedge)
+	if err != nil {
+		return cl, fmt.Errorf("clients.hedge: %w", err)
+	}
+	if on {
+		h, err := hedge.New(hc)
+		if err != nil {
+			return cl, fmt.Errorf("clients.hedge: %w", err)
+		}
+		cl.Hedger = h
+	}
+	return cl, nil
+}
+
+// ClientSide reports whether the lab's clients balance themselves.
+func ClientSide(lab *labfile.Lab) bool { return lab.Clients.Algorithm != "" }
+
+// BalancerConfig is the pipeline config of the balancers, or of the clients
+// when they balance themselves (then: their algorithm and subset, local
+// counts, no balancer timeout).
+func BalancerConfig(lab *labfile.Lab) policy.BalancerConfig {
+	b, c := lab.Balancers, lab.Clients
+	cfg := policy.BalancerConfig{
+		Algorithm: balance.Config{Name: b.Algorithm, Seed: lab.Seed, Choices: b.Choices, VNodes: b.VNodes, Epsilon: b.Epsilon},
+		Load:      load.Local, Decay: b.Decay, Timeout: b.Timeout, Subset: b.Subset, Seed: lab.Seed,
+	}
+	if b.Load == "shared" {
+		cfg.Load = load.Shared
+	}
+	if b.Breaker.Enabled {
+		cfg.Breaker = &breaker.Config{Window: b.Breaker.Window, Threshold: b.Breaker.Threshold,
+			Open: b.Breaker.Open, Probes: b.Breaker.Probes}
+	}
+	if ClientSide(lab) {
+		cfg.Algorithm.Name, cfg.Subset, cfg.Timeout, cfg.Load = c.Algorithm, c.Subset, 0, load.Local
+	}
+	return cfg
+}
+
+// Balancer builds pipeline number index (0-based) over servers; the index
+// salts its random draws so balancers sharing a seed draw differently.
+func Balancer(lab *labfile.Lab, index int, servers []balance.Server) (*policy.Balancer, error) {
+	cfg := BalancerConfig(lab)
+	cfg.Salt = uint64(index) + 1
+	cfg.Algorithm.Salt = cfg.Salt
+	return policy.NewBalancer(cfg, servers)
+}
+
+// Servers lists the lab's servers for a balancer, weighted by speed (the
+// default weights of weighted round robin).
+func Servers(lab *labfile.Lab) []balance.Server {
+	var out []balance.Server
+	for _, ns := range lab.ExpandServers() {
+		out = append(out, balance.Server{Name: ns.Name, Weight: ns.Speed})
+	}
+	return out
+}
+
+// Stream returns the lab's seeded request stream and, in closed loop, the
+// number of users (0 in open loop).
+func Stream(lab *labfile.Lab) (*workload.Stream, int, error) {
+	c := lab.Clients
+	work, err := c.Work.Build()
+	if err != nil {
+		return nil, 0, fmt.Errorf("clients.work: %w", err)
+	}
+	rate, users := c.Rate, 0
+	if c.Mode == "closed" {
+		rate, users = 0, c.Users
+	}
+	s, err := workload.New(workload.Config{Seed: lab.Seed, Rate: rate, Clients: c.Count,
+		UnevenClients: c.Activity == "zipf", Keys: c.Keys, ZipfS: c.Zipf, Work: work, Think: c.Think})
+	if err != nil {
+		return nil, 0, fmt.Errorf("clients: %w", err)
+	}
+	return s, users, nil
+}

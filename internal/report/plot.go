@@ -1,0 +1,112 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// palette gives each setting a distinct, colour-blind-friendly colour (Okabe-Ito).
+var palette = []color.RGBA{
+	{0, 114, 178, 255}, {213, 94, 0, 255}, {0, 158, 115, 255}, {204, 121, 167, 255},
+	{230, 159, 0, 255}, {86, 180, 233, 255}, {0, 0, 0, 255}, {240, 228, 66, 255},
+}
+
+// WritePlot draws the report into path (.svg or .png): p99 latency over time
+// per setting (from the 250 ms series, when present) above a latency CDF per
+// setting, so a compare can be looked at rather than read.
+func (r *Report) WritePlot(path string) error {
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext != ".svg" && ext != ".png" {
+		return fmt.Errorf("--plot %s: the file must end in .svg or .png", path)
+	}
+	over, err := r.overTime()
+	if err != nil {
+		return err
+	}
+	cdf, err := r.cdf()
+	if err != nil {
+		return err
+	}
+	const w, h = 22 * vg.Centimeter, 26 * vg.Centimeter
+	var canvas vg.CanvasWriterTo
+	if ext == ".svg" {
+		canvas = vgsvg.New(w, h)
+	} else {
+		canvas = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
+	}
+	dc := draw.New(canvas)
+	tiles := draw.Tiles{Rows: 2, Cols: 1, PadY: vg.Centimeter}
+	over.Draw(tiles.At(dc, 0, 0))
+	cdf.Draw(tiles.At(dc, 0, 1))
+	return writeCanvas(path, canvas)
+}
+
+func (r *Report) overTime() (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s: p99 latency over time (250 ms bins)", r.Lab)
+	p.X.Label.Text = "time (s)"
+	p.Y.Label.Text = "p99 (ms)"
+	p.Legend.Top = true
+	for i, run := range r.Runs {
+		if len(run.Series) == 0 {
+			continue
+		}
+		pts := make(plotter.XYs, 0, len(run.Series))
+		for _, b := range run.Series {
+			if b.Succeeded > 0 {
+				pts = append(pts, plotter.XY{X: b.T, Y: b.P99})
+			}
+		}
+		if err := addLine(p, run.Name, pts, i); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func (r *Report) cdf() (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = "latency CDF of successful requests"
+	p.X.Label.Text = "latency (ms, log scale)"
+	p.Y.Label.Text = "share of requests"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Legend.Top = true
+	p.Legend.Left = true
+	for i, run := range r.Runs {
+		pts := make(plotter.XYs, 0, len(run.CDF))
+		for j, v := range run.CDF {
+			if v > 0 {
+				pts = append(pts, plotter.XY{X: v, Y: float64(j) / float64(len(run.CDF)-1)})
+			}
+		}
+		if err := addLine(p, run.Name, pts, i); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func addLine(p *plot.Plot, name string, pts plotter.XYs, i int) error {
+	if len(pts) == 0 {
+		return nil
+	}
+	l, err := plotter.NewLine(pts)
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", name, err)
+	}
+	l.Color = palette[i%len(palette)]
+	l.Width = vg.Points(1.5)
+	p.Add(l)
+	p.Legend.Add(name, l)
+	return nil
+}

@@ -1,0 +1,123 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/policy"
+)
+
+// record plays n requests through a recorder: every third fails after a retry.
+func record(n int) *Recorder {
+	r := NewRecorder(true)
+	for i := 0; i < n; i++ {
+		start := clock.Instant(i) * clock.Instant(10*time.Millisecond)
+		r.Offered(start)
+		r.Attempt(server.First)
+		c := policy.Call{Start: start, Outcome: policy.Succeeded}
+		if i%3 == 0 {
+			r.Result(policy.Error)
+			r.Attempt(server.Retry)
+			r.Result(policy.Rejected)
+			c.Outcome = policy.Shed
+		}
+		r.Finish(start.Add(time.Duration(i%50+1)*time.Millisecond), &c)
+		if i%25 == 24 {
+			r.CloseBin(start, nil)
+		}
+	}
+	return r
+}
+
+func TestRecorderFill(t *testing.T) {
+	r := record(300)
+	var run Run
+	r.Fill(&run, clock.Instant(3*time.Second))
+	if run.Requests != 300 || run.Succeeded != 200 || run.Failed != 100 || run.Outcomes.Rejected != 100 {
+		t.Fatalf("counts %+v", run)
+	}
+	if run.Attempts != 400 || run.Retries != 100 || run.Errors != 100 || run.Rejected != 100 {
+		t.Fatalf("attempts %d retries %d errors %d rejected %d", run.Attempts, run.Retries, run.Errors, run.Rejected)
+	}
+	if run.Goodput != 200.0/300 || run.AttemptsPerRequest != 400.0/300 {
+		t.Fatalf("goodput %v attempts/request %v", run.Goodput, run.AttemptsPerRequest)
+	}
+	if run.Latency.Max != 50 || run.Latency.P50 < 20 || run.Latency.P50 > 30 {
+		t.Fatalf("latency %+v", run.Latency)
+	}
+	if len(run.Series) != 12 || len(run.CDF) != 101 || r.Pending() != 0 {
+		t.Fatalf("%d bins, %d CDF points, %d pending", len(run.Series), len(run.CDF), r.Pending())
+	}
+}
+
+func testReport() *Report {
+	rep := &Report{Mode: "sim", Lab: "t", Seed: 1, DurationS: 3}
+	for _, name := range []string{"slow", "fast"} {
+		run := Run{Name: name, Algorithm: name, Servers: []Server{{Name: "s1", Sent: 10, Share: 1}}}
+		record(300).Fill(&run, clock.Instant(3*time.Second))
+		if name == "slow" {
+			run.Latency.P99 *= 10
+		}
+		rep.Runs = append(rep.Runs, run)
+	}
+	return rep
+}
+
+func TestTableRanksByP99(t *testing.T) {
+	var buf bytes.Buffer
+	if err := testReport().WriteTable(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if strings.Index(out, "fast") > strings.Index(out, "slow") {
+		t.Errorf("the run with the lower p99 should come first:\n%s", out)
+	}
+}
+
+func TestJSONFieldNames(t *testing.T) {
+	var buf bytes.Buffer
+	if err := testReport().WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	run := m["runs"].([]any)[0].(map[string]any)
+	if _, ok := run["CDF"]; ok {
+		t.Error("the CDF is for plots, not part of the JSON contract")
+	}
+	if _, ok := run["latency_ms"]; !ok {
+		t.Error("latency_ms missing")
+	}
+}
+
+func TestWritePlot(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a.svg", "a.png"} {
+		path := filepath.Join(dir, name)
+		if err := testReport().WritePlot(path); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil || len(data) < 1000 {
+			t.Fatalf("%s: %d bytes, %v", name, len(data), err)
+		}
+		if strings.HasSuffix(name, ".svg") && (!strings.Contains(string(data), "slow") || !strings.Contains(string(data), "<svg")) {
+			t.Errorf("the SVG should name each setting")
+		}
+		if strings.HasSuffix(name, ".png") && !bytes.HasPrefix(data, []byte("\x89PNG")) {
+			t.Errorf("not a PNG")
+		}
+	}
+	if err := testReport().WritePlot(filepath.Join(dir, "a.gif")); err == nil {
+		t.Error("a .gif plot should be refused")
+	}
+}

@@ -1,0 +1,253 @@
+package loadgen
+
+import (
+	"github.com/lblab/lblab/internal/assemble"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/shell/wire"
+)
+
+// command is an admin request for the loop; the loop answers on reply.
+type command struct {
+	op    string // state | rate | set
+	rate  float64
+	path  string
+	value string
+	reply chan reply
+}
+
+type reply struct {
+	code int
+	body any
+}
+
+// State is GET /admin/state.
+type State struct {
+	Mode     string        `json:"mode"` // open | closed
+	Rate     float64       `json:"rate"` // target arrivals per second (open loop)
+	Users    int           `json:"users,omitempty"`
+	ElapsedS float64       `json:"elapsed_s"`
+	Late     uint64        `json:"late"`
+	Targets  []TargetState `json:"targets"`
+}
+
+// TargetState is one target's counters so far.
+type TargetState struct {
+	Name      string  `json:"name"`
+	Requests  uint64  `json:"requests"`
+	Pending   int     `json:"pending"`
+	Succeeded uint64  `json:"succeeded"`
+	Failed    uint64  `json:"failed"`
+	Attempts  uint64  `json:"attempts"`
+	Timeouts  uint64  `json:"timeouts"`
+	Rejected  uint64  `json:"rejected"`
+	Errors    uint64  `json:"errors"`
+	Retries   uint64  `json:"retries"`
+	Hedges    uint64  `json:"hedges"`
+	Wasted    uint64  `json:"wasted"`
+	P50       float64 `json:"p50_ms"`
+	P99       float64 `json:"p99_ms"`
+}
+
+type rateBody struct {
+	Rate *float64 `json:"rate"`
+}
+
+type setBody struct {
+	Path  string `json:"path"`
+	Value string `json:"value"`
+}
+
+// Admin is the admin API handler: GET /admin/state, PUT /admin/rate,
+// POST /admin/set, GET /healthz. Commands reach the loop through a channel.
+func (r *Runner) Admin() fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		path, method := string(ctx.Path()), string(ctx.Method())
+		switch {
+		case path == "/healthz":
+			wire.WriteJSON(ctx, fasthttp.StatusOK, map[string]string{"status": "ok"})
+		case path == "/admin/state" && method == fasthttp.MethodGet:
+			r.answer(ctx, command{op: "state"})
+		case path == "/admin/rate" && (method == fasthttp.MethodPut || method == fasthttp.MethodPost):
+			if c, ok := rateCommand(ctx); ok {
+				r.answer(ctx, c)
+			}
+		case path == "/admin/set" && method == fasthttp.MethodPost:
+			if c, ok := setCommand(ctx); ok {
+				r.answer(ctx, c)
+			}
+		case strings.HasPrefix(path, "/admin/"):
+			wire.WriteError(ctx, fasthttp.StatusNotFound, "no such endpoint: %s %s (GET /admin/state, PUT /admin/rate, POST /admin/set)", method, path)
+		default:
+			wire.WriteError(ctx, fasthttp.StatusNotFound, "not found: %s", path)
+		}
+	}
+}
+
+// rateCommand decodes {"rate": N}; on bad input it answers 400.
+func rateCommand(ctx *fasthttp.RequestCtx) (command, bool) {
+	var b rateBody
+	if !wire.DecodeJSON(ctx, &b) {
+		return command{}, false
+	}
+	if b.Rate == nil || !(*b.Rate >= 0) || math.IsInf(*b.Rate, 1) {
+		wire.BadRequest(ctx, `want {"rate": N} with N a finite number >= 0 (requests/s)`)
+		return command{}, false
+	}
+	return command{op: "rate", rate: *b.Rate}, true
+}
+
+// setCommand decodes {"path": ..., "value": ...}; on bad input it answers 400.
+func setCommand(ctx *fasthttp.RequestCtx) (command, bool) {
+	var b setBody
+	if !wire.DecodeJSON(ctx, &b) {
+		return command{}, false
+	}
+	if b.Path == "" {
+		wire.BadRequest(ctx, `want {"path": "clients.budget", "value": "0.1"}`)
+		return command{}, false
+	}
+	return command{op: "set", path: b.Path, value: b.Value}, true
+}
+
+func (r *Runner) answer(ctx *fasthttp.RequestCtx, c command) {
+	rep := r.ask(c)
+	wire.WriteJSON(ctx, rep.code, rep.body)
+}
+
+// ask hands c to the loop and waits for its answer.
+func (r *Runner) ask(c command) reply {
+	c.reply = make(chan reply, 1)
+	unavailable := reply{fasthttp.StatusServiceUnavailable, wire.ErrorBody{Error: "the run is not running", Code: fasthttp.StatusServiceUnavailable}}
+	select {
+	case <-r.running:
+	case <-r.done:
+		return unavailable
+	case <-time.After(5 * time.Second):
+		return unavailable
+	}
+	select {
+	case r.l.cmds <- c:
+	case <-r.done:
+		return unavailable
+	}
+	return <-c.reply
+}
+
+// onCommand runs an admin command on the loop.
+func (l *loop) onCommand(now clock.Instant, c command) {
+	switch c.op {
+	case "state":
+		c.reply <- reply{fasthttp.StatusOK, l.state(now)}
+	case "rate":
+		c.reply <- l.adminRate(now, c.rate)
+	case "set":
+		c.reply <- l.adminSet(now, c.path, c.value)
+	}
+}
+
+func bad(format string) reply {
+	return reply{fasthttp.StatusBadRequest, wire.ErrorBody{Error: format, Code: fasthttp.StatusBadRequest}}
+}
+
+func (l *loop) adminRate(now clock.Instant, rate float64) reply {
+	if l.users > 0 {
+		return bad("clients.mode is closed: the load is set by users, not a rate")
+	}
+	if rate > 0 { // the lab's rate must stay > 0; a pause lives in the stream only
+		l.lab.Clients.Rate = rate
+	}
+	l.setRate(now, rate)
+	l.logAll(now, "rate "+trimFloat(rate))
+	return reply{fasthttp.StatusOK, map[string]float64{"rate": rate}}
+}
+
+// adminSet applies a dotted-path setting to the run's lab copy and rebuilds
+// the client policy, as the simulator's set event does. Paths outside
+// clients.* belong to other processes: accepted and ignored.
+func (l *loop) adminSet(now clock.Instant, path, value string) reply {
+	if !strings.HasPrefix(path, "clients.") {
+		return reply{fasthttp.StatusOK, map[string]any{"path": path, "applied": false}}
+	}
+	next := l.lab.Clone()
+	if err := next.Apply(path, value); err != nil {
+		return bad(err.Error())
+	}
+	old := l.lab
+	l.lab = next
+	if err := l.reconfigure(now, path == "clients.rate"); err != nil {
+		l.lab = old
+		return bad(err.Error())
+	}
+	l.logAll(now, "set "+path+"="+value)
+	return reply{fasthttp.StatusOK, map[string]any{"path": path, "value": value, "applied": true}}
+}
+
+// reconfigure brings the client policies in line with l.lab (the
+// simulator's reconfigure, client half). Unlike the simulator it redraws the
+// arrivals only when the rate itself was set, so a set does not undo a
+// PUT /admin/rate (and never starts arrivals in closed loop).
+func (l *loop) reconfigure(now clock.Instant, rate bool) error {
+	for _, t := range l.targets {
+		if err := buildClient(l.lab, &t.client); err != nil {
+			return err
+		}
+		if err := t.rebalance(l); err != nil {
+			return err
+		}
+	}
+	if rate && l.users == 0 {
+		l.setRate(now, l.lab.Clients.Rate)
+	}
+	return nil
+}
+
+// rebalance applies the breaker and algorithm settings to t's client-side
+// balancers.
+func (t *target) rebalance(l *loop) error {
+	if t.bals == nil {
+		return nil
+	}
+	cfg := assemble.BalancerConfig(l.lab)
+	for i, b := range t.bals {
+		if err := b.SetBreaker(cfg.Breaker); err != nil {
+			return err
+		}
+		cfg.Algorithm.Salt = uint64(i) + 1
+		if err := b.SetAlgorithm(cfg.Algorithm); err != nil {
+			return err
+		}
+	}
+	t.algo = cfg.Algorithm.Name
+	return nil
+}
+
+func (l *loop) state(now clock.Instant) State {
+	s := State{Mode: "open", Rate: l.stream.Rate(), ElapsedS: now.Seconds(), Late: l.late}
+	if l.users > 0 {
+		s.Mode, s.Users, s.Rate = "closed", l.users, 0
+	}
+	for _, t := range l.targets {
+		c := t.rec.Total
+		s.Targets = append(s.Targets, TargetState{Name: t.name, Requests: c.Offered, Pending: t.pending,
+			Succeeded: c.Succeeded, Failed: c.Failed, Attempts: c.Attempts, Timeouts: c.Timeouts,
+			Rejected: c.Rejected, Errors: c.Errors, Retries: c.Retries, Hedges: c.Hedges, Wasted: c.Wasted,
+			P50: report.Ms(t.rec.Lat.Quantile(0.5)), P99: report.Ms(t.rec.Lat.Quantile(0.99))})
+	}
+	return s
+}
+
+func (l *loop) logAll(now clock.Instant, text string) {
+	for _, t := range l.targets {
+		t.logf(now, text)
+	}
+}
+
+func trimFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -1,0 +1,227 @@
+package loadgen
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/policy"
+)
+
+// Defaults of the Config knobs left zero.
+const (
+	DefaultDrain    = 30 * time.Second // like the simulator's drain limit
+	DefaultLate     = 10 * time.Millisecond
+	DefaultMaxConns = 4096
+)
+
+// Target is one balancer tier the stream is sent to: a run of the report.
+type Target struct {
+	Name string   // the run's name; "" = derived from the lab or the URL
+	URLs []string // client id c sends to URLs[c % len(URLs)], like the simulator's balancers
+}
+
+// Backend is one server in client-side balancing mode.
+type Backend struct {
+	Name string // as in the lab (s1, s2, ...): its speed is the balancer weight
+	Addr string // host:port
+}
+
+// Config describes one live run. Exactly one of Targets and Servers is set.
+type Config struct {
+	Lab      *labfile.Lab // validated; the run works on its own copy
+	Targets  []Target     // balancer mode: every target gets every request
+	Servers  []Backend    // client-side balancing mode: no balancer in between
+	Series   bool         // keep 250 ms bins in the report
+	Drain    time.Duration
+	Late     time.Duration // an arrival started later than this behind its intended time is late
+	MaxConns int           // connections per host
+	Progress io.Writer     // a live progress line (give a TTY); nil = quiet
+	Warn     io.Writer     // end-of-run warnings (fell behind); nil = none
+	Log      *zap.Logger   // nil = no logging
+	// Dial opens connections (tests pass in-memory listeners); nil = TCP.
+	Dial func(addr string) (net.Conn, error)
+}
+
+// withDefaults validates cfg and fills the zero knobs; it returns a config
+// whose Lab is a private copy.
+func (cfg Config) withDefaults() (Config, error) {
+	if cfg.Lab == nil {
+		return cfg, errors.New("no lab")
+	}
+	if err := cfg.Lab.Validate(); err != nil {
+		return cfg, err
+	}
+	cfg.Lab = cfg.Lab.Clone()
+	if err := cfg.checkMode(); err != nil {
+		return cfg, err
+	}
+	if len(cfg.Servers) == 0 {
+		cfg.Targets = slices.Clone(cfg.Targets)
+		if err := nameTargets(cfg.Targets, cfg.Lab); err != nil {
+			return cfg, err
+		}
+	}
+	if cfg.Drain <= 0 {
+		cfg.Drain = DefaultDrain
+	}
+	if cfg.Late <= 0 {
+		cfg.Late = DefaultLate
+	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = DefaultMaxConns
+	}
+	if cfg.Log == nil {
+		cfg.Log = zap.NewNop()
+	}
+	return cfg, nil
+}
+
+// checkMode picks balancer or client-side mode. With servers and no
+// clients.algorithm, the clients balance with the balancers' algorithm.
+func (cfg *Config) checkMode() error {
+	c := &cfg.Lab.Clients
+	switch {
+	case len(cfg.Targets) > 0 && len(cfg.Servers) > 0:
+		return errors.New("give balancer targets or servers (client-side balancing), not both")
+	case len(cfg.Targets) == 0 && len(cfg.Servers) == 0:
+		return errors.New("no target: give --target URL or --servers s1=host:port,...")
+	case len(cfg.Servers) == 0 && c.Algorithm != "":
+		return fmt.Errorf("clients.algorithm is %q (client-side balancing): give the servers with --servers", c.Algorithm)
+	case len(cfg.Servers) > 0 && c.Algorithm == "":
+		c.Algorithm = cfg.Lab.Balancers.Algorithm
+	}
+	if len(cfg.Servers) > 0 {
+		if !slices.Contains(policy.Algorithms(), c.Algorithm) {
+			return fmt.Errorf("clients.algorithm %q: unknown, allowed: %s", c.Algorithm, strings.Join(policy.Algorithms(), ", "))
+		}
+		cfg.Targets = []Target{{Name: c.Algorithm}}
+		return checkServers(cfg.Servers)
+	}
+	return nil
+}
+
+func checkServers(servers []Backend) error {
+	seen := map[string]bool{}
+	for _, s := range servers {
+		if s.Name == "" || seen[s.Name] {
+			return fmt.Errorf("server name %q: empty or repeated", s.Name)
+		}
+		seen[s.Name] = true
+		if _, _, err := net.SplitHostPort(s.Addr); err != nil {
+			return fmt.Errorf("server %s: address %q: want host:port", s.Name, s.Addr)
+		}
+	}
+	return nil
+}
+
+// nameTargets gives unnamed targets a name: the lab's algorithm when there
+// is one target (the simulator's run name), else host:port of its first URL.
+func nameTargets(ts []Target, lab *labfile.Lab) error {
+	seen := map[string]bool{}
+	for i := range ts {
+		t := &ts[i]
+		if len(t.URLs) == 0 {
+			return fmt.Errorf("target %q has no URL", t.Name)
+		}
+		if t.Name == "" && len(ts) == 1 {
+			t.Name = lab.Balancers.Algorithm
+		}
+		if t.Name == "" {
+			ep, err := parseURL(t.URLs[0])
+			if err != nil {
+				return err
+			}
+			t.Name = ep.addr
+		}
+		if seen[t.Name] {
+			return fmt.Errorf("two targets are called %q: name them (NAME=URL)", t.Name)
+		}
+		seen[t.Name] = true
+	}
+	return nil
+}
+
+// ParseTargets reads --target: comma-separated [NAME=]URL items; one target
+// may list several balancer URLs joined by '|' (client c uses URL c mod n).
+func ParseTargets(spec string) ([]Target, error) {
+	var out []Target
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		var t Target
+		if name, rest, ok := strings.Cut(item, "="); ok && !strings.Contains(name, "/") {
+			t.Name, item = strings.TrimSpace(name), rest
+		}
+		for _, u := range strings.Split(item, "|") {
+			if _, err := parseURL(u); err != nil {
+				return nil, err
+			}
+			t.URLs = append(t.URLs, strings.TrimSpace(u))
+		}
+		out = append(out, t)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no target URL given")
+	}
+	return out, nil
+}
+
+// ParseServers reads --servers: comma-separated [NAME=]host:port items;
+// unnamed servers are called s1, s2, ... by position.
+func ParseServers(spec string) ([]Backend, error) {
+	var out []Backend
+	for i, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		b := Backend{Name: fmt.Sprintf("s%d", i+1), Addr: item}
+		if name, rest, ok := strings.Cut(item, "="); ok {
+			b.Name, b.Addr = strings.TrimSpace(name), strings.TrimSpace(rest)
+		}
+		b.Addr = strings.TrimPrefix(b.Addr, "http://")
+		if _, _, err := net.SplitHostPort(b.Addr); err != nil || b.Name == "" {
+			return nil, fmt.Errorf("server %q: want NAME=host:port", item)
+		}
+		out = append(out, b)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no server given")
+	}
+	return out, nil
+}
+
+// endpointSpec is where one URL's requests go.
+type endpointSpec struct {
+	addr string // host:port
+	uri  string // path and query
+	host string // Host header
+}
+
+// parseURL accepts http://host:port/path or host:port.
+func parseURL(raw string) (endpointSpec, error) {
+	raw = strings.TrimSpace(raw)
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" || u.Host == "" {
+		return endpointSpec{}, fmt.Errorf("target %q: want http://host:port[/path]", raw)
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), "80")
+	}
+	return endpointSpec{addr: addr, uri: u.RequestURI(), host: u.Host}, nil
+}

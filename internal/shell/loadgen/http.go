@@ -1,0 +1,206 @@
+package loadgen
+
+import (
+	"errors"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/shell/wire"
+)
+
+var errClosed = errors.New("loadgen: shutting down")
+
+// endpoint is one host the loadgen talks to (a balancer URL, or a server in
+// client-side mode), with its own pooled fasthttp.HostClient.
+type endpoint struct {
+	name string
+	spec endpointSpec
+	hc   *fasthttp.HostClient
+}
+
+// transport owns the HTTP side: endpoints, every connection they opened (so
+// shutdown can close them and unblock attempts in flight) and the attempt
+// goroutines.
+type transport struct {
+	dial    func(addr string) (net.Conn, error)
+	closing atomic.Bool
+	quit    chan struct{} // closed when the loop stops reading results
+	mu      sync.Mutex
+	conns   map[*trackedConn]struct{}
+	wg      sync.WaitGroup
+}
+
+func newTransport(dial func(string) (net.Conn, error)) *transport {
+	if dial == nil {
+		d := &net.Dialer{Timeout: 3 * time.Second}
+		dial = func(addr string) (net.Conn, error) { return d.Dial("tcp", addr) }
+	}
+	return &transport{dial: dial, quit: make(chan struct{}), conns: map[*trackedConn]struct{}{}}
+}
+
+func (tr *transport) endpoint(name string, spec endpointSpec, maxConns int) *endpoint {
+	hc := &fasthttp.HostClient{
+		Addr: spec.addr, Dial: tr.dialTracked, MaxConns: maxConns,
+		MaxConnWaitTimeout:        10 * time.Second,
+		MaxIdemponentCallAttempts: 1, // retries are the policy's business, never fasthttp's
+		NoDefaultUserAgentHeader:  true,
+	}
+	return &endpoint{name: name, spec: spec, hc: hc}
+}
+
+func (tr *transport) dialTracked(addr string) (net.Conn, error) {
+	if tr.closing.Load() {
+		return nil, errClosed
+	}
+	c, err := tr.dial(addr)
+	if err != nil {
+		return nil, err
+	}
+	tc := &trackedConn{Conn: c, tr: tr}
+	tr.mu.Lock()
+	tr.conns[tc] = struct{}{}
+	tr.mu.Unlock()
+	return tc, nil
+}
+
+// shutdown refuses new connections and closes the open ones: attempts still
+// in flight fail at once instead of waiting for their deadline.
+func (tr *transport) shutdown() {
+	tr.closing.Store(true)
+	tr.mu.Lock()
+	conns := make([]*trackedConn, 0, len(tr.conns))
+	for c := range tr.conns {
+		conns = append(conns, c)
+	}
+	tr.mu.Unlock()
+	for _, c := range conns {
+		c.Close()
+	}
+}
+
+type trackedConn struct {
+	net.Conn
+	tr   *transport
+	once sync.Once
+}
+
+func (c *trackedConn) Close() error {
+	var err error
+	c.once.Do(func() {
+		c.tr.mu.Lock()
+		delete(c.tr.conns, c)
+		c.tr.mu.Unlock()
+		err = c.Conn.Close()
+	})
+	return err
+}
+
+// job is everything an attempt goroutine needs: it never touches loop state.
+type job struct {
+	target   int
+	h        uint64
+	ep       *endpoint
+	sendAt   time.Time // after the client -> balancer hop
+	deadline time.Time // give up on the HTTP exchange here
+	reject   bool      // no eligible server (client-side): answer 503 after the hop
+	seq      uint64
+	client   int
+	key      uint64
+	work     time.Duration // < 0: none sent
+	kind     server.Kind
+	labDL    int64  // X-Lab-Deadline, unix ns; 0 = none
+	exclude  string // X-Lab-Exclude; "" = none
+}
+
+// result is an attempt's answer, posted back to the loop.
+type result struct {
+	target  int
+	h       uint64
+	status  int // 0 when err is set
+	err     error
+	server  string
+	loadQ   int
+	loadB   int
+	hasLoad bool
+}
+
+// policyResult maps the HTTP outcome to the policy's view of an attempt.
+func (r *result) policyResult() policy.Result {
+	switch {
+	case r.err != nil:
+		if errors.Is(r.err, fasthttp.ErrTimeout) {
+			return policy.Timeout
+		}
+		return policy.Error
+	case r.status == fasthttp.StatusOK:
+		return policy.OK
+	case r.status == fasthttp.StatusServiceUnavailable:
+		return policy.Rejected
+	case r.status == fasthttp.StatusGatewayTimeout:
+		return policy.Timeout
+	}
+	return policy.Error
+}
+
+// launch runs j on its own goroutine; the answer comes back on out.
+func (tr *transport) launch(j job, out chan<- result) {
+	tr.wg.Add(1)
+	go func() {
+		defer tr.wg.Done()
+		time.Sleep(time.Until(j.sendAt)) // the injected network hop
+		r := result{target: j.target, h: j.h}
+		switch {
+		case j.reject:
+			r.status = fasthttp.StatusServiceUnavailable
+		case tr.closing.Load():
+			r.err = errClosed
+		default:
+			exchange(&j, &r)
+		}
+		select {
+		case out <- r:
+		case <-tr.quit:
+		}
+	}()
+}
+
+// exchange sends the attempt and reads the answer's status and lab headers.
+func exchange(j *job, r *result) {
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.SetRequestURI(j.ep.spec.uri)
+	req.SetHost(j.ep.spec.host)
+	h := &req.Header
+	h.Set(wire.HRequest, strconv.FormatUint(j.seq, 10))
+	h.Set(wire.HClient, strconv.Itoa(j.client))
+	h.Set(wire.HKey, strconv.FormatUint(j.key, 10))
+	if j.work >= 0 {
+		h.Set(wire.HWork, wire.FormatWork(j.work))
+	}
+	h.Set(wire.HAttempt, j.kind.String())
+	if j.labDL != 0 {
+		h.Set(wire.HDeadline, strconv.FormatInt(j.labDL, 10))
+	}
+	if j.exclude != "" {
+		h.Set(wire.HExclude, j.exclude)
+	}
+	if err := j.ep.hc.DoDeadline(req, resp, j.deadline); err != nil {
+		r.err = err
+		return
+	}
+	r.status = resp.StatusCode()
+	r.server = string(resp.Header.Peek(wire.HServer))
+	q, okQ := wire.ParseUint(resp.Header.Peek(wire.HLoadQueue))
+	b, okB := wire.ParseUint(resp.Header.Peek(wire.HLoadBusy))
+	if okQ && okB {
+		r.loadQ, r.loadB, r.hasLoad = int(min(q, 1<<30)), int(min(b, 1<<30)), true
+	}
+}

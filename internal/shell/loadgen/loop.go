@@ -1,0 +1,236 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/breaker"
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/workload"
+)
+
+// loop is the run's single owner of the stream, the targets and the heap.
+type loop struct {
+	cfg     Config
+	lab     *labfile.Lab
+	log     *zap.Logger
+	stream  *workload.Stream
+	users   int // closed loop: users per target; 0 = open loop
+	targets []*target
+	tr      *transport
+	q       timerQueue
+	timer   *time.Timer
+	results chan result
+	cmds    chan command
+	epoch   time.Time // instant 0
+
+	inflight int              // attempt goroutines not yet answered
+	next     workload.Request // the pending open-loop arrival
+	arrGen   uint64           // bumps when the pending arrival is withdrawn
+	stopAt   clock.Instant    // arrivals end here
+	cutAt    clock.Instant    // requests still pending here are cut off
+	cut      bool
+	late     uint64
+	maxLate  time.Duration
+	prog     progress
+
+	connWarned bool
+}
+
+// clock returns the wall instant since the run's start.
+func (l *loop) clock() clock.Instant { return clock.Instant(time.Since(l.epoch)) }
+
+// wall converts an instant of the run to wall time.
+func (l *loop) wall(i clock.Instant) time.Time { return l.epoch.Add(time.Duration(i)) }
+
+// launch hands an attempt to its goroutine.
+func (l *loop) launch(j job) {
+	l.inflight++
+	if ce := l.log.Check(zap.DebugLevel, "send"); ce != nil {
+		ce.Write(zap.Uint64("seq", j.seq), zap.Stringer("kind", j.kind), zap.Bool("reject", j.reject))
+	}
+	l.tr.launch(j, l.results)
+}
+
+// noteResult logs an answer at debug level, and warns once when the
+// connection limit makes attempts fail (the client, not the lab, limits).
+func (l *loop) noteResult(r *result, res policy.Result) {
+	if ce := l.log.Check(zap.DebugLevel, "answer"); ce != nil {
+		ce.Write(zap.Int("target", r.target), zap.Int("status", r.status), zap.String("server", r.server),
+			zap.Stringer("result", res), zap.Error(r.err))
+	}
+	if errors.Is(r.err, fasthttp.ErrNoFreeConns) && !l.connWarned {
+		l.connWarned = true
+		l.log.Warn("connection limit reached: attempts fail as errors", zap.Int("max_conns", l.cfg.MaxConns))
+	}
+}
+
+// start schedules the first arrivals or users, the end, the cut-off, the
+// series bins and the progress line.
+func (l *loop) start() {
+	l.epoch = time.Now()
+	l.timer = time.NewTimer(time.Hour)
+	l.stopAt = clock.Instant(l.lab.Duration)
+	l.cutAt = l.stopAt.Add(l.cfg.Drain)
+	if l.users > 0 {
+		for _, t := range l.targets {
+			for u := 0; u < l.users; u++ {
+				l.q.push(event{at: clock.Instant(0).Add(l.stream.Think(u, 1<<40)), kind: evThink, t: int32(t.idx), a: int32(u)})
+			}
+		}
+	} else {
+		l.scheduleArrival()
+	}
+	l.q.push(event{at: l.stopAt, kind: evStop})
+	l.q.push(event{at: l.cutAt, kind: evCut})
+	if l.cfg.Series {
+		l.q.push(event{at: clock.Instant(report.BinWidth), kind: evBin})
+	}
+	if l.cfg.Progress != nil {
+		l.prog.w = l.cfg.Progress
+		l.q.push(event{at: clock.Instant(progressEvery), kind: evProgress})
+	}
+}
+
+// run turns the loop until every request has ended after the last arrival
+// (or the drain limit cut the rest off); it returns the end instant.
+func (l *loop) run(ctx context.Context) clock.Instant {
+	done := ctx.Done()
+	for {
+		now := l.clock()
+		l.fireDue(now)
+		if l.finished(now) {
+			return max(now, l.stopAt)
+		}
+		l.arm(now)
+		select {
+		case r := <-l.results:
+			l.inflight--
+			now = l.clock()
+			l.fireDue(now) // what was due before the answer came goes first
+			if !l.cut {
+				l.targets[r.target].onResult(now, &r)
+			}
+		case <-l.timer.C:
+		case c := <-l.cmds:
+			l.onCommand(l.clock(), c)
+		case <-done:
+			done = nil
+			l.interrupt(l.clock())
+		}
+	}
+}
+
+func (l *loop) finished(now clock.Instant) bool {
+	if l.cut {
+		return true
+	}
+	if now < l.stopAt {
+		return false
+	}
+	for _, t := range l.targets {
+		if t.pending > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// arm sets the single timer to the earliest heap entry.
+func (l *loop) arm(now clock.Instant) {
+	at := l.q.peek()
+	if at == clock.Never {
+		at = now.Add(time.Hour)
+	}
+	l.timer.Reset(max(at.Sub(now), 0))
+}
+
+// fireDue fires every heap entry due at now, each at its own instant (the
+// instant it was meant for, as in the simulator).
+func (l *loop) fireDue(now clock.Instant) {
+	for !l.cut && l.q.peek() <= now {
+		l.fire(l.q.pop())
+	}
+}
+
+func (l *loop) fire(e event) {
+	switch e.kind {
+	case evArrival:
+		if e.b == l.arrGen {
+			l.noteLate(l.next.At)
+			for _, t := range l.targets {
+				t.begin(l.next, -1)
+			}
+			l.scheduleArrival()
+		}
+	case evThink:
+		l.startUser(l.targets[e.t], e)
+	case evTimer:
+		l.targets[e.t].onTimer(e.at, e)
+	case evBin:
+		for _, t := range l.targets {
+			t.rec.CloseBin(e.at, nil)
+		}
+		if e.at < l.stopAt {
+			l.q.push(event{at: e.at.Add(report.BinWidth), kind: evBin})
+		}
+	case evProgress:
+		l.prog.draw(l, l.clock())
+		l.q.push(event{at: e.at.Add(progressEvery), kind: evProgress})
+	case evCut:
+		l.cutOff(e.at)
+	}
+}
+
+// scheduleArrival pulls the next open-loop request and schedules it if it
+// arrives before the end of the run.
+func (l *loop) scheduleArrival() {
+	l.next = l.stream.Next()
+	if l.next.At < l.stopAt {
+		l.q.push(event{at: l.next.At, kind: evArrival, b: l.arrGen})
+	}
+}
+
+// setRate changes the open-loop rate and redraws the pending arrival.
+func (l *loop) setRate(now clock.Instant, rate float64) {
+	l.stream.SetRate(now, rate)
+	l.arrGen++
+	if now < l.stopAt {
+		l.scheduleArrival()
+	}
+}
+
+// startUser begins a closed-loop user's next request at the instant its
+// think time ended.
+func (l *loop) startUser(t *target, e event) {
+	if e.at >= l.stopAt {
+		return
+	}
+	l.noteLate(e.at)
+	req := l.stream.Draw(t.userSeq, e.at)
+	t.userSeq++
+	t.begin(req, e.a)
+}
+
+// noteLate counts a request the loop started more than cfg.Late after its
+// intended instant: the generator could not keep up.
+func (l *loop) noteLate(intended clock.Instant) {
+	if d := l.clock().Sub(intended); d > l.cfg.Late {
+		l.late++
+		l.maxLate = max(l.maxLate, d)
+	}
+}
+
+// breakerLogger writes client-side breaker transitions to t's event log.
+func (l *loop) breakerLogger(t *target) func(clock.Instant, int, breaker.State, breaker.State) {
+	return func(now clock.Instant, s int, from, to breaker.State) {
+		t.logf(now, "breaker "+t.servers[s].name+": "+from.String()+" -> "+to.String())
+	}
+}

@@ -1,0 +1,177 @@
+// Package loadgen is the live load generator: it replays the lab's seeded
+// request stream (the simulator's, request for request) over real HTTP to
+// one or more balancers, or straight to the servers when the clients balance
+// themselves, and reports what the clients saw in the simulator's report
+// format (mode "live").
+//
+// One event-loop goroutine owns the stream, every target's policy.Client,
+// calls and balancers, driving them like the simulator does: a timer heap
+// (arrivals, call timers, bins) woken by a single time.Timer, and attempts on
+// goroutines that post their answers back through a channel. Latency counts
+// from each request's intended start (no coordinated omission).
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/lblab/lblab/internal/assemble"
+	"math"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/report"
+)
+
+// Runner is one live run. Build it with New, start it once with Run; Admin
+// serves its admin API while it runs.
+type Runner struct {
+	l       *loop
+	started atomic.Bool
+	running chan struct{} // closed when the loop starts
+	done    chan struct{} // closed when Run returns
+}
+
+// New validates cfg and builds the run without sending anything (what
+// --check-config runs).
+func New(cfg Config) (*Runner, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	l := &loop{cfg: cfg, lab: cfg.Lab, log: cfg.Log, tr: newTransport(cfg.Dial),
+		results: make(chan result, 1024), cmds: make(chan command)}
+	if l.stream, l.users, err = assemble.Stream(l.lab); err != nil {
+		return nil, err
+	}
+	for i, tc := range cfg.Targets {
+		t, err := l.newTarget(i, tc)
+		if err != nil {
+			return nil, fmt.Errorf("target %s: %w", tc.Name, err)
+		}
+		l.targets = append(l.targets, t)
+	}
+	return &Runner{l: l, running: make(chan struct{}), done: make(chan struct{})}, nil
+}
+
+// newTarget builds one target's client policy, recorder and endpoints (and
+// its balancers in client-side mode).
+func (l *loop) newTarget(i int, tc Target) (*target, error) {
+	t := &target{l: l, idx: i, name: tc.Name, rec: report.NewRecorder(l.cfg.Series), byName: map[string]int{}}
+	if err := buildClient(l.lab, &t.client); err != nil {
+		return nil, err
+	}
+	if len(l.cfg.Servers) > 0 {
+		return t, l.clientSide(t)
+	}
+	t.algo = l.lab.Balancers.Algorithm
+	if slices.Contains(policy.Algorithms(), t.name) {
+		t.algo = t.name
+	}
+	for _, ns := range l.lab.ExpandServers() {
+		t.server(ns.Name)
+	}
+	for _, u := range tc.URLs {
+		spec, err := parseURL(u)
+		if err != nil {
+			return nil, err
+		}
+		t.eps = append(t.eps, l.tr.endpoint(u, spec, l.cfg.MaxConns))
+	}
+	return t, nil
+}
+
+// clientSide gives t one balancer per client id over the given servers.
+func (l *loop) clientSide(t *target) error {
+	t.algo = l.lab.Clients.Algorithm
+	for _, s := range l.cfg.Servers {
+		t.server(s.Name)
+		spec := endpointSpec{addr: s.Addr, uri: "/", host: s.Addr}
+		t.eps = append(t.eps, l.tr.endpoint(s.Name, spec, l.cfg.MaxConns))
+	}
+	bals, err := buildBalancers(l.lab, serverWeights(l.lab, l.cfg.Servers))
+	if err != nil {
+		return err
+	}
+	for _, b := range bals {
+		b.OnBreaker = l.breakerLogger(t)
+	}
+	t.bals = bals
+	if l.lab.Clients.Refresh > 0 {
+		l.log.Warn("clients.refresh is not supported live: client-side balancers learn loads from the answers' piggybacked headers only")
+	}
+	return nil
+}
+
+// Run sends the stream until the lab's duration, waits for the requests
+// still out (up to the drain limit; the rest end as timed out) and returns
+// the report. Cancelling ctx (SIGINT) stops the arrivals at once, drains
+// briefly and reports what ran.
+func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
+	if !r.started.CompareAndSwap(false, true) {
+		return nil, errors.New("loadgen: a Runner runs once")
+	}
+	defer close(r.done)
+	l := r.l
+	l.start()
+	close(r.running)
+	end := l.run(ctx)
+	l.shutdown()
+	l.warnLate()
+	return l.report(end), nil
+}
+
+// Late returns how many requests started late (after Run).
+func (r *Runner) Late() uint64 { return r.l.late }
+
+// report builds the live report: one run per target.
+func (l *loop) report(end clock.Instant) *report.Report {
+	rep := &report.Report{Mode: "live", Lab: l.lab.Name, Seed: l.lab.Seed, DurationS: math.Round(l.stopAt.Seconds()*1000) / 1000}
+	for _, t := range l.targets {
+		run := report.Run{Name: t.name, Algorithm: t.algo, Log: t.log}
+		if l.late > 0 {
+			run.Log = append(run.Log, report.LogLine{T: l.stopAt.Seconds(), Text: l.lateText()})
+		}
+		t.rec.Fill(&run, end)
+		run.Servers = t.serverRows()
+		rep.Runs = append(rep.Runs, run)
+	}
+	return rep
+}
+
+// serverRows are the servers as the client saw them, in fleet order.
+func (t *target) serverRows() []report.Server {
+	var sent uint64
+	for _, s := range t.servers {
+		sent += s.sent
+	}
+	rows := make([]report.Server, len(t.servers))
+	for i, s := range t.servers {
+		rows[i] = report.Server{Name: s.name, Sent: s.sent, Completed: s.completed, MaxQueue: s.maxQueue}
+		if sent > 0 {
+			rows[i].Share = float64(s.sent) / float64(sent)
+		}
+	}
+	return rows
+}
+
+// warnLate prints the loud end-of-run warning when the loop fell behind.
+func (l *loop) warnLate() {
+	if l.late == 0 {
+		return
+	}
+	l.log.Warn("loadgen fell behind", zap.Uint64("late", l.late), zap.Duration("worst", l.maxLate))
+	if l.cfg.Warn != nil {
+		fmt.Fprintf(l.cfg.Warn, "\n!!! WARNING: %s\n", l.lateText())
+	}
+}
+
+func (l *loop) lateText() string {
+	return fmt.Sprintf("loadgen fell behind: %d requests started more than %v after their intended time (worst %v); "+
+		"their latency still counts from the intended time", l.late, l.cfg.Late, l.maxLate.Round(time.Microsecond))
+}

@@ -1,0 +1,83 @@
+package loadgen
+
+import (
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/clock"
+)
+
+// interruptDrain is how long a run stopped by a signal waits for the
+// requests still out before it cuts them off.
+const interruptDrain = 2 * time.Second
+
+// cutOff ends everything still pending at the drain limit as timed out.
+func (l *loop) cutOff(now clock.Instant) {
+	if now < l.cutAt || l.cut {
+		return // a cut-off moved later never happens; an earlier one already ran
+	}
+	for _, t := range l.targets {
+		if t.pending > 0 {
+			l.log.Warn("drain limit: cutting off requests still pending", zap.String("target", t.name), zap.Int("pending", t.pending))
+			t.logf(now, "drain limit reached: requests still pending end as timed out")
+		}
+		t.cutOff(now)
+	}
+	l.cut = true
+}
+
+// interrupt stops the arrivals now (SIGINT) and drains briefly.
+func (l *loop) interrupt(now clock.Instant) {
+	if now >= l.stopAt {
+		l.cutAt = min(l.cutAt, now.Add(interruptDrain))
+	} else {
+		l.stopAt, l.cutAt = now, now.Add(min(l.cfg.Drain, interruptDrain))
+		l.arrGen++ // the pending arrival never comes
+	}
+	l.q.push(event{at: l.cutAt, kind: evCut})
+	for _, t := range l.targets {
+		t.logf(now, "interrupted: arrivals stopped")
+	}
+}
+
+// shutdown closes every connection, collects the attempts still out and
+// stops the timer, so no goroutine outlives Run.
+func (l *loop) shutdown() {
+	l.tr.shutdown()
+	for _, t := range l.targets {
+		for _, ep := range t.eps {
+			ep.hc.CloseIdleConnections()
+		}
+	}
+	limit := time.NewTimer(5 * time.Second)
+	defer limit.Stop()
+	for l.inflight > 0 {
+		select {
+		case <-l.results:
+			l.inflight--
+		case <-limit.C:
+			l.log.Warn("attempts still in flight after shutdown", zap.Int("attempts", l.inflight))
+			l.inflight = 0
+		}
+	}
+	close(l.tr.quit)
+	waitGroup(&l.tr.wg, 5*time.Second, l.log)
+	l.timer.Stop()
+	l.prog.clear()
+}
+
+// waitGroup waits for wg, but at most limit: a stuck HTTP exchange must not
+// keep the report from being printed.
+func waitGroup(wg *sync.WaitGroup, limit time.Duration, log *zap.Logger) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		log.Warn("attempt goroutines still running after shutdown")
+	}
+}
