@@ -19,11 +19,16 @@ import (
 	"github.com/lblab/lblab/internal/workload"
 )
 
+// LimitSpec is the concurrency limiter a lab server asks for (Kind "" = none).
+func LimitSpec(lab *labfile.Lab, ns labfile.NamedServer) policy.LimitSpec {
+	return policy.LimitSpec{Kind: ns.Limiter.Kind, Initial: ns.Limiter.Initial, Min: ns.Limiter.Min,
+		Max: ns.Limiter.Max, MeanService: lab.ServerWork(ns.Server).Mean()}
+}
+
 // ServerConfig maps one lab server to the emulated server's config.
 func ServerConfig(lab *labfile.Lab, ns labfile.NamedServer) (server.Config, error) {
 	work := lab.ServerWork(ns.Server)
-	lim, err := policy.NewLimit(policy.LimitSpec{Kind: ns.Limiter.Kind, Initial: ns.Limiter.Initial,
-		Min: ns.Limiter.Min, Max: ns.Limiter.Max, MeanService: work.Mean()})
+	lim, err := policy.NewLimit(LimitSpec(lab, ns))
 	if err != nil {
 		return server.Config{}, fmt.Errorf("server %s: %w", ns.Name, err)
 	}

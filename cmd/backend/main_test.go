@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/lblab/lblab/internal/shell/wire"
+)
+
+// bin is the backend binary, built once for all tests.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "backend-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "backend")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// runBackend runs the binary to its end (at most 10 s) and returns its exit
+// status and output.
+func runBackend(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = time.Second
+	timer := time.AfterFunc(10*time.Second, func() { _ = cmd.Process.Kill() })
+	defer timer.Stop()
+	err := cmd.Run()
+	if err != nil && cmd.ProcessState == nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+}
+
+func writeLab(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "lab.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestCheckConfig(t *testing.T) {
+	good := writeLab(t, "servers:\n  - count: 2\n    workers: 4\n  - name: big\n    workers: 8\n")
+	bad := writeLab(t, "servers:\n  - count: 2\n    wrokers: 4\n")
+	cases := []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"--check-config"}, 0, ""},
+		{[]string{"--check-config", "--lab", good, "--name", "big"}, 0, ""},
+		{[]string{"--check-config", "--lab", good, "--name", "s2"}, 0, ""},
+		{[]string{"--check-config", "--lab", good, "--name", "s9"}, 2, `no server named "s9"`},
+		{[]string{"--check-config", "--lab", bad}, 2, "wrokers"},
+		{[]string{"--check-config", "--lab", filepath.Join(t.TempDir(), "none.yaml")}, 2, "no such file"},
+		{[]string{"--check-config", "--frobnicate"}, 2, "frobnicate"},
+		{[]string{"--check-config", "--hop", "-1ms"}, 2, "--hop"},
+		{[]string{"--check-config", "extra"}, 2, "extra"},
+		{[]string{"--help"}, 0, "--cancel-on-close"},
+	}
+	for _, tc := range cases {
+		code, _, stderr := runBackend(t, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, strings.TrimPrefix(tc.stderr, "--")) {
+			t.Errorf("%v: exit %d, want %d; stderr %q should mention %q", tc.args, code, tc.code, stderr, tc.stderr)
+		}
+	}
+}
+
+func TestPortInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	code, _, stderr := runBackend(t, "--addr", ln.Addr().String())
+	if code != 2 || !strings.Contains(stderr, "address already in use") {
+		t.Errorf("exit %d, stderr %q; want 2 and the reason", code, stderr)
+	}
+}
+
+// get sends a GET on a fresh connection and returns the raw response.
+func get(addr, path string, hdr string) (string, error) {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: b\r\nConnection: close\r\n%s\r\n", path, hdr)
+	out, err := io.ReadAll(c)
+	return string(out), err
+}
+
+func TestReadyLineAndGracefulSIGTERM(t *testing.T) {
+	cmd := exec.Command(bin, "--name", "s3", "--hop", "1ms")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	rd, err := wire.ScanReady(bufio.NewReader(stdout))
+	if err != nil || rd.Name != "s3" || rd.PID != cmd.Process.Pid || rd.Addr == "" || rd.Admin == "" {
+		t.Fatalf("ready line %+v: %v; stderr %s", rd, err, stderr.String())
+	}
+	if out, err := get(rd.Admin, "/healthz", ""); err != nil || !strings.HasPrefix(out, "HTTP/1.1 200") {
+		t.Fatalf("admin healthz: %q %v", out, err)
+	}
+	inFlight := make(chan string, 1)
+	go func() {
+		out, _ := get(rd.Addr, "/", wire.HWork+": 300ms\r\n")
+		inFlight <- out
+	}()
+	time.Sleep(100 * time.Millisecond) // the request is in service
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if out := <-inFlight; !strings.HasPrefix(out, "HTTP/1.1 200") {
+		t.Errorf("the request in flight at SIGTERM got %q, want it drained with 200", out)
+	}
+	if err := cmd.Wait(); err != nil || time.Since(start) > 5*time.Second {
+		t.Errorf("exit after SIGTERM: %v after %v; stderr %s", err, time.Since(start), stderr.String())
+	}
+}

@@ -1,0 +1,200 @@
+package backend
+
+import (
+	"math"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/shell/wire"
+)
+
+// maxPause bounds an on-demand GC pause.
+const maxPause = time.Hour
+
+// action is one POST /admin/... endpoint: it decodes and checks its body,
+// answering 400 and changing nothing on bad input, and returns false then.
+type action func(b *Backend, ctx *fasthttp.RequestCtx) bool
+
+var actions = map[string]action{
+	"/admin/slow":    (*Backend).adminSlow,
+	"/admin/restore": (*Backend).adminRestore,
+	"/admin/gc":      (*Backend).adminGC,
+	"/admin/fail":    (*Backend).adminFail,
+	"/admin/recover": (*Backend).adminRecover,
+	"/admin/errors":  (*Backend).adminErrors,
+	"/admin/kill":    (*Backend).adminKill,
+	"/admin/restart": (*Backend).adminRestart,
+	"/admin/limiter": (*Backend).adminLimiter,
+	"/admin/queue":   (*Backend).adminQueue,
+	"/admin/set":     (*Backend).adminSet,
+	"/admin/cancel":  (*Backend).adminCancel,
+}
+
+// serveAdmin routes the admin API. Actions answer with the new state
+// (except set and cancel, which say what they did).
+func (b *Backend) serveAdmin(ctx *fasthttp.RequestCtx) {
+	path := string(ctx.Path())
+	switch path {
+	case "/healthz":
+		wire.WriteJSON(ctx, fasthttp.StatusOK, map[string]string{"status": "ok", "server": b.cfg.Name})
+		return
+	case "/admin/state", "/load":
+		if !ctx.IsGet() && !ctx.IsHead() {
+			wire.WriteError(ctx, fasthttp.StatusMethodNotAllowed, "%s takes GET", path)
+			return
+		}
+		if path == "/load" {
+			wire.WriteJSON(ctx, fasthttp.StatusOK, b.load())
+		} else {
+			wire.WriteJSON(ctx, fasthttp.StatusOK, b.State())
+		}
+		return
+	}
+	act, ok := actions[path]
+	if !ok {
+		wire.WriteError(ctx, fasthttp.StatusNotFound, "no such endpoint %s", path)
+		return
+	}
+	if !ctx.IsPost() {
+		wire.WriteError(ctx, fasthttp.StatusMethodNotAllowed, "%s takes POST", path)
+		return
+	}
+	if act(b, ctx) {
+		b.log.Info("admin", zap.String("action", path), zap.ByteString("body", ctx.PostBody()))
+	}
+}
+
+// change runs a setter on the core and answers with the new state.
+func (b *Backend) change(ctx *fasthttp.RequestCtx, f func(now clock.Instant)) bool {
+	var st State
+	b.apply(func(now clock.Instant, out []server.Reply) []server.Reply {
+		f(now)
+		out = b.core.Advance(now, out) // the state below must include what f caused
+		st = b.stateLocked(now)
+		return out
+	})
+	wire.WriteJSON(ctx, fasthttp.StatusOK, st)
+	return true
+}
+
+func (b *Backend) adminSlow(ctx *fasthttp.RequestCtx) bool {
+	var req struct {
+		Speed *float64 `json:"speed"`
+	}
+	if !wire.DecodeJSON(ctx, &req) {
+		return false
+	}
+	if req.Speed == nil || !(*req.Speed > 0) || math.IsInf(*req.Speed, 0) {
+		wire.BadRequest(ctx, "speed: required, a positive number (1 = normal, 0.25 = quarter speed)")
+		return false
+	}
+	return b.change(ctx, func(now clock.Instant) { _ = b.core.SetSpeed(now, *req.Speed) })
+}
+
+func (b *Backend) adminRestore(ctx *fasthttp.RequestCtx) bool {
+	if !decodeEmpty(ctx) {
+		return false
+	}
+	return b.change(ctx, func(now clock.Instant) { _ = b.core.SetSpeed(now, b.spec.Speed) })
+}
+
+func (b *Backend) adminGC(ctx *fasthttp.RequestCtx) bool {
+	var req struct {
+		Pause string `json:"pause"`
+	}
+	if !wire.DecodeJSON(ctx, &req) {
+		return false
+	}
+	d, err := time.ParseDuration(req.Pause)
+	if err != nil || d <= 0 || d > maxPause {
+		wire.BadRequest(ctx, "pause: required, a duration in (0, %v] like 300ms; got %q", maxPause, req.Pause)
+		return false
+	}
+	return b.change(ctx, func(now clock.Instant) { b.core.Pause(now, d) })
+}
+
+func (b *Backend) adminFail(ctx *fasthttp.RequestCtx) bool {
+	if !decodeEmpty(ctx) {
+		return false
+	}
+	return b.change(ctx, func(now clock.Instant) { b.core.SetFail(now, true) })
+}
+
+// adminRecover ends fail mode and puts back the configured error share.
+func (b *Backend) adminRecover(ctx *fasthttp.RequestCtx) bool {
+	if !decodeEmpty(ctx) {
+		return false
+	}
+	return b.change(ctx, func(now clock.Instant) {
+		b.core.SetFail(now, false)
+		_ = b.core.SetErrors(now, b.spec.Errors)
+	})
+}
+
+func (b *Backend) adminErrors(ctx *fasthttp.RequestCtx) bool {
+	var req struct {
+		Share *float64 `json:"share"`
+	}
+	if !wire.DecodeJSON(ctx, &req) {
+		return false
+	}
+	if req.Share == nil || !(*req.Share >= 0 && *req.Share <= 1) {
+		wire.BadRequest(ctx, "share: required, a number in [0, 1] (0.1 = 10%% fast 500s)")
+		return false
+	}
+	return b.change(ctx, func(now clock.Instant) { _ = b.core.SetErrors(now, *req.Share) })
+}
+
+func (b *Backend) adminKill(ctx *fasthttp.RequestCtx) bool {
+	if !decodeEmpty(ctx) {
+		return false
+	}
+	if err := b.Kill(); err != nil {
+		wire.WriteError(ctx, fasthttp.StatusServiceUnavailable, "%v", err)
+		return false
+	}
+	wire.WriteJSON(ctx, fasthttp.StatusOK, b.State())
+	return true
+}
+
+func (b *Backend) adminRestart(ctx *fasthttp.RequestCtx) bool {
+	if !decodeEmpty(ctx) {
+		return false
+	}
+	if err := b.Restart(); err != nil {
+		wire.WriteError(ctx, fasthttp.StatusInternalServerError, "%v", err)
+		return false
+	}
+	wire.WriteJSON(ctx, fasthttp.StatusOK, b.State())
+	return true
+}
+
+// adminCancel removes the queued jobs of X-Lab-Request id (hedge losers);
+// jobs in service are left alone.
+func (b *Backend) adminCancel(ctx *fasthttp.RequestCtx) bool {
+	var req struct {
+		ID *uint64 `json:"id"`
+	}
+	if !wire.DecodeJSON(ctx, &req) {
+		return false
+	}
+	if req.ID == nil {
+		wire.BadRequest(ctx, "id: required, the X-Lab-Request number of the request to cancel")
+		return false
+	}
+	wire.WriteJSON(ctx, fasthttp.StatusOK, struct {
+		ID        uint64 `json:"id"`
+		Cancelled int    `json:"cancelled"`
+	}{*req.ID, b.cancelRequest(*req.ID)})
+	return true
+}
+
+// decodeEmpty accepts an empty body or {} and rejects any field.
+func decodeEmpty(ctx *fasthttp.RequestCtx) bool {
+	var req struct{}
+	return wire.DecodeJSON(ctx, &req)
+}

@@ -1,0 +1,245 @@
+package backend
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/lblab/lblab/internal/shell/wire"
+)
+
+func TestAdminBadInputChangesNothing(t *testing.T) {
+	cases := []struct{ path, body, field string }{
+		{"/admin/slow", `{"speed":-1}`, "speed"},
+		{"/admin/slow", `{}`, "speed"},
+		{"/admin/slow", `{"speed":0.5,"sped":1}`, "sped"},
+		{"/admin/slow", `{"speed":`, "JSON"},
+		{"/admin/gc", `{"pause":"soon"}`, "pause"},
+		{"/admin/gc", `{"pause":"-1s"}`, "pause"},
+		{"/admin/errors", `{"share":1.5}`, "share"},
+		{"/admin/fail", `{"now":true}`, "now"},
+		{"/admin/queue", `{"discipline":"xyz"}`, "discipline"},
+		{"/admin/queue", `{"capacity":-3,"discipline":"lifo"}`, "capacity"},
+		{"/admin/queue", `{"capacity":"ten"}`, "capacity"},
+		{"/admin/limiter", `{"kind":"magic"}`, "kind"},
+		{"/admin/limiter", `{"kind":"aimd","min":50,"max":10}`, "max"},
+		{"/admin/set", `{"path":"servers.queue.capacity","value":"-1"}`, "servers"},
+		{"/admin/set", `{"path":"servers.nope","value":"1"}`, "nope"},
+		{"/admin/set", `{"path":"servers.queue.capacity"}`, "value"},
+		{"/admin/set", `{"path":"servers[0].name","value":"web"}`, "s1"},
+		{"/admin/cancel", `{}`, "id"},
+	}
+	synctest.Test(t, func(t *testing.T) {
+		_, n := startMem(t, labWith(t))
+		c := client{t, n}
+		before := c.state()
+		for _, tc := range cases {
+			r := c.admin("POST", tc.path, tc.body)
+			if r.code != 400 {
+				t.Errorf("%s %s: %d %s, want 400", tc.path, tc.body, r.code, r.body)
+				continue
+			}
+			if e := errorBody(t, r); !contains(e.Error, tc.field) {
+				t.Errorf("%s %s: reason %q does not name %q", tc.path, tc.body, e.Error, tc.field)
+			}
+		}
+		after := c.state()
+		before.AtUnixNs, after.AtUnixNs = 0, 0
+		if !reflect.DeepEqual(before, after) {
+			t.Errorf("state changed:\n%+v\n%+v", before, after)
+		}
+	})
+}
+
+func TestAdminRoutes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, n := startMem(t, labWith(t))
+		c := client{t, n}
+		for _, tc := range []struct {
+			method, path string
+			code         int
+		}{
+			{"GET", "/healthz", 200}, {"GET", "/admin/nope", 404}, {"GET", "/admin/slow", 405},
+			{"POST", "/admin/state", 405}, {"GET", "/metrics", 404},
+		} {
+			if r := c.admin(tc.method, tc.path, ""); r.code != tc.code {
+				t.Errorf("%s %s: %d, want %d", tc.method, tc.path, r.code, tc.code)
+			}
+		}
+	})
+}
+
+func TestLoadAndState(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, n := startMem(t, labWith(t))
+		c := client{t, n}
+		chans := []<-chan result{}
+		for _, kind := range []string{"first", "retry", "hedge"} {
+			chans = append(chans, async(func() result { return c.data("GET", "/", wire.HWork, "50ms", wire.HAttempt, kind) }))
+			synctest.Wait()
+		}
+		var l Load
+		mustJSON(t, c.admin("GET", "/load", "").body, &l)
+		if !l.Up || l.Queued != 2 || l.InService != 1 || l.AtUnixNs != time.Now().UnixNano() {
+			t.Errorf("load %+v, want up, 2 queued, 1 in service, at now", l)
+		}
+		st := c.state()
+		if st.Busy != 1 || !reflect.DeepEqual(st.QueuedKinds, []string{"retry", "hedge"}) || st.Counters.Arrived != 3 {
+			t.Errorf("state busy %d kinds %v arrived %d", st.Busy, st.QueuedKinds, st.Counters.Arrived)
+		}
+		for _, ch := range chans {
+			<-ch
+		}
+	})
+}
+
+func TestQueueAndLimiterActions(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, n := startMem(t, labWith(t))
+		c := client{t, n}
+		var st State
+		c.post("/admin/queue", `{"capacity":20,"discipline":"lifo","drop_expired":true}`, &st)
+		if st.Queue != (QueueState{Capacity: 20, Discipline: "lifo", DropExpired: true}) {
+			t.Errorf("queue %+v", st.Queue)
+		}
+		c.post("/admin/queue", `{"discipline":"fifo"}`, &st)
+		if st.Queue != (QueueState{Capacity: 20, Discipline: "fifo", DropExpired: true}) {
+			t.Errorf("queue after a partial change %+v", st.Queue)
+		}
+		c.post("/admin/limiter", `{"kind":"aimd","initial":2,"min":1,"max":200}`, &st)
+		if st.Limiter.Kind != "aimd" || st.Limiter.Limit != 2 {
+			t.Errorf("limiter %+v", st.Limiter)
+		}
+		rs := sendInOrder(c, "20ms", "20ms", "20ms")
+		if rs[2].code != 503 || rs[2].header(wire.HReason) != "limit" {
+			t.Errorf("third request over a limit of 2: %d %q", rs[2].code, rs[2].header(wire.HReason))
+		}
+		c.post("/admin/limiter", `{"kind":"none"}`, &st)
+		if st.Limiter != (LimiterState{Kind: "none"}) {
+			t.Errorf("limiter after none %+v", st.Limiter)
+		}
+	})
+}
+
+func TestErrorsAndRecover(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, n := startMem(t, labWith(t, "servers.errors", "0.1"))
+		c := client{t, n}
+		var st State
+		c.post("/admin/errors", `{"share":1}`, &st)
+		if st.Errors != 1 || st.ConfiguredErrors != 0.1 {
+			t.Errorf("errors %g configured %g", st.Errors, st.ConfiguredErrors)
+		}
+		if r := c.data("GET", "/"); r.code != 500 || r.header(wire.HReason) != "error" {
+			t.Errorf("with share 1: %d %q", r.code, r.header(wire.HReason))
+		}
+		c.post("/admin/fail", "", nil)
+		c.post("/admin/recover", "", &st)
+		if st.Fail || st.Errors != 0.1 {
+			t.Errorf("after recover fail %v errors %g, want false and the configured 0.1", st.Fail, st.Errors)
+		}
+	})
+}
+
+func TestSetAppliesServerSettings(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, n := startMem(t, labWith(t))
+		c := client{t, n}
+		var res SetResult
+		c.post("/admin/set", `{"path":"servers.queue.capacity","value":"20"}`, &res)
+		if !reflect.DeepEqual(res.Applied, []string{"queue"}) || len(res.Static) != 0 {
+			t.Errorf("set capacity: %+v", res)
+		}
+		if q := c.state().Queue; q.Capacity != 20 {
+			t.Errorf("queue %+v after set", q)
+		}
+		c.post("/admin/set", `{"path":"servers[0].workers","value":4}`, &res)
+		if len(res.Applied) != 0 || !reflect.DeepEqual(res.Static, []string{"workers"}) {
+			t.Errorf("set workers: %+v", res)
+		}
+		c.post("/admin/set", `{"path":"clients.rate","value":"300"}`, &res)
+		if len(res.Applied)+len(res.Static) != 0 {
+			t.Errorf("a path outside servers changed this server: %+v", res)
+		}
+		c.post("/admin/set", `{"path":"servers.speed","value":"0.5"}`, &res)
+		if st := c.state(); st.Speed != 0.5 || st.ConfiguredSpeed != 0.5 {
+			t.Errorf("speed %g configured %g after set", st.Speed, st.ConfiguredSpeed)
+		}
+	})
+}
+
+func TestAdminCancelRemovesQueuedJob(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, n := startMem(t, labWith(t))
+		c := client{t, n}
+		first := async(func() result { return c.data("GET", "/", wire.HWork, "50ms", wire.HRequest, "41") })
+		synctest.Wait()
+		second := async(func() result { return c.data("GET", "/", wire.HWork, "50ms", wire.HRequest, "42") })
+		synctest.Wait()
+		var res struct{ Cancelled int }
+		c.post("/admin/cancel", `{"id":42}`, &res)
+		r := <-second
+		if res.Cancelled != 1 || r.code != 503 || r.header(wire.HReason) != "cancelled" {
+			t.Errorf("cancel: %+v, request %d %q", res, r.code, r.header(wire.HReason))
+		}
+		c.post("/admin/cancel", `{"id":41}`, &res) // in service: left alone
+		if r := <-first; res.Cancelled != 0 || r.code != 200 {
+			t.Errorf("cancel in service: %+v, request %d", res, r.code)
+		}
+	})
+}
+
+func TestKillAndRestartInMemory(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, n := startMem(t, labWith(t))
+		c := client{t, n}
+		chans := []<-chan result{}
+		for range 2 {
+			chans = append(chans, async(func() result { return c.data("GET", "/", wire.HWork, "1s") }))
+			synctest.Wait()
+		}
+		var st State
+		c.post("/admin/kill", "", &st)
+		if st.Up || st.Listening || st.Counters.Lost != 2 {
+			t.Errorf("after kill: up %v listening %v lost %d", st.Up, st.Listening, st.Counters.Lost)
+		}
+		for i, ch := range chans {
+			if r := <-ch; r.err == nil {
+				t.Errorf("request %d got %d after a kill, want a connection error", i+1, r.code)
+			}
+		}
+		if r := c.data("GET", "/"); r.err == nil {
+			t.Errorf("a new request to a killed server got %d", r.code)
+		}
+		c.post("/admin/restart", "", &st)
+		if r := c.data("GET", "/", wire.HWork, "1ms"); !st.Up || r.code != 200 {
+			t.Errorf("after restart: up %v, request %d %v", st.Up, r.code, r.err)
+		}
+	})
+}
+
+func TestShutdownDrainsThenDropsTheRest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b, n := startMem(t, labWith(t))
+		c := client{t, n}
+		short := async(func() result { return c.data("GET", "/", wire.HWork, "100ms") })
+		synctest.Wait()
+		long := async(func() result { return c.data("GET", "/", wire.HWork, "10s") })
+		synctest.Wait()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		start := time.Now()
+		// fasthttp's Shutdown polls its connections every 100ms.
+		if err := b.Shutdown(ctx); err != nil || time.Since(start) < time.Second || time.Since(start) > 1500*time.Millisecond {
+			t.Errorf("shutdown: %v after %v, want nil just after the 1s drain", err, time.Since(start))
+		}
+		if r := <-short; r.code != 200 {
+			t.Errorf("request done within the drain time: %d %v", r.code, r.err)
+		}
+		if r := <-long; r.err == nil {
+			t.Errorf("request still queued at the end of the drain: %d, want a connection error", r.code)
+		}
+	})
+}

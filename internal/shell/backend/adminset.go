@@ -1,0 +1,213 @@
+package backend
+
+import (
+	"encoding/json"
+	"fmt"
+	"github.com/lblab/lblab/internal/assemble"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/limit"
+	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/shell/wire"
+)
+
+// adminLimiter replaces the concurrency limiter (a fresh one: it learns anew).
+func (b *Backend) adminLimiter(ctx *fasthttp.RequestCtx) bool {
+	var req struct {
+		Kind    string `json:"kind"`
+		Initial int    `json:"initial"`
+		Min     int    `json:"min"`
+		Max     int    `json:"max"`
+	}
+	if !wire.DecodeJSON(ctx, &req) {
+		return false
+	}
+	if req.Kind != "none" && !slices.Contains(policy.Limiters(), req.Kind) {
+		wire.BadRequest(ctx, "kind: required, one of none, %s; got %q", strings.Join(policy.Limiters(), ", "), req.Kind)
+		return false
+	}
+	var spec policy.LimitSpec
+	if req.Kind != "none" {
+		b.mu.Lock()
+		spec = policy.LimitSpec{Kind: req.Kind, Initial: req.Initial, Min: req.Min, Max: req.Max,
+			MeanService: b.lab.ServerWork(b.spec.Server).Mean()}
+		b.mu.Unlock()
+	}
+	lim, err := policy.NewLimit(spec)
+	if err != nil {
+		// limit's messages name Initial, Min and Max: the JSON fields.
+		wire.BadRequest(ctx, "limiter: %s", strings.ToLower(err.Error()))
+		return false
+	}
+	return b.change(ctx, func(now clock.Instant) { b.setLimitLocked(now, spec, lim) })
+}
+
+func (b *Backend) setLimitLocked(now clock.Instant, spec policy.LimitSpec, lim limit.Limit) {
+	b.core.SetLimit(now, lim)
+	b.limiter = spec
+}
+
+// adminQueue changes the queue; fields left out keep their value.
+func (b *Backend) adminQueue(ctx *fasthttp.RequestCtx) bool {
+	var req struct {
+		Capacity    *int    `json:"capacity"`
+		Discipline  *string `json:"discipline"`
+		DropExpired *bool   `json:"drop_expired"`
+	}
+	if !wire.DecodeJSON(ctx, &req) {
+		return false
+	}
+	if req.Capacity != nil && *req.Capacity < 0 {
+		wire.BadRequest(ctx, "capacity: must be 0 (unbounded) or more; got %d", *req.Capacity)
+		return false
+	}
+	if req.Discipline != nil && *req.Discipline != "fifo" && *req.Discipline != "lifo" {
+		wire.BadRequest(ctx, "discipline: must be fifo or lifo; got %q", *req.Discipline)
+		return false
+	}
+	return b.change(ctx, func(now clock.Instant) {
+		q := b.queue
+		if req.Capacity != nil {
+			q.capacity = *req.Capacity
+		}
+		if req.Discipline != nil {
+			q.lifo = *req.Discipline == "lifo"
+		}
+		if req.DropExpired != nil {
+			q.dropExpired = *req.DropExpired
+		}
+		b.setQueueLocked(now, q)
+	})
+}
+
+func (b *Backend) setQueueLocked(now clock.Instant, q queueSettings) {
+	_ = b.core.SetQueue(now, q.capacity, q.lifo, q.dropExpired) // capacity is checked >= 0
+	b.queue = q
+}
+
+// SetResult is the answer to POST /admin/set.
+type SetResult struct {
+	Path  string `json:"path"`
+	Value string `json:"value"`
+	// Applied lists this server's settings the change altered and that
+	// were applied to the running server.
+	Applied []string `json:"applied"`
+	// Static lists altered settings the running server cannot take
+	// (workers, gc, cache, ...): they hold in the lab copy only.
+	Static []string `json:"static,omitempty"`
+}
+
+// adminSet applies a lab-file dotted path to the process's lab copy and
+// re-applies this server's settings that the path changed.
+func (b *Backend) adminSet(ctx *fasthttp.RequestCtx) bool {
+	var req struct {
+		Path  string          `json:"path"`
+		Value json.RawMessage `json:"value"`
+	}
+	if !wire.DecodeJSON(ctx, &req) {
+		return false
+	}
+	value, err := scalarText(req.Value)
+	if req.Path == "" || err != nil {
+		wire.BadRequest(ctx, "path and value: required, e.g. {\"path\":\"servers.queue.capacity\",\"value\":\"20\"}")
+		return false
+	}
+	var res SetResult
+	b.apply(func(now clock.Instant, out []server.Reply) []server.Reply {
+		res, err = b.setLocked(now, req.Path, value)
+		return out
+	})
+	if err != nil {
+		wire.BadRequest(ctx, "%v", err)
+		return false
+	}
+	wire.WriteJSON(ctx, fasthttp.StatusOK, res)
+	return true
+}
+
+// setLocked does adminSet's work: all checks first, then the changes.
+func (b *Backend) setLocked(now clock.Instant, path, value string) (SetResult, error) {
+	res := SetResult{Path: path, Value: value, Applied: []string{}}
+	lab := b.lab.Clone()
+	if err := lab.Apply(path, value); err != nil {
+		return res, err
+	}
+	ns, err := FindServer(lab, b.cfg.Name)
+	if err != nil {
+		return res, fmt.Errorf("%s: after this change %v", path, err)
+	}
+	spec := assemble.LimitSpec(lab, ns)
+	lim, err := policy.NewLimit(spec)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", path, err)
+	}
+	old := b.spec.Server
+	for _, k := range knobs {
+		if reflect.DeepEqual(k.get(old), k.get(ns.Server)) {
+			continue
+		}
+		if k.apply == nil {
+			res.Static = append(res.Static, k.name)
+			continue
+		}
+		k.apply(b, now, ns.Server, spec, lim)
+		res.Applied = append(res.Applied, k.name)
+	}
+	b.lab, b.spec = lab, ns
+	return res, nil
+}
+
+// knob is one setting of a lab server; apply is nil when the running core
+// has no setter for it.
+type knob struct {
+	name  string
+	get   func(labfile.Server) any
+	apply func(b *Backend, now clock.Instant, s labfile.Server, spec policy.LimitSpec, lim limit.Limit)
+}
+
+var knobs = []knob{
+	{"speed", func(s labfile.Server) any { return s.Speed }, func(b *Backend, now clock.Instant, s labfile.Server, _ policy.LimitSpec, _ limit.Limit) {
+		_ = b.core.SetSpeed(now, s.Speed) // the lab validated it
+	}},
+	{"errors", func(s labfile.Server) any { return s.Errors }, func(b *Backend, now clock.Instant, s labfile.Server, _ policy.LimitSpec, _ limit.Limit) {
+		_ = b.core.SetErrors(now, s.Errors)
+	}},
+	{"fail", func(s labfile.Server) any { return s.Fail }, func(b *Backend, now clock.Instant, s labfile.Server, _ policy.LimitSpec, _ limit.Limit) {
+		b.core.SetFail(now, s.Fail)
+	}},
+	{"queue", func(s labfile.Server) any { return [2]any{s.Queue, s.DropExpired} }, func(b *Backend, now clock.Instant, s labfile.Server, _ policy.LimitSpec, _ limit.Limit) {
+		b.setQueueLocked(now, queueSettings{capacity: s.Queue.Capacity, lifo: s.Queue.Discipline == "lifo", dropExpired: s.DropExpired})
+	}},
+	{"limiter", func(s labfile.Server) any { return s.Limiter }, func(b *Backend, now clock.Instant, _ labfile.Server, spec policy.LimitSpec, lim limit.Limit) {
+		b.setLimitLocked(now, spec, lim)
+	}},
+	{"workers", func(s labfile.Server) any { return s.Workers }, nil},
+	{"max_outstanding", func(s labfile.Server) any { return s.MaxOutstanding }, nil},
+	{"queue_timeout", func(s labfile.Server) any { return s.QueueTimeout }, nil},
+	{"work", func(s labfile.Server) any { return s.Work }, nil},
+	{"gc", func(s labfile.Server) any { return s.GC }, nil},
+	{"error_time", func(s labfile.Server) any { return s.ErrorTime }, nil},
+	{"cache", func(s labfile.Server) any { return s.Cache }, nil},
+}
+
+// scalarText is a set value as text: a JSON string, number or boolean.
+func scalarText(raw json.RawMessage) (string, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", err
+	}
+	switch v := v.(type) {
+	case string:
+		return v, nil
+	case float64, bool:
+		return string(raw), nil
+	}
+	return "", fmt.Errorf("not a string, number or boolean")
+}

@@ -1,0 +1,269 @@
+// Package backend is the live emulated server: a fasthttp process that
+// drives the sans-I/O core (internal/core/server) on the wall clock.
+//
+// Concurrency: one mutex serializes every call into the core, and one
+// time.Timer, armed at the core's NextDeadline, calls Advance (DESIGN habit
+// 2). A request handler registers a waiter under its job id, calls Arrive
+// and blocks until whoever produced its reply (its own Arrive, the timer, an
+// admin action) hands the reply over. Work is emulated by the core's clock
+// and that timer; no CPU is burnt.
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/lblab/lblab/internal/assemble"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/shell/wire"
+)
+
+// Limits on what a client may send; fasthttp answers 431 or 413 beyond them.
+const (
+	maxHeaderBytes = 8 << 10
+	maxBodyBytes   = 64 << 10
+)
+
+// maxIdleWorker is fasthttp's MaxIdleWorkerDuration. Its pool cleaner
+// sleeps this long between rounds, so it is also how long a goroutine
+// lingers after a shutdown (tests shorten it for goleak).
+var maxIdleWorker = time.Second
+
+// Backend is one running emulated server.
+type Backend struct {
+	cfg Config
+	clk *clock.Wall
+	log *zap.Logger
+
+	mu      sync.Mutex // guards everything below up to life
+	core    *server.Server
+	waiters map[uint64]*waiter
+	nextID  uint64
+	out     []server.Reply
+	kinds   []server.Kind
+	timer   *time.Timer
+	armed   bool
+	armedAt clock.Instant
+	lab     *labfile.Lab        // the process's lab copy (changed by /admin/set)
+	spec    labfile.NamedServer // this server in lab: the configured values
+	queue   queueSettings       // the core's current queue settings
+	limiter policy.LimitSpec    // the current limiter; Kind "" = none
+	addrs   addrs
+
+	// life serializes the listener changes (kill, restart, shutdown). Lock
+	// order: life, then mu. Nothing holds life while it waits for the admin
+	// listener's handlers, which may themselves want life.
+	life   sync.Mutex
+	data   *listener
+	admin  *listener
+	closed bool
+}
+
+// addrs are the bound addresses; restart re-binds data on the same one.
+type addrs struct {
+	data, admin string
+	open        bool // the data listener is open
+}
+
+type queueSettings struct {
+	capacity    int
+	lifo        bool
+	dropExpired bool
+}
+
+// New validates cfg and builds the backend without listening.
+func New(cfg Config) (*Backend, error) {
+	cfg = cfg.withDefaults()
+	ns, err := FindServer(cfg.Lab, cfg.Name)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := ServerConfig(cfg.Lab, ns, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	core, err := server.New(sc)
+	if err != nil {
+		return nil, err
+	}
+	b := &Backend{
+		cfg: cfg, clk: clock.NewWall(), log: cfg.Log.With(zap.String("server", cfg.Name)),
+		core: core, waiters: map[uint64]*waiter{}, lab: cfg.Lab, spec: ns,
+		queue:   queueSettings{capacity: sc.QueueCap, lifo: sc.LIFO, dropExpired: sc.DropExpired},
+		limiter: assemble.LimitSpec(cfg.Lab, ns),
+	}
+	b.timer = time.AfterFunc(time.Hour, b.onTimer)
+	b.timer.Stop()
+	return b, nil
+}
+
+// Start opens the admin and data listeners and serves them.
+func (b *Backend) Start() error {
+	b.life.Lock()
+	defer b.life.Unlock()
+	if b.closed || b.admin != nil {
+		return errors.New("backend: Start called twice or after Shutdown")
+	}
+	admin, err := b.serve(b.cfg.Admin, b.serveAdmin)
+	if err != nil {
+		return fmt.Errorf("admin listener: %w", err)
+	}
+	data, err := b.serve(b.cfg.Addr, b.serveData)
+	if err != nil {
+		_ = admin.shutdown(context.Background(), nil)
+		return fmt.Errorf("data listener: %w", err)
+	}
+	b.admin, b.data = admin, data
+	b.mu.Lock()
+	b.addrs = addrs{data: data.addr, admin: admin.addr, open: true}
+	b.mu.Unlock()
+	b.log.Info("listening", zap.String("addr", data.addr), zap.String("admin", admin.addr))
+	return nil
+}
+
+// Ready is the readiness line's content.
+func (b *Backend) Ready(pid int) wire.Ready {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return wire.Ready{Name: b.cfg.Name, Addr: b.addrs.data, Admin: b.addrs.admin, PID: pid}
+}
+
+// Shutdown stops taking requests and lets those in flight finish until ctx
+// ends; the rest then end Lost (their connections are closed). It closes
+// both listeners and returns once every goroutine of the backend is done.
+func (b *Backend) Shutdown(ctx context.Context) error {
+	b.life.Lock()
+	data, admin, closed := b.data, b.admin, b.closed
+	b.data, b.admin, b.closed = nil, nil, true
+	b.life.Unlock()
+	if closed {
+		return nil
+	}
+	var err error
+	if data != nil {
+		b.setOpen(false)
+		err = data.shutdown(ctx, func() {
+			b.log.Warn("drain time is over: the requests left end lost")
+			b.killCore()
+		})
+	}
+	if admin != nil {
+		err = errors.Join(err, admin.shutdown(context.Background(), nil))
+	}
+	b.mu.Lock()
+	b.timer.Stop()
+	b.armed = false
+	b.mu.Unlock()
+	return err
+}
+
+func (b *Backend) setOpen(open bool) {
+	b.mu.Lock()
+	b.addrs.open = open
+	b.mu.Unlock()
+}
+
+// listener is one fasthttp server on one net.Listener.
+type listener struct {
+	srv  *fasthttp.Server
+	addr string
+	done chan struct{} // closed when Serve returns
+}
+
+// serve listens on addr and serves h there in a goroutine.
+func (b *Backend) serve(addr string, h fasthttp.RequestHandler) (*listener, error) {
+	ln, err := b.cfg.Listen(addr)
+	if err != nil {
+		return nil, err
+	}
+	l := &listener{addr: ln.Addr().String(), done: make(chan struct{}), srv: &fasthttp.Server{
+		Handler: h, Name: "lblab-backend", ReadBufferSize: maxHeaderBytes, MaxRequestBodySize: maxBodyBytes,
+		ReadTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		MaxIdleWorkerDuration: maxIdleWorker,
+		NoDefaultDate:         true, // the Date header would start fasthttp's global ticker goroutine
+		Logger:                zapPrintf{b.log},
+	}}
+	accepting := &acceptSignal{Listener: ln, ch: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		if err := l.srv.Serve(accepting); err != nil {
+			b.log.Warn("serve ended", zap.String("addr", l.addr), zap.Error(err))
+		}
+	}()
+	// A Shutdown before Serve has registered the listener would return at
+	// once and leave Serve running, so wait until it accepts.
+	select {
+	case <-accepting.ch:
+	case <-l.done:
+	}
+	return l, nil
+}
+
+// acceptSignal closes ch on the first Accept: by then fasthttp's Serve has
+// registered the listener, so Shutdown will close it.
+type acceptSignal struct {
+	net.Listener
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (a *acceptSignal) Accept() (net.Conn, error) {
+	a.once.Do(func() { close(a.ch) })
+	return a.Listener.Accept()
+}
+
+// shutdown closes the listener and waits for the connections to finish
+// their requests. If ctx ends first, onTimeout (when set) must make the
+// handlers finish; shutdown still waits for them, so that no goroutine
+// outlives it. (fasthttp's ShutdownWithContext would return at ctx's end
+// and leave the handlers running.)
+func (l *listener) shutdown(ctx context.Context, onTimeout func()) error {
+	done := make(chan error, 1)
+	go func() { done <- l.srv.Shutdown() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		if onTimeout != nil {
+			onTimeout()
+		}
+		err = <-done
+	}
+	<-l.done
+	return err
+}
+
+// zapPrintf sends fasthttp's own log lines to zap.
+type zapPrintf struct{ log *zap.Logger }
+
+func (z zapPrintf) Printf(format string, args ...any) { z.log.Sugar().Debugf(format, args...) }
+
+// now is the current instant of the backend's wall clock.
+func (b *Backend) now() clock.Instant { return b.clk.Now() }
+
+// Unix converts an instant of the backend's clock to Unix nanoseconds.
+func (b *Backend) unixNano(t clock.Instant) int64 { return b.clk.Epoch().UnixNano() + int64(t) }
+
+// Addr returns the data listener's address ("" before Start).
+func (b *Backend) Addr() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.addrs.data
+}
+
+// AdminAddr returns the admin listener's address ("" before Start).
+func (b *Backend) AdminAddr() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.addrs.admin
+}

@@ -1,0 +1,111 @@
+package backend
+
+import (
+	"fmt"
+	"github.com/lblab/lblab/internal/assemble"
+	"net"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/labfile"
+)
+
+// Config configures one backend process.
+type Config struct {
+	Lab   *labfile.Lab // nil = labfile.Default(); never changed (/admin/set works on a clone)
+	Name  string       // the lab server to emulate; "" = s1
+	Addr  string       // data listener; "" = 127.0.0.1:0
+	Admin string       // admin listener; "" = 127.0.0.1:0
+	Seed  uint64       // 0 = the lab's seed
+
+	// Hop is the one-way server -> balancer delay added before each answer,
+	// Jitter the uniform extra in [0, Jitter]; negative = the lab's network.
+	Hop, Jitter time.Duration
+
+	// CancelOnClose removes a queued job whose client closed its connection.
+	// Off by default: MODEL §3 has the server keep working on an attempt the
+	// balancer timed out (and fasthttp clients close the connection on a
+	// timeout), so only hedge cancellation wants it. Unix TCP only.
+	CancelOnClose bool
+
+	Log *zap.Logger // nil = no logging
+
+	// Listen opens a listener (tests pass in-memory ones); nil = TCP.
+	Listen func(addr string) (net.Listener, error)
+}
+
+// withDefaults fills the defaults.
+func (cfg Config) withDefaults() Config {
+	if cfg.Lab == nil {
+		cfg.Lab = labfile.Default()
+	}
+	if cfg.Name == "" {
+		cfg.Name = "s1"
+	}
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:0"
+	}
+	if cfg.Admin == "" {
+		cfg.Admin = "127.0.0.1:0"
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = cfg.Lab.Seed
+	}
+	if cfg.Hop < 0 {
+		cfg.Hop = cfg.Lab.Network.Hop
+	}
+	if cfg.Jitter < 0 {
+		cfg.Jitter = cfg.Lab.Network.Jitter
+	}
+	if cfg.Log == nil {
+		cfg.Log = zap.NewNop()
+	}
+	if cfg.Listen == nil {
+		cfg.Listen = func(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
+	}
+	return cfg
+}
+
+// Check validates cfg the way New does, without listening: the lab must
+// hold the named server and its settings must build a server core.
+func Check(cfg Config) error {
+	cfg = cfg.withDefaults()
+	ns, err := FindServer(cfg.Lab, cfg.Name)
+	if err != nil {
+		return err
+	}
+	sc, err := ServerConfig(cfg.Lab, ns, cfg.Seed)
+	if err != nil {
+		return err
+	}
+	_, err = server.New(sc)
+	return err
+}
+
+// FindServer returns the lab's server called name, or an error listing the
+// names there are.
+func FindServer(lab *labfile.Lab, name string) (labfile.NamedServer, error) {
+	all := lab.ExpandServers()
+	names := make([]string, 0, len(all))
+	for _, ns := range all {
+		if ns.Name == name {
+			return ns, nil
+		}
+		names = append(names, ns.Name)
+	}
+	if len(names) > 12 {
+		names = append(names[:12], "...")
+	}
+	return labfile.NamedServer{}, fmt.Errorf("the lab has no server named %q (it has %s)", name, strings.Join(names, ", "))
+}
+
+// ServerConfig maps a lab server to the core's config with the simulator's
+// mapping (internal/assemble); seed replaces the lab's.
+func ServerConfig(lab *labfile.Lab, ns labfile.NamedServer, seed uint64) (server.Config, error) {
+	sc, err := assemble.ServerConfig(lab, ns)
+	sc.Seed = seed
+	return sc, err
+}

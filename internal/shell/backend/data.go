@@ -1,0 +1,181 @@
+package backend
+
+import (
+	"fmt"
+	"math"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/rng"
+	"github.com/lblab/lblab/internal/shell/wire"
+)
+
+// maxWork bounds X-Lab-Work: one request may not hold a worker for longer.
+const maxWork = time.Hour
+
+var hopSalt = rng.StringHash("backend/hop")
+
+func hashFloat(seed, id uint64) float64 { return rng.HashFloat(seed, id, hopSalt) }
+
+// serveData answers one request on the data port: GET /healthz is a health
+// probe, every other request is a job for the emulated server.
+func (b *Backend) serveData(ctx *fasthttp.RequestCtx) {
+	if string(ctx.Path()) == "/healthz" && (ctx.IsGet() || ctx.IsHead()) {
+		b.health(ctx)
+		return
+	}
+	job, info, err := b.parseJob(ctx)
+	if err != nil {
+		wire.BadRequest(ctx, "%v", err)
+		return
+	}
+	w := &waiter{ch: make(chan outcome, 1), req: info.req, hasReq: info.hasReq}
+	id := b.arrive(job, w)
+	b.answer(ctx, info, b.await(ctx, id, w))
+}
+
+// reqInfo is what the answer repeats from the request.
+type reqInfo struct {
+	request string // X-Lab-Request as sent
+	req     uint64 // ... when it is a number (for /admin/cancel)
+	hasReq  bool
+	kind    server.Kind
+}
+
+// parseJob builds the job from the request headers (DESIGN "Contracts"):
+// without X-Lab-Work the server draws the work, without X-Lab-Key the key
+// is a hash of the path.
+func (b *Backend) parseJob(ctx *fasthttp.RequestCtx) (server.Job, reqInfo, error) {
+	h := &ctx.Request.Header
+	info := reqInfo{request: string(h.Peek(wire.HRequest)), kind: wire.ParseKind(h.Peek(wire.HAttempt))}
+	info.req, info.hasReq = wire.ParseUint(h.Peek(wire.HRequest))
+	job := server.Job{Work: -1, Key: keyOf(ctx), Kind: info.kind}
+	if v := h.Peek(wire.HWork); len(v) > 0 {
+		d, ok := wire.ParseWork(v)
+		if !ok || d > maxWork {
+			return job, info, fmt.Errorf("%s: %q is not a duration in [0, %v] like 12.5ms", wire.HWork, v, maxWork)
+		}
+		job.Work = d
+	}
+	if v := h.Peek(wire.HDeadline); len(v) > 0 {
+		ns, ok := wire.ParseUint(v)
+		if !ok || ns > math.MaxInt64 {
+			return job, info, fmt.Errorf("%s: %q is not a time in Unix nanoseconds", wire.HDeadline, v)
+		}
+		// 0 means "no deadline" to the core, so a deadline already past is 1.
+		job.Deadline = max(1, clock.Instant(int64(ns)-b.clk.Epoch().UnixNano()))
+	}
+	return job, info, nil
+}
+
+// keyOf is X-Lab-Key (a number, or else the hash of its text), or the hash
+// of the path.
+func keyOf(ctx *fasthttp.RequestCtx) uint64 {
+	k := ctx.Request.Header.Peek(wire.HKey)
+	if len(k) == 0 {
+		return rng.StringHash(string(ctx.Path()))
+	}
+	if v, ok := wire.ParseUint(k); ok {
+		return v
+	}
+	return rng.StringHash(string(k))
+}
+
+// await blocks until job id's reply. With CancelOnClose it watches the
+// connection meanwhile and cancels the job if the client goes away.
+func (b *Backend) await(ctx *fasthttp.RequestCtx, id uint64, w *waiter) outcome {
+	select {
+	case o := <-w.ch:
+		return o // answered at arrival: nothing to watch
+	default:
+	}
+	if !b.cfg.CancelOnClose {
+		return <-w.ch
+	}
+	stop := watchClose(ctx, func() { b.cancel(id) })
+	o := <-w.ch
+	stop()
+	return o
+}
+
+// answer writes the reply after holding it until its At plus the hop. A job
+// lost to a kill (or refused while the listener closes) gets no response:
+// its connection is reset, as a dead process's would be.
+func (b *Backend) answer(ctx *fasthttp.RequestCtx, info reqInfo, o outcome) {
+	r := o.Reply
+	if r.Status == server.Lost || r.Status == server.Refused {
+		dropConn(ctx)
+		return
+	}
+	if d := b.wait(r); d > 0 {
+		time.Sleep(d)
+	}
+	code := httpCode(r.Status)
+	h := &ctx.Response.Header
+	h.Set(wire.HServer, b.cfg.Name)
+	h.Set(wire.HQueueMs, ms(r.Queue))
+	h.Set(wire.HServiceMs, ms(r.Service))
+	if r.Reason != "" {
+		h.Set(wire.HReason, r.Reason)
+	}
+	h.Set(wire.HLoadQueue, strconv.Itoa(o.queued))
+	h.Set(wire.HLoadBusy, strconv.Itoa(o.busy))
+	h.Set(wire.HHit, strconv.FormatBool(r.Hit))
+	if code != fasthttp.StatusOK {
+		wire.WriteError(ctx, code, "%s", r.Reason)
+		return
+	}
+	wire.WriteJSON(ctx, code, wire.Reply{
+		Server: b.cfg.Name, Request: info.request, Attempt: info.kind.String(), Status: code,
+		QueueMs: msFloat(r.Queue), ServiceMs: msFloat(r.Service), CacheHit: r.Hit,
+	})
+}
+
+// httpCode is the status a reply is answered with. Dropped (expired) and
+// Cancelled jobs, which have no HTTP code in the core, answer 503 with
+// their reason: their client has usually gone, and a response keeps a
+// connection that is still open usable.
+func httpCode(s server.Status) int {
+	if c := s.HTTPCode(); c != 0 {
+		return c
+	}
+	return fasthttp.StatusServiceUnavailable
+}
+
+// dropConn closes the connection without a response once the handler
+// returns; on TCP with linger 0, so the client sees a reset.
+func dropConn(ctx *fasthttp.RequestCtx) {
+	raw := ctx.Conn()
+	ctx.HijackSetNoResponse(true)
+	ctx.Hijack(func(net.Conn) {
+		if tc, ok := raw.(*net.TCPConn); ok {
+			_ = tc.SetLinger(0)
+		}
+	})
+}
+
+// health answers the data port's probe: 200 when up, 500 in fail mode.
+func (b *Backend) health(ctx *fasthttp.RequestCtx) {
+	var snap server.Snapshot
+	b.apply(func(now clock.Instant, out []server.Reply) []server.Reply {
+		snap = b.core.Snapshot(now)
+		return out
+	})
+	switch {
+	case !snap.Up:
+		dropConn(ctx)
+	case snap.Failing:
+		wire.WriteJSON(ctx, fasthttp.StatusInternalServerError, map[string]string{"status": "failing", "server": b.cfg.Name})
+	default:
+		wire.WriteJSON(ctx, fasthttp.StatusOK, map[string]string{"status": "ok", "server": b.cfg.Name})
+	}
+}
+
+func msFloat(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
+
+func ms(d time.Duration) string { return strconv.FormatFloat(msFloat(d), 'f', -1, 64) }

@@ -1,0 +1,141 @@
+package backend
+
+import (
+	"time"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/server"
+)
+
+// waiter is a request handler blocked until its job's reply is dispatched.
+type waiter struct {
+	ch     chan outcome // buffered 1: dispatch never blocks
+	req    uint64       // X-Lab-Request, when it is a number
+	hasReq bool
+}
+
+// outcome is a reply with the server's load when it was produced.
+type outcome struct {
+	server.Reply
+	queued, busy int
+}
+
+// apply runs f on the core at the current instant under the lock, delivers
+// the replies it produced (and any a setter left pending), dispatches them
+// to their waiters and re-arms the timer.
+func (b *Backend) apply(f func(now clock.Instant, out []server.Reply) []server.Reply) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.applyLocked(f)
+}
+
+func (b *Backend) applyLocked(f func(now clock.Instant, out []server.Reply) []server.Reply) {
+	now := b.now()
+	b.out = f(now, b.out[:0])
+	b.out = b.core.Advance(now, b.out) // setters keep their replies pending until a call like this
+	b.dispatchLocked()
+	b.rearmLocked()
+}
+
+// arrive registers w under a fresh job id and offers the job to the core.
+// Job ids are the backend's own, so attempts that share an X-Lab-Request
+// (a retry arriving while its timed-out predecessor still queues) never
+// collide, and each attempt draws its error share afresh as in the sim.
+func (b *Backend) arrive(job server.Job, w *waiter) uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.nextID++
+	job.ID = b.nextID
+	b.waiters[job.ID] = w
+	b.applyLocked(func(now clock.Instant, out []server.Reply) []server.Reply {
+		return b.core.Arrive(now, job, out)
+	})
+	return job.ID
+}
+
+// cancel removes job id from the queue (a job in service or already
+// answered is left alone).
+func (b *Backend) cancel(id uint64) {
+	b.apply(func(now clock.Instant, out []server.Reply) []server.Reply {
+		return b.core.Cancel(now, id, out)
+	})
+}
+
+// cancelRequest cancels every queued job that carries X-Lab-Request req and
+// returns how many there were.
+func (b *Backend) cancelRequest(req uint64) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	b.applyLocked(func(now clock.Instant, out []server.Reply) []server.Reply {
+		for id, w := range b.waiters {
+			if w.hasReq && w.req == req {
+				out = b.core.Cancel(now, id, out)
+				if k := len(out); k > 0 && out[k-1].ID == id && out[k-1].Status == server.Cancelled {
+					n++
+				}
+			}
+		}
+		return out
+	})
+	return n
+}
+
+// killCore takes the core down: every queued and in-service job ends Lost.
+func (b *Backend) killCore() {
+	b.apply(func(now clock.Instant, out []server.Reply) []server.Reply {
+		return b.core.Kill(now, out)
+	})
+}
+
+// dispatchLocked hands each reply in b.out to its waiter.
+func (b *Backend) dispatchLocked() {
+	if len(b.out) == 0 {
+		return
+	}
+	q, busy := b.core.Load()
+	for _, r := range b.out {
+		w, ok := b.waiters[r.ID]
+		if !ok {
+			continue
+		}
+		delete(b.waiters, r.ID)
+		w.ch <- outcome{Reply: r, queued: q, busy: busy}
+	}
+}
+
+// rearmLocked arms the one timer at the core's next deadline.
+func (b *Backend) rearmLocked() {
+	t, ok := b.core.NextDeadline()
+	if !ok {
+		if b.armed {
+			b.timer.Stop()
+			b.armed = false
+		}
+		return
+	}
+	if b.armed && t == b.armedAt {
+		return
+	}
+	b.timer.Reset(max(0, t.Sub(b.now())))
+	b.armed, b.armedAt = true, t
+}
+
+// onTimer advances the core to now. A stale firing (the timer was re-armed
+// while this waited for the lock) only advances early, which is harmless.
+func (b *Backend) onTimer() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.armed = false
+	b.applyLocked(func(_ clock.Instant, out []server.Reply) []server.Reply { return out })
+}
+
+// wait returns how long to hold a reply: until its At (a fast error leaves
+// after ErrorTime) plus the hop back to the balancer with its jitter.
+func (b *Backend) wait(r server.Reply) time.Duration {
+	d := max(0, r.At.Sub(b.now())) + b.cfg.Hop
+	if j := b.cfg.Jitter; j > 0 {
+		d += time.Duration(hashFloat(b.cfg.Seed, r.ID) * float64(j+1))
+	}
+	return d
+}
