@@ -1,0 +1,194 @@
+// Package loadgencmd is the command line of the loadgen process (cmd/loadgen,
+// and `lab loadgen`, which lab run uses): it replays a lab's seeded request
+// stream over real HTTP to one or more balancers (or straight to the servers
+// when the clients balance themselves) and prints the same report as
+// `lab sim`, in mode "live".
+package loadgencmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/shell/loadgen"
+	"github.com/lblab/lblab/internal/shell/wire"
+)
+
+// usageError is bad input: exit status 2.
+type usageError struct{ error }
+
+// list is a flag that may be repeated; the values are joined by commas.
+type list []string
+
+func (l *list) String() string     { return strings.Join(*l, ",") }
+func (l *list) Set(v string) error { *l = append(*l, v); return nil }
+
+type options struct {
+	targets, servers           list
+	lab, admin                 string
+	seed                       uint64
+	duration, drain            time.Duration
+	rate                       float64
+	json, series, check, debug bool
+}
+
+// Main is the whole program; it returns the exit status: 0, 2 on bad input,
+// 1 on a failed run.
+func Main(args []string, stdout, stderr io.Writer) int {
+	err := run(args, stdout, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "loadgen:", err)
+		if errors.As(err, new(usageError)) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+func parseFlags(args []string, errOut io.Writer) (options, *flag.FlagSet, error) {
+	var o options
+	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	fs.Var(&o.targets, "target", "balancer(s) to load: [NAME=]URL[,...]; each target gets every request and is one run\nof the report (e.g. p2c=http://127.0.0.1:8081,rr=http://127.0.0.1:8082); URL1|URL2 spreads\nclient ids over several balancers of one target; may be repeated")
+	fs.Var(&o.servers, "servers", "client-side balancing: the servers, s1=127.0.0.1:9001,s2=...; no balancer in between\n(algorithm: the lab's clients.algorithm, else balancers.algorithm)")
+	fs.StringVar(&o.lab, "lab", "", "lab file (default: the built-in playground lab)")
+	fs.Uint64Var(&o.seed, "seed", 0, "random seed (default: the lab's); the same seed sends the same requests as lab sim")
+	fs.DurationVar(&o.duration, "duration", 0, "how long to send, e.g. 30s (default: the lab's duration)")
+	fs.DurationVar(&o.drain, "drain", loadgen.DefaultDrain, "after the run, wait this long for requests still out; the rest end as timed out")
+	fs.Float64Var(&o.rate, "rate", 0, "open-loop arrival rate in requests/s (default: the lab's clients.rate)")
+	fs.BoolVar(&o.json, "json", false, "print the JSON report instead of the table")
+	fs.BoolVar(&o.series, "series", false, "include 250 ms time series in the report")
+	fs.StringVar(&o.admin, "admin", "", "serve the admin API on this address (e.g. 127.0.0.1:0) and print the LBLAB-READY line first")
+	fs.BoolVar(&o.check, "check-config", false, "validate the flags and the lab, print a summary and exit")
+	fs.BoolVar(&o.debug, "debug", false, "debug logging (every attempt) on stderr")
+	fs.Usage = func() {
+		fmt.Fprintln(errOut, "usage: loadgen --target [NAME=]URL[,...] | --servers s1=HOST:PORT,... [flags]\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, fs, err
+		}
+		return o, fs, usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return o, fs, usageError{fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))}
+	}
+	return o, fs, nil
+}
+
+// loadLab reads the lab and applies the flag overrides.
+func loadLab(o options, fs *flag.FlagSet) (*labfile.Lab, error) {
+	lab := labfile.Default()
+	if o.lab != "" {
+		var err error
+		if lab, err = labfile.Load(o.lab); err != nil {
+			return nil, err
+		}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["seed"] {
+		lab.Seed = o.seed
+	}
+	if set["duration"] {
+		if err := lab.Apply("duration", o.duration.String()); err != nil {
+			return nil, fmt.Errorf("--duration: %w", err)
+		}
+	}
+	if set["rate"] {
+		if err := lab.Apply("clients.rate", fmt.Sprint(o.rate)); err != nil {
+			return nil, fmt.Errorf("--rate: %w", err)
+		}
+	}
+	return lab, nil
+}
+
+func config(o options, lab *labfile.Lab, errOut io.Writer) (loadgen.Config, error) {
+	cfg := loadgen.Config{Lab: lab, Series: o.series, Drain: o.drain, Warn: errOut,
+		Log: wire.Logger("loadgen", o.debug)}
+	var err error
+	if len(o.targets) > 0 {
+		if cfg.Targets, err = loadgen.ParseTargets(o.targets.String()); err != nil {
+			return cfg, fmt.Errorf("--target: %w", err)
+		}
+	}
+	if len(o.servers) > 0 {
+		if cfg.Servers, err = loadgen.ParseServers(o.servers.String()); err != nil {
+			return cfg, fmt.Errorf("--servers: %w", err)
+		}
+	}
+	if f, ok := errOut.(*os.File); ok && wire.IsTerminal(f) && !o.debug {
+		cfg.Progress = errOut
+	}
+	return cfg, nil
+}
+
+func run(args []string, out, errOut io.Writer) error {
+	o, fs, err := parseFlags(args, errOut)
+	if err != nil {
+		return err
+	}
+	lab, err := loadLab(o, fs)
+	if err != nil {
+		return usageError{err}
+	}
+	cfg, err := config(o, lab, errOut)
+	if err != nil {
+		return usageError{err}
+	}
+	r, err := loadgen.New(cfg)
+	if err != nil {
+		return usageError{err}
+	}
+	if o.check {
+		fmt.Fprintf(out, "config ok: lab %s, seed %d, %v, %s loop, %d target(s)\n", lab.Name, lab.Seed, lab.Duration, lab.Clients.Mode, max(len(cfg.Targets), 1))
+		return nil
+	}
+	if o.admin != "" {
+		stop, err := serveAdmin(o.admin, r, out)
+		if err != nil {
+			return usageError{fmt.Errorf("--admin: %w", err)}
+		}
+		defer stop()
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	rep, err := r.Run(ctx)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return rep.WriteJSON(out)
+	}
+	return rep.WriteTable(out)
+}
+
+// serveAdmin listens on addr, prints the readiness line and serves the admin API.
+func serveAdmin(addr string, r *loadgen.Runner, out io.Writer) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	srv := &fasthttp.Server{Handler: r.Admin(), Name: "loadgen"}
+	go srv.Serve(ln)
+	if err := wire.PrintReady(out, wire.Ready{Name: "loadgen", Admin: ln.Addr().String(), PID: os.Getpid()}); err != nil {
+		return nil, err
+	}
+	return func() { srv.Shutdown() }, nil
+}

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package lab
+
+import "syscall"
+
+// childAttrs: without Pdeathsig, children are stopped by lab's own shutdown.
+func childAttrs() *syscall.SysProcAttr { return &syscall.SysProcAttr{} }

@@ -1,0 +1,148 @@
+// Package lab runs the live lab: it starts backend, lb and loadgen processes
+// on 127.0.0.1, waits until they are ready, applies a lab file's script
+// through their admin APIs, gathers the report and stops every child — on a
+// normal exit, on Ctrl-C, and (on Linux) when lab itself dies.
+package lab
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/shell/wire"
+)
+
+// Launcher makes the command that runs one lab process. role is backend, lb
+// or loadgen; the default re-executes the lab binary, whose hidden
+// subcommands of those names run the same code as the stand-alone binaries.
+type Launcher func(role string, args []string) *exec.Cmd
+
+// SelfLauncher re-executes the running binary as `BINARY ROLE ARGS...`.
+func SelfLauncher() (Launcher, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("cannot find the lab binary to start the processes: %w", err)
+	}
+	return func(role string, args []string) *exec.Cmd {
+		return exec.Command(exe, append([]string{role}, args...)...)
+	}, nil
+}
+
+// proc is one running child.
+type proc struct {
+	name  string
+	role  string
+	cmd   *exec.Cmd
+	ready wire.Ready
+	out   strings.Builder // stdout after the readiness line (the loadgen's report)
+	done  chan struct{}   // closed when the process has exited
+	err   error           // its exit status
+	mu    sync.Mutex
+}
+
+// readyTimeout bounds how long a child may take to listen.
+const readyTimeout = 15 * time.Second
+
+// start launches a child, waits for its readiness line and returns it. Its
+// stderr (logs) goes to logs; it dies with lab (Pdeathsig on Linux).
+func start(ctx context.Context, launch Launcher, role, name string, args []string, logs io.Writer, log *zap.Logger) (*proc, error) {
+	p := &proc{name: name, role: role, cmd: launch(role, args), done: make(chan struct{})}
+	p.cmd.Stderr = logs
+	p.cmd.SysProcAttr = childAttrs()
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s %s: %w", role, name, err)
+	}
+	readyc := make(chan error, 1)
+	go p.read(stdout, readyc)
+	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	select {
+	case err := <-readyc:
+		if err != nil {
+			p.stop()
+			return nil, fmt.Errorf("%s %s: %w", role, name, err)
+		}
+	case <-p.done:
+		return nil, fmt.Errorf("%s %s exited before it was ready (%v); its log is above", role, name, p.err)
+	case <-time.After(readyTimeout):
+		p.stop()
+		return nil, fmt.Errorf("%s %s was not ready within %v", role, name, readyTimeout)
+	case <-ctx.Done():
+		p.stop()
+		return nil, ctx.Err()
+	}
+	log.Debug("process ready", zap.String("role", role), zap.String("name", name),
+		zap.String("addr", p.ready.Addr), zap.String("admin", p.ready.Admin), zap.Int("pid", p.ready.PID))
+	return p, nil
+}
+
+// read scans stdout for the readiness line, then keeps the rest.
+func (p *proc) read(r io.Reader, readyc chan<- error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
+	seen := false
+	for sc.Scan() {
+		line := sc.Text()
+		if !seen {
+			if rest, ok := strings.CutPrefix(line, wire.ReadyPrefix); ok {
+				seen = true
+				rd, err := wire.ScanReady(strings.NewReader(wire.ReadyPrefix + rest))
+				p.ready = rd
+				readyc <- err
+			}
+			continue
+		}
+		p.mu.Lock()
+		p.out.WriteString(line + "\n")
+		p.mu.Unlock()
+	}
+	if !seen {
+		readyc <- fmt.Errorf("no readiness line on stdout")
+	}
+}
+
+// output returns what the process printed after its readiness line.
+func (p *proc) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+// stop asks the child to shut down gracefully (SIGTERM), and kills it if it
+// is still there after 6 s (it drains in-flight requests within 5 s).
+func (p *proc) stop() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(6 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// wait waits for the child to exit on its own.
+func (p *proc) wait(ctx context.Context) error {
+	select {
+	case <-p.done:
+		return p.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
