@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lblab/lblab/internal/cli/backendcmd"
+	"github.com/lblab/lblab/internal/cli/lbcmd"
 	"github.com/lblab/lblab/internal/cli/loadgencmd"
 )
 
@@ -17,6 +18,7 @@ func processCommands() []*cobra.Command {
 	mains := map[string]func(args []string, stdout, stderr io.Writer) int{
 		"backend": backendcmd.Main,
 		"loadgen": loadgencmd.Main,
+		"lb":      lbcmd.Main,
 	}
 	var cmds []*cobra.Command
 	for name, mainFn := range mains {

@@ -71,14 +71,16 @@ func Client(lab *labfile.Lab) (policy.Client, error) {
 // ClientSide reports whether the lab's clients balance themselves.
 func ClientSide(lab *labfile.Lab) bool { return lab.Clients.Algorithm != "" }
 
-// BalancerConfig is the pipeline config of the balancers, or of the clients
-// when they balance themselves (then: their algorithm and subset, local
-// counts, no balancer timeout).
-func BalancerConfig(lab *labfile.Lab) policy.BalancerConfig {
-	b, c := lab.Balancers, lab.Clients
+// TierConfig is the pipeline config of balancer number index (0-based) of
+// the balancer tier; the index salts its random draws so balancers sharing a
+// seed draw differently.
+func TierConfig(lab *labfile.Lab, index int) policy.BalancerConfig {
+	b := lab.Balancers
+	salt := uint64(index) + 1
 	cfg := policy.BalancerConfig{
-		Algorithm: balance.Config{Name: b.Algorithm, Seed: lab.Seed, Choices: b.Choices, VNodes: b.VNodes, Epsilon: b.Epsilon},
-		Load:      load.Local, Decay: b.Decay, Timeout: b.Timeout, Subset: b.Subset, Seed: lab.Seed,
+		Algorithm: balance.Config{Name: b.Algorithm, Seed: lab.Seed, Salt: salt, Choices: b.Choices,
+			VNodes: b.VNodes, Epsilon: b.Epsilon},
+		Load: load.Local, Decay: b.Decay, Timeout: b.Timeout, Subset: b.Subset, Seed: lab.Seed, Salt: salt,
 	}
 	if b.Load == "shared" {
 		cfg.Load = load.Shared
@@ -87,19 +89,23 @@ func BalancerConfig(lab *labfile.Lab) policy.BalancerConfig {
 		cfg.Breaker = &breaker.Config{Window: b.Breaker.Window, Threshold: b.Breaker.Threshold,
 			Open: b.Breaker.Open, Probes: b.Breaker.Probes}
 	}
-	if ClientSide(lab) {
+	return cfg
+}
+
+// BalancerConfig is the pipeline config of balancer (or client) number
+// index: the tier's, or, when clients balance themselves, the clients'
+// algorithm and subset with local counts and no balancer timeout.
+func BalancerConfig(lab *labfile.Lab, index int) policy.BalancerConfig {
+	cfg := TierConfig(lab, index)
+	if c := lab.Clients; ClientSide(lab) {
 		cfg.Algorithm.Name, cfg.Subset, cfg.Timeout, cfg.Load = c.Algorithm, c.Subset, 0, load.Local
 	}
 	return cfg
 }
 
-// Balancer builds pipeline number index (0-based) over servers; the index
-// salts its random draws so balancers sharing a seed draw differently.
+// Balancer builds pipeline number index over servers.
 func Balancer(lab *labfile.Lab, index int, servers []balance.Server) (*policy.Balancer, error) {
-	cfg := BalancerConfig(lab)
-	cfg.Salt = uint64(index) + 1
-	cfg.Algorithm.Salt = cfg.Salt
-	return policy.NewBalancer(cfg, servers)
+	return policy.NewBalancer(BalancerConfig(lab, index), servers)
 }
 
 // Servers lists the lab's servers for a balancer, weighted by speed (the

@@ -116,10 +116,9 @@ func (w *world) setRate(rate float64) {
 }
 
 func (w *world) setAlgorithm(name string) error {
-	cfg := assemble.BalancerConfig(w.lab)
-	cfg.Algorithm.Name = name
 	for i, b := range w.bals {
-		cfg.Algorithm.Salt = uint64(i) + 1
+		cfg := assemble.BalancerConfig(w.lab, i)
+		cfg.Algorithm.Name = name
 		if err := b.SetAlgorithm(cfg.Algorithm); err != nil {
 			return err
 		}
@@ -177,7 +176,7 @@ func (w *world) reconfigure(oldRate float64) error {
 	if err := w.buildClient(); err != nil {
 		return err
 	}
-	cfg := assemble.BalancerConfig(w.lab)
+	cfg := assemble.BalancerConfig(w.lab, 0)
 	for _, b := range w.bals {
 		b.SetTimeout(cfg.Timeout)
 		if err := b.SetBreaker(cfg.Breaker); err != nil {

@@ -215,17 +215,16 @@ func (t *target) rebalance(l *loop) error {
 	if t.bals == nil {
 		return nil
 	}
-	cfg := assemble.BalancerConfig(l.lab)
 	for i, b := range t.bals {
+		cfg := assemble.BalancerConfig(l.lab, i)
 		if err := b.SetBreaker(cfg.Breaker); err != nil {
 			return err
 		}
-		cfg.Algorithm.Salt = uint64(i) + 1
 		if err := b.SetAlgorithm(cfg.Algorithm); err != nil {
 			return err
 		}
 	}
-	t.algo = cfg.Algorithm.Name
+	t.algo = l.lab.Clients.Algorithm
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package main
+package lbcmd
 
 import (
 	"bufio"
@@ -34,7 +34,7 @@ func build(t *testing.T) string {
 		t.Skip("no go toolchain on PATH")
 	}
 	bin := filepath.Join(t.TempDir(), "lb")
-	if out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command(gobin, "build", "-o", bin, "github.com/lblab/lblab/cmd/lb").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	return bin

@@ -1,0 +1,55 @@
+package lab
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// adminClient talks to the processes' admin APIs (JSON in, JSON out).
+var adminClient = &http.Client{Timeout: 5 * time.Second}
+
+// call sends method path with body (nil = none) to the admin listener at
+// addr and decodes the answer into out (nil = ignore). A non-2xx answer is an
+// error carrying the process's JSON reason.
+func call(ctx context.Context, addr, method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "http://"+addr+path, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := adminClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s on %s: %w", method, path, addr, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode/100 != 2 {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(data, &e) == nil && e.Error != "" {
+			return fmt.Errorf("%s %s on %s: %d %s", method, path, addr, resp.StatusCode, e.Error)
+		}
+		return fmt.Errorf("%s %s on %s: %s", method, path, addr, resp.Status)
+	}
+	if out != nil {
+		return json.Unmarshal(data, out)
+	}
+	return nil
+}

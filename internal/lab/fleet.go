@@ -1,0 +1,211 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/labfile"
+)
+
+// Options configure how a lab's processes are started.
+type Options struct {
+	Launch Launcher
+	Logs   io.Writer   // the processes' stderr (their logs)
+	Log    *zap.Logger // lab's own log
+	LBAddr string      // the first balancer's traffic address ("" = any free port)
+	Dir    string      // where lab files for the processes are written ("" = a temp dir)
+}
+
+// fleet is one running copy of a lab: its backends and balancers.
+type fleet struct {
+	opts     Options
+	lab      *labfile.Lab
+	labPath  string
+	dir      string
+	ownDir   bool
+	backends []*proc // in server order; added servers at the end
+	lbs      []*proc
+	mu       sync.Mutex
+}
+
+// startFleet writes the lab for the processes and starts a backend per
+// server and (unless clients balance themselves) the balancers.
+func startFleet(ctx context.Context, lab *labfile.Lab, opts Options) (*fleet, error) {
+	f := &fleet{opts: opts, lab: lab, dir: opts.Dir}
+	if f.dir == "" {
+		dir, err := os.MkdirTemp("", "lblab-")
+		if err != nil {
+			return nil, err
+		}
+		f.dir, f.ownDir = dir, true
+	}
+	var err error
+	if f.labPath, err = f.writeLab(lab, "lab.yaml"); err != nil {
+		return nil, err
+	}
+	if err := f.startBackends(ctx); err != nil {
+		f.stop()
+		return nil, err
+	}
+	if lab.Clients.Algorithm == "" {
+		if err := f.startBalancers(ctx); err != nil {
+			f.stop()
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+func (f *fleet) writeLab(lab *labfile.Lab, name string) (string, error) {
+	data, err := lab.Marshal()
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(f.dir, name)
+	return path, os.WriteFile(path, data, 0o644)
+}
+
+// startBackends starts every server of the lab, all at once.
+func (f *fleet) startBackends(ctx context.Context) error {
+	servers := f.lab.ExpandServers()
+	procs := make([]*proc, len(servers))
+	errs := make([]error, len(servers))
+	var wg sync.WaitGroup
+	for i, ns := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			procs[i], errs[i] = f.startBackend(ctx, f.labPath, ns.Name)
+		}()
+	}
+	wg.Wait()
+	for i, p := range procs {
+		if p != nil {
+			f.backends = append(f.backends, p)
+		} else if errs[i] != nil {
+			return errs[i]
+		}
+	}
+	return nil
+}
+
+func (f *fleet) startBackend(ctx context.Context, labPath, name string) (*proc, error) {
+	args := []string{"--lab", labPath, "--name", name, "--addr", "127.0.0.1:0", "--admin", "127.0.0.1:0"}
+	return start(ctx, f.opts.Launch, "backend", name, args, f.opts.Logs, f.opts.Log)
+}
+
+// backendList is name=addr,... (data, or admin addresses).
+func (f *fleet) backendList(admin bool) string {
+	var parts []string
+	for _, b := range f.backends {
+		addr := b.ready.Addr
+		if admin {
+			addr = b.ready.Admin
+		}
+		parts = append(parts, b.name+"="+addr)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (f *fleet) startBalancers(ctx context.Context) error {
+	for i := 0; i < f.lab.Balancers.Count; i++ {
+		addr := "127.0.0.1:0"
+		if i == 0 && f.opts.LBAddr != "" {
+			addr = f.opts.LBAddr
+		}
+		name := "lb" + strconv.Itoa(i+1)
+		args := []string{"--lab", f.labPath, "--name", name, "--index", strconv.Itoa(i),
+			"--backends", f.backendList(false), "--backend-admins", f.backendList(true),
+			"--addr", addr, "--admin", "127.0.0.1:0"}
+		p, err := start(ctx, f.opts.Launch, "lb", name, args, f.opts.Logs, f.opts.Log)
+		if err != nil {
+			return err
+		}
+		f.lbs = append(f.lbs, p)
+	}
+	return nil
+}
+
+// targets is the loadgen's --target (balancers; client ids spread over them)
+// or --servers (client-side balancing) argument.
+func (f *fleet) loadgenArgs() []string {
+	if len(f.lbs) == 0 {
+		return []string{"--servers", f.backendList(false)}
+	}
+	var urls []string
+	for _, l := range f.lbs {
+		urls = append(urls, "http://"+l.ready.Addr)
+	}
+	return []string{"--target", f.lab.Balancers.Algorithm + "=" + strings.Join(urls, "|")}
+}
+
+// backend returns the backend process called name.
+func (f *fleet) backend(name string) *proc {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, b := range f.backends {
+		if b.name == name {
+			return b
+		}
+	}
+	return nil
+}
+
+// addBackend starts a new server like the lab's last one, named name, and
+// adds it to every balancer.
+func (f *fleet) addBackend(ctx context.Context, name string) error {
+	lab := f.lab.Clone()
+	last := lab.Servers[len(lab.Servers)-1]
+	last.Count, last.Name = 1, name
+	if name == fmt.Sprintf("s%d", len(lab.ExpandServers())+1) {
+		last.Name = "" // the next generated name: s1..sN are reserved for unnamed servers
+	}
+	lab.Servers = append(lab.Servers, last)
+	lab.Events, lab.Compare = nil, nil
+	path, err := f.writeLab(lab, "lab-"+name+".yaml")
+	if err != nil {
+		return err
+	}
+	p, err := f.startBackend(ctx, path, name)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.backends = append(f.backends, p)
+	f.mu.Unlock()
+	body := map[string]string{"name": name, "addr": p.ready.Addr, "admin": p.ready.Admin}
+	for _, l := range f.lbs {
+		if err := call(ctx, l.ready.Admin, "POST", "/admin/backends", body, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stop stops every process of the fleet, all at once, and removes its files.
+func (f *fleet) stop() {
+	var wg sync.WaitGroup
+	for _, p := range append(append([]*proc(nil), f.lbs...), f.backends...) {
+		wg.Add(1)
+		go func() { defer wg.Done(); p.stop() }()
+	}
+	wg.Wait()
+	if f.ownDir {
+		os.RemoveAll(f.dir)
+	}
+}
+
+// all returns every process, balancers first.
+func (f *fleet) all() []*proc {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append(append([]*proc(nil), f.lbs...), f.backends...)
+}

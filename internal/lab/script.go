@@ -1,0 +1,134 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/report"
+)
+
+// script applies a lab's timed events to the running processes through
+// their admin APIs, at their time after start, and keeps the event log.
+type script struct {
+	f       *fleet
+	loadgen *proc // nil in lab up without a loadgen
+	start   time.Time
+	log     *zap.Logger
+	lines   []report.LogLine
+}
+
+// run fires every event at start + At; it returns when all ran or ctx ends.
+func (s *script) run(ctx context.Context, events []labfile.Event) {
+	for _, ev := range events {
+		wait := time.Until(s.start.Add(ev.At))
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		text := describe(ev)
+		if err := s.apply(ctx, ev); err != nil {
+			text += " failed: " + err.Error()
+			s.log.Warn("script event failed", zap.String("event", describe(ev)), zap.Error(err))
+		}
+		s.lines = append(s.lines, report.LogLine{T: time.Since(s.start).Seconds(), Text: text})
+	}
+}
+
+func describe(ev labfile.Event) string {
+	s := ev.Action
+	if ev.Target != "" {
+		s += " " + ev.Target
+	}
+	return s
+}
+
+// apply sends one event to the processes it concerns.
+func (s *script) apply(ctx context.Context, ev labfile.Event) error {
+	switch ev.Action {
+	case "slow", "restore", "kill", "restart", "gc", "fail", "recover", "errors":
+		return s.serverAction(ctx, ev.Action, ev.Target, actionBody(ev))
+	case "rate":
+		if s.loadgen == nil {
+			return fmt.Errorf("no loadgen is running")
+		}
+		return call(ctx, s.loadgen.ready.Admin, "PUT", "/admin/rate", map[string]float64{"rate": ev.Rate}, nil)
+	case "algorithm":
+		return s.each(ctx, s.f.lbs, "PUT", "/admin/algorithm", map[string]string{"algorithm": ev.Algorithm})
+	case "add-server":
+		return s.f.addBackend(ctx, ev.Target)
+	case "remove-server":
+		return s.each(ctx, s.f.lbs, "DELETE", "/admin/backends/"+ev.Target, nil)
+	case "set":
+		return s.set(ctx, ev.Set)
+	}
+	return fmt.Errorf("unknown action %q", ev.Action)
+}
+
+// actionBody is the JSON body of a server action.
+func actionBody(ev labfile.Event) map[string]any {
+	switch ev.Action {
+	case "slow":
+		return map[string]any{"speed": ev.Speed}
+	case "gc":
+		return map[string]any{"pause": ev.Pause.String()}
+	case "errors":
+		return map[string]any{"share": ev.Share}
+	}
+	return map[string]any{}
+}
+
+// serverAction posts /admin/ACTION to the target server, or all of them.
+func (s *script) serverAction(ctx context.Context, action, target string, body any) error {
+	var procs []*proc
+	for _, b := range s.f.all() {
+		if b.role == "backend" && (target == "all" || b.name == target) {
+			procs = append(procs, b)
+		}
+	}
+	if len(procs) == 0 {
+		return fmt.Errorf("no server %q", target)
+	}
+	return s.each(ctx, procs, "POST", "/admin/"+action, body)
+}
+
+// set sends every dotted-path setting to every process; each applies what
+// concerns it (servers.* the backends, balancers.* the lbs, clients.* the loadgen).
+func (s *script) set(ctx context.Context, set map[string]string) error {
+	procs := s.f.all()
+	if s.loadgen != nil {
+		procs = append(procs, s.loadgen)
+	}
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		body := map[string]string{"path": k, "value": set[k]}
+		if err := s.each(ctx, procs, "POST", "/admin/set", body); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// each sends the same admin call to every process; it reports all failures.
+func (s *script) each(ctx context.Context, procs []*proc, method, path string, body any) error {
+	var errs []string
+	for _, p := range procs {
+		if err := call(ctx, p.ready.Admin, method, path, body, nil); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}

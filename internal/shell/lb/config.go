@@ -1,0 +1,203 @@
+package lb
+
+import (
+	"fmt"
+	"github.com/lblab/lblab/internal/assemble"
+	"net"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/policy"
+)
+
+// Size limits: a lab request is a few headers and a tiny body, so anything
+// much larger is a mistake or abuse, not traffic worth proxying.
+const (
+	DefaultMaxBody     = 1 << 20 // request body bytes
+	DefaultMaxHeader   = 8 << 10 // request header bytes (the read buffer)
+	DefaultMaxRespBody = 4 << 20 // backend response body bytes
+	DefaultMaxConns    = 1024    // pooled connections per backend
+)
+
+// BackendSpec names one backend: its data address and, optionally, the
+// admin address that serves GET /load.
+type BackendSpec struct {
+	Name   string  `json:"name"`
+	Addr   string  `json:"addr"`
+	Admin  string  `json:"admin,omitempty"`
+	Weight float64 `json:"weight,omitempty"` // weighted-round-robin; 0 = the lab's speed for that name, else 1
+}
+
+// Config is one lb process. The lab holds every balancer setting; command
+// line overrides (algorithm, hop, seed) are applied to it before New.
+type Config struct {
+	Name     string
+	Index    int // salts random draws: BalancerConfig.Salt = Index+1
+	Backends []BackendSpec
+	Lab      *labfile.Lab // nil = labfile.Default()
+	Addr     string       // data listener, default 127.0.0.1:0
+	Admin    string       // admin listener, default 127.0.0.1:0
+	Logger   *zap.Logger  // nil = no logging
+
+	// Tests may hand in listeners and a dialer (fasthttputil in-memory).
+	Listener      net.Listener
+	AdminListener net.Listener
+	Dial          func(addr string) (net.Conn, error)
+
+	MaxBody, MaxHeader, MaxRespBody, MaxConns int // 0 = the defaults above
+	IdleConn                                  time.Duration
+}
+
+// BalancerConfig maps a lab's balancers section to the pipeline config of the
+// balancer numbered index, as the simulator does (internal/sim/build.go).
+func BalancerConfig(lab *labfile.Lab, index int) policy.BalancerConfig {
+	return assemble.TierConfig(lab, index)
+}
+
+// ParseBackends reads "s1=127.0.0.1:8001,s2=..." and the optional admin list
+// in the same form; every admin name must be a backend.
+func ParseBackends(backends, admins string) ([]BackendSpec, error) {
+	data, err := parsePairs("--backends", backends)
+	if err != nil {
+		return nil, err
+	}
+	adm, err := parsePairs("--backend-admins", admins)
+	if err != nil {
+		return nil, err
+	}
+	specs := make([]BackendSpec, len(data))
+	index := map[string]int{}
+	for i, p := range data {
+		if _, dup := index[p[0]]; dup {
+			return nil, fmt.Errorf("--backends: duplicate backend name %q", p[0])
+		}
+		index[p[0]] = i
+		specs[i] = BackendSpec{Name: p[0], Addr: p[1]}
+	}
+	for _, p := range adm {
+		i, ok := index[p[0]]
+		if !ok {
+			return nil, fmt.Errorf("--backend-admins: %q is not a backend in --backends", p[0])
+		}
+		specs[i].Admin = p[1]
+	}
+	return specs, nil
+}
+
+func parsePairs(flag, list string) ([][2]string, error) {
+	var out [][2]string
+	for item := range strings.SplitSeq(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, addr, ok := strings.Cut(item, "=")
+		if !ok {
+			return nil, fmt.Errorf("%s: %q is not NAME=HOST:PORT", flag, item)
+		}
+		out = append(out, [2]string{strings.TrimSpace(name), strings.TrimSpace(addr)})
+	}
+	return out, nil
+}
+
+// checkSpec validates one backend; each error starts with the JSON field
+// it is about.
+func checkSpec(s BackendSpec) error {
+	if err := checkName(s.Name); err != nil {
+		return fmt.Errorf("name: %w", err)
+	}
+	if err := checkAddr(s.Addr); err != nil {
+		return fmt.Errorf("addr: backend %s: %w", s.Name, err)
+	}
+	if s.Admin != "" {
+		if err := checkAddr(s.Admin); err != nil {
+			return fmt.Errorf("admin: backend %s: %w", s.Name, err)
+		}
+	}
+	if s.Weight < 0 || s.Weight > 1e6 {
+		return fmt.Errorf("weight: backend %s: must be in [0, 1e6], got %g", s.Name, s.Weight)
+	}
+	return nil
+}
+
+func checkName(n string) error {
+	if n == "" || len(n) > 64 {
+		return fmt.Errorf("must be 1 to 64 characters, got %q", n)
+	}
+	for _, r := range n {
+		ok := r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		if !ok {
+			return fmt.Errorf("%q: use letters, digits, '-', '_' or '.'", n)
+		}
+	}
+	return nil
+}
+
+// checkAddr accepts HOST:PORT with a non-zero port (an empty host is
+// localhost to the dialer).
+func checkAddr(a string) error {
+	_, port, err := net.SplitHostPort(a)
+	if err != nil || port == "" || port == "0" {
+		return fmt.Errorf("%q is not HOST:PORT", a)
+	}
+	return nil
+}
+
+// withDefaults fills the zero fields and validates the config once.
+func (c Config) withDefaults() (Config, error) {
+	if c.Lab == nil {
+		c.Lab = labfile.Default()
+	}
+	c.Lab = c.Lab.Clone()
+	if err := c.Lab.Validate(); err != nil {
+		return c, fmt.Errorf("lab: %w", err)
+	}
+	if c.Name == "" {
+		c.Name = "lb1"
+	}
+	if err := checkName(c.Name); err != nil {
+		return c, fmt.Errorf("name: %w", err)
+	}
+	if c.Index < 0 {
+		return c, fmt.Errorf("index: must be >= 0, got %d", c.Index)
+	}
+	c.Addr = orDefault(c.Addr, "127.0.0.1:0")
+	c.Admin = orDefault(c.Admin, "127.0.0.1:0")
+	c.MaxBody = orDefault(c.MaxBody, DefaultMaxBody)
+	c.MaxHeader = orDefault(c.MaxHeader, DefaultMaxHeader)
+	c.MaxRespBody = orDefault(c.MaxRespBody, DefaultMaxRespBody)
+	c.MaxConns = orDefault(c.MaxConns, DefaultMaxConns)
+	c.IdleConn = orDefault(c.IdleConn, 10*time.Second)
+	if c.Logger == nil {
+		c.Logger = zap.NewNop()
+	}
+	return c, c.checkBackends()
+}
+
+func (c Config) checkBackends() error {
+	seen := map[string]bool{}
+	for _, s := range c.Backends {
+		if err := checkSpec(s); err != nil {
+			return fmt.Errorf("backends: %w", err)
+		}
+		if seen[s.Name] {
+			return fmt.Errorf("backends: duplicate backend name %q", s.Name)
+		}
+		seen[s.Name] = true
+		if c.Lab.Balancers.Load == "shared" && s.Admin == "" {
+			return fmt.Errorf("backends: %s has no admin address, needed when balancers.load is shared", s.Name)
+		}
+	}
+	return nil
+}
+
+func orDefault[T comparable](v, d T) T {
+	var zero T
+	if v == zero {
+		return d
+	}
+	return v
+}

@@ -1,0 +1,194 @@
+// Package lb is the live balancer: a fasthttp reverse proxy that drives the
+// policy.Balancer pipeline (eligible members -> algorithm -> breaker) on the
+// wall clock, with an admin API on its own listener. MODEL.md §3 and §5 say
+// what it must do; docs/admin-api-lb.md is the user's reference.
+//
+// Concurrency: the pipeline is not safe for concurrent use, so one mutex
+// (LB.mu) guards it together with the backend table and the lab copy. The
+// hot path holds it twice per request, for Pick and for Done (about 0.2 µs
+// in all, see BenchmarkPickReport); network I/O, hop sleeps and delivery to
+// event subscribers never run under it.
+package lb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/policy"
+)
+
+// LB is one balancer process: proxy, admin API and background loops.
+type LB struct {
+	cfg   Config
+	log   *zap.Logger
+	clock *clock.Wall
+	ev    *events
+
+	mu       sync.Mutex // guards everything below it
+	lab      *labfile.Lab
+	bal      *policy.Balancer
+	gen      uint64 // bumped when the pipeline is rebuilt; stale tickets are dropped
+	backends []*backend
+	byName   map[string]int // present backends only
+	picks    uint64
+
+	// Set in New or Start, then only read (seq is atomic).
+	routes    map[string]route
+	seq       atomic.Uint64 // request numbers for requests without X-Lab-Request
+	data      *fasthttp.Server
+	admin     *fasthttp.Server
+	ln, adLn  net.Listener
+	done      chan struct{}
+	kickLoad  chan struct{}
+	kickCheck chan struct{}
+	wg        sync.WaitGroup
+	stopOnce  sync.Once
+}
+
+// New validates cfg and builds the balancer; nothing listens until Start.
+func New(cfg Config) (*LB, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	l := &LB{cfg: cfg, log: cfg.Logger, clock: clock.NewWall(), ev: newEvents(200),
+		lab: cfg.Lab, byName: map[string]int{}, done: make(chan struct{}),
+		kickLoad: make(chan struct{}, 1), kickCheck: make(chan struct{}, 1)}
+	for _, s := range cfg.Backends {
+		l.backends = append(l.backends, l.newBackend(s))
+		l.byName[s.Name] = len(l.backends) - 1
+	}
+	if err := l.rebuild(); err != nil {
+		return nil, fmt.Errorf("balancers: %w", err)
+	}
+	l.routes = l.adminRoutes()
+	l.data = &fasthttp.Server{Handler: l.serveProxy, Name: "lblab-lb", MaxRequestBodySize: cfg.MaxBody,
+		ReadBufferSize: cfg.MaxHeader, NoDefaultServerHeader: true, CloseOnShutdown: true,
+		Logger: zapPrintf{l.log}}
+	l.admin = &fasthttp.Server{Handler: l.serveAdmin, Name: "lblab-lb-admin", MaxRequestBodySize: 64 << 10,
+		ReadBufferSize: cfg.MaxHeader, NoDefaultServerHeader: true, CloseOnShutdown: true,
+		Logger: zapPrintf{l.log}}
+	return l, nil
+}
+
+// Start listens on both addresses and starts serving and the loops.
+func (l *LB) Start() error {
+	var err error
+	if l.ln, err = listen(l.cfg.Listener, l.cfg.Addr); err != nil {
+		return fmt.Errorf("addr: %w", err)
+	}
+	if l.adLn, err = listen(l.cfg.AdminListener, l.cfg.Admin); err != nil {
+		l.ln.Close()
+		return fmt.Errorf("admin: %w", err)
+	}
+	l.serve(l.data, l.ln)
+	l.serve(l.admin, l.adLn)
+	l.wg.Add(2)
+	go l.loop(l.kickLoad, l.loadPeriod, l.pollLoads)
+	go l.loop(l.kickCheck, l.checkPeriod, l.checkHealth)
+	l.log.Info("listening", zap.String("addr", l.Addr()),
+		zap.String("admin", l.AdminAddr()), zap.String("algorithm", l.Algorithm()))
+	return nil
+}
+
+func listen(given net.Listener, addr string) (net.Listener, error) {
+	if given != nil {
+		return given, nil
+	}
+	return net.Listen("tcp", addr)
+}
+
+func (l *LB) serve(s *fasthttp.Server, ln net.Listener) {
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		if err := s.Serve(ln); err != nil {
+			l.log.Error("serve", zap.Error(err))
+		}
+	}()
+}
+
+// Addr is the data listener's address (after Start).
+func (l *LB) Addr() string { return l.ln.Addr().String() }
+
+// AdminAddr is the admin listener's address (after Start).
+func (l *LB) AdminAddr() string { return l.adLn.Addr().String() }
+
+// Name is the balancer's name (the X-Lab-Balancer header).
+func (l *LB) Name() string { return l.cfg.Name }
+
+// Algorithm is the current algorithm's name.
+func (l *LB) Algorithm() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.bal.Algorithm()
+}
+
+// Shutdown stops the loops and event streams, lets in-flight requests finish
+// until ctx ends, and closes pooled backend connections.
+func (l *LB) Shutdown(ctx context.Context) error {
+	var err error
+	l.stopOnce.Do(func() {
+		close(l.done)
+		err = errors.Join(l.admin.ShutdownWithContext(ctx), l.data.ShutdownWithContext(ctx))
+		l.wg.Wait()
+		l.mu.Lock()
+		for _, b := range l.backends {
+			b.close()
+		}
+		l.mu.Unlock()
+	})
+	return err
+}
+
+// loop runs round every period while period says it is on; a kick makes it
+// re-read the period at once (settings changed).
+func (l *LB) loop(kick <-chan struct{}, period func() (time.Duration, bool), round func()) {
+	defer l.wg.Done()
+	for {
+		var tick <-chan time.Time
+		d, on := period()
+		var t *time.Timer
+		if on {
+			t = time.NewTimer(d)
+			tick = t.C
+		}
+		select {
+		case <-l.done:
+			stopTimer(t)
+			return
+		case <-kick:
+			stopTimer(t)
+		case <-tick:
+			round()
+		}
+	}
+}
+
+func stopTimer(t *time.Timer) {
+	if t != nil {
+		t.Stop()
+	}
+}
+
+func kick(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// zapPrintf adapts zap to fasthttp's Logger interface.
+type zapPrintf struct{ l *zap.Logger }
+
+func (z zapPrintf) Printf(format string, args ...any) { z.l.Sugar().Debugf(format, args...) }

@@ -1,0 +1,134 @@
+package lb
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"go.uber.org/zap"
+)
+
+// maxProbeWait caps one health check or load poll, so a hung backend cannot
+// stall a round longer than this even with a long interval.
+const maxProbeWait = 2 * time.Second
+
+// loadPeriod says whether shared load polling is on and how often.
+func (l *LB) loadPeriod() (time.Duration, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.lab.Balancers
+	return max(b.Refresh, time.Millisecond), b.Load == "shared"
+}
+
+// checkPeriod says whether active health checks are on and how often.
+func (l *LB) checkPeriod() (time.Duration, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	h := l.lab.Balancers.Health
+	return h.Interval, h.Enabled
+}
+
+// loadReport is a backend's GET /load answer.
+type loadReport struct {
+	Queued    int `json:"queued"`
+	InService int `json:"in_service"`
+}
+
+// pollLoads asks every present backend's admin API for its load, in
+// parallel, and reports each answer to the pipeline as it arrives.
+func (l *LB) pollLoads() {
+	wait, _ := l.loadPeriod()
+	l.each(func(t target) {
+		if t.b.adminHC == nil {
+			return
+		}
+		var rep loadReport
+		if err := getJSON(t.b.adminHC, t.b.Admin, "/load", min(wait, maxProbeWait), &rep); err != nil {
+			l.log.Debug("load poll", zap.String("backend", t.b.Name), zap.Error(err))
+			return
+		}
+		now := l.clock.Now()
+		l.mu.Lock()
+		l.bal.Loads().Report(now, t.i, rep.Queued, rep.InService)
+		l.mu.Unlock()
+	})
+}
+
+// checkHealth runs one round of active health checks: GET /healthz on each
+// backend's data address; fails failures in a row take it out of rotation,
+// passes successes put it back.
+func (l *LB) checkHealth() {
+	wait, _ := l.checkPeriod()
+	l.each(func(t target) {
+		ok := getJSON(t.b.hc, t.b.Addr, "/healthz", min(wait, maxProbeWait), nil) == nil
+		l.verdict(t, ok)
+	})
+}
+
+func (l *LB) verdict(t target, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, h := t.b, l.lab.Balancers.Health
+	if !b.present || !h.Enabled {
+		return
+	}
+	if ok {
+		b.fails, b.passes = 0, b.passes+1
+	} else {
+		b.fails, b.passes = b.fails+1, 0
+	}
+	switch {
+	case b.healthy && b.fails >= h.Fails:
+		l.setHealthy(t.i, false, fmt.Sprintf("health %s: down after %d failed checks", b.Name, b.fails))
+	case !b.healthy && b.passes >= h.Passes:
+		l.setHealthy(t.i, true, fmt.Sprintf("health %s: up after %d passed checks", b.Name, b.passes))
+	}
+}
+
+// setHealthy changes a backend's verdict and logs it. Caller holds mu.
+func (l *LB) setHealthy(i int, ok bool, text string) {
+	l.backends[i].healthy = ok
+	l.bal.SetHealthy(i, ok)
+	l.publish(l.clock.Now(), "health", text)
+}
+
+// healAll puts every backend back in rotation (health checks turned off).
+// Caller holds mu.
+func (l *LB) healAll() {
+	for i, b := range l.backends {
+		b.fails, b.passes = 0, 0
+		if !b.healthy {
+			l.setHealthy(i, true, fmt.Sprintf("health %s: up (health checks off)", b.Name))
+		}
+	}
+}
+
+// each runs f on every present backend in parallel and waits.
+func (l *LB) each(f func(target)) {
+	var wg sync.WaitGroup
+	for _, t := range l.snapshot() {
+		wg.Go(func() { f(t) })
+	}
+	wg.Wait()
+}
+
+// getJSON GETs path from addr within wait; a non-200 answer is an error.
+// into may be nil (only the status matters).
+func getJSON(hc *fasthttp.HostClient, addr, path string, wait time.Duration, into any) error {
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.SetRequestURI("http://" + addr + path)
+	if err := hc.DoTimeout(req, resp, wait); err != nil {
+		return err
+	}
+	if resp.StatusCode() != fasthttp.StatusOK {
+		return fmt.Errorf("GET %s: status %d", path, resp.StatusCode())
+	}
+	if into == nil {
+		return nil
+	}
+	return json.Unmarshal(resp.Body(), into)
+}

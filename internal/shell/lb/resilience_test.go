@@ -1,0 +1,117 @@
+package lb
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+func TestBreakerOpensProbesAndCloses(t *testing.T) {
+	f1, f2 := startFake(t, "s1"), startFake(t, "s2")
+	f1.status.Store(500)
+	l, c := startLB(t, testLab(t, "balancers.algorithm", "round-robin", "balancers.breaker.enabled", "true",
+		"balancers.breaker.window", "10", "balancers.breaker.open", "100ms", "balancers.breaker.probes", "2"), f1, f2)
+	for range 20 { // s1 sees 10 failures: a full window
+		c.get(t, "/")
+	}
+	if st := c.state(t).backend("s1").Breaker; st != "open" {
+		t.Fatalf("s1 breaker %s after 10 failures, want open", st)
+	}
+	before := f1.hits.Load()
+	for range 5 {
+		if a := c.get(t, "/"); a.server != "s2" {
+			t.Fatalf("open breaker let a request through to %s", a.server)
+		}
+	}
+	if f1.hits.Load() != before || f1.probes.Load() != 0 {
+		t.Fatalf("s1 got traffic while open")
+	}
+	time.Sleep(120 * time.Millisecond) // half-open: a failing probe re-opens
+	sendUntil(t, c, func() bool { return f1.probes.Load() >= 1 })
+	f1.status.Store(200)
+	time.Sleep(120 * time.Millisecond) // half-open again: two good probes close
+	sendUntil(t, c, func() bool { return c.state(t).backend("s1").Breaker == "closed" })
+	if p := f1.probes.Load(); p < 3 {
+		t.Errorf("s1 saw %d requests tagged probe, want >= 3", p)
+	}
+	awaitEvents(t, l.AdminAddr(), "breaker s1: closed -> open", "breaker s1: open -> half-open",
+		"breaker s1: half-open -> open", "breaker s1: half-open -> closed")
+}
+
+// sendUntil sends requests until cond holds (at most 200).
+func sendUntil(t *testing.T, c *client, cond func() bool) {
+	t.Helper()
+	for range 200 {
+		if cond() {
+			return
+		}
+		c.get(t, "/")
+		time.Sleep(2 * time.Millisecond)
+	}
+	t.Fatal("condition never held")
+}
+
+func TestHealthChecksEjectAndRestore(t *testing.T) {
+	f1, f2 := startFake(t, "s1"), startFake(t, "s2")
+	l, c := startLB(t, testLab(t, "balancers.algorithm", "round-robin", "balancers.health.enabled", "true",
+		"balancers.health.interval", "20ms", "balancers.health.fails", "2", "balancers.health.passes", "2"), f1, f2)
+	f1.down.Store(true)
+	eventually(t, "s1 ejected", func() bool { return !c.state(t).backend("s1").Healthy })
+	before := f1.hits.Load()
+	for range 10 {
+		if a := c.get(t, "/"); a.server != "s2" {
+			t.Fatalf("ejected s1 still picked")
+		}
+	}
+	if f1.hits.Load() != before {
+		t.Fatal("s1 served while ejected")
+	}
+	f1.down.Store(false)
+	eventually(t, "s1 back", func() bool { return c.state(t).backend("s1").Healthy })
+	for range 4 {
+		c.get(t, "/")
+	}
+	if f1.hits.Load() != before+2 {
+		t.Errorf("s1 got %d of 4 requests after coming back, want 2", f1.hits.Load()-before)
+	}
+	awaitEvents(t, l.AdminAddr(), "health s1: down after 2 failed checks", "health s1: up after 2 passed checks")
+	c.call(t, "PUT", "/admin/settings", `{"health":{"enabled":false}}`)
+}
+
+func TestSharedLoadPolling(t *testing.T) {
+	f1, f2, f3 := startFake(t, "s1"), startFake(t, "s2"), startFake(t, "s3")
+	f1.queued.Store(40)
+	_, c := startLB(t, testLab(t, "balancers.algorithm", "least-outstanding", "balancers.load", "shared",
+		"balancers.refresh", "20ms"), f1, f2, f3)
+	eventually(t, "s1's report", func() bool { return c.state(t).backend("s1").Outstanding == 40 })
+	for range 20 {
+		if a := c.get(t, "/"); a.server == "s1" {
+			t.Fatal("least-outstanding picked s1, which reports 40 queued")
+		}
+	}
+	f1.queued.Store(0)
+	f2.queued.Store(30)
+	f3.queued.Store(30)
+	eventually(t, "fresh reports", func() bool { return c.state(t).backend("s2").Outstanding == 30 })
+	if a := c.get(t, "/"); a.server != "s1" {
+		t.Errorf("picked %s, want s1 (the only idle one)", a.server)
+	}
+}
+
+func TestEventRingKeepsLast200(t *testing.T) {
+	ev := newEvents(200)
+	for i := range 250 {
+		ev.add(Event{Kind: "settings", Text: fmt.Sprint(i)})
+	}
+	backlog, sub := ev.subscribe()
+	defer ev.unsubscribe(sub)
+	if len(backlog) != 200 || backlog[0].Text != "50" || backlog[199].Text != "249" {
+		t.Fatalf("backlog %d events from %s to %s", len(backlog), backlog[0].Text, backlog[len(backlog)-1].Text)
+	}
+	for range subBuffer + 10 { // a reader that never reads must not block
+		ev.add(Event{Text: "x"})
+	}
+	if n := ev.takeDropped(sub); n != 10 {
+		t.Errorf("dropped %d, want 10", n)
+	}
+}

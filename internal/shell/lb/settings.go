@@ -1,0 +1,234 @@
+package lb
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lblab/lblab/internal/core/balance"
+	"github.com/lblab/lblab/internal/core/breaker"
+	"github.com/lblab/lblab/internal/labfile"
+)
+
+// Settings are the balancer knobs as the admin API shows them; every one is
+// a lab-file field (balancers.* or network.hop / network.jitter).
+type Settings struct {
+	Timeout string          `json:"timeout"`
+	Hop     string          `json:"hop"`
+	Jitter  string          `json:"jitter"`
+	Load    string          `json:"load"`
+	Refresh string          `json:"refresh"`
+	HashOn  string          `json:"hash_on"`
+	Subset  int             `json:"subset"`
+	Choices int             `json:"choices"`
+	VNodes  int             `json:"vnodes"`
+	Epsilon float64         `json:"epsilon"`
+	Decay   string          `json:"decay"`
+	Breaker BreakerSettings `json:"breaker"`
+	Health  HealthSettings  `json:"health"`
+}
+
+// BreakerSettings is balancers.breaker.
+type BreakerSettings struct {
+	Enabled   bool    `json:"enabled"`
+	Window    int     `json:"window"`
+	Threshold float64 `json:"threshold"`
+	Open      string  `json:"open"`
+	Probes    int     `json:"probes"`
+}
+
+// HealthSettings is balancers.health.
+type HealthSettings struct {
+	Enabled  bool   `json:"enabled"`
+	Interval string `json:"interval"`
+	Fails    int    `json:"fails"`
+	Passes   int    `json:"passes"`
+}
+
+func settingsOf(lab *labfile.Lab) Settings {
+	b, br, h := lab.Balancers, lab.Balancers.Breaker, lab.Balancers.Health
+	return Settings{Timeout: b.Timeout.String(), Hop: lab.Network.Hop.String(), Jitter: lab.Network.Jitter.String(),
+		Load: b.Load, Refresh: b.Refresh.String(), HashOn: b.HashOn, Subset: b.Subset, Choices: b.Choices,
+		VNodes: b.VNodes, Epsilon: b.Epsilon, Decay: b.Decay.String(),
+		Breaker: BreakerSettings{Enabled: br.Enabled, Window: br.Window, Threshold: br.Threshold,
+			Open: br.Open.String(), Probes: br.Probes},
+		Health: HealthSettings{Enabled: h.Enabled, Interval: h.Interval.String(), Fails: h.Fails, Passes: h.Passes}}
+}
+
+// settingsIn is the body of PUT /admin/settings: every field optional,
+// durations as text ("100ms").
+type settingsIn struct {
+	Timeout *string    `json:"timeout"`
+	Hop     *string    `json:"hop"`
+	Jitter  *string    `json:"jitter"`
+	Load    *string    `json:"load"`
+	Refresh *string    `json:"refresh"`
+	HashOn  *string    `json:"hash_on"`
+	Subset  *int       `json:"subset"`
+	Choices *int       `json:"choices"`
+	VNodes  *int       `json:"vnodes"`
+	Epsilon *float64   `json:"epsilon"`
+	Decay   *string    `json:"decay"`
+	Breaker *breakerIn `json:"breaker"`
+	Health  *healthIn  `json:"health"`
+}
+
+type breakerIn struct {
+	Enabled   *bool    `json:"enabled"`
+	Window    *int     `json:"window"`
+	Threshold *float64 `json:"threshold"`
+	Open      *string  `json:"open"`
+	Probes    *int     `json:"probes"`
+}
+
+type healthIn struct {
+	Enabled  *bool   `json:"enabled"`
+	Interval *string `json:"interval"`
+	Fails    *int    `json:"fails"`
+	Passes   *int    `json:"passes"`
+}
+
+// change is one lab-file assignment; field is what the caller called it.
+type change struct{ field, path, value string }
+
+func opt[T any](cs *[]change, field, path string, v *T) {
+	if v != nil {
+		*cs = append(*cs, change{field, path, fmt.Sprint(*v)})
+	}
+}
+
+// changes lists the assignments the body asks for, in a fixed order.
+func (s settingsIn) changes() []change {
+	var cs []change
+	opt(&cs, "timeout", "balancers.timeout", s.Timeout)
+	opt(&cs, "hop", "network.hop", s.Hop)
+	opt(&cs, "jitter", "network.jitter", s.Jitter)
+	opt(&cs, "load", "balancers.load", s.Load)
+	opt(&cs, "refresh", "balancers.refresh", s.Refresh)
+	opt(&cs, "hash_on", "balancers.hash_on", s.HashOn)
+	opt(&cs, "subset", "balancers.subset", s.Subset)
+	opt(&cs, "choices", "balancers.choices", s.Choices)
+	opt(&cs, "vnodes", "balancers.vnodes", s.VNodes)
+	opt(&cs, "epsilon", "balancers.epsilon", s.Epsilon)
+	opt(&cs, "decay", "balancers.decay", s.Decay)
+	if b := s.Breaker; b != nil {
+		opt(&cs, "breaker.enabled", "balancers.breaker.enabled", b.Enabled)
+		opt(&cs, "breaker.window", "balancers.breaker.window", b.Window)
+		opt(&cs, "breaker.threshold", "balancers.breaker.threshold", b.Threshold)
+		opt(&cs, "breaker.open", "balancers.breaker.open", b.Open)
+		opt(&cs, "breaker.probes", "balancers.breaker.probes", b.Probes)
+	}
+	if h := s.Health; h != nil {
+		opt(&cs, "health.enabled", "balancers.health.enabled", h.Enabled)
+		opt(&cs, "health.interval", "balancers.health.interval", h.Interval)
+		opt(&cs, "health.fails", "balancers.health.fails", h.Fails)
+		opt(&cs, "health.passes", "balancers.health.passes", h.Passes)
+	}
+	return cs
+}
+
+// ownsPath reports whether a lab path is one this process applies.
+func ownsPath(path string) bool {
+	return strings.HasPrefix(path, "balancers.") || path == "network.hop" || path == "network.jitter"
+}
+
+// badInput is an error answered 400.
+type badInput struct{ error }
+
+func (e badInput) Unwrap() error { return e.error }
+
+// change applies assignments to a copy of the lab and, if all parse and the
+// lab stays valid, makes it current; otherwise nothing changes.
+func (l *LB) change(cs []change) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	nl := l.lab.Clone()
+	for _, c := range cs {
+		if err := nl.Apply(c.path, c.value); err != nil {
+			if c.field != c.path {
+				err = fmt.Errorf("%s: %w", c.field, err)
+			}
+			return badInput{err}
+		}
+	}
+	was := l.lab.Balancers.Algorithm
+	if err := l.commit(nl); err != nil {
+		return badInput{err}
+	}
+	l.announce(cs, was)
+	return nil
+}
+
+// commit makes nl the lab and brings the pipeline in line with it: settings
+// the pipeline can change in place are changed there (load figures kept);
+// load mode, subset, decay or seed need a fresh pipeline. Caller holds mu.
+func (l *LB) commit(nl *labfile.Lab) error {
+	oc, nc := BalancerConfig(l.lab, l.cfg.Index), BalancerConfig(nl, l.cfg.Index)
+	if err := l.precheck(nl, nc.Algorithm, nc.Breaker); err != nil {
+		return err
+	}
+	old := l.lab
+	l.lab = nl
+	if oc.Load != nc.Load || oc.Subset != nc.Subset || oc.Decay != nc.Decay || oc.Seed != nc.Seed {
+		if err := l.rebuild(); err != nil {
+			l.lab = old
+			return err
+		}
+	} else {
+		if oc.Algorithm != nc.Algorithm {
+			_ = l.bal.SetAlgorithm(nc.Algorithm) // prechecked
+		}
+		if !sameBreaker(oc.Breaker, nc.Breaker) {
+			_ = l.bal.SetBreaker(nc.Breaker) // prechecked
+		}
+		l.bal.SetTimeout(nc.Timeout)
+	}
+	if old.Balancers.Health.Enabled && !nl.Balancers.Health.Enabled {
+		l.healAll()
+	}
+	kick(l.kickLoad)
+	kick(l.kickCheck)
+	return nil
+}
+
+// precheck finds every reason commit could fail before anything changes.
+func (l *LB) precheck(nl *labfile.Lab, algo balance.Config, br *breaker.Config) error {
+	if _, err := balance.New(algo); err != nil {
+		return fmt.Errorf("algorithm: %w", err)
+	}
+	if br != nil {
+		if err := br.Validate(); err != nil {
+			return fmt.Errorf("breaker: %w", err)
+		}
+	}
+	if nl.Balancers.Load == "shared" {
+		for _, b := range l.backends {
+			if b.present && b.Admin == "" {
+				return fmt.Errorf("load: backend %s has no admin address to poll /load from", b.Name)
+			}
+		}
+	}
+	return nil
+}
+
+func sameBreaker(a, b *breaker.Config) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// announce logs applied changes: an algorithm switch as its own kind.
+func (l *LB) announce(cs []change, was string) {
+	now := l.clock.Now()
+	var parts []string
+	for _, c := range cs {
+		if c.path == "balancers.algorithm" {
+			l.publish(now, "algorithm", "algorithm: "+was+" -> "+l.lab.Balancers.Algorithm)
+			continue
+		}
+		parts = append(parts, c.path+"="+c.value)
+	}
+	if len(parts) > 0 {
+		l.publish(now, "settings", "settings: "+strings.Join(parts, ", "))
+	}
+}
