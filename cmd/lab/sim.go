@@ -11,6 +11,7 @@ import (
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
 )
 
@@ -44,44 +45,64 @@ lab runs as written.`,
 			return runSim(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f, cmd.Flags().Changed("seed"))
 		},
 	}
+	reportFlags(cmd, &f)
+	cmd.Flags().BoolVar(&f.check, "check", false, "check invariants after every event (slower)")
+	return cmd
+}
+
+// reportFlags are the flags lab sim and lab run share.
+func reportFlags(cmd *cobra.Command, f *simFlags) {
 	fl := cmd.Flags()
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed (default: the lab file's)")
 	fl.DurationVar(&f.duration, "duration", 0, "override the lab's duration (e.g. 60s)")
 	fl.StringVar(&f.compare, "compare", "", "comma-separated settings or algorithms to compare on one stream")
-	fl.BoolVar(&f.json, "json", false, "print the JSON report (schema in DESIGN.md / docs/report.md)")
+	fl.BoolVar(&f.json, "json", false, "print the JSON report (docs/report.md)")
 	fl.BoolVar(&f.series, "series", false, "include 250 ms time series in the report")
-	fl.BoolVar(&f.check, "check", false, "check invariants after every event (slower)")
 	fl.StringVar(&f.plot, "plot", "", "also draw p99 over time and latency CDFs into FILE.svg or FILE.png")
-	return cmd
 }
 
 func runSim(out, errOut io.Writer, arg string, f simFlags, seedSet bool) error {
-	lab, err := loadLab(arg)
+	lab, settings, err := prepare(arg, f, seedSet)
 	if err != nil {
 		return err
-	}
-	if seedSet {
-		lab.Seed = f.seed
-	}
-	if f.duration < 0 {
-		return usageError{fmt.Errorf("--duration %v: must be positive", f.duration)}
-	}
-	if f.duration > 0 {
-		if err := lab.Apply("duration", f.duration.String()); err != nil {
-			return usageError{fmt.Errorf("--duration: %w", err)}
-		}
-	}
-	settings, err := chooseSettings(lab, f.compare)
-	if err != nil {
-		return usageError{err}
-	}
-	if f.plot != "" && !strings.HasSuffix(f.plot, ".svg") && !strings.HasSuffix(f.plot, ".png") {
-		return usageError{fmt.Errorf("--plot %s: the file must end in .svg or .png", f.plot)}
 	}
 	rep, err := sim.Compare(lab, settings, sim.Options{Series: f.series || f.plot != "", Check: f.check})
 	if err != nil {
 		return err
 	}
+	return printReport(out, errOut, rep, f)
+}
+
+// prepare loads the lab, applies --seed and --duration and picks the
+// settings; every problem is a usage error (exit 2).
+func prepare(arg string, f simFlags, seedSet bool) (*labfile.Lab, []labfile.Setting, error) {
+	lab, err := loadLab(arg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if seedSet {
+		lab.Seed = f.seed
+	}
+	if f.duration < 0 {
+		return nil, nil, usageError{fmt.Errorf("--duration %v: must be positive", f.duration)}
+	}
+	if f.duration > 0 {
+		if err := lab.Apply("duration", f.duration.String()); err != nil {
+			return nil, nil, usageError{fmt.Errorf("--duration: %w", err)}
+		}
+	}
+	if f.plot != "" && !strings.HasSuffix(f.plot, ".svg") && !strings.HasSuffix(f.plot, ".png") {
+		return nil, nil, usageError{fmt.Errorf("--plot %s: the file must end in .svg or .png", f.plot)}
+	}
+	settings, err := chooseSettings(lab, f.compare)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	return lab, settings, nil
+}
+
+// printReport writes the plot (if asked), then the table or the JSON.
+func printReport(out, errOut io.Writer, rep *report.Report, f simFlags) error {
 	if f.plot != "" {
 		if err := rep.WritePlot(f.plot); err != nil {
 			return err
