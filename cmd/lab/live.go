@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -160,6 +161,10 @@ share=0.1, rate=800, algorithm=p2c, or any dotted lab path for set
 			ctx, stop := interruptible()
 			defer stop()
 			applied, err := livelab.SendDrill(ctx, addr, ev)
+			var refused *livelab.StatusError
+			if errors.As(err, &refused) && refused.Code == 400 {
+				return usageError{err} // the drill itself was bad: exit 2
+			}
 			if err != nil {
 				return err
 			}

@@ -43,13 +43,22 @@ func call(ctx context.Context, addr, method, path string, body, out any) error {
 		var e struct {
 			Error string `json:"error"`
 		}
+		msg := resp.Status
 		if json.Unmarshal(data, &e) == nil && e.Error != "" {
-			return fmt.Errorf("%s %s on %s: %d %s", method, path, addr, resp.StatusCode, e.Error)
+			msg = e.Error
 		}
-		return fmt.Errorf("%s %s on %s: %s", method, path, addr, resp.Status)
+		return &StatusError{Code: resp.StatusCode, Msg: fmt.Sprintf("%s %s on %s: %s", method, path, addr, msg)}
 	}
 	if out != nil {
 		return json.Unmarshal(data, out)
 	}
 	return nil
 }
+
+// StatusError is an admin API's refusal: its HTTP status and reason.
+type StatusError struct {
+	Code int
+	Msg  string
+}
+
+func (e *StatusError) Error() string { return e.Msg }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"syscall"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -65,8 +64,9 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions)
 	if err != nil {
 		return nil, err
 	}
-	sc := &script{f: f, loadgen: lg, start: time.Now(), log: opts.Log}
+	sc := newScript(f, lg, opts.Log)
 	scriptCtx, stopScript := context.WithCancel(ctx)
+	sc.followBalancers(scriptCtx)
 	scriptDone := make(chan struct{})
 	go func() { sc.run(scriptCtx, lab.Events); close(scriptDone) }()
 	if err := lg.wait(ctx); ctx.Err() != nil {
@@ -82,7 +82,7 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions)
 	if err != nil {
 		return nil, err
 	}
-	run.Name, run.Log = name, append(sc.lines, run.Log...)
+	run.Name, run.Log = name, append(sc.events.snapshot(), run.Log...)
 	if run.Algorithm == "" {
 		run.Algorithm = lab.Balancers.Algorithm
 	}

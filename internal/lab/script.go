@@ -10,7 +10,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/labfile"
-	"github.com/lblab/lblab/internal/report"
 )
 
 // script applies a lab's timed events to the running processes through
@@ -18,15 +17,25 @@ import (
 type script struct {
 	f       *fleet
 	loadgen *proc // nil in lab up without a loadgen
-	start   time.Time
 	log     *zap.Logger
-	lines   []report.LogLine
+	events  *eventLog
+}
+
+func newScript(f *fleet, loadgen *proc, log *zap.Logger) *script {
+	return &script{f: f, loadgen: loadgen, log: log, events: &eventLog{start: time.Now()}}
+}
+
+// followBalancers copies every balancer's event stream into the log.
+func (s *script) followBalancers(ctx context.Context) {
+	for _, p := range s.f.lbs {
+		go s.events.follow(ctx, p)
+	}
 }
 
 // run fires every event at start + At; it returns when all ran or ctx ends.
 func (s *script) run(ctx context.Context, events []labfile.Event) {
 	for _, ev := range events {
-		wait := time.Until(s.start.Add(ev.At))
+		wait := time.Until(s.events.start.Add(ev.At))
 		select {
 		case <-ctx.Done():
 			return
@@ -37,16 +46,35 @@ func (s *script) run(ctx context.Context, events []labfile.Event) {
 			text += " failed: " + err.Error()
 			s.log.Warn("script event failed", zap.String("event", describe(ev)), zap.Error(err))
 		}
-		s.lines = append(s.lines, report.LogLine{T: time.Since(s.start).Seconds(), Text: text})
+		s.events.add(time.Now(), text)
 	}
 }
 
+// describe is an event as a log line: "slow s2 speed=0.25".
 func describe(ev labfile.Event) string {
-	s := ev.Action
+	parts := []string{ev.Action}
 	if ev.Target != "" {
-		s += " " + ev.Target
+		parts = append(parts, ev.Target)
 	}
-	return s
+	for k, v := range actionBody(ev) {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, v))
+	}
+	switch ev.Action {
+	case "rate":
+		parts = append(parts, fmt.Sprintf("rate=%g", ev.Rate))
+	case "algorithm":
+		parts = append(parts, "algorithm="+ev.Algorithm)
+	case "set":
+		keys := make([]string, 0, len(ev.Set))
+		for k := range ev.Set {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			parts = append(parts, k+"="+ev.Set[k])
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // apply sends one event to the processes it concerns.

@@ -57,8 +57,8 @@ func Up(ctx context.Context, lab *labfile.Lab, opts UpOptions) error {
 		return err
 	}
 	defer lg.stop()
-	c := &Controller{lab: lab.Clone(), f: f, loadgen: lg, addr: ln.Addr().String(),
-		sc: &script{f: f, loadgen: lg, start: time.Now(), log: opts.Log}}
+	c := &Controller{lab: lab.Clone(), f: f, loadgen: lg, addr: ln.Addr().String(), sc: newScript(f, lg, opts.Log)}
+	c.sc.followBalancers(ctx)
 	c.srv = &http.Server{Handler: c.routes(), ReadHeaderTimeout: 5 * time.Second, MaxHeaderBytes: 64 << 10}
 	go func() { _ = c.srv.Serve(ln) }()
 	c.printWelcome(opts.Out)
@@ -123,9 +123,7 @@ func (c *Controller) handleState(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	_ = call(r.Context(), c.loadgen.ready.Admin, "GET", "/admin/state", nil, &st.Loadgen)
-	c.mu.Lock()
-	st.Log = append(st.Log, c.sc.lines...)
-	c.mu.Unlock()
+	st.Log = c.sc.events.snapshot()
 	writeJSON(w, 200, st)
 }
 
@@ -145,11 +143,11 @@ func (c *Controller) handleChaos(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	err := c.sc.apply(r.Context(), ev)
-	line := report.LogLine{T: time.Since(c.sc.start).Seconds(), Text: "chaos: " + describe(ev)}
+	text := "chaos: " + describe(ev)
 	if err != nil {
-		line.Text += " failed: " + err.Error()
+		text += " failed: " + err.Error()
 	}
-	c.sc.lines = append(c.sc.lines, line)
+	c.sc.events.add(time.Now(), text)
 	if err != nil {
 		writeJSON(w, 502, map[string]any{"error": err.Error(), "code": 502})
 		return

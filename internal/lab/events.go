@@ -1,0 +1,62 @@
+package lab
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/shell/lb"
+)
+
+// eventLog is the lab's log: script and chaos lines plus what the balancers
+// report on their event streams (breaker transitions, health, changes).
+type eventLog struct {
+	mu    sync.Mutex
+	start time.Time
+	lines []report.LogLine
+}
+
+func (l *eventLog) add(at time.Time, text string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, report.LogLine{T: at.Sub(l.start).Seconds(), Text: text})
+}
+
+// snapshot returns the lines so far, in time order.
+func (l *eventLog) snapshot() []report.LogLine {
+	l.mu.Lock()
+	out := append([]report.LogLine(nil), l.lines...)
+	l.mu.Unlock()
+	sort.SliceStable(out, func(i, j int) bool { return out[i].T < out[j].T })
+	return out
+}
+
+// follow reads a balancer's server-sent events into the log until ctx ends.
+func (l *eventLog) follow(ctx context.Context, p *proc) {
+	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+p.ready.Admin+"/admin/events", nil)
+	if err != nil {
+		return
+	}
+	resp, err := http.DefaultClient.Do(req) // no timeout: the stream is long-lived
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var ev lb.Event
+		if json.Unmarshal([]byte(data), &ev) == nil && ev.Kind != "settings" {
+			l.add(time.Unix(0, ev.TUnixNs), p.name+": "+ev.Text)
+		}
+	}
+}
