@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -24,6 +25,10 @@ type UpOptions struct {
 	Listen string    // the controller's address (chaos API, state), e.g. 127.0.0.1:8000
 	Out    io.Writer // where the URLs are printed
 }
+
+// lastControllerAddr is the address of the last controller started (tests
+// start one on port 0 and read it here).
+var lastControllerAddr atomic.Value
 
 // Controller is the running lab of `lab up`: it serves the lab's state and
 // a chaos API that forwards drills to the processes.
@@ -61,6 +66,7 @@ func Up(ctx context.Context, lab *labfile.Lab, opts UpOptions) error {
 	c.sc.followBalancers(ctx)
 	c.srv = &http.Server{Handler: c.routes(), ReadHeaderTimeout: 5 * time.Second, MaxHeaderBytes: 64 << 10}
 	go func() { _ = c.srv.Serve(ln) }()
+	lastControllerAddr.Store(c.addr)
 	c.printWelcome(opts.Out)
 	go c.sc.run(ctx, lab.Events)
 	select {

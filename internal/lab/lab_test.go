@@ -1,0 +1,270 @@
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/shell/backend"
+	"github.com/lblab/lblab/internal/shell/lb"
+)
+
+// The end-to-end tests build the lab binary once and start real backend,
+// lb and loadgen processes on 127.0.0.1 through it. Every test is bounded in
+// time and stops every process it starts.
+
+var labBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "lab-e2e")
+	if err != nil {
+		panic(err)
+	}
+	labBin = filepath.Join(dir, "lab")
+	if out, err := exec.Command("go", "build", "-o", labBin, "github.com/lblab/lblab/cmd/lab").CombinedOutput(); err != nil {
+		panic("go build: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func testOptions(t *testing.T) Options {
+	return Options{
+		Launch: func(role string, args []string) *exec.Cmd {
+			return exec.Command(labBin, append([]string{role}, args...)...)
+		},
+		Logs: io.Discard, Log: zap.NewNop(), Dir: t.TempDir(),
+	}
+}
+
+// smallLab is 3 single-worker servers at about 40% load.
+func smallLab(t *testing.T, algorithm string, seconds int) *labfile.Lab {
+	t.Helper()
+	lab := labfile.Default()
+	lab.Name = "e2e"
+	for _, kv := range [][2]string{{"servers[0].count", "3"}, {"servers[0].workers", "2"},
+		{"clients.rate", "150"}, {"clients.work.mean", "8ms"}, {"balancers.algorithm", algorithm},
+		{"duration", (time.Duration(seconds) * time.Second).String()}, {"network.hop", "2ms"}} {
+		if err := lab.Apply(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return lab
+}
+
+func ctxFor(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// alive reports whether a process still exists.
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+// Every request is accounted for exactly once across the loadgen's, the
+// balancer's and the backends' counters, and every process is gone after.
+func TestAccountingAcrossProcesses(t *testing.T) {
+	ctx := ctxFor(t, 60*time.Second)
+	lab := smallLab(t, "p2c", 3)
+	f, err := startFleet(ctx, lab, testOptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.stop()
+	args := append([]string{"--lab", f.labPath, "--admin", "127.0.0.1:0", "--json"}, f.loadgenArgs()...)
+	lg, err := start(ctx, f.opts.Launch, "loadgen", "loadgen", args, io.Discard, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lg.wait(ctx); err != nil {
+		t.Fatalf("loadgen: %v", err)
+	}
+	run, err := parseLoadgenReport(lg.output())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := run.Outcomes
+	if run.Requests < 300 || o.Succeeded+o.Failed+o.Rejected+o.TimedOut != run.Requests {
+		t.Fatalf("loadgen: %d requests, outcomes %+v", run.Requests, o)
+	}
+	var lbState lb.State
+	if err := call(ctx, f.lbs[0].ready.Admin, "GET", "/admin/state", nil, &lbState); err != nil {
+		t.Fatal(err)
+	}
+	var arrived, ended uint64
+	for _, b := range f.backends {
+		var st backend.State
+		if err := call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+			t.Fatal(err)
+		}
+		c := st.Counters
+		arrived += c.Arrived
+		ended += c.Completed + c.Errors + c.Rejected + c.Dropped + c.Lost
+	}
+	if lbState.Picks != run.Attempts || arrived != run.Attempts || ended != arrived {
+		t.Errorf("attempts: loadgen %d, lb picks %d, backends received %d and ended %d", run.Attempts, lbState.Picks, arrived, ended)
+	}
+	pids := []int{lg.ready.PID}
+	for _, p := range f.all() {
+		pids = append(pids, p.ready.PID)
+	}
+	f.stop()
+	for _, pid := range pids {
+		if alive(pid) {
+			t.Errorf("process %d outlived the fleet", pid)
+		}
+	}
+}
+
+// Slowing one backend to quarter speed moves p2c's traffic away from it
+// (below half an even share) while round robin keeps sending its share.
+func TestSlowBackendP2CVersusRoundRobin(t *testing.T) {
+	ctx := ctxFor(t, 90*time.Second)
+	lab := smallLab(t, "p2c", 4)
+	for _, kv := range [][2]string{{"servers[0].workers", "1"}, {"clients.rate", "250"}} { // 67% load
+		if err := lab.Apply(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lab.Events = []labfile.Event{{At: 0, Action: "slow", Target: "s1", Speed: 0.25}}
+	settings := []labfile.Setting{{Name: "p2c", Algorithm: "p2c"}, {Name: "round-robin", Algorithm: "round-robin"}}
+	rep, err := Run(ctx, lab, settings, RunOptions{Options: testOptions(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	share := func(run string) float64 { return rep.Find(run).Servers[0].Share }
+	if s := share("p2c"); s >= 1.0/6 {
+		t.Errorf("p2c sent %.3f to the slowed server, want below half an even share (%.3f)", s, 1.0/6)
+	}
+	if s := share("round-robin"); s < 0.3 || s > 0.37 {
+		t.Errorf("round robin sent %.3f to the slowed server, want its even share 1/3", s)
+	}
+	if rep.Mode != "live" || rep.Find("p2c").Log[0].Text != "slow s1 speed=0.25" {
+		t.Errorf("mode %q, log %+v", rep.Mode, rep.Find("p2c").Log)
+	}
+}
+
+// Killing a backend mid-run gives errors (502s), and the balancer keeps
+// serving the rest.
+func TestKillMidRun(t *testing.T) {
+	ctx := ctxFor(t, 60*time.Second)
+	lab := smallLab(t, "round-robin", 4)
+	lab.Events = []labfile.Event{{At: time.Second, Action: "kill", Target: "s2"}}
+	rep, err := Run(ctx, lab, []labfile.Setting{{Name: "rr"}}, RunOptions{Options: testOptions(t), Series: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := rep.Runs[0]
+	if run.Errors == 0 {
+		t.Fatal("killing a backend under round robin gave no errors")
+	}
+	var late, lateOK uint64
+	for _, b := range run.Series {
+		if b.T >= 2 {
+			late += b.Offered
+			lateOK += b.Succeeded
+		}
+	}
+	if late == 0 || float64(lateOK)/float64(late) < 0.5 {
+		t.Errorf("after the kill the balancer should keep serving the others: %d of %d", lateOK, late)
+	}
+}
+
+// hey against the balancer completes with only 200s.
+func TestHeyOnlyOKs(t *testing.T) {
+	hey, err := exec.LookPath("hey")
+	if err != nil {
+		if home, _ := os.UserHomeDir(); home != "" {
+			if _, err2 := os.Stat(filepath.Join(home, "go", "bin", "hey")); err2 == nil {
+				hey, err = filepath.Join(home, "go", "bin", "hey"), nil
+			}
+		}
+	}
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("hey is not installed (.ci/run installs github.com/rakyll/hey@v0.1.5)")
+		}
+		t.Skip("hey not installed: go install github.com/rakyll/hey@v0.1.5")
+	}
+	ctx := ctxFor(t, 60*time.Second)
+	f, err := startFleet(ctx, smallLab(t, "p2c", 5), testOptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.stop()
+	out, err := exec.CommandContext(ctx, hey, "-z", "2s", "-q", "50", "-c", "4", "http://"+f.lbs[0].ready.Addr+"/hey").CombinedOutput()
+	if err != nil {
+		t.Fatalf("hey: %v\n%s", err, out)
+	}
+	text := string(out)
+	i := strings.Index(text, "Status code distribution:")
+	if i < 0 || !strings.Contains(text[i:], "[200]") {
+		t.Fatalf("no status distribution:\n%s", text)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(text[i:]), "\n")[1:] {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "[") && !strings.HasPrefix(line, "[200]") {
+			t.Errorf("hey saw a non-200: %s", line)
+		}
+	}
+}
+
+// The controller of lab up: a bad drill gets 400 with a JSON reason and
+// changes nothing; a good one is applied and logged.
+func TestControllerChaos(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	lab := smallLab(t, "p2c", 3600)
+	done := make(chan error, 1)
+	upCtx, stopUp := context.WithCancel(ctx)
+	go func() { done <- Up(upCtx, lab, UpOptions{Options: testOptions(t), Listen: "127.0.0.1:0"}) }()
+	defer func() { stopUp(); <-done }()
+	addr := waitController(t, ctx)
+	resp, err := http.Post("http://"+addr+"/api/chaos", "application/json", strings.NewReader(`{"action":"slow","target":"s1","speed":-2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body map[string]any
+	json.NewDecoder(resp.Body).Decode(&body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || !strings.Contains(body["error"].(string), "speed") {
+		t.Fatalf("bad drill: %d %v", resp.StatusCode, body)
+	}
+	ev, _ := ParseDrill([]string{"slow", "s1", "speed=0.5"})
+	if _, err := SendDrill(ctx, addr, ev); err != nil {
+		t.Fatal(err)
+	}
+	var st State
+	if err := call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
+		t.Fatal(err)
+	}
+	var s1 backend.State
+	json.Unmarshal(st.Servers[0], &s1)
+	if s1.Speed != 0.5 || len(st.Log) != 1 || st.Log[0].Text != "chaos: slow s1 speed=0.5" {
+		t.Fatalf("after the drill: speed %v, log %+v", s1.Speed, st.Log)
+	}
+}
+
+// controllerAddr is set by Up in tests so they can find a :0 controller.
+func waitController(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	for ctx.Err() == nil {
+		if a := lastControllerAddr.Load(); a != nil {
+			return a.(string)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the controller never came up")
+	return ""
+}
