@@ -103,6 +103,7 @@ func (c *Controller) routes() http.Handler {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]bool{"ok": true}) })
 	mux.HandleFunc("GET /api/state", c.handleState)
 	mux.HandleFunc("POST /api/chaos", c.handleChaos)
+	mux.HandleFunc("GET /api/sd", c.handleSD)
 	return mux
 }
 

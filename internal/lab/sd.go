@@ -1,0 +1,22 @@
+package lab
+
+import "net/http"
+
+// sdTarget is one entry of Prometheus's HTTP service discovery format.
+type sdTarget struct {
+	Targets []string          `json:"targets"`
+	Labels  map[string]string `json:"labels"`
+}
+
+// handleSD is GET /api/sd: every process's admin listener (where /metrics
+// is) for Prometheus's http_sd_configs, so a Prometheus finds the lab's
+// processes even though they listen on free ports.
+func (c *Controller) handleSD(w http.ResponseWriter, _ *http.Request) {
+	procs := append(c.f.all(), c.loadgen)
+	out := make([]sdTarget, 0, len(procs))
+	for _, p := range procs {
+		out = append(out, sdTarget{Targets: []string{p.ready.Admin},
+			Labels: map[string]string{"process": p.role, "name": p.name}})
+	}
+	writeJSON(w, 200, out)
+}
