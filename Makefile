@@ -8,9 +8,9 @@ PKGS    := ./...
 build:
 	$(GO) build -o bin/ ./cmd/...
 
-# Until the live lab exists, `make lab` runs the playground in the simulator.
-lab:
-	$(GO) run ./cmd/lab sim playground
+# The live playground until Ctrl-C; the balancer is at http://127.0.0.1:8080.
+lab: build
+	bin/lab up
 
 sim:
 	$(GO) run ./cmd/lab sim rr-slow --compare round-robin,least-outstanding,p2c
