@@ -56,12 +56,11 @@ func (w *world) checkStep() {
 		return
 	}
 	inflight := make([]int, len(w.bals))
-	for i := range w.att {
-		a := &w.att[i]
-		if a.live && a.ticket.Valid && !a.lbDone {
+	w.att.Each(func(_ uint64, a *attempt) {
+		if a.ticket.Valid && !a.lbDone {
 			inflight[a.bal]++
 		}
-	}
+	})
 	for bi, b := range w.bals {
 		for si, st := range b.Loads().Stats {
 			if st.Outstanding < 0 {

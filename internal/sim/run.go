@@ -125,12 +125,10 @@ func (w *world) loop() clock.Instant {
 
 // cutOff ends every request still pending at the drain limit as timed out.
 func (w *world) cutOff() {
-	for _, cs := range w.calls {
-		if cs.live {
-			w.col.Deadline()
-			cs.OnTimer(w.now, policy.TimerDeadline, -1, w)
-		}
-	}
+	w.calls.Each(func(_ uint64, cs *callState) {
+		w.col.Deadline()
+		cs.OnTimer(w.now, policy.TimerDeadline, -1, w)
+	})
 }
 
 func (w *world) algorithmName() string {

@@ -11,6 +11,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/rng"
+	"github.com/lblab/lblab/internal/slab"
 	"github.com/lblab/lblab/internal/workload"
 )
 
@@ -54,8 +55,6 @@ type attempt struct {
 // callState is one request and its lifecycle.
 type callState struct {
 	policy.Call
-	gen    uint32
-	live   bool
 	req    workload.Request
 	user   int32 // closed-loop user, -1 for open loop
 	client int32
@@ -84,10 +83,8 @@ type world struct {
 	jitter   time.Duration
 	health   []healthState
 
-	calls    []*callState
-	freeC    []uint32
-	att      []attempt
-	freeA    []uint32
+	calls    slab.Slab[callState]
+	att      slab.Slab[attempt]
 	pending  int
 	replyBuf []server.Reply
 
@@ -101,81 +98,32 @@ type healthState struct {
 	healthy       bool
 }
 
-// handle packs a slab index with its generation so stale events are ignored.
-func handle(idx, gen uint32) uint64 { return uint64(gen)<<32 | uint64(idx) }
-
-func split(h uint64) (uint32, uint32) { return uint32(h), uint32(h >> 32) }
-
 // attemptOf returns the attempt for h, or nil if it was freed since.
-func (w *world) attemptOf(h uint64) *attempt {
-	idx, gen := split(h)
-	if int(idx) >= len(w.att) {
-		return nil
-	}
-	a := &w.att[idx]
-	if !a.live || a.gen != gen {
-		return nil
-	}
-	return a
-}
+func (w *world) attemptOf(h uint64) *attempt { return w.att.Get(h) }
 
 // callOf returns the call for h, or nil if it ended since.
-func (w *world) callOf(h uint64) *callState {
-	idx, gen := split(h)
-	if int(idx) >= len(w.calls) {
-		return nil
-	}
-	c := w.calls[idx]
-	if !c.live || c.gen != gen {
-		return nil
-	}
-	return c
-}
+func (w *world) callOf(h uint64) *callState { return w.calls.Get(h) }
 
 func (w *world) newAttempt() (uint64, *attempt) {
-	var idx uint32
-	if n := len(w.freeA); n > 0 {
-		idx = w.freeA[n-1]
-		w.freeA = w.freeA[:n-1]
-	} else {
-		w.att = append(w.att, attempt{})
-		idx = uint32(len(w.att) - 1)
-	}
-	a := &w.att[idx]
-	*a = attempt{gen: a.gen + 1, live: true, server: -1, bal: -1}
-	return handle(idx, a.gen), a
+	h, a := w.att.New()
+	a.server, a.bal = -1, -1
+	return h, a
 }
 
 // maybeFree releases an attempt once both the client and the server are done with it.
 func (w *world) maybeFree(h uint64, a *attempt) {
 	if a.clientGot && a.srvDone {
-		a.live = false
-		idx, _ := split(h)
-		w.freeA = append(w.freeA, idx)
+		w.att.Free(h)
 	}
 }
 
 func (w *world) newCall() (uint64, *callState) {
-	var idx uint32
-	if n := len(w.freeC); n > 0 {
-		idx = w.freeC[n-1]
-		w.freeC = w.freeC[:n-1]
-	} else {
-		w.calls = append(w.calls, &callState{})
-		idx = uint32(len(w.calls) - 1)
-	}
-	c := w.calls[idx]
-	gen := c.gen + 1
-	*c = callState{gen: gen, live: true, user: -1}
-	c.Tag = handle(idx, gen)
-	return c.Tag, c
+	h, c := w.calls.New()
+	c.user, c.Tag = -1, h
+	return h, c
 }
 
-func (w *world) freeCall(c *callState) {
-	c.live = false
-	idx, _ := split(c.Tag)
-	w.freeC = append(w.freeC, idx)
-}
+func (w *world) freeCall(c *callState) { w.calls.Free(c.Tag) }
 
 func (w *world) push(at clock.Instant, k kind, h uint64, a int32) {
 	w.q.push(event{at: at, kind: k, h: h, a: a})

@@ -1,0 +1,74 @@
+// Package slab keeps values in reusable slots addressed by handles that carry
+// a generation, so a stale handle (an event about an attempt long since
+// finished) finds nothing instead of the slot's next occupant. The simulator
+// and the live loadgen keep their calls and attempts here: memory stays flat
+// however long the run.
+package slab
+
+// Slab holds values of T. Pointers it returns stay valid until the value is
+// freed (slots are allocated once and reused). Not safe for concurrent use.
+type Slab[T any] struct {
+	slots []*slot[T]
+	free  []uint32
+}
+
+type slot[T any] struct {
+	v    T
+	gen  uint32
+	live bool
+}
+
+// pack makes a handle of a slot index and its generation (never 0).
+func pack(idx, gen uint32) uint64 { return uint64(gen)<<32 | uint64(idx) }
+
+func unpack(h uint64) (idx, gen uint32) { return uint32(h), uint32(h >> 32) }
+
+// New takes a slot, zeroes its value and returns its handle and value.
+func (s *Slab[T]) New() (uint64, *T) {
+	var idx uint32
+	if n := len(s.free); n > 0 {
+		idx, s.free = s.free[n-1], s.free[:n-1]
+	} else {
+		s.slots = append(s.slots, &slot[T]{})
+		idx = uint32(len(s.slots) - 1)
+	}
+	sl := s.slots[idx]
+	var zero T
+	sl.v, sl.gen, sl.live = zero, sl.gen+1, true
+	return pack(idx, sl.gen), &sl.v
+}
+
+// Get returns the value of h, or nil if h was freed since.
+func (s *Slab[T]) Get(h uint64) *T {
+	idx, gen := unpack(h)
+	if int(idx) >= len(s.slots) {
+		return nil
+	}
+	if sl := s.slots[idx]; sl.live && sl.gen == gen {
+		return &sl.v
+	}
+	return nil
+}
+
+// Free releases h's slot; freeing a stale handle does nothing.
+func (s *Slab[T]) Free(h uint64) {
+	idx, gen := unpack(h)
+	if int(idx) < len(s.slots) {
+		if sl := s.slots[idx]; sl.live && sl.gen == gen {
+			sl.live = false
+			s.free = append(s.free, idx)
+		}
+	}
+}
+
+// Each calls fn for every live value, in slot order.
+func (s *Slab[T]) Each(fn func(h uint64, v *T)) {
+	for i, sl := range s.slots {
+		if sl.live {
+			fn(pack(uint32(i), sl.gen), &sl.v)
+		}
+	}
+}
+
+// Len is the number of live values.
+func (s *Slab[T]) Len() int { return len(s.slots) - len(s.free) }
