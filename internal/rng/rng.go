@@ -40,6 +40,14 @@ func Bounded(x uint64, n int) int {
 	return int(hi)
 }
 
+// BoundedFrac is Bounded plus the fraction left over: x·n = i·2^64 + frac,
+// so frac is itself uniform in [0, 2^64). The alias method draws its column
+// and its coin from one 64-bit value this way.
+func BoundedFrac(x uint64, n int) (int, uint64) {
+	hi, lo := mul64(x, uint64(n))
+	return int(hi), lo
+}
+
 func mul64(a, b uint64) (hi, lo uint64) {
 	const mask32 = 1<<32 - 1
 	a0, a1 := a&mask32, a>>32

@@ -18,7 +18,7 @@ const drainLimit = 30 * clock.Instant(1e9)
 // newWorld builds a run of lab (already validated and with the setting applied).
 func newWorld(lab *labfile.Lab, name string, opts Options) (*world, error) {
 	w := &world{lab: lab, name: name, seed: lab.Seed, hop: lab.Network.Hop, jitter: lab.Network.Jitter,
-		check: opts.Check}
+		check: opts.Check, arrivalAt: clock.Never}
 	w.stopAt = clock.Instant(lab.Duration)
 	w.cutAt = w.stopAt + drainLimit
 	for _, ns := range lab.ExpandServers() {

@@ -10,8 +10,6 @@ import (
 // step fires one event.
 func (w *world) step(e event) {
 	switch e.kind {
-	case evArrival:
-		w.onArrival(e)
 	case evThink:
 		w.startUser(e.a)
 	case evAtBalancer:
@@ -46,20 +44,15 @@ func (w *world) step(e event) {
 	}
 }
 
-func (w *world) onArrival(e event) {
-	if e.h != w.arrGen { // redrawn by a rate change
-		return
-	}
-	w.begin(w.next, -1)
-	w.scheduleArrival()
-}
-
-// scheduleArrival pulls the next open-loop request and schedules it if it
-// arrives before the end of the run.
+// scheduleArrival pulls the next open-loop request; it is due at
+// w.arrivalAt (clock.Never when it falls after the end of the run). The
+// pending arrival stays out of the event heap: the loop merges it in, which
+// saves a push and a pop per request.
 func (w *world) scheduleArrival() {
 	w.next = w.stream.Next()
+	w.arrivalAt = clock.Never
 	if w.next.At < w.stopAt {
-		w.push(w.next.At, evArrival, w.arrGen, 0)
+		w.arrivalAt = w.next.At
 	}
 }
 

@@ -6,8 +6,7 @@ import "github.com/lblab/lblab/internal/clock"
 type kind uint8
 
 const (
-	evArrival       kind = iota // the next open-loop request is due
-	evThink                     // a closed-loop user starts its next request (a = user)
+	evThink         kind = iota // a closed-loop user starts its next request (a = user)
 	evAtBalancer                // an attempt reaches its balancer (h)
 	evAtServer                  // an attempt reaches its server (h)
 	evWake                      // a server's next deadline (a = server)
@@ -27,7 +26,7 @@ const (
 type event struct {
 	at   clock.Instant
 	seq  uint64 // insertion order: ties at one instant fire first-in first-out
-	h    uint64 // attempt or call handle, or the arrival generation
+	h    uint64 // attempt or call handle
 	a    int32
 	kind kind
 }

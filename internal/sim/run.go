@@ -98,21 +98,34 @@ func (w *world) sharedLoads() bool {
 }
 
 // loop fires events until every request has ended after the last arrival,
-// or the drain limit cuts the rest off. It returns the end instant.
+// or the drain limit cuts the rest off. It returns the end instant. The
+// pending open-loop arrival is merged in here rather than kept in the heap.
 func (w *world) loop() clock.Instant {
-	for w.q.Len() > 0 {
-		if w.pending == 0 && w.now >= w.stopAt && w.q.peek() >= w.stopAt {
+	for {
+		next := clock.Never
+		if w.q.Len() > 0 {
+			next = w.q.peek()
+		}
+		arrival := w.arrivalAt <= next && w.arrivalAt != clock.Never
+		if arrival {
+			next = w.arrivalAt
+		}
+		if next == clock.Never || w.pending == 0 && w.now >= w.stopAt && next >= w.stopAt {
 			break
 		}
-		e := w.q.pop()
-		if e.at >= w.cutAt && w.pending > 0 {
+		if next >= w.cutAt && w.pending > 0 {
 			w.now = w.cutAt
 			w.cutOff()
 			break
 		}
-		w.now = e.at
+		w.now = next
 		w.events++
-		w.step(e)
+		if arrival {
+			w.begin(w.next, -1)
+			w.scheduleArrival()
+		} else {
+			w.step(w.q.pop())
+		}
 		if w.check {
 			w.checkStep()
 		}

@@ -111,8 +111,7 @@ func (w *world) setRate(rate float64) {
 		return // closed loop: the users set the pace
 	}
 	w.stream.SetRate(w.now, rate)
-	w.arrGen++
-	w.scheduleArrival()
+	w.scheduleArrival() // the stream withdrew the pending arrival: redraw it
 }
 
 func (w *world) setAlgorithm(name string) error {

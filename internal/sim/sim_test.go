@@ -132,3 +132,28 @@ func TestEventQueueOrder(t *testing.T) {
 		last = e
 	}
 }
+
+// Closed loop: N users, each waiting for its answer then thinking, give the
+// interactive response-time law X = N / (Z + R).
+func TestClosedLoop(t *testing.T) {
+	lab := loadScenario(t, "playground")
+	for _, kv := range [][2]string{{"clients.mode", "closed"}, {"clients.users", "10"}, {"clients.think", "90ms"}, {"duration", "60s"}} {
+		if err := lab.Apply(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Run(lab, Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Run
+	t.Logf("%d requests, mean latency %.1f ms", r.Requests, r.Latency.Mean)
+	x := float64(r.Requests) / 60
+	want := 10 / (0.090 + r.Latency.Mean/1000)
+	if math.Abs(x-want)/want > 0.05 {
+		t.Errorf("throughput %.1f/s, want N/(Z+R) = %.1f/s (mean latency %.1f ms)", x, want, r.Latency.Mean)
+	}
+	if r.Goodput != 1 {
+		t.Errorf("goodput %v", r.Goodput)
+	}
+}

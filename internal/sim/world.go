@@ -62,26 +62,26 @@ type callState struct {
 
 // world is one simulated run.
 type world struct {
-	lab      *labfile.Lab
-	name     string
-	seed     uint64
-	now      clock.Instant
-	stopAt   clock.Instant // arrivals end here
-	cutAt    clock.Instant // requests still pending here are cut off
-	q        eventQueue
-	events   uint64
-	servers  []*srv
-	bals     []*policy.Balancer // the balancer tier, or one per client id when clients balance themselves
-	client   policy.Client
-	clientLB bool
-	stream   *workload.Stream
-	next     workload.Request // the pending open-loop arrival
-	arrGen   uint64           // bumps when the pending arrival is redrawn
-	userSeq  uint64           // closed loop: next request number
-	users    int
-	hop      time.Duration
-	jitter   time.Duration
-	health   []healthState
+	lab       *labfile.Lab
+	name      string
+	seed      uint64
+	now       clock.Instant
+	stopAt    clock.Instant // arrivals end here
+	cutAt     clock.Instant // requests still pending here are cut off
+	q         eventQueue
+	events    uint64
+	servers   []*srv
+	bals      []*policy.Balancer // the balancer tier, or one per client id when clients balance themselves
+	client    policy.Client
+	clientLB  bool
+	stream    *workload.Stream
+	next      workload.Request // the pending open-loop arrival
+	arrivalAt clock.Instant    // when w.next is due; clock.Never when none
+	userSeq   uint64           // closed loop: next request number
+	users     int
+	hop       time.Duration
+	jitter    time.Duration
+	health    []healthState
 
 	calls    slab.Slab[callState]
 	att      slab.Slab[attempt]

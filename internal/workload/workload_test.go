@@ -280,3 +280,27 @@ func BenchmarkWorkloadNext(b *testing.B) {
 		s.Next()
 	}
 }
+
+// The alias table gives every rank exactly its Zipf probability: the mass a
+// rank keeps in its own column plus what other columns alias to it.
+func TestZipfAliasTableIsExact(t *testing.T) {
+	for _, n := range []int{2, 7, 1000} {
+		for _, s := range []float64{0.5, 1.1, 3} {
+			z, err := newZipf(n, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mass := make([]float64, n)
+			for c := range n {
+				k := float64(z.keep[c]) / (1 << 64)
+				mass[c] += k / float64(n)
+				mass[z.alias[c]] += (1 - k) / float64(n)
+			}
+			for r := range n {
+				if math.Abs(mass[r]-z.prob(r)) > 1e-12 {
+					t.Fatalf("n=%d s=%g rank %d: table gives %.15f, want %.15f", n, s, r, mass[r], z.prob(r))
+				}
+			}
+		}
+	}
+}
