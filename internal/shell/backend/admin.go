@@ -42,14 +42,17 @@ func (b *Backend) serveAdmin(ctx *fasthttp.RequestCtx) {
 	case "/healthz":
 		wire.WriteJSON(ctx, fasthttp.StatusOK, map[string]string{"status": "ok", "server": b.cfg.Name})
 		return
-	case "/admin/state", "/load":
+	case "/admin/state", "/load", "/metrics":
 		if !ctx.IsGet() && !ctx.IsHead() {
 			wire.WriteError(ctx, fasthttp.StatusMethodNotAllowed, "%s takes GET", path)
 			return
 		}
-		if path == "/load" {
+		switch path {
+		case "/load":
 			wire.WriteJSON(ctx, fasthttp.StatusOK, b.load())
-		} else {
+		case "/metrics":
+			b.met.Handler()(ctx)
+		default:
 			wire.WriteJSON(ctx, fasthttp.StatusOK, b.State())
 		}
 		return
@@ -64,6 +67,7 @@ func (b *Backend) serveAdmin(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if act(b, ctx) {
+		b.note.Event(eventKind(path))
 		b.log.Info("admin", zap.String("action", path), zap.ByteString("body", ctx.PostBody()))
 	}
 }

@@ -62,7 +62,7 @@ func TestAdminRoutes(t *testing.T) {
 			code         int
 		}{
 			{"GET", "/healthz", 200}, {"GET", "/admin/nope", 404}, {"GET", "/admin/slow", 405},
-			{"POST", "/admin/state", 405}, {"GET", "/metrics", 404},
+			{"POST", "/admin/state", 405}, {"GET", "/metrics", 200}, {"POST", "/metrics", 405},
 		} {
 			if r := c.admin(tc.method, tc.path, ""); r.code != tc.code {
 				t.Errorf("%s %s: %d, want %d", tc.method, tc.path, r.code, tc.code)

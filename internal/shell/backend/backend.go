@@ -24,6 +24,8 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/metrics"
+	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
@@ -41,9 +43,12 @@ var maxIdleWorker = time.Second
 
 // Backend is one running emulated server.
 type Backend struct {
-	cfg Config
-	clk *clock.Wall
-	log *zap.Logger
+	cfg  Config
+	clk  *clock.Wall
+	log  *zap.Logger
+	met  *metrics.Backend       // GET /metrics
+	obs  observe.ServerAttempts // attempts' ends, reported outside mu
+	note observe.Events         // admin actions applied
 
 	mu      sync.Mutex // guards everything below up to life
 	core    *server.Server
@@ -102,6 +107,7 @@ func New(cfg Config) (*Backend, error) {
 		queue:   queueSettings{capacity: sc.QueueCap, lifo: sc.LIFO, dropExpired: sc.DropExpired},
 		limiter: assemble.LimitSpec(cfg.Lab, ns),
 	}
+	b.newMetrics()
 	b.timer = time.AfterFunc(time.Hour, b.onTimer)
 	b.timer.Stop()
 	return b, nil

@@ -108,6 +108,7 @@ func (b *Backend) await(ctx *fasthttp.RequestCtx, id uint64, w *waiter) outcome 
 // its connection is reset, as a dead process's would be.
 func (b *Backend) answer(ctx *fasthttp.RequestCtx, info reqInfo, o outcome) {
 	r := o.Reply
+	b.observeReply(r)
 	if r.Status == server.Lost || r.Status == server.Refused {
 		dropConn(ctx)
 		return

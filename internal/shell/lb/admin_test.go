@@ -148,8 +148,11 @@ func TestAdminRouting(t *testing.T) {
 	if a := c.call(t, "POST", "/admin/state", ""); a.status != 405 {
 		t.Errorf("POST state: %d", a.status)
 	}
-	if a := c.call(t, "GET", "/metrics", ""); a.status != 404 {
-		t.Errorf("metrics: %d (not there yet)", a.status)
+	if a := c.call(t, "GET", "/metrics", ""); a.status != 200 {
+		t.Errorf("metrics: %d", a.status)
+	}
+	if a := c.call(t, "POST", "/metrics", ""); a.status != 405 {
+		t.Errorf("POST metrics: %d", a.status)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/breaker"
+	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
 )
 
@@ -22,6 +23,7 @@ type backend struct {
 	BackendSpec
 	hc      *fasthttp.HostClient // pooled data connections
 	adminHC *fasthttp.HostClient // GET /load; nil without an admin address
+	fw      observe.Forwards     // this backend's attempts, safe for concurrent use
 	present bool
 	healthy bool // the active health checks' verdict
 	fails   int  // consecutive failed checks
@@ -33,7 +35,8 @@ func (l *LB) newBackend(s BackendSpec) *backend {
 	if s.Weight == 0 {
 		s.Weight = l.labWeight(s.Name)
 	}
-	b := &backend{BackendSpec: s, present: true, healthy: true, hc: l.hostClient(s.Addr, l.cfg.MaxRespBody)}
+	b := &backend{BackendSpec: s, present: true, healthy: true, hc: l.hostClient(s.Addr, l.cfg.MaxRespBody),
+		fw: l.obs.Backend(s.Name)}
 	if s.Admin != "" {
 		b.adminHC = l.hostClient(s.Admin, 64<<10)
 	}

@@ -2,9 +2,13 @@ package lb
 
 import (
 	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/lblab/lblab/internal/core/balance"
-	"github.com/valyala/fasthttp"
+	"github.com/lblab/lblab/internal/metrics"
+	"github.com/lblab/lblab/internal/observe"
 )
 
 // BenchmarkProxy is the whole hot path over in-memory connections: client
@@ -63,4 +67,36 @@ func BenchmarkPickReport(b *testing.B) {
 			l.report(l.clock.Now(), &a, 0, 1000)
 		}
 	})
+}
+
+// BenchmarkObserve is the observer cost per proxied request: one Answered
+// (a counter and a native+classic histogram, pre-resolved per backend),
+// with the Prometheus observer and with the no-op one.
+func BenchmarkObserve(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		fw   observe.Forwards
+	}{
+		{"metrics", metrics.NewLB("lb1", nil, nil).Backend("s1")},
+		{"nop", observe.Nop{}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var i int
+			for b.Loop() {
+				i++
+				tc.fw.Answered(i&3, time.Duration(i%5000)*time.Microsecond)
+			}
+		})
+		b.Run(tc.name+"-parallel", func(b *testing.B) {
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				var i int
+				for pb.Next() {
+					i++
+					tc.fw.Answered(i&3, time.Duration(i%5000)*time.Microsecond)
+				}
+			})
+		})
+	}
 }

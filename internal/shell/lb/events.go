@@ -93,6 +93,7 @@ func (e *events) takeDropped(s *subscriber) int {
 func (l *LB) publish(now clock.Instant, kind, text string) {
 	t := l.clock.Epoch().Add(now.Duration()).UnixNano()
 	l.ev.add(Event{TUnixNs: t, Kind: kind, Text: text})
+	l.note.Event(kind)
 	l.log.Info("event", zap.String("kind", kind), zap.String("text", text))
 }
 

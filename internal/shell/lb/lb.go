@@ -24,6 +24,8 @@ import (
 
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/metrics"
+	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
 )
 
@@ -33,6 +35,9 @@ type LB struct {
 	log   *zap.Logger
 	clock *clock.Wall
 	ev    *events
+	met   *metrics.LB      // GET /metrics
+	obs   observe.Balancer // per-request reports, outside mu
+	note  observe.Events   // what publish logs
 
 	mu       sync.Mutex // guards everything below it
 	lab      *labfile.Lab
@@ -64,6 +69,7 @@ func New(cfg Config) (*LB, error) {
 	l := &LB{cfg: cfg, log: cfg.Logger, clock: clock.NewWall(), ev: newEvents(200),
 		lab: cfg.Lab, byName: map[string]int{}, done: make(chan struct{}),
 		kickLoad: make(chan struct{}, 1), kickCheck: make(chan struct{}, 1)}
+	l.newMetrics()
 	for _, s := range cfg.Backends {
 		l.backends = append(l.backends, l.newBackend(s))
 		l.byName[s.Name] = len(l.backends) - 1

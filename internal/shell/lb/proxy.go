@@ -41,6 +41,7 @@ func (l *LB) serveProxy(ctx *fasthttp.RequestCtx) {
 	start := l.clock.Now()
 	a := l.pick(start, req, client, ctx.Request.Header.Peek(wire.HExclude))
 	if a.b == nil {
+		l.obs.NoBackend()
 		a.sleep(hopBack)
 		ctx.Response.Header.Set(wire.HReason, "no-server")
 		wire.WriteError(ctx, fasthttp.StatusServiceUnavailable, "no eligible server")
@@ -148,6 +149,7 @@ func (l *LB) forward(ctx *fasthttp.RequestCtx, a *attempt, start clock.Instant) 
 	req.Header.ResetConnectionClose() // keep the pooled connection
 	if a.t.Probe {
 		req.Header.Set(wire.HAttempt, "probe")
+		a.b.fw.ProbeSent()
 	}
 	req.Header.Set(wire.HBalancer, l.cfg.Name)
 	var err error
@@ -162,6 +164,7 @@ func (l *LB) forward(ctx *fasthttp.RequestCtx, a *attempt, start clock.Instant) 
 		rtt = a.timeout
 	}
 	l.report(end, a, res, rtt)
+	a.b.fw.Answered(int(res), rtt)
 	if err != nil {
 		failed(ctx, a, res, err)
 	}

@@ -17,6 +17,9 @@ func TestBreakerOpensProbesAndCloses(t *testing.T) {
 	if st := c.state(t).backend("s1").Breaker; st != "open" {
 		t.Fatalf("s1 breaker %s after 10 failures, want open", st)
 	}
+	if v := metric(t, c, `lblab_lb_breaker_state{backend="s1",balancer="lbt"}`); v != 2 {
+		t.Errorf("breaker state metric %v, want 2 (open)", v)
+	}
 	before := f1.hits.Load()
 	for range 5 {
 		if a := c.get(t, "/"); a.server != "s2" {
@@ -33,6 +36,9 @@ func TestBreakerOpensProbesAndCloses(t *testing.T) {
 	sendUntil(t, c, func() bool { return c.state(t).backend("s1").Breaker == "closed" })
 	if p := f1.probes.Load(); p < 3 {
 		t.Errorf("s1 saw %d requests tagged probe, want >= 3", p)
+	}
+	if v := metric(t, c, `lblab_lb_probes_total{backend="s1",balancer="lbt"}`); v != float64(f1.probes.Load()) {
+		t.Errorf("probes metric %v, s1 saw %d", v, f1.probes.Load())
 	}
 	awaitEvents(t, l.AdminAddr(), "breaker s1: closed -> open", "breaker s1: open -> half-open",
 		"breaker s1: half-open -> open", "breaker s1: half-open -> closed")
@@ -57,6 +63,9 @@ func TestHealthChecksEjectAndRestore(t *testing.T) {
 		"balancers.health.interval", "20ms", "balancers.health.fails", "2", "balancers.health.passes", "2"), f1, f2)
 	f1.down.Store(true)
 	eventually(t, "s1 ejected", func() bool { return !c.state(t).backend("s1").Healthy })
+	if v := metric(t, c, `lblab_lb_healthy{backend="s1",balancer="lbt"}`); v != 0 {
+		t.Errorf("healthy metric %v while ejected", v)
+	}
 	before := f1.hits.Load()
 	for range 10 {
 		if a := c.get(t, "/"); a.server != "s2" {

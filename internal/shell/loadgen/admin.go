@@ -73,6 +73,8 @@ func (r *Runner) Admin() fasthttp.RequestHandler {
 		switch {
 		case path == "/healthz":
 			wire.WriteJSON(ctx, fasthttp.StatusOK, map[string]string{"status": "ok"})
+		case path == "/metrics" && (method == fasthttp.MethodGet || method == fasthttp.MethodHead):
+			r.met.Handler()(ctx)
 		case path == "/admin/state" && method == fasthttp.MethodGet:
 			r.answer(ctx, command{op: "state"})
 		case path == "/admin/rate" && (method == fasthttp.MethodPut || method == fasthttp.MethodPost):
@@ -135,7 +137,7 @@ func (r *Runner) ask(c command) reply {
 	}
 	select {
 	case r.l.cmds <- c:
-	case <-r.done:
+	case <-r.stopped:
 		return unavailable
 	}
 	return <-c.reply
@@ -150,6 +152,8 @@ func (l *loop) onCommand(now clock.Instant, c command) {
 		c.reply <- l.adminRate(now, c.rate)
 	case "set":
 		c.reply <- l.adminSet(now, c.path, c.value)
+	case "metrics":
+		c.reply <- reply{fasthttp.StatusOK, l.targetStates(now)}
 	}
 }
 
@@ -165,6 +169,7 @@ func (l *loop) adminRate(now clock.Instant, rate float64) reply {
 		l.lab.Clients.Rate = rate
 	}
 	l.setRate(now, rate)
+	l.note.Event("rate")
 	l.logAll(now, "rate "+trimFloat(rate))
 	return reply{fasthttp.StatusOK, map[string]float64{"rate": rate}}
 }
@@ -186,6 +191,7 @@ func (l *loop) adminSet(now clock.Instant, path, value string) reply {
 		l.lab = old
 		return bad(err.Error())
 	}
+	l.note.Event("set")
 	l.logAll(now, "set "+path+"="+value)
 	return reply{fasthttp.StatusOK, map[string]any{"path": path, "value": value, "applied": true}}
 }

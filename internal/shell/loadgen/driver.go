@@ -21,6 +21,7 @@ func (t *target) Send(now clock.Instant, c *policy.Call, kind server.Kind, sibli
 	h, a := t.newAttempt()
 	a.call, a.seq, a.sentAt = c.Tag, cs.req.Seq*16+uint64(c.Attempts), now
 	t.rec.Attempt(kind)
+	t.attObs.AttemptSent(int(kind))
 	j := t.l.job(t, h, cs, c, kind, now, t.l.hopDelay(a.seq))
 	if t.bals != nil {
 		t.pick(now, a, cs, sibling, &j)
@@ -75,6 +76,7 @@ func (t *target) Arm(at clock.Instant, c *policy.Call, tm policy.Timer, h int) {
 func (t *target) Finish(now clock.Instant, c *policy.Call) {
 	cs := t.callOf(c.Tag)
 	t.rec.Finish(now, &cs.Call)
+	t.reqObs.RequestEnded(int(cs.Outcome), now.Sub(cs.Start))
 	t.pending--
 	if cs.user >= 0 && now < t.l.stopAt {
 		at := now.Add(t.l.stream.Think(int(cs.user), cs.req.Seq))

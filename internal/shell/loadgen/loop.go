@@ -11,6 +11,7 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/breaker"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/workload"
@@ -21,6 +22,8 @@ type loop struct {
 	cfg     Config
 	lab     *labfile.Lab
 	log     *zap.Logger
+	obs     observe.Clients
+	note    observe.Events
 	stream  *workload.Stream
 	users   int // closed loop: users per target; 0 = open loop
 	targets []*target
@@ -223,6 +226,7 @@ func (l *loop) startUser(t *target, e event) {
 // intended instant: the generator could not keep up.
 func (l *loop) noteLate(intended clock.Instant) {
 	if d := l.clock().Sub(intended); d > l.cfg.Late {
+		l.obs.LateSend()
 		l.late++
 		l.maxLate = max(l.maxLate, d)
 	}
@@ -231,6 +235,7 @@ func (l *loop) noteLate(intended clock.Instant) {
 // breakerLogger writes client-side breaker transitions to t's event log.
 func (l *loop) breakerLogger(t *target) func(clock.Instant, int, breaker.State, breaker.State) {
 	return func(now clock.Instant, s int, from, to breaker.State) {
+		l.note.Event("breaker")
 		t.logf(now, "breaker "+t.servers[s].name+": "+from.String()+" -> "+to.String())
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/metrics"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
 )
@@ -32,8 +33,10 @@ import (
 // serves its admin API while it runs.
 type Runner struct {
 	l       *loop
+	met     *metrics.Loadgen
 	started atomic.Bool
 	running chan struct{} // closed when the loop starts
+	stopped chan struct{} // closed when the loop stops taking commands
 	done    chan struct{} // closed when Run returns
 }
 
@@ -49,6 +52,8 @@ func New(cfg Config) (*Runner, error) {
 	if l.stream, l.users, err = assemble.Stream(l.lab); err != nil {
 		return nil, err
 	}
+	r := &Runner{l: l, running: make(chan struct{}), stopped: make(chan struct{}), done: make(chan struct{})}
+	r.newMetrics()
 	for i, tc := range cfg.Targets {
 		t, err := l.newTarget(i, tc)
 		if err != nil {
@@ -56,13 +61,14 @@ func New(cfg Config) (*Runner, error) {
 		}
 		l.targets = append(l.targets, t)
 	}
-	return &Runner{l: l, running: make(chan struct{}), done: make(chan struct{})}, nil
+	return r, nil
 }
 
 // newTarget builds one target's client policy, recorder and endpoints (and
 // its balancers in client-side mode).
 func (l *loop) newTarget(i int, tc Target) (*target, error) {
-	t := &target{l: l, idx: i, name: tc.Name, rec: report.NewRecorder(l.cfg.Series), byName: map[string]int{}}
+	t := &target{l: l, idx: i, name: tc.Name, rec: report.NewRecorder(l.cfg.Series), byName: map[string]int{},
+		reqObs: l.obs.Requests(tc.Name), attObs: l.obs.Attempts(tc.Name)}
 	if err := buildClient(l.lab, &t.client); err != nil {
 		return nil, err
 	}
@@ -121,6 +127,7 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	l.start()
 	close(r.running)
 	end := l.run(ctx)
+	close(r.stopped)
 	l.shutdown()
 	l.warnLate()
 	return l.report(end), nil

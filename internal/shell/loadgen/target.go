@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/workload"
@@ -48,6 +49,8 @@ type target struct {
 	algo    string
 	client  policy.Client
 	rec     *report.Recorder
+	reqObs  observe.Requests
+	attObs  observe.Attempts
 	eps     []*endpoint
 	bals    []*policy.Balancer // client-side: one per client id; nil in balancer mode
 	servers []srvStat
@@ -173,9 +176,11 @@ func (t *target) onResult(now clock.Instant, r *result) {
 	if cs == nil || !cs.Live(int(r.h)) {
 		if res == policy.OK {
 			t.rec.Wasted()
+			t.attObs.Wasted()
 		}
 	} else {
 		t.rec.Result(res)
+		t.attObs.AttemptAnswered(int(res))
 		cs.OnReply(now, int(r.h), res, t)
 	}
 	t.freeAttempt(r.h)
@@ -211,6 +216,7 @@ func (t *target) onTimer(at clock.Instant, e event) {
 	tm := policy.Timer(e.a)
 	if tm == policy.TimerAttempt && cs.Live(int(e.b)) {
 		t.rec.Result(policy.Timeout)
+		t.attObs.AttemptAnswered(int(policy.Timeout))
 	}
 	if tm == policy.TimerDeadline {
 		t.rec.Deadline()
