@@ -3,7 +3,7 @@ GO      ?= go
 FUZZTIME ?= 10s
 PKGS    := ./...
 
-.PHONY: build test lab sim bench fuzz lint vet
+.PHONY: build test lab sim bench fuzz lint vet compose-check
 
 build:
 	$(GO) build -o bin/ ./cmd/...
@@ -32,3 +32,8 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/sim ./internal/core/...
 
 lint: vet
+
+# The compose lab, checked statically (no Docker engine here): the compose file,
+# every service's command line, ports, promtool, dashboards vs documented metrics.
+compose-check:
+	$(GO) test -count=1 ./internal/deploytest
