@@ -43,7 +43,8 @@ type Run struct {
 	Little             *Little    `json:"little,omitempty"`
 	Log                []LogLine  `json:"log,omitempty"` // breaker transitions, chaos and changes, in time order
 	Events             uint64     `json:"sim_events,omitempty"`
-	CDF                []float64  `json:"-"` // latency (ms) at quantiles 0, 0.01, ..., 1, for plots
+	CDF                []float64  `json:"-"`                // latency (ms) at quantiles 0, 0.01, ..., 1, for plots
+	Pacing             *Pacing    `json:"pacing,omitempty"` // live runs: how punctually the loadgen started requests
 }
 
 // Latency summarises successful requests' latency, from intended send to answer.
@@ -86,6 +87,16 @@ type Outcomes struct {
 type LogLine struct {
 	T    float64 `json:"t_s"`
 	Text string  `json:"text"`
+}
+
+// Pacing is how far behind their intended times a live loadgen started its
+// requests (the simulator is always on time).
+type Pacing struct {
+	Started uint64  `json:"started"`
+	Late    uint64  `json:"late"` // more than 10 ms behind
+	P50     float64 `json:"lateness_p50_ms"`
+	P99     float64 `json:"lateness_p99_ms"`
+	Max     float64 `json:"lateness_max_ms"`
 }
 
 // Little checks Little's law on the run: L = λW.

@@ -108,6 +108,9 @@ func TestAchievedRate(t *testing.T) {
 	}
 	// Lateness depends on the machine's load (other tests, CI): logged only.
 	t.Logf("%d of %d requests started more than 10 ms late", r.Late(), run.Requests)
+	if p := run.Pacing; p == nil || p.Started != run.Requests || p.Late != r.Late() || p.P99 < p.P50 || p.Max < p.P99 {
+		t.Errorf("pacing %+v for %d requests, %d late", p, run.Requests, r.Late())
+	}
 }
 
 // One 300 ms stall of a one-at-a-time server holds up every request behind

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"errors"
+	"github.com/lblab/lblab/internal/stats"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -42,6 +43,7 @@ type loop struct {
 	cut      bool
 	late     uint64
 	maxLate  time.Duration
+	lateness *stats.Histogram // how far behind its intended time each request started
 	prog     progress
 
 	connWarned bool
@@ -225,7 +227,9 @@ func (l *loop) startUser(t *target, e event) {
 // noteLate counts a request the loop started more than cfg.Late after its
 // intended instant: the generator could not keep up.
 func (l *loop) noteLate(intended clock.Instant) {
-	if d := l.clock().Sub(intended); d > l.cfg.Late {
+	d := l.clock().Sub(intended)
+	l.lateness.Record(max(d, 0))
+	if d > l.cfg.Late {
 		l.obs.LateSend()
 		l.late++
 		l.maxLate = max(l.maxLate, d)

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/lblab/lblab/internal/assemble"
+	"github.com/lblab/lblab/internal/stats"
 	"math"
 	"slices"
 	"sync/atomic"
@@ -48,7 +49,7 @@ func New(cfg Config) (*Runner, error) {
 		return nil, err
 	}
 	l := &loop{cfg: cfg, lab: cfg.Lab, log: cfg.Log, tr: newTransport(cfg.Dial),
-		results: make(chan result, 1024), cmds: make(chan command)}
+		results: make(chan result, 1024), cmds: make(chan command), lateness: stats.NewHistogram()}
 	if l.stream, l.users, err = assemble.Stream(l.lab); err != nil {
 		return nil, err
 	}
@@ -146,6 +147,9 @@ func (l *loop) report(end clock.Instant) *report.Report {
 		}
 		t.rec.Fill(&run, end)
 		run.Servers = t.serverRows()
+		run.Pacing = &report.Pacing{Started: uint64(l.lateness.Count()), Late: l.late,
+			P50: report.Ms(l.lateness.Quantile(0.5)), P99: report.Ms(l.lateness.Quantile(0.99)),
+			Max: report.Ms(l.lateness.Max())}
 		rep.Runs = append(rep.Runs, run)
 	}
 	return rep
