@@ -5,14 +5,13 @@ import (
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/slab"
 	"github.com/lblab/lblab/internal/workload"
 )
 
 // callState is one request of one target and its lifecycle.
 type callState struct {
 	policy.Call
-	gen    uint32
-	live   bool
 	req    workload.Request
 	user   int32 // closed-loop user, -1 for open loop
 	client int32
@@ -21,8 +20,6 @@ type callState struct {
 // attempt is one try, from Send until its goroutine's answer is handled
 // (even when the call has stopped caring about it).
 type attempt struct {
-	gen    uint32
-	live   bool
 	call   uint64
 	seq    uint64 // pick number: request seq x 16 + attempt number (as the simulator)
 	ep     int32  // endpoint index
@@ -55,83 +52,32 @@ type target struct {
 	bals    []*policy.Balancer // client-side: one per client id; nil in balancer mode
 	servers []srvStat
 	byName  map[string]int
-	calls   []*callState
-	freeC   []uint32
-	att     []attempt
-	freeA   []uint32
+	calls   slab.Slab[callState]
+	att     slab.Slab[attempt]
 	pending int
 	userSeq uint64
 	log     []report.LogLine
 }
 
-// handle packs a slab index with its generation so stale references are ignored.
-func handle(idx, gen uint32) uint64 { return uint64(gen)<<32 | uint64(idx) }
+func (t *target) callOf(h uint64) *callState { return t.calls.Get(h) }
 
-func split(h uint64) (uint32, uint32) { return uint32(h), uint32(h >> 32) }
-
-func (t *target) callOf(h uint64) *callState {
-	idx, gen := split(h)
-	if int(idx) >= len(t.calls) {
-		return nil
-	}
-	if c := t.calls[idx]; c.live && c.gen == gen {
-		return c
-	}
-	return nil
-}
-
-func (t *target) attemptOf(h uint64) *attempt {
-	idx, gen := split(h)
-	if int(idx) >= len(t.att) {
-		return nil
-	}
-	if a := &t.att[idx]; a.live && a.gen == gen {
-		return a
-	}
-	return nil
-}
+func (t *target) attemptOf(h uint64) *attempt { return t.att.Get(h) }
 
 func (t *target) newCall() *callState {
-	var idx uint32
-	if n := len(t.freeC); n > 0 {
-		idx, t.freeC = t.freeC[n-1], t.freeC[:n-1]
-	} else {
-		t.calls = append(t.calls, &callState{})
-		idx = uint32(len(t.calls) - 1)
-	}
-	c := t.calls[idx]
-	gen := c.gen + 1
-	*c = callState{gen: gen, live: true, user: -1}
-	c.Tag = handle(idx, gen)
+	h, c := t.calls.New()
+	c.user, c.Tag = -1, h
 	return c
 }
 
-func (t *target) freeCall(c *callState) {
-	c.live = false
-	idx, _ := split(c.Tag)
-	t.freeC = append(t.freeC, idx)
-}
+func (t *target) freeCall(c *callState) { t.calls.Free(c.Tag) }
 
 func (t *target) newAttempt() (uint64, *attempt) {
-	var idx uint32
-	if n := len(t.freeA); n > 0 {
-		idx, t.freeA = t.freeA[n-1], t.freeA[:n-1]
-	} else {
-		t.att = append(t.att, attempt{})
-		idx = uint32(len(t.att) - 1)
-	}
-	a := &t.att[idx]
-	*a = attempt{gen: a.gen + 1, live: true, bal: -1, ep: -1}
-	return handle(idx, a.gen), a
+	h, a := t.att.New()
+	a.bal, a.ep = -1, -1
+	return h, a
 }
 
-func (t *target) freeAttempt(h uint64) {
-	if a := t.attemptOf(h); a != nil {
-		a.live = false
-		idx, _ := split(h)
-		t.freeA = append(t.freeA, idx)
-	}
-}
+func (t *target) freeAttempt(h uint64) { t.att.Free(h) }
 
 // begin starts a request's call at its intended time req.At: latency is
 // measured from there, however late the loop got to it.
@@ -226,12 +172,10 @@ func (t *target) onTimer(at clock.Instant, e event) {
 
 // cutOff ends every pending call as timed out (the drain limit).
 func (t *target) cutOff(now clock.Instant) {
-	for _, cs := range t.calls {
-		if cs.live {
-			t.rec.Deadline()
-			cs.OnTimer(now, policy.TimerDeadline, -1, t)
-		}
-	}
+	t.calls.Each(func(_ uint64, cs *callState) {
+		t.rec.Deadline()
+		cs.OnTimer(now, policy.TimerDeadline, -1, t)
+	})
 }
 
 func (t *target) logf(now clock.Instant, text string) {
