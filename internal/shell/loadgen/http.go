@@ -35,14 +35,24 @@ type transport struct {
 	mu      sync.Mutex
 	conns   map[*trackedConn]struct{}
 	wg      sync.WaitGroup
+	idle    chan task // unbuffered: a send succeeds only when a worker waits
 }
+
+// task is one attempt for a worker, and where its answer goes.
+type task struct {
+	j   job
+	out chan<- result
+}
+
+// idleWorker is how long a worker waits for its next attempt before exiting.
+const idleWorker = 2 * time.Second
 
 func newTransport(dial func(string) (net.Conn, error)) *transport {
 	if dial == nil {
 		d := &net.Dialer{Timeout: 3 * time.Second}
 		dial = func(addr string) (net.Conn, error) { return d.Dial("tcp", addr) }
 	}
-	return &transport{dial: dial, quit: make(chan struct{}), conns: map[*trackedConn]struct{}{}}
+	return &transport{dial: dial, quit: make(chan struct{}), conns: map[*trackedConn]struct{}{}, idle: make(chan task)}
 }
 
 func (tr *transport) endpoint(name string, spec endpointSpec, maxConns int) *endpoint {
@@ -149,26 +159,58 @@ func (r *result) policyResult() policy.Result {
 	return policy.Error
 }
 
-// launch runs j on its own goroutine; the answer comes back on out.
+// launch hands j to an idle worker, or starts a new one. Workers are reused:
+// a goroutine per attempt paid for a fresh stack and its growth every time,
+// which was most of the loadgen's CPU at high rates.
 func (tr *transport) launch(j job, out chan<- result) {
+	select {
+	case tr.idle <- task{j, out}:
+		return
+	default:
+	}
 	tr.wg.Add(1)
-	go func() {
-		defer tr.wg.Done()
-		time.Sleep(time.Until(j.sendAt)) // the injected network hop
-		r := result{target: j.target, h: j.h}
-		switch {
-		case j.reject:
-			r.status = fasthttp.StatusServiceUnavailable
-		case tr.closing.Load():
-			r.err = errClosed
-		default:
-			exchange(&j, &r)
+	go tr.worker(task{j, out})
+}
+
+// worker runs attempts until it has been idle for idleWorker or the loop stops.
+func (tr *transport) worker(t task) {
+	defer tr.wg.Done()
+	timer := time.NewTimer(idleWorker)
+	defer timer.Stop()
+	for {
+		if !tr.run(t) {
+			return
 		}
+		timer.Reset(idleWorker)
 		select {
-		case out <- r:
+		case t = <-tr.idle:
+		case <-timer.C:
+			return
 		case <-tr.quit:
+			return
 		}
-	}()
+	}
+}
+
+// run performs one attempt and posts its answer; false when the loop has stopped.
+func (tr *transport) run(t task) bool {
+	j := t.j
+	time.Sleep(time.Until(j.sendAt)) // the injected network hop
+	r := result{target: j.target, h: j.h}
+	switch {
+	case j.reject:
+		r.status = fasthttp.StatusServiceUnavailable
+	case tr.closing.Load():
+		r.err = errClosed
+	default:
+		exchange(&j, &r)
+	}
+	select {
+	case t.out <- r:
+		return true
+	case <-tr.quit:
+		return false
+	}
 }
 
 // exchange sends the attempt and reads the answer's status and lab headers.
