@@ -3,13 +3,14 @@ GO      ?= go
 FUZZTIME ?= 10s
 PKGS    := ./...
 
-.PHONY: build test lab sim bench fuzz lint vet compose-check
+.PHONY: build test lab sim bench fuzz lint vet compose-check web web-check
 
 build:
 	$(GO) build -o bin/ ./cmd/...
 
-# The live playground until Ctrl-C; the balancer is at http://127.0.0.1:8080.
-lab: build
+# The live playground until Ctrl-C: the dashboard is at http://127.0.0.1:8000,
+# the balancer at http://127.0.0.1:8080.
+lab: web build
 	bin/lab up
 
 sim:
@@ -37,3 +38,13 @@ lint: vet
 # every service's command line, ports, promtool, dashboards vs documented metrics.
 compose-check:
 	$(GO) test -count=1 ./internal/deploytest
+
+# The dashboard: web/ bundled by esbuild (uPlot from npm) into
+# internal/lab/webui/dist, which Go embeds. The bundle is committed, so
+# go build needs no node; web-check fails if it is stale.
+web:
+	cd web && npm ci --no-audit --no-fund && npm run build
+
+web-check: web
+	@git diff --quiet -- internal/lab/webui/dist || (echo "internal/lab/webui/dist is stale: run make web and commit it"; git diff --stat -- internal/lab/webui/dist; exit 1)
+	@test -z "$$(git ls-files --others --exclude-standard internal/lab/webui/dist)" || (echo "internal/lab/webui/dist has new files: run make web and commit them"; exit 1)

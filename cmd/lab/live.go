@@ -53,6 +53,7 @@ func interruptible() (context.Context, context.CancelFunc) {
 func runCommand() *cobra.Command {
 	var f simFlags
 	var lf liveFlags
+	var dashboard string
 	cmd := &cobra.Command{
 		Use:   "run FILE|SCENARIO",
 		Short: "Run a lab live: real backend, lb and loadgen processes on 127.0.0.1",
@@ -62,7 +63,9 @@ runs the loadgen, prints the same report as "lab sim" (mode "live") and stops
 every process - on a normal exit, on Ctrl-C, or if lab itself dies.
 
 Each compare setting runs on its own fresh set of processes, one after another,
-with the same seeded request stream as "lab sim".`,
+with the same seeded request stream as "lab sim". Meanwhile the live dashboard
+of the setting running is served on --dashboard (if that address is taken, lab
+run warns and runs without it).`,
 		Example: `  lab run rr-slow --compare round-robin,p2c
   lab run my-lab.yaml --duration 30s --json > live.json`,
 		Args: cobra.ExactArgs(1),
@@ -79,7 +82,7 @@ with the same seeded request stream as "lab sim".`,
 			ctx, stop := interruptible()
 			defer stop()
 			rep, err := livelab.Run(ctx, lab, settings, livelab.RunOptions{Options: opts,
-				Series: f.series || f.plot != "", Progress: cmd.ErrOrStderr()})
+				Series: f.series || f.plot != "", Progress: cmd.ErrOrStderr(), Dashboard: dashboard})
 			if err != nil {
 				return err
 			}
@@ -88,6 +91,7 @@ with the same seeded request stream as "lab sim".`,
 	}
 	reportFlags(cmd, &f)
 	lf.add(cmd)
+	cmd.Flags().StringVar(&dashboard, "dashboard", "127.0.0.1:8000", `serve the live dashboard on ADDR while the lab runs ("" = none)`)
 	return cmd
 }
 
@@ -98,9 +102,11 @@ func upCommand() *cobra.Command {
 		Use:   "up [FILE|SCENARIO]",
 		Short: "Run the live playground (or a lab) until Ctrl-C; point curl or hey at the balancer",
 		Long: `up starts a lab's processes on 127.0.0.1 - by default the playground: 5 backends,
-p2c, a loadgen at 200 requests/s - and keeps them running until Ctrl-C. It prints
-the balancer's URL (for curl and hey) and serves a controller on --listen:
-GET /api/state and POST /api/chaos, which "lab chaos" uses.`,
+p2c, a loadgen at 200 requests/s - and keeps them running until Ctrl-C. It serves
+the live dashboard on --listen and prints its URL first, then the balancer's URL
+(for curl and hey). The same address serves the controller API: GET /api/state,
+/api/snapshot, /api/stream, /api/scenarios and /api/sd, POST /api/chaos (which
+"lab chaos" uses) and /api/scenario (docs/dashboard.md).`,
 		Example: `  lab up
   curl -i http://127.0.0.1:8080/hello
   lab chaos kill s2`,
@@ -130,7 +136,7 @@ GET /api/state and POST /api/chaos, which "lab chaos" uses.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8000", "the controller's address (state and chaos API)")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8000", "the controller's address (dashboard, state and chaos API)")
 	cmd.Flags().StringVar(&lbAddr, "lb", "127.0.0.1:8080", "the balancer's traffic address")
 	lf.add(cmd)
 	return cmd
@@ -174,4 +180,70 @@ share=0.1, rate=800, algorithm=p2c, or any dotted lab path for set
 	}
 	cmd.Flags().StringVar(&addr, "lab-url", "127.0.0.1:8000", "the address of the lab up controller")
 	return cmd
+}
+
+func dashboardCommand() *cobra.Command {
+	var lbs, backends, loadgen, listen, labArg string
+	var check, verbose bool
+	cmd := &cobra.Command{
+		Use:   "dashboard --lb NAME=ADMINADDR[,...] --backends NAME=ADMINADDR[,...] --loadgen ADMINADDR",
+		Short: "Serve the live dashboard and chaos API for lab processes started elsewhere (compose)",
+		Long: `dashboard attaches to running lb, backend and loadgen processes by their admin
+addresses and serves the same dashboard and controller API as "lab up" on
+--listen. It starts and stops nothing, so adding a server and switching
+scenarios are not available (the API answers 400 saying so). --lab names the
+lab file the processes run, to check drills against (default: the playground).`,
+		Example: `  lab dashboard --lb lb1=lb:9080 --backends s1=s1:9081,s2=s2:9081 --loadgen loadgen:9090 --listen 0.0.0.0:8000`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, err := attachOptions(lbs, backends, loadgen, labArg)
+			if err != nil {
+				return usageError{err}
+			}
+			if _, err := o.Check(); err != nil {
+				return usageError{err}
+			}
+			if check {
+				fmt.Fprintf(cmd.OutOrStdout(), "lab dashboard: configuration ok: %d balancers, %d backends, loadgen %s\n", len(o.LBs), len(o.Backends), o.Loadgen)
+				return nil
+			}
+			log := wire.Logger("lab", verbose)
+			defer func() { _ = log.Sync() }()
+			o.Listen, o.Out, o.Log, o.Logs = listen, cmd.OutOrStdout(), log, io.Discard
+			ctx, stop := interruptible()
+			defer stop()
+			return livelab.Attach(ctx, o)
+		},
+	}
+	cmd.Flags().StringVar(&lbs, "lb", "", "the balancers' admin addresses, NAME=HOST:PORT,...")
+	cmd.Flags().StringVar(&backends, "backends", "", "the backends' admin addresses, NAME=HOST:PORT,... (in fleet order)")
+	cmd.Flags().StringVar(&loadgen, "loadgen", "", "the loadgen's admin address, HOST:PORT")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8000", "the dashboard's address")
+	cmd.Flags().StringVar(&labArg, "lab", "", "the lab file or scenario the processes run (to check drills; default: the playground)")
+	cmd.Flags().BoolVar(&check, "check-config", false, "validate the flags, print a summary and exit (0 ok, 2 bad)")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logging")
+	return cmd
+}
+
+// attachOptions parses lab dashboard's flags.
+func attachOptions(lbs, backends, loadgen, labArg string) (livelab.AttachOptions, error) {
+	var o livelab.AttachOptions
+	var err error
+	if lbs != "" {
+		if o.LBs, err = livelab.ParseEndpoints("--lb", lbs); err != nil {
+			return o, err
+		}
+	}
+	if backends != "" {
+		if o.Backends, err = livelab.ParseEndpoints("--backends", backends); err != nil {
+			return o, err
+		}
+	}
+	o.Loadgen = loadgen
+	if labArg != "" {
+		if o.Lab, err = loadLab(labArg); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	livelab "github.com/lblab/lblab/internal/lab"
 )
 
 // usageError marks bad input (flags, lab files): exit status 2.
@@ -27,13 +29,14 @@ time and prints the report. See docs/labfile.md for the lab-file reference.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(simCommand(), runCommand(), upCommand(), chaosCommand(), scenariosCommand(), algorithmsCommand())
+	root.AddCommand(simCommand(), runCommand(), upCommand(), dashboardCommand(), chaosCommand(), scenariosCommand(), algorithmsCommand())
 	root.AddCommand(processCommands()...)
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "lab:", err)
 		var u usageError
-		if errors.As(err, &u) {
-			os.Exit(2)
+		var start *livelab.StartError
+		if errors.As(err, &u) || errors.As(err, &start) && start.ExitCode() == 2 {
+			os.Exit(2) // bad input: a flag, a lab file, a port in use
 		}
 		os.Exit(1)
 	}

@@ -37,15 +37,35 @@ func (l *eventLog) snapshot() []report.LogLine {
 	return out
 }
 
-// follow reads a balancer's server-sent events into the log until ctx ends.
+// followRetry is how long follow waits before it reconnects to a balancer
+// whose stream ended or could not be opened (an attached lb may start later
+// than the dashboard, or restart).
+const followRetry = time.Second
+
+// follow reads a balancer's server-sent events into the log until ctx
+// ends, reconnecting when the stream breaks. A new stream replays recent
+// events first; those already logged are skipped by their time.
 func (l *eventLog) follow(ctx context.Context, p *proc) {
+	var last int64 // the newest event logged, unix ns
+	for {
+		last = l.read(ctx, p, last)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(followRetry):
+		}
+	}
+}
+
+// read copies one event stream into the log and returns the newest event time.
+func (l *eventLog) read(ctx context.Context, p *proc, last int64) int64 {
 	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+p.ready.Admin+"/admin/events", nil)
 	if err != nil {
-		return
+		return last
 	}
 	resp, err := http.DefaultClient.Do(req) // no timeout: the stream is long-lived
 	if err != nil {
-		return
+		return last
 	}
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
@@ -55,8 +75,13 @@ func (l *eventLog) follow(ctx context.Context, p *proc) {
 			continue
 		}
 		var ev lb.Event
-		if json.Unmarshal([]byte(data), &ev) == nil && ev.Kind != "settings" {
+		if json.Unmarshal([]byte(data), &ev) != nil || ev.TUnixNs <= last {
+			continue
+		}
+		last = ev.TUnixNs
+		if ev.Kind != "settings" {
 			l.add(time.Unix(0, ev.TUnixNs), p.name+": "+ev.Text)
 		}
 	}
+	return last
 }

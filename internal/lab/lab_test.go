@@ -260,8 +260,8 @@ func TestControllerChaos(t *testing.T) {
 func waitController(t *testing.T, ctx context.Context) string {
 	t.Helper()
 	for ctx.Err() == nil {
-		if a := lastControllerAddr.Load(); a != nil {
-			return a.(string)
+		if a, _ := lastControllerAddr.Load().(string); a != "" { // "": a test reset it
+			return a
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

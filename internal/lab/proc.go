@@ -7,6 +7,7 @@ package lab
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -46,7 +47,51 @@ type proc struct {
 	out   strings.Builder // stdout after the readiness line (the loadgen's report)
 	done  chan struct{}   // closed when the process has exited
 	err   error           // its exit status
+	tail  tailBuffer      // the end of its stderr, for error messages
 	mu    sync.Mutex
+}
+
+// StartError is a process that exited before it was ready: its exit status
+// (2 = bad input, such as a port in use) and the end of its log.
+type StartError struct {
+	Process string
+	Err     error
+	Log     string
+}
+
+func (e *StartError) Error() string {
+	return fmt.Sprintf("%s exited before it was ready (%v):\n%s", e.Process, e.Err, strings.TrimSpace(e.Log))
+}
+
+// ExitCode is the process's exit status (-1 if unknown).
+func (e *StartError) ExitCode() int {
+	var ee *exec.ExitError
+	if errors.As(e.Err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// tailBuffer keeps the last 4 KiB written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - 4096; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
 }
 
 // readyTimeout bounds how long a child may take to listen.
@@ -56,7 +101,7 @@ const readyTimeout = 15 * time.Second
 // stderr (logs) goes to logs; it dies with lab (Pdeathsig on Linux).
 func start(ctx context.Context, launch Launcher, role, name string, args []string, logs io.Writer, log *zap.Logger) (*proc, error) {
 	p := &proc{name: name, role: role, cmd: launch(role, args), done: make(chan struct{})}
-	p.cmd.Stderr = logs
+	p.cmd.Stderr = io.MultiWriter(logs, &p.tail)
 	p.cmd.SysProcAttr = childAttrs()
 	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {
@@ -75,7 +120,7 @@ func start(ctx context.Context, launch Launcher, role, name string, args []strin
 			return nil, fmt.Errorf("%s %s: %w", role, name, err)
 		}
 	case <-p.done:
-		return nil, fmt.Errorf("%s %s exited before it was ready (%v); its log is above", role, name, p.err)
+		return nil, &StartError{Process: role + " " + name, Err: p.err, Log: p.tail.String()}
 	case <-time.After(readyTimeout):
 		p.stop()
 		return nil, fmt.Errorf("%s %s was not ready within %v", role, name, readyTimeout)
@@ -135,6 +180,17 @@ func (p *proc) stop() {
 		_ = p.cmd.Process.Kill()
 		<-p.done
 	}
+}
+
+// kill ends the child at once (SIGKILL) and waits for it.
+func (p *proc) kill() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Kill()
+	<-p.done
 }
 
 // wait waits for the child to exit on its own.

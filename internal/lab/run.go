@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"syscall"
 
 	"go.uber.org/zap"
@@ -17,16 +18,21 @@ import (
 // RunOptions configure `lab run`.
 type RunOptions struct {
 	Options
-	Series   bool
-	Progress io.Writer // one line per setting ("" = quiet)
+	Series    bool
+	Progress  io.Writer // one line per setting ("" = quiet)
+	Dashboard string    // serve the dashboard here while it runs ("" = none)
 }
 
 // Run runs each setting live, one after another, each on a fresh set of
 // processes, and returns the report (mode "live"). The same lab and seed
-// send the same requests as `lab sim`.
+// send the same requests as `lab sim`. With a Dashboard address it serves
+// the dashboard of the setting running; a taken address is warned about and
+// the run goes on without it.
 func Run(ctx context.Context, lab *labfile.Lab, settings []labfile.Setting, opts RunOptions) (*report.Report, error) {
 	rep := &report.Report{Mode: "live", Lab: lab.Name, Seed: lab.Seed, DurationS: lab.Duration.Seconds(),
 		Narration: lab.Narration}
+	dash, stopDash := runDashboard(ctx, opts)
+	defer stopDash()
 	for i, s := range settings {
 		l, err := lab.WithSetting(s)
 		if err != nil {
@@ -36,7 +42,7 @@ func Run(ctx context.Context, lab *labfile.Lab, settings []labfile.Setting, opts
 			fmt.Fprintf(opts.Progress, "lab run %s: setting %s (%d of %d), %v of traffic...\n",
 				lab.Name, s.Name, i+1, len(settings), l.Duration)
 		}
-		run, err := runOne(ctx, l, s.Name, opts)
+		run, err := runOne(ctx, l, s.Name, opts, dash)
 		if err != nil {
 			return nil, fmt.Errorf("setting %q: %w", s.Name, err)
 		}
@@ -48,45 +54,62 @@ func Run(ctx context.Context, lab *labfile.Lab, settings []labfile.Setting, opts
 	return rep, nil
 }
 
+// runDashboard serves the dashboard for lab run, if asked and possible.
+func runDashboard(ctx context.Context, opts RunOptions) (*Controller, func()) {
+	if opts.Dashboard == "" {
+		return nil, func() {}
+	}
+	ln, err := net.Listen("tcp", opts.Dashboard)
+	if err != nil {
+		if opts.Progress != nil {
+			fmt.Fprintf(opts.Progress, "lab run: warning: no dashboard (%v); running without it\n", err)
+		} else {
+			opts.Log.Warn("no dashboard: its address is not free; the run goes on without it", zap.String("addr", opts.Dashboard), zap.Error(err))
+		}
+		return nil, func() {}
+	}
+	dctx, cancel := context.WithCancel(ctx)
+	c := newController(dctx, "run", ln, opts.Options)
+	lastControllerAddr.Store(c.addr)
+	if opts.Progress != nil {
+		fmt.Fprintf(opts.Progress, "dashboard: %s\n", c.dashboardURL())
+	}
+	return c, func() { cancel(); c.close() }
+}
+
 // runOne starts the processes of one setting, runs the loadgen and the
 // script, gathers the report and stops everything.
-func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions) (*report.Run, error) {
-	f, err := startFleet(ctx, lab, opts.Options)
+func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions, dash *Controller) (*report.Run, error) {
+	r, err := launch(ctx, lab, opts.Options, opts.Series)
 	if err != nil {
 		return nil, err
 	}
-	defer f.stop()
-	args := append([]string{"--lab", f.labPath, "--admin", "127.0.0.1:0", "--json"}, f.loadgenArgs()...)
-	if opts.Series {
-		args = append(args, "--series")
+	defer r.stop()
+	r.scenario, r.setting = scenarioOf(lab), name
+	if dash != nil {
+		dash.setRun(r)
 	}
-	lg, err := start(ctx, opts.Launch, "loadgen", "loadgen", args, opts.Logs, opts.Log)
-	if err != nil {
-		return nil, err
-	}
-	sc := newScript(f, lg, opts.Log)
-	scriptCtx, stopScript := context.WithCancel(ctx)
-	sc.followBalancers(scriptCtx)
+	lg := r.loadgen
 	scriptDone := make(chan struct{})
-	go func() { sc.run(scriptCtx, lab.Events); close(scriptDone) }()
+	go func() { r.sc.run(r.ctx, lab.Events); close(scriptDone) }()
 	if err := lg.wait(ctx); ctx.Err() != nil {
 		_ = lg.cmd.Process.Signal(syscall.SIGINT) // loadgen reports what ran
 		<-lg.done
 	} else if err != nil {
-		stopScript()
+		r.cancel()
 		return nil, fmt.Errorf("loadgen failed: %v (its log is in the process log)", err)
 	}
-	stopScript()
+	r.cancel()
 	<-scriptDone
 	run, err := parseLoadgenReport(lg.output())
 	if err != nil {
 		return nil, err
 	}
-	run.Name, run.Log = name, append(sc.events.snapshot(), run.Log...)
+	run.Name, run.Log = name, append(r.sc.events.snapshot(), run.Log...)
 	if run.Algorithm == "" {
 		run.Algorithm = lab.Balancers.Algorithm
 	}
-	run.Servers = f.serverFigures(context.Background())
+	run.Servers = r.f.serverFigures(context.Background())
 	return run, nil
 }
 

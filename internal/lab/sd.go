@@ -10,13 +10,14 @@ type sdTarget struct {
 
 // handleSD is GET /api/sd: every process's admin listener (where /metrics
 // is) for Prometheus's http_sd_configs, so a Prometheus finds the lab's
-// processes even though they listen on free ports.
+// processes even though they listen on free ports. Empty between runs.
 func (c *Controller) handleSD(w http.ResponseWriter, _ *http.Request) {
-	procs := append(c.f.all(), c.loadgen)
-	out := make([]sdTarget, 0, len(procs))
-	for _, p := range procs {
-		out = append(out, sdTarget{Targets: []string{p.ready.Admin},
-			Labels: map[string]string{"process": p.role, "name": p.name}})
+	out := []sdTarget{}
+	if r := c.current(); r != nil {
+		for _, p := range append(r.f.all(), r.loadgen) {
+			out = append(out, sdTarget{Targets: []string{p.ready.Admin},
+				Labels: map[string]string{"process": p.role, "name": p.name}})
+		}
 	}
 	writeJSON(w, 200, out)
 }

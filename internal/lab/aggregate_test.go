@@ -1,0 +1,134 @@
+package lab
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/shell/backend"
+	"github.com/lblab/lblab/internal/shell/lb"
+	"github.com/lblab/lblab/internal/shell/loadgen"
+)
+
+const metricsText = `# TYPE lblab_client_latency_seconds histogram
+lblab_client_latency_seconds_bucket{target="p2c",le="0.01"} 10
+lblab_client_latency_seconds_bucket{target="p2c",le="0.02"} 60
+lblab_client_latency_seconds_bucket{target="p2c",le="0.04"} 90
+lblab_client_latency_seconds_bucket{target="p2c",le="+Inf"} 100
+lblab_client_latency_seconds_sum{target="p2c"} 2.1
+lblab_client_latency_seconds_count{target="p2c"} 100
+lblab_client_requests_total{target="p2c",outcome="succeeded"} 100
+`
+
+// Percentiles come from bucket counts, interpolated inside the bucket as
+// Prometheus's histogram_quantile does; a bin is the difference of two
+// readings.
+func TestBucketQuantiles(t *testing.T) {
+	b := parseBuckets(metricsText, latencyFamily)
+	if b == nil || len(b.le) != 4 || !math.IsInf(b.le[3], 1) {
+		t.Fatalf("parsed %+v", b)
+	}
+	for _, c := range []struct{ q, want float64 }{{0.05, 5}, {0.5, 18}, {0.75, 30}, {0.99, 40}} {
+		if got := b.quantile(c.q); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("q%.2f = %v ms, want %v", c.q, got, c.want)
+		}
+	}
+	later := parseBuckets(`lblab_client_latency_seconds_bucket{target="p2c",le="0.01"} 10
+lblab_client_latency_seconds_bucket{target="p2c",le="0.02"} 60
+lblab_client_latency_seconds_bucket{target="p2c",le="0.04"} 190
+lblab_client_latency_seconds_bucket{target="p2c",le="+Inf"} 200`, latencyFamily)
+	bin := later.minus(b) // 100 more, all between 20 and 40 ms
+	if got := bin.quantile(0.5); math.Abs(got-30) > 1e-9 {
+		t.Errorf("bin median %v ms, want 30", got)
+	}
+	if !math.IsNaN((&buckets{}).quantile(0.5)) || parseBuckets("other_bucket{le=\"1\"} 3", latencyFamily) != nil {
+		t.Error("no observations should give NaN, another family nil")
+	}
+}
+
+// fakeReading is a reading at start+at with the loadgen's counters so far
+// and s1/s2 picks from one balancer.
+func fakeReading(start time.Time, at time.Duration, offered, succeeded uint64, pending int, picks1, picks2 uint64) *reading {
+	lg := &loadgen.State{Mode: "open", Rate: 100, ElapsedS: at.Seconds(), Targets: []loadgen.TargetState{{Name: "p2c",
+		Requests: offered, Attempts: offered, Succeeded: succeeded, Pending: pending, P50: 10, P99: 30}}}
+	l := &lb.State{Name: "lb1", Picks: picks1 + picks2, Backends: []lb.BackendState{
+		{Name: "s1", Picks: picks1, Breaker: "open", Healthy: true, Present: true},
+		{Name: "s2", Picks: picks2, Breaker: "closed", Healthy: true, Present: true}}}
+	s1 := &backend.State{Name: "s1", Up: false, Speed: 0.25, ConfiguredSpeed: 1, Queued: 3, Busy: 1}
+	s2 := &backend.State{Name: "s2", Up: true, Speed: 1, ConfiguredSpeed: 1}
+	return &reading{at: start.Add(at), lg: lg, lbs: []lbReading{{name: "lb1", st: l}},
+		servers: []serverReading{{name: "s1", st: s1}, {name: "s2", st: s2}}}
+}
+
+// Rates, shares, goodput and Little's law come from counter deltas between
+// readings; only the last 2 s count in the window, 20 s in the series.
+func TestDeriverRatesAndWindow(t *testing.T) {
+	start := time.Unix(1000, 0)
+	r := &liveRun{id: 7, started: start, lab: labfile.Default()}
+	var d deriver
+	var offered, picks1, picks2 uint64
+	for i := 0; i <= 100; i++ { // 25 s of readings at 100 requests/s, 1 in 4 to s1
+		d.add(r, fakeReading(start, time.Duration(i)*250*time.Millisecond, offered, offered, 10, picks1, picks2))
+		offered += 25
+		picks1, picks2 = picks1+5, picks2+20
+	}
+	if len(d.bins) != seriesLen {
+		t.Fatalf("%d bins kept, want %d", len(d.bins), seriesLen)
+	}
+	w := d.window()
+	if w.Offered != 200 || math.Abs(float64(w.OfferedPerS)-100) > 1e-9 || w.Goodput != 1 || w.AttemptsPerRequest != 1 {
+		t.Errorf("window %+v: want 200 offered, 100/s, goodput 1, 1 attempt per request", w)
+	}
+	// L = 10 pending at 100 completions/s: W = 0.1 s.
+	if m := d.bins[len(d.bins)-1].mean; math.Abs(m-100) > 1e-6 {
+		t.Errorf("Little's law mean %v ms, want 100", m)
+	}
+	v := serverView(&d, d.prev, d.prev.servers[0])
+	if math.Abs(float64(v.Share)-0.2) > 1e-9 || math.Abs(float64(v.Rate)-20) > 1e-9 {
+		t.Errorf("s1: share %v rate %v, want 0.2 and 20/s", v.Share, v.Rate)
+	}
+	kinds := map[string]bool{}
+	for _, b := range v.Badges {
+		kinds[b.Kind] = true
+	}
+	if !kinds["down"] || !kinds["slowed"] || !kinds["open"] || len(v.Badges) != 3 {
+		t.Errorf("s1 badges %+v: want down, slowed, open", v.Badges)
+	}
+	s := d.series([]string{"s1", "s2"})
+	if len(s.T) != seriesLen || s.InServer[0][0] != 4 || !math.IsNaN(float64(s.P95[0])) {
+		t.Errorf("series: %d points, s1 in system %v, p95 %v (want 80, 4, null without a histogram)", len(s.T), s.InServer[0][0], s.P95[0])
+	}
+	d.add(&liveRun{id: 8, started: start}, fakeReading(start, 0, 0, 0, 0, 0, 0))
+	if len(d.bins) != 0 {
+		t.Error("a new run should start a fresh series")
+	}
+}
+
+// A client that reads nothing never holds up the publisher, and a new
+// client gets the newest snapshot at once.
+func TestHubSlowClient(t *testing.T) {
+	h := newHub()
+	slow := h.subscribe()
+	done := make(chan struct{})
+	go func() {
+		for i := 0; i < 1000; i++ {
+			h.publish([]byte{byte(i)})
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("publishing blocked on a slow client")
+	}
+	if got := <-slow; got[0] != byte(999%256) {
+		t.Errorf("slow client got %v, want the newest", got)
+	}
+	fresh := h.subscribe()
+	if got := <-fresh; got[0] != byte(999%256) {
+		t.Errorf("new client got %v, want the newest", got)
+	}
+	h.unsubscribe(slow)
+	h.unsubscribe(fresh)
+}

@@ -1,0 +1,129 @@
+package lab
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/report"
+)
+
+// State is GET /api/state: every process's own state, and the event log.
+type State struct {
+	Lab       string            `json:"lab"`
+	Balancers []json.RawMessage `json:"balancers"`
+	Servers   []json.RawMessage `json:"servers"`
+	Loadgen   json.RawMessage   `json:"loadgen"`
+	Log       []report.LogLine  `json:"log"`
+}
+
+// noRun answers 503 while no lab runs (a switch in progress); it reports
+// whether it did.
+func (c *Controller) noRun(w http.ResponseWriter) (*liveRun, bool) {
+	r := c.current()
+	if r == nil {
+		writeJSON(w, 503, map[string]any{"error": "no lab is running: " + c.status.Load().(string), "code": 503})
+		return nil, true
+	}
+	return r, false
+}
+
+func (c *Controller) handleState(w http.ResponseWriter, req *http.Request) {
+	run, none := c.noRun(w)
+	if none {
+		return
+	}
+	st := State{Lab: run.labCopy().Name}
+	for _, p := range run.f.all() {
+		var raw json.RawMessage
+		if err := call(req.Context(), p.ready.Admin, "GET", "/admin/state", nil, &raw); err != nil {
+			raw, _ = json.Marshal(map[string]string{"name": p.name, "error": err.Error()})
+		}
+		if p.role == "lb" {
+			st.Balancers = append(st.Balancers, raw)
+		} else {
+			st.Servers = append(st.Servers, raw)
+		}
+	}
+	_ = call(req.Context(), run.loadgen.ready.Admin, "GET", "/admin/state", nil, &st.Loadgen)
+	st.Log = run.sc.events.snapshot()
+	writeJSON(w, 200, st)
+}
+
+// handleChaos validates a drill like a script event of the lab, then applies it.
+func (c *Controller) handleChaos(w http.ResponseWriter, req *http.Request) {
+	var ev labfile.Event
+	if !decodeBody(w, req, &ev) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	run, none := c.noRun(w)
+	if none {
+		return
+	}
+	if ev.Action == "add-server" && run.attached {
+		writeJSON(w, 400, map[string]any{"error": "add-server is not available in attach mode: lab dashboard did not start these processes, so it cannot start a server (start one yourself and POST /admin/backends to each lb)", "code": 400})
+		return
+	}
+	if err := validate(run.labCopy(), &ev); err != nil {
+		writeJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
+		return
+	}
+	err := run.sc.apply(req.Context(), ev)
+	text := "chaos: " + describe(ev)
+	if err != nil {
+		text += " failed: " + err.Error()
+	}
+	run.sc.events.add(time.Now(), text)
+	if err != nil {
+		writeJSON(w, 502, map[string]any{"error": err.Error(), "code": 502})
+		return
+	}
+	run.record(ev)
+	writeJSON(w, 200, map[string]any{"ok": true, "applied": describe(ev)})
+}
+
+// decodeBody reads a small strict JSON body; on bad input it answers 400.
+func decodeBody(w http.ResponseWriter, req *http.Request, v any) bool {
+	dec := json.NewDecoder(io.LimitReader(req.Body, 64<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		writeJSON(w, 400, map[string]any{"error": "bad JSON body: " + err.Error(), "code": 400})
+		return false
+	}
+	return true
+}
+
+// validate checks a drill against lab as the lab file would check it as a
+// script event; an add-server drill gets its generated name.
+func validate(lab *labfile.Lab, ev *labfile.Event) error {
+	probe := lab
+	probe.Compare = nil
+	for i := range probe.Events {
+		probe.Events[i].At = 0
+	}
+	ev.At = 0
+	probe.Events = append(probe.Events, *ev)
+	if err := probe.Validate(); err != nil {
+		msg := err.Error()
+		prefix := fmt.Sprintf("events[%d].", len(probe.Events)-1)
+		if i := strings.Index(msg, prefix); i >= 0 {
+			msg = msg[i+len(prefix):]
+		}
+		return errors.New(msg)
+	}
+	*ev = probe.Events[len(probe.Events)-1]
+	return nil
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}

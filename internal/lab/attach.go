@@ -1,0 +1,146 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/shell/wire"
+)
+
+// Endpoint is a process `lab dashboard` attaches to: its name and admin
+// address.
+type Endpoint struct {
+	Name  string
+	Admin string
+}
+
+// AttachOptions configure `lab dashboard`, which serves the dashboard and
+// the chaos API for processes it did not start (the compose lab).
+type AttachOptions struct {
+	Options
+	Listen   string
+	LBs      []Endpoint
+	Backends []Endpoint
+	Loadgen  string       // the loadgen's admin address
+	Lab      *labfile.Lab // what the processes run, to check drills (nil: the playground)
+	Out      io.Writer
+}
+
+// ParseEndpoints reads NAME=HOST:PORT,... (flag names the flag in errors).
+func ParseEndpoints(flag, list string) ([]Endpoint, error) {
+	var out []Endpoint
+	seen := map[string]bool{}
+	for _, item := range strings.Split(list, ",") {
+		name, addr, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if !ok || name == "" || addr == "" {
+			return nil, fmt.Errorf("%s: %q: want NAME=HOST:PORT", flag, item)
+		}
+		if err := checkAddr(addr); err != nil {
+			return nil, fmt.Errorf("%s: %s: %v", flag, name, err)
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("%s: %s is given twice", flag, name)
+		}
+		seen[name] = true
+		out = append(out, Endpoint{Name: name, Admin: addr})
+	}
+	return out, nil
+}
+
+func checkAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 || host == "" {
+		return fmt.Errorf("%q: want HOST:PORT with a port in 1..65535", addr)
+	}
+	return nil
+}
+
+// Check validates the options and returns the lab drills are checked
+// against: the given one (or the playground) with one server per backend,
+// named as given, and one balancer per lb.
+func (o AttachOptions) Check() (*labfile.Lab, error) {
+	switch {
+	case len(o.LBs) == 0:
+		return nil, fmt.Errorf("--lb: give at least one balancer, NAME=ADMINADDR")
+	case len(o.Backends) == 0:
+		return nil, fmt.Errorf("--backends: give at least one backend, NAME=ADMINADDR")
+	case o.Loadgen == "":
+		return nil, fmt.Errorf("--loadgen: give the loadgen's admin address")
+	}
+	if err := checkAddr(o.Loadgen); err != nil {
+		return nil, fmt.Errorf("--loadgen: %v", err)
+	}
+	lab := o.Lab
+	if lab == nil {
+		lab = labfile.Default()
+		lab.Name = "compose"
+	}
+	lab = lab.Clone()
+	tmpl := lab.Servers[0]
+	lab.Servers = nil
+	for i, b := range o.Backends {
+		if n, err := strconv.Atoi(strings.TrimPrefix(b.Name, "s")); err == nil && strings.HasPrefix(b.Name, "s") && n != i+1 {
+			return nil, fmt.Errorf("--backends: %s is given as backend %d: a name sN must be the N-th backend (list them in fleet order)", b.Name, i+1)
+		}
+		g := tmpl
+		g.Count, g.Name = 1, b.Name
+		if b.Name == "s"+strconv.Itoa(i+1) {
+			g.Name = "" // generated names are the positional ones
+		}
+		lab.Servers = append(lab.Servers, g)
+	}
+	lab.Balancers.Count, lab.Events, lab.Compare = len(o.LBs), nil, nil
+	if err := lab.Validate(); err != nil {
+		return nil, fmt.Errorf("--backends: %v", err)
+	}
+	return lab, nil
+}
+
+// Attach serves the dashboard and chaos API for running processes until
+// ctx ends. Nothing is started or stopped: add-server and scenario switching
+// answer 400.
+func Attach(ctx context.Context, o AttachOptions) error {
+	lab, err := o.Check()
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", o.Listen, err)
+	}
+	f := &fleet{opts: o.Options, lab: lab}
+	for _, e := range o.Backends {
+		f.backends = append(f.backends, attached("backend", e))
+	}
+	for _, e := range o.LBs {
+		f.lbs = append(f.lbs, attached("lb", e))
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	r := newRun(rctx, cancel, lab, f, attached("loadgen", Endpoint{Name: "loadgen", Admin: o.Loadgen}))
+	r.attached = true
+	r.sc.followBalancers(rctx)
+	c := newController(ctx, "attach", ln, o.Options)
+	c.setRun(r)
+	lastControllerAddr.Store(c.addr)
+	if o.Out != nil {
+		fmt.Fprintf(o.Out, "dashboard:  %s\n", c.dashboardURL())
+		fmt.Fprintf(o.Out, "attached to %d balancers, %d backends and the loadgen at %s\n", len(o.LBs), len(o.Backends), o.Loadgen)
+	}
+	<-ctx.Done()
+	c.close()
+	r.stop()
+	return nil
+}
+
+// attached is a process someone else started: only its admin address is known.
+func attached(role string, e Endpoint) *proc {
+	return &proc{name: e.Name, role: role, ready: wire.Ready{Name: e.Name, Admin: e.Admin}}
+}

@@ -1,0 +1,134 @@
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/lab/webui"
+	"github.com/lblab/lblab/internal/report"
+)
+
+// Controller serves the dashboard, the lab's state and a chaos API that
+// forwards drills to the processes of its current run. Every 250 ms it
+// reads every process's state and publishes a Snapshot.
+type Controller struct {
+	mode   string // up | run | attach
+	opts   Options
+	ctx    context.Context // the controller's lifetime (runs started by a switch live in it)
+	mu     sync.Mutex      // serializes drills and run switches
+	run    atomic.Pointer[liveRun]
+	status atomic.Value // string: why there is no run ("starting rr-slow", "stopped: ...")
+	hub    *hub
+	srv    *http.Server
+	addr   string
+	done   chan struct{} // closed when the aggregator has stopped
+}
+
+// newController serves the API and dashboard on ln and starts the
+// aggregator; both stop when ctx ends (then call close).
+func newController(ctx context.Context, mode string, ln net.Listener, opts Options) *Controller {
+	c := &Controller{mode: mode, opts: opts, ctx: ctx, hub: newHub(), addr: ln.Addr().String(), done: make(chan struct{})}
+	c.status.Store("starting")
+	c.srv = &http.Server{Handler: c.routes(), ReadHeaderTimeout: 5 * time.Second, MaxHeaderBytes: 64 << 10,
+		BaseContext: func(net.Listener) context.Context { return ctx }} // ends the streams on shutdown
+	go func() { _ = c.srv.Serve(ln) }()
+	go c.aggregate(ctx)
+	return c
+}
+
+// close stops serving (after ctx has ended) and waits for the aggregator.
+func (c *Controller) close() {
+	shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = c.srv.Shutdown(shut)
+	<-c.done
+}
+
+func (c *Controller) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]bool{"ok": true}) })
+	mux.HandleFunc("GET /api/state", c.handleState)
+	mux.HandleFunc("POST /api/chaos", c.handleChaos)
+	mux.HandleFunc("GET /api/sd", c.handleSD)
+	mux.HandleFunc("GET /api/snapshot", c.handleSnapshot)
+	mux.HandleFunc("GET /api/stream", c.handleStream)
+	mux.HandleFunc("GET /api/scenarios", c.handleScenarios)
+	mux.HandleFunc("POST /api/scenario", c.handleScenario)
+	mux.Handle("GET /", webui.Handler())
+	return mux
+}
+
+// setRun makes r the run the controller shows and drills go to.
+func (c *Controller) setRun(r *liveRun) {
+	c.run.Store(r)
+	if r != nil {
+		c.status.Store("running")
+	}
+}
+
+// current is the run now shown, or nil while none runs.
+func (c *Controller) current() *liveRun { return c.run.Load() }
+
+// aggregate reads every process each 250 ms and publishes the snapshot.
+func (c *Controller) aggregate(ctx context.Context) {
+	defer close(c.done)
+	tick := time.NewTicker(report.BinWidth)
+	defer tick.Stop()
+	var d deriver
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		var snap *Snapshot
+		if r := c.current(); r != nil {
+			cur := gather(ctx, r)
+			d.add(r, cur)
+			snap = snapshot(r, &d, cur, c.mode)
+		} else {
+			snap = &Snapshot{Mode: c.mode, Status: c.status.Load().(string), AtUnixMs: time.Now().UnixMilli(), LatencySource: "little"}
+		}
+		data, err := json.Marshal(snap)
+		if err != nil {
+			c.opts.Log.Warn("cannot encode a snapshot", zap.Error(err))
+			continue
+		}
+		c.hub.publish(data)
+	}
+}
+
+// watchLoadgen logs a loadgen that exits while its run is shown (a lab run
+// setting ending is normal and not logged).
+func (c *Controller) watchLoadgen(r *liveRun) {
+	go func() {
+		select {
+		case <-r.ctx.Done():
+		case <-r.loadgen.done:
+			if r.ctx.Err() == nil && c.mode != "run" {
+				c.opts.Log.Warn("the loadgen stopped", zap.Error(r.loadgen.err))
+				r.sc.events.add(time.Now(), "the loadgen stopped: no more traffic")
+			}
+		}
+	}()
+}
+
+// dashboardURL is the address to print: a wildcard host is shown as
+// 127.0.0.1.
+func (c *Controller) dashboardURL() string {
+	host, port, err := net.SplitHostPort(c.addr)
+	if err != nil {
+		return "http://" + c.addr + "/"
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/"
+}

@@ -1,0 +1,124 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/lblab/lblab/internal/labfile"
+)
+
+// startUp runs Up on 127.0.0.1:0 until the test ends and returns the
+// controller's address.
+func startUp(t *testing.T, lab *labfile.Lab) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	lastControllerAddr.Store("")
+	go func() {
+		done <- Up(ctx, lab, UpOptions{Options: testOptions(t), Listen: "127.0.0.1:0"})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Up: %v", err)
+		}
+		lastControllerAddr.Store("")
+	})
+	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer wcancel()
+	return waitController(t, wctx)
+}
+
+// The dashboard in a browser: every server drawn; a slowed server's share
+// falls when round robin gives way to p2c; killing a server from its
+// inspector shows its badge and a log line; one column at phone width; no
+// JavaScript errors throughout.
+func TestDashboardInBrowser(t *testing.T) {
+	b := newBrowser(t)
+	lab := smallLab(t, "round-robin", 3600)
+	for _, kv := range [][2]string{{"servers[0].workers", "1"}} { // s1 slowed to x0.25: 31/s against its 50/s
+		if err := lab.Apply(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr := startUp(t, lab)
+	b.do(t, 15*time.Second, chromedp.Navigate("http://"+addr+"/"))
+	b.wait(t, 10*time.Second, `document.querySelectorAll('#diagram .server').length === 3 && !!document.querySelector('#chart-latency .uplot')`)
+	names := eval[string](t, b, `[...document.querySelectorAll('#diagram .server')].map(e => e.dataset.name).join(',')`)
+	if names != "s1,s2,s3" {
+		t.Fatalf("servers drawn: %q, want s1,s2,s3", names)
+	}
+
+	t.Run("slowed server's share falls under p2c", func(t *testing.T) {
+		b.do(t, 5*time.Second, click(`#diagram .server[data-name="s1"]`), click(`#inspector button[data-action="slow"]`),
+			click(`#inspector .close`))
+		b.wait(t, 5*time.Second, `!!document.querySelector('#diagram .server[data-name="s1"] .badge.slowed')`)
+		chromedp.Run(b.ctx, chromedp.Sleep(2500*time.Millisecond))
+		before := share(t, b, "s1")
+		if before < 0.25 {
+			t.Fatalf("round robin gave the slowed s1 %.3f of the requests, want about 1/3", before)
+		}
+		b.do(t, 5*time.Second, chromedp.Evaluate[chromedp.Void](
+			`(() => { const s = document.querySelector('#algorithm'); s.value = 'p2c'; s.dispatchEvent(new Event('change')); })()`))
+		b.wait(t, 12*time.Second, `Number(document.querySelector('#diagram .server[data-name="s1"]').dataset.share) < 0.12`)
+		t.Logf("s1's share: %.3f under round robin, %.3f under p2c", before, share(t, b, "s1"))
+	})
+
+	t.Run("kill from the inspector", func(t *testing.T) {
+		b.do(t, 5*time.Second, click(`#diagram .server[data-name="s2"]`), click(`#inspector button[data-action="kill"]`))
+		b.wait(t, 5*time.Second, `!!document.querySelector('#diagram .server[data-name="s2"] .badge.down')`)
+		b.wait(t, 5*time.Second, `[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('chaos: kill s2'))`)
+		b.wait(t, 3*time.Second, `document.querySelector('#inspector dd').textContent.includes('DOWN')`)
+		b.screenshot(t, "dashboard")
+		b.do(t, 5*time.Second, click(`#inspector .close`))
+	})
+
+	t.Run("one column at phone width", func(t *testing.T) {
+		b.do(t, 5*time.Second, chromedp.EmulateViewport(390, 844))
+		b.wait(t, 3*time.Second, `getComputedStyle(document.querySelector('.layout')).gridTemplateColumns.trim().split(/\s+/).length === 1`)
+		b.wait(t, 3*time.Second, `document.querySelectorAll('#diagram .server').length === 3`)
+		b.screenshot(t, "dashboard-phone")
+	})
+
+	if errs := b.jsErrors(); len(errs) > 0 {
+		t.Errorf("JavaScript errors in the dashboard:\n%v", errs)
+	}
+}
+
+// share is a server card's share of the requests over the last 2 s.
+func share(t *testing.T, b *browser, name string) float64 {
+	t.Helper()
+	s := eval[string](t, b, fmt.Sprintf(`document.querySelector('#diagram .server[data-name="%s"]').dataset.share`, name))
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatalf("share of %s: %q", name, s)
+	}
+	return v
+}
+
+// The scenario picker replaces the lab with a built-in scenario and shows
+// its narration; the balancer and clients open their own inspectors.
+func TestDashboardScenarioPicker(t *testing.T) {
+	b := newBrowser(t)
+	addr := startUp(t, smallLab(t, "p2c", 3600))
+	b.do(t, 15*time.Second, chromedp.Navigate("http://"+addr+"/"))
+	b.wait(t, 10*time.Second, `document.querySelectorAll('#diagram .server').length === 3 && document.querySelector('#scenario').options.length > 10`)
+	b.do(t, 5*time.Second, chromedp.Evaluate[chromedp.Void](`document.querySelector('#scenario').value = 'slow-server'`),
+		click(`#scenario-run`))
+	b.wait(t, 15*time.Second, `document.querySelectorAll('#diagram .server').length === 5 && !!document.querySelector('#diagram .server[data-name="slow"]') && document.querySelector('#lab-name').textContent === 'slow-server'`)
+	b.wait(t, 3*time.Second, `document.querySelector('#narration').textContent.includes('slow-server') && !document.querySelector('#narration').hidden`)
+	b.do(t, 5*time.Second, click(`#diagram .node.balancer`))
+	b.wait(t, 3*time.Second, `document.querySelector('#inspector').dataset.kind === 'balancer' && document.querySelector('#inspector dd').textContent !== ''`)
+	b.do(t, 5*time.Second, click(`#inspector .close`), click(`#diagram .node.clients`))
+	b.wait(t, 3*time.Second, `document.querySelector('#inspector').dataset.kind === 'clients' && !document.querySelector('#inspector').hidden`)
+	b.wait(t, 3*time.Second, `[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('scenario slow-server'))`)
+	b.screenshot(t, "dashboard-scenario")
+	if errs := b.jsErrors(); len(errs) > 0 {
+		t.Errorf("JavaScript errors in the dashboard:\n%v", errs)
+	}
+}

@@ -1,0 +1,136 @@
+package lab
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lblab/lblab/internal/labfile"
+)
+
+// liveRun is one running copy of a lab as the controller sees it: its
+// processes, its script and event log, and the lab copy drills are checked
+// against. `lab up` has one at a time (a scenario switch replaces it), `lab
+// run` one per setting, `lab dashboard` one made of processes it attached to.
+type liveRun struct {
+	id       uint64
+	mu       sync.Mutex   // guards lab: drills change it while the aggregator reads it
+	lab      *labfile.Lab // changed by drills (set, rate, algorithm, add-server)
+	f        *fleet
+	loadgen  *proc
+	sc       *script
+	started  time.Time
+	scenario string // the built-in scenario it runs ("" = a lab file or the default)
+	setting  string // the compare setting applied ("" = the lab as written)
+	attached bool   // processes someone else started: never stopped by us
+	ctx      context.Context
+	cancel   context.CancelFunc
+	stopOnce sync.Once
+}
+
+var runIDs atomic.Uint64
+
+// launch starts a lab's backends, balancers and loadgen, and follows the
+// balancers' event streams. The caller starts the script (sc.run) when it
+// wants the clock of the script to begin.
+func launch(ctx context.Context, lab *labfile.Lab, opts Options, series bool) (*liveRun, error) {
+	rctx, cancel := context.WithCancel(ctx)
+	f, err := startFleet(rctx, lab, opts)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	args := append([]string{"--lab", f.labPath, "--admin", "127.0.0.1:0", "--json"}, f.loadgenArgs()...)
+	if series {
+		args = append(args, "--series")
+	}
+	lg, err := start(rctx, opts.Launch, "loadgen", "loadgen", args, opts.Logs, opts.Log)
+	if err != nil {
+		f.stop()
+		cancel()
+		return nil, err
+	}
+	r := newRun(rctx, cancel, lab, f, lg)
+	r.sc.followBalancers(rctx)
+	return r, nil
+}
+
+func newRun(ctx context.Context, cancel context.CancelFunc, lab *labfile.Lab, f *fleet, lg *proc) *liveRun {
+	r := &liveRun{id: runIDs.Add(1), lab: lab.Clone(), f: f, loadgen: lg, ctx: ctx, cancel: cancel}
+	r.sc = newScript(f, lg, f.opts.Log)
+	r.started = r.sc.events.start
+	return r
+}
+
+// stop ends the script and the event streams and stops every process,
+// gracefully (each drains for up to 5 s).
+func (r *liveRun) stop() { r.halt(false) }
+
+// kill is stop without the drain: for a scenario switch, whose old
+// processes' answers nobody reads.
+func (r *liveRun) kill() { r.halt(true) }
+
+func (r *liveRun) halt(now bool) {
+	r.stopOnce.Do(func() {
+		r.cancel()
+		if r.attached {
+			return
+		}
+		procs := append(r.f.all(), r.loadgen)
+		var wg sync.WaitGroup
+		for _, p := range procs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if now {
+					p.kill()
+				} else {
+					p.stop()
+				}
+			}()
+		}
+		wg.Wait()
+		r.f.stop() // removes its files
+	})
+}
+
+// backends and balancers are the processes by role, in fleet order.
+func (r *liveRun) backends() []*proc  { return r.byRole("backend") }
+func (r *liveRun) balancers() []*proc { return r.byRole("lb") }
+
+func (r *liveRun) byRole(role string) []*proc {
+	var out []*proc
+	for _, p := range r.f.all() {
+		if p.role == role {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// record updates the run's lab copy after a drill was applied, so later
+// drills are checked against the lab as it now is.
+func (r *liveRun) record(ev labfile.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch ev.Action {
+	case "add-server", "remove-server":
+		r.lab.Events = append(r.lab.Events, ev) // later drills may target it (or not)
+	case "rate":
+		if ev.Rate > 0 { // the lab's rate must stay > 0; a pause lives in the loadgen
+			r.lab.Clients.Rate = ev.Rate
+		}
+	case "algorithm", "set":
+		if l, err := r.lab.WithSetting(labfile.Setting{Name: "drill", Algorithm: ev.Algorithm, Set: ev.Set}); err == nil {
+			r.lab = l
+		}
+	}
+}
+
+// labCopy is a copy of the run's lab as drills have left it.
+func (r *liveRun) labCopy() *labfile.Lab {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lab.Clone()
+}

@@ -1,0 +1,156 @@
+package lab
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/scenarios"
+)
+
+// maxLiveServers bounds the fleet a scenario may start from the dashboard:
+// each server is a process (balls-bins has 1000; it is for lab sim).
+const maxLiveServers = 40
+
+// upDuration keeps a lab's loadgen sending until the lab is stopped.
+const upDuration = "8760h"
+
+// ScenarioInfo is one entry of GET /api/scenarios.
+type ScenarioInfo struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Setting     string `json:"setting,omitempty"` // the compare setting it starts with
+	Servers     int    `json:"servers"`
+	Live        bool   `json:"live"`
+	Reason      string `json:"reason,omitempty"` // why it cannot run live here
+}
+
+// ScenarioLab loads built-in scenario name as the dashboard runs it: its
+// first compare setting applied (if it has any) and sending until stopped.
+// It returns the setting's name.
+func ScenarioLab(name string) (*labfile.Lab, string, error) {
+	data, err := scenarios.Get(name)
+	if err != nil {
+		return nil, "", err
+	}
+	lab, err := labfile.Parse("scenarios/"+name+".yaml", data)
+	if err != nil {
+		return nil, "", err
+	}
+	setting := ""
+	if len(lab.Compare) > 0 {
+		s := lab.Compare[0]
+		if lab, err = lab.WithSetting(s); err != nil {
+			return nil, "", err
+		}
+		setting = s.Name
+	}
+	if err := lab.Apply("duration", upDuration); err != nil {
+		return nil, "", err
+	}
+	return lab, setting, nil
+}
+
+// scenarioOf is the built-in scenario a lab is ("" for a lab file of
+// another name).
+func scenarioOf(lab *labfile.Lab) string {
+	if slices.Contains(scenarios.Names(), lab.Name) {
+		return lab.Name
+	}
+	return ""
+}
+
+// handleScenarios is GET /api/scenarios.
+func (c *Controller) handleScenarios(w http.ResponseWriter, _ *http.Request) {
+	var list []ScenarioInfo
+	for _, name := range scenarios.Names() {
+		lab, setting, err := ScenarioLab(name)
+		if err != nil {
+			list = append(list, ScenarioInfo{Name: name, Reason: err.Error()})
+			continue
+		}
+		info := ScenarioInfo{Name: name, Description: lab.Description, Setting: setting,
+			Servers: len(lab.ExpandServers()), Live: true}
+		if info.Servers > maxLiveServers {
+			info.Live, info.Reason = false, fmt.Sprintf("%d servers are too many processes for a live run: try lab sim %s", info.Servers, name)
+		}
+		list = append(list, info)
+	}
+	out := map[string]any{"scenarios": list, "available": c.mode == "up"}
+	if r := c.current(); r != nil {
+		out["current"] = r.scenario
+		if f := features(c.mode, r); !f.Scenarios {
+			out["reason"] = f.Reason
+		}
+	}
+	writeJSON(w, 200, out)
+}
+
+// handleScenario is POST /api/scenario {"name": "rr-slow"}: stop the
+// running lab's processes and start the scenario's, with its script.
+func (c *Controller) handleScenario(w http.ResponseWriter, req *http.Request) {
+	var body struct {
+		Name string `json:"name"`
+	}
+	if !decodeBody(w, req, &body) {
+		return
+	}
+	if r := c.current(); c.mode != "up" || (r != nil && r.attached) {
+		writeJSON(w, 400, map[string]any{"error": "scenario switching is not available here: " + features(c.mode, r).Reason, "code": 400})
+		return
+	}
+	lab, setting, err := ScenarioLab(body.Name)
+	if err == nil && len(lab.ExpandServers()) > maxLiveServers {
+		err = fmt.Errorf("%s has %d servers, too many processes for a live run: try lab sim %s", body.Name, len(lab.ExpandServers()), body.Name)
+	}
+	if err != nil {
+		writeJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.switchTo(lab, body.Name, setting); err != nil {
+		writeJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
+		return
+	}
+	writeJSON(w, 200, map[string]any{"ok": true, "scenario": body.Name, "setting": setting, "narration": lab.Narration})
+}
+
+// switchTo replaces the current run with one of lab; if that cannot start
+// it tries to bring the previous lab back. Caller holds mu.
+func (c *Controller) switchTo(lab *labfile.Lab, name, setting string) error {
+	old := c.current()
+	c.status.Store("starting " + name)
+	c.run.Store(nil)
+	var prev *labfile.Lab
+	if old != nil {
+		prev = old.labCopy()
+		old.kill()
+	}
+	r, err := launch(c.ctx, lab, c.opts, false)
+	if err != nil {
+		c.opts.Log.Warn("cannot start the scenario", zap.String("scenario", name), zap.Error(err))
+		if prev != nil {
+			if back, err2 := launch(c.ctx, prev, c.opts, false); err2 == nil {
+				back.scenario, back.setting = old.scenario, old.setting
+				c.begin(back, nil)
+			}
+		}
+		if c.current() == nil {
+			c.status.Store("stopped: " + err.Error())
+		}
+		return fmt.Errorf("cannot start %s: %w", name, err)
+	}
+	r.scenario, r.setting = name, setting
+	text := "scenario " + name
+	if setting != "" {
+		text += " (setting " + setting + ")"
+	}
+	r.sc.events.add(time.Now(), text+" started")
+	c.begin(r, lab.Events)
+	return nil
+}

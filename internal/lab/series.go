@@ -1,0 +1,211 @@
+package lab
+
+import (
+	"math"
+	"time"
+)
+
+// seriesLen is 20 s of 250 ms readings; windowLen the last 2 s of them.
+const (
+	seriesLen = 80
+	windowLen = 8
+)
+
+// bin is what happened between two readings, from counter deltas.
+type bin struct {
+	t, dt    float64 // seconds since the run started (at the bin's end); its span
+	c        clientTotals
+	cdt      float64  // the span of c by the loadgen's own clock (0: no fresh reading)
+	lat      *buckets // latency observations in the bin (nil without /metrics)
+	mean     float64  // Little's law: mean time in system, ms (NaN without completions)
+	cumP50   float64  // the loadgen's since-start percentiles at the bin's end
+	cumP99   float64
+	sent     map[string]float64 // requests sent to each server
+	picks    map[string]float64 // requests each balancer sent
+	lookups  map[string]float64 // cache lookups and hits at each server
+	hits     map[string]float64
+	inServer map[string]int // queued + busy at the bin's end
+	limit    map[string]int
+}
+
+// deriver turns successive readings of one run into bins and keeps the
+// last seriesLen of them. Not safe for concurrent use.
+type deriver struct {
+	runID uint64
+	prev  *reading
+	bins  []bin
+}
+
+// add takes the next reading of run r; a new run starts afresh.
+func (d *deriver) add(r *liveRun, cur *reading) {
+	if d.runID != r.id {
+		*d = deriver{runID: r.id}
+	}
+	cur.carry(d.prev)
+	if d.prev != nil {
+		d.bins = append(d.bins, makeBin(d.prev, cur, r.started))
+		if len(d.bins) > seriesLen {
+			d.bins = append(d.bins[:0:0], d.bins[len(d.bins)-seriesLen:]...)
+		}
+	}
+	d.prev = cur
+}
+
+// delta is a counter's growth; a counter that went down (a restarted
+// process) counts from zero.
+func delta(cur, prev uint64) uint64 {
+	if cur < prev {
+		return cur
+	}
+	return cur - prev
+}
+
+func makeBin(prev, cur *reading, start time.Time) bin {
+	b := bin{t: cur.at.Sub(start).Seconds(), dt: cur.at.Sub(prev.at).Seconds(), mean: math.NaN(),
+		cumP50: math.NaN(), cumP99: math.NaN(), sent: map[string]float64{}, lookups: map[string]float64{},
+		hits: map[string]float64{}, picks: map[string]float64{}, inServer: map[string]int{}, limit: map[string]int{}}
+	p, c := prev.totals(), cur.totals()
+	if p.ok && c.ok {
+		// The loadgen's elapsed time dates its counters: a slow or missed
+		// answer then stretches (or empties) this bin instead of making a spike.
+		b.c, b.cdt = countDeltas(c, p), cur.lg.ElapsedS-prev.lg.ElapsedS
+		ended := float64(b.c.succeeded + b.c.failed)
+		if ended > 0 && b.cdt > 0 { // L = λW, with L the pending count averaged over the bin
+			b.mean = float64(p.pending+c.pending) / 2 / (ended / b.cdt) * 1000
+		}
+		b.cumP50, b.cumP99 = c.p50, c.p99
+	}
+	if cur.lat != nil && prev.lat != nil { // a first histogram is no bin's
+		b.lat = cur.lat.minus(prev.lat)
+	}
+	ps, cs := prev.sentTo(), cur.sentTo()
+	for name, n := range cs {
+		if old, ok := ps[name]; ok { // a server first seen now has no delta yet
+			b.sent[name] = float64(delta(n, old))
+		}
+	}
+	for _, l := range cur.lbs {
+		if old := prev.lb(l.name); old != nil && l.st != nil {
+			b.picks[l.name] = float64(delta(l.st.Picks, old.Picks))
+		}
+	}
+	for _, s := range cur.servers {
+		if s.st == nil {
+			continue
+		}
+		b.inServer[s.name], b.limit[s.name] = s.st.Queued+s.st.Busy, s.st.Limiter.Limit
+		if old := prev.server(s.name); old != nil {
+			b.lookups[s.name] = float64(delta(s.st.Counters.CacheLookups, old.Counters.CacheLookups))
+			b.hits[s.name] = float64(delta(s.st.Counters.CacheHits, old.Counters.CacheHits))
+		}
+	}
+	return b
+}
+
+func countDeltas(c, p clientTotals) clientTotals {
+	return clientTotals{ok: true,
+		offered: delta(c.offered, p.offered), attempts: delta(c.attempts, p.attempts),
+		succeeded: delta(c.succeeded, p.succeeded), failed: delta(c.failed, p.failed),
+		timeouts: delta(c.timeouts, p.timeouts), rejected: delta(c.rejected, p.rejected),
+		errors: delta(c.errors, p.errors), retries: delta(c.retries, p.retries),
+		hedges: delta(c.hedges, p.hedges), wasted: delta(c.wasted, p.wasted)}
+}
+
+// last returns the newest n bins (fewer at the start).
+func (d *deriver) last(n int) []bin {
+	if len(d.bins) < n {
+		return d.bins
+	}
+	return d.bins[len(d.bins)-n:]
+}
+
+// histogram reports whether the latency comes from the loadgen's histogram.
+func (d *deriver) histogram() bool { return d.prev != nil && d.prev.lat != nil }
+
+// series lays the bins out as columns, servers in the given order.
+func (d *deriver) series(servers []string) Series {
+	s := Series{Servers: servers, InServer: make([][]num, len(servers)), Limit: make([][]num, len(servers))}
+	hist := d.histogram()
+	for _, b := range d.bins {
+		s.T = append(s.T, num(b.t))
+		p50, p95, p99 := num(b.cumP50), null, num(b.cumP99)
+		if hist {
+			p50, p95, p99 = num(b.lat.quantile(0.5)), num(b.lat.quantile(0.95)), num(b.lat.quantile(0.99))
+		}
+		s.P50, s.P95, s.P99, s.Mean = append(s.P50, p50), append(s.P95, p95), append(s.P99, p99), append(s.Mean, num(b.mean))
+		per := func(n uint64) num { return ratio(float64(n), b.cdt) }
+		s.Offered, s.Attempts = append(s.Offered, per(b.c.offered)), append(s.Attempts, per(b.c.attempts))
+		s.Goodput, s.Timeouts = append(s.Goodput, per(b.c.succeeded)), append(s.Timeouts, per(b.c.timeouts))
+		s.Rejected, s.Retries = append(s.Rejected, per(b.c.rejected)), append(s.Retries, per(b.c.retries))
+		s.Failed = append(s.Failed, per(b.c.failed))
+		for i, name := range servers {
+			in, ok := b.inServer[name]
+			s.InServer[i] = append(s.InServer[i], orNull(float64(in), ok))
+			s.Limit[i] = append(s.Limit[i], orNull(float64(b.limit[name]), ok))
+		}
+	}
+	return s
+}
+
+func orNull(v float64, ok bool) num {
+	if !ok {
+		return null
+	}
+	return num(v)
+}
+
+// window sums the last 2 s of bins into the dashboard's counters.
+func (d *deriver) window() Window {
+	bins := d.last(windowLen)
+	var c clientTotals
+	var secs float64
+	var lat *buckets
+	for _, b := range bins {
+		c = addTotals(c, b.c)
+		secs += b.cdt
+		lat = lat.plus(b.lat)
+	}
+	w := Window{Seconds: num(secs), Offered: c.offered, OfferedPerS: ratio(float64(c.offered), secs),
+		Goodput:            ratio(float64(c.succeeded), float64(c.succeeded+c.failed)),
+		AttemptsPerRequest: ratio(float64(c.attempts), float64(c.offered)),
+		Timeouts:           c.timeouts, Errors: c.errors, Rejected: c.rejected, Retries: c.retries,
+		Hedges: c.hedges, Wasted: c.wasted, Failed: c.failed, P50Ms: null, P99Ms: null}
+	switch {
+	case d.histogram():
+		w.P50Ms, w.P99Ms = num(lat.quantile(0.5)), num(lat.quantile(0.99))
+		w.LatencyNote = "last 2 s, from the loadgen's latency histogram"
+	case len(bins) > 0:
+		last := bins[len(bins)-1]
+		w.P50Ms, w.P99Ms = num(last.cumP50), num(last.cumP99)
+		w.LatencyNote = "since the loadgen started (it reports no histogram)"
+	}
+	return w
+}
+
+func addTotals(a, b clientTotals) clientTotals {
+	a.offered += b.offered
+	a.attempts += b.attempts
+	a.succeeded += b.succeeded
+	a.failed += b.failed
+	a.timeouts += b.timeouts
+	a.rejected += b.rejected
+	a.errors += b.errors
+	a.retries += b.retries
+	a.hedges += b.hedges
+	a.wasted += b.wasted
+	return a
+}
+
+// sentOver sums requests sent to each server over the newest n bins, and
+// the seconds they span.
+func (d *deriver) sentOver(n int) (map[string]float64, float64) {
+	out := map[string]float64{}
+	var secs float64
+	for _, b := range d.last(n) {
+		secs += b.dt
+		for name, v := range b.sent {
+			out[name] += v
+		}
+	}
+	return out, secs
+}

@@ -1,0 +1,169 @@
+package lab
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/shell/backend"
+	"github.com/lblab/lblab/internal/shell/lb"
+)
+
+// Snapshot is GET /api/snapshot and every event of GET /api/stream: the lab
+// as the controller saw it at its last 250 ms reading, with the figures the
+// dashboard draws. docs/dashboard.md says where each number comes from.
+type Snapshot struct {
+	Lab         string         `json:"lab"`
+	Mode        string         `json:"mode"`   // up | run | attach
+	Status      string         `json:"status"` // running | starting | stopped
+	Error       string         `json:"error,omitempty"`
+	Scenario    string         `json:"scenario,omitempty"`
+	Setting     string         `json:"setting,omitempty"`
+	Description string         `json:"description,omitempty"`
+	Narration   string         `json:"narration,omitempty"`
+	T           num            `json:"t_s"` // seconds since this lab started
+	AtUnixMs    int64          `json:"at_unix_ms"`
+	Features    Features       `json:"features"`
+	Algorithms  []string       `json:"algorithms"`
+	Settings    Settings       `json:"settings"`
+	Clients     ClientsView    `json:"clients"`
+	Balancers   []BalancerView `json:"balancers"`
+	Servers     []ServerView   `json:"servers"`
+	Window      Window         `json:"window"`
+	Series      Series         `json:"series"`
+	// LatencySource is "histogram" when the loadgen's /metrics latency
+	// histogram gives per-bin percentiles, else "little" (see Series).
+	LatencySource string           `json:"latency_source"`
+	Log           []report.LogLine `json:"log"`       // the last logKeep lines
+	LogTotal      int              `json:"log_total"` // lines so far
+}
+
+// Features says which controls work in this mode, and why not.
+type Features struct {
+	AddServer bool   `json:"add_server"`
+	Scenarios bool   `json:"scenarios"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// Settings are the knobs the dashboard's controls show, as in force now.
+type Settings struct {
+	Rate          num    `json:"rate"`
+	Algorithm     string `json:"algorithm"`
+	ClientSide    bool   `json:"client_side"`
+	Retries       int    `json:"retries"`
+	Budget        num    `json:"budget"`
+	Hedge         string `json:"hedge"`
+	TimeoutMs     num    `json:"timeout_ms"`
+	Breaker       bool   `json:"breaker"`
+	QueueCapacity int    `json:"queue_capacity"`
+	Discipline    string `json:"discipline"`
+	DropExpired   bool   `json:"drop_expired"`
+	Limiter       string `json:"limiter"`
+}
+
+// ClientsView is the loadgen.
+type ClientsView struct {
+	Mode    string `json:"mode"`    // open | closed
+	Rate    num    `json:"rate"`    // target arrivals per second
+	Offered num    `json:"offered"` // achieved arrivals per second, last 2 s
+	Users   int    `json:"users,omitempty"`
+	Pending int    `json:"pending"` // requests started and not finished
+	Late    uint64 `json:"late"`
+	Error   string `json:"error,omitempty"`
+}
+
+// BalancerView is one lb.
+type BalancerView struct {
+	Name      string       `json:"name"`
+	Algorithm string       `json:"algorithm"`
+	Picks     uint64       `json:"picks"`
+	Rate      num          `json:"rate"` // picks per second, last 1 s
+	Settings  *lb.Settings `json:"settings,omitempty"`
+	Error     string       `json:"error,omitempty"`
+}
+
+// ServerView is one backend, with what the balancers think of it.
+type ServerView struct {
+	Name    string            `json:"name"`
+	Error   string            `json:"error,omitempty"` // its state could not be read
+	Backend *backend.State    `json:"backend"`         // its GET /admin/state
+	Views   []lb.BackendState `json:"balancers"`       // each balancer's view of it, in lb order
+	Rate    num               `json:"rate"`            // requests/s sent to it, last 1 s
+	Share   num               `json:"share"`           // its share of the requests sent, last 2 s
+	// CacheHitRatio is over the last 2 s (null: no lookups in that time).
+	CacheHitRatio num     `json:"cache_hit_ratio"`
+	EWMAMs        num     `json:"ewma_ms"`     // the first balancer's latency estimate
+	Outstanding   int     `json:"outstanding"` // summed over the balancers
+	Breaker       string  `json:"breaker"`     // the worst state over the balancers
+	Badges        []Badge `json:"badges"`
+}
+
+// Badge is a mark on a server card: down, slowed, gc, failing, open,
+// half-open, unhealthy or removed.
+type Badge struct {
+	Kind string `json:"kind"`
+	Text string `json:"text"`
+}
+
+// Window holds the counters over the last 2 s.
+type Window struct {
+	Seconds            num    `json:"seconds"`
+	Offered            uint64 `json:"offered"`
+	OfferedPerS        num    `json:"offered_per_s"`
+	Goodput            num    `json:"goodput"` // share of ended requests that succeeded
+	AttemptsPerRequest num    `json:"attempts_per_request"`
+	P50Ms              num    `json:"p50_ms"`
+	P99Ms              num    `json:"p99_ms"`
+	LatencyNote        string `json:"latency_note"`
+	Timeouts           uint64 `json:"timeouts"`
+	Errors             uint64 `json:"errors"`
+	Rejected           uint64 `json:"rejected"`
+	Retries            uint64 `json:"retries"`
+	Hedges             uint64 `json:"hedges"`
+	Wasted             uint64 `json:"wasted"`
+	Failed             uint64 `json:"failed"`
+}
+
+// Series are the last 20 s, one point per 250 ms reading, as columns. Rates
+// are per second; latencies in ms (null when unknown). With
+// latency_source "histogram", P50/P95/P99 are per-bin percentiles; with
+// "little", P50 and P99 are the loadgen's figures since it started, P95 is
+// null, and Mean is Little's law (pending / completions per second).
+type Series struct {
+	T        []num    `json:"t"`
+	P50      []num    `json:"p50"`
+	P95      []num    `json:"p95"`
+	P99      []num    `json:"p99"`
+	Mean     []num    `json:"mean"`
+	Offered  []num    `json:"offered"`
+	Attempts []num    `json:"attempts"`
+	Goodput  []num    `json:"goodput"` // successful requests per second
+	Timeouts []num    `json:"timeouts"`
+	Rejected []num    `json:"rejected"`
+	Retries  []num    `json:"retries"`
+	Failed   []num    `json:"failed"`
+	Servers  []string `json:"servers"`
+	InServer [][]num  `json:"in_server"` // queued + busy, per server (Servers order)
+	Limit    [][]num  `json:"limit"`     // concurrency limit per server (0 = none)
+}
+
+// num is a float in JSON, rounded to 3 decimals; NaN is null (unknown).
+type num float64
+
+var null = num(math.NaN())
+
+func (n num) MarshalJSON() ([]byte, error) {
+	f := float64(n)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, math.Round(f*1000)/1000, 'f', -1, 64), nil
+}
+
+// ratio is a/b, or null when b is 0.
+func ratio(a, b float64) num {
+	if b == 0 {
+		return null
+	}
+	return num(a / b)
+}

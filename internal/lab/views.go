@@ -1,0 +1,241 @@
+package lab
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/shell/backend"
+	"github.com/lblab/lblab/internal/shell/lb"
+)
+
+// logKeep is how many of the newest log lines a snapshot carries.
+const logKeep = 200
+
+// snapshot builds what the dashboard draws from the newest reading and
+// the bins derived so far.
+func snapshot(r *liveRun, d *deriver, cur *reading, mode string) *Snapshot {
+	lab := r.labCopy()
+	s := &Snapshot{Lab: lab.Name, Mode: mode, Status: "running", Scenario: r.scenario, Setting: r.setting,
+		Description: lab.Description, Narration: lab.Narration, T: num(cur.at.Sub(r.started).Seconds()),
+		AtUnixMs: cur.at.UnixMilli(), Features: features(mode, r), Algorithms: policy.Algorithms(),
+		Window: d.window(), LatencySource: "little"}
+	if d.histogram() {
+		s.LatencySource = "histogram"
+	}
+	s.Settings = settingsNow(lab, cur)
+	s.Clients = clientsView(cur, s.Window)
+	s.Balancers = balancerViews(d, cur)
+	var names []string
+	for _, sr := range cur.servers {
+		s.Servers = append(s.Servers, serverView(d, cur, sr))
+		names = append(names, sr.name)
+	}
+	s.Series = d.series(names)
+	log := append([]report.LogLine{}, r.sc.events.snapshot()...) // [] rather than null
+	s.LogTotal = len(log)
+	if len(log) > logKeep {
+		log = log[len(log)-logKeep:]
+	}
+	s.Log = log
+	return s
+}
+
+func features(mode string, r *liveRun) Features {
+	switch {
+	case r.attached:
+		return Features{Reason: "attached to processes lab dashboard did not start: it cannot start servers or switch labs"}
+	case mode == "run":
+		return Features{AddServer: true, Reason: "lab run runs a fixed list of settings: use lab up to switch scenarios"}
+	}
+	return Features{AddServer: true, Scenarios: true}
+}
+
+// settingsNow reads the knobs from the processes where they report them,
+// and the client policy (which the loadgen does not report) from the lab copy.
+func settingsNow(lab *labfile.Lab, cur *reading) Settings {
+	c := lab.Clients
+	s := Settings{Rate: num(c.Rate), Algorithm: lab.Balancers.Algorithm, ClientSide: c.Algorithm != "",
+		Retries: c.Retries, Budget: num(c.Budget), Hedge: c.Hedge, TimeoutMs: num(ms(lab.Balancers.Timeout)),
+		Breaker: lab.Balancers.Breaker.Enabled}
+	if s.ClientSide {
+		s.Algorithm = c.Algorithm
+	}
+	if cur.lg != nil && cur.lg.Mode == "open" {
+		s.Rate = num(cur.lg.Rate)
+	}
+	if l := firstLB(cur); l != nil {
+		s.Algorithm, s.Breaker = l.Algorithm, l.Settings.Breaker.Enabled
+		if d, err := time.ParseDuration(l.Settings.Timeout); err == nil {
+			s.TimeoutMs = num(ms(d))
+		}
+	}
+	if len(lab.Servers) > 0 {
+		g := lab.Servers[0].Server
+		s.QueueCapacity, s.Discipline, s.DropExpired, s.Limiter = g.Queue.Capacity, g.Queue.Discipline, g.DropExpired, g.Limiter.Kind
+	}
+	for _, sr := range cur.servers {
+		if b := sr.st; b != nil {
+			s.QueueCapacity, s.Discipline, s.DropExpired = b.Queue.Capacity, b.Queue.Discipline, b.Queue.DropExpired
+			s.Limiter = b.Limiter.Kind
+			if s.Limiter == "none" {
+				s.Limiter = ""
+			}
+			break
+		}
+	}
+	return s
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+func firstLB(cur *reading) *lb.State {
+	for _, l := range cur.lbs {
+		if l.st != nil {
+			return l.st
+		}
+	}
+	return nil
+}
+
+func clientsView(cur *reading, w Window) ClientsView {
+	v := ClientsView{Offered: w.OfferedPerS, Error: cur.lgErr}
+	if cur.lg != nil {
+		v.Mode, v.Rate, v.Users, v.Late = cur.lg.Mode, num(cur.lg.Rate), cur.lg.Users, cur.lg.Late
+		for _, t := range cur.lg.Targets {
+			v.Pending += t.Pending
+		}
+	}
+	return v
+}
+
+func balancerViews(d *deriver, cur *reading) []BalancerView {
+	picks, secs := map[string]float64{}, 0.0
+	for _, b := range d.last(4) {
+		secs += b.dt
+		for name, n := range b.picks {
+			picks[name] += n
+		}
+	}
+	out := make([]BalancerView, 0, len(cur.lbs))
+	for _, l := range cur.lbs {
+		v := BalancerView{Name: l.name, Error: l.err, Rate: ratio(picks[l.name], secs)}
+		if l.st != nil {
+			v.Algorithm, v.Picks, v.Settings = l.st.Algorithm, l.st.Picks, &l.st.Settings
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// serverView is one server card: its state, the balancers' views of it,
+// the rate and share of requests it gets, and its badges.
+func serverView(d *deriver, cur *reading, sr serverReading) ServerView {
+	v := ServerView{Name: sr.name, Error: sr.err, Backend: sr.st, Rate: null, Share: null,
+		CacheHitRatio: null, EWMAMs: null, Breaker: "closed"}
+	for _, l := range cur.lbs {
+		if l.st == nil {
+			continue
+		}
+		for _, b := range l.st.Backends {
+			if b.Name == sr.name {
+				v.Views = append(v.Views, b)
+			}
+		}
+	}
+	if len(v.Views) > 0 {
+		v.EWMAMs = num(v.Views[0].EWMAMs)
+	}
+	for _, b := range v.Views {
+		v.Outstanding += b.Outstanding
+		v.Breaker = worseBreaker(v.Breaker, b.Breaker)
+	}
+	recent, secs := d.sentOver(4)
+	v.Rate = ratio(recent[sr.name], secs)
+	window, _ := d.sentOver(windowLen)
+	var all, lookups, hits float64
+	for _, n := range window {
+		all += n
+	}
+	v.Share = ratio(window[sr.name], all)
+	for _, b := range d.last(windowLen) {
+		lookups, hits = lookups+b.lookups[sr.name], hits+b.hits[sr.name]
+	}
+	v.CacheHitRatio = ratio(hits, lookups)
+	v.Badges = badges(sr.st, v.Views)
+	return v
+}
+
+// worseBreaker orders open over half-open over closed.
+func worseBreaker(a, b string) string {
+	rank := map[string]int{"closed": 0, "half-open": 1, "open": 2}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+// badges are the marks on a server card, from its state and the balancers'.
+func badges(st *backend.State, views []lb.BackendState) []Badge {
+	out := []Badge{}
+	if st != nil {
+		if !st.Up {
+			out = append(out, Badge{"down", "DOWN"})
+		}
+		if st.Speed < st.ConfiguredSpeed || st.Speed < 1 {
+			out = append(out, Badge{"slowed", "×" + strconv.FormatFloat(st.Speed, 'g', 3, 64)})
+		}
+		if st.Paused {
+			out = append(out, Badge{"gc", "GC PAUSE"})
+		}
+		if st.Fail {
+			out = append(out, Badge{"failing", "FAILING"})
+		} else if st.Errors > 0 {
+			out = append(out, Badge{"failing", fmt.Sprintf("ERRORS %.0f%%", st.Errors*100)})
+		}
+	}
+	return append(out, lbBadges(views)...)
+}
+
+// lbBadges count the balancers whose breaker is open or half-open for the
+// server, or whose health checks took it out.
+func lbBadges(views []lb.BackendState) []Badge {
+	var open, half, unhealthy, removed int
+	for _, b := range views {
+		switch b.Breaker {
+		case "open":
+			open++
+		case "half-open":
+			half++
+		}
+		if !b.Healthy {
+			unhealthy++
+		}
+		if !b.Present {
+			removed++
+		}
+	}
+	var out []Badge
+	of := func(n int) string {
+		if len(views) == 1 {
+			return ""
+		}
+		return fmt.Sprintf(" %d/%d", n, len(views))
+	}
+	if open > 0 {
+		out = append(out, Badge{"open", "OPEN" + of(open)})
+	}
+	if half > 0 {
+		out = append(out, Badge{"half-open", "HALF-OPEN" + of(half)})
+	}
+	if unhealthy > 0 {
+		out = append(out, Badge{"unhealthy", "EJECTED" + of(unhealthy)})
+	}
+	if removed > 0 && removed == len(views) {
+		out = append(out, Badge{"removed", "REMOVED"})
+	}
+	return out
+}

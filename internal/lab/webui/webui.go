@@ -1,0 +1,26 @@
+// Package webui embeds the dashboard's built bundle (web/ built by `make
+// web` into dist/, which is committed so `go build` needs no node).
+package webui
+
+import (
+	"embed"
+	"io/fs"
+	"net/http"
+)
+
+//go:embed dist
+var files embed.FS
+
+// Handler serves the bundle: index.html at /, app.js and app.css beside it.
+// The files change only with the binary, so browsers revalidate each load.
+func Handler() http.Handler {
+	sub, err := fs.Sub(files, "dist")
+	if err != nil {
+		panic(err) // dist is embedded at build time: cannot be missing
+	}
+	fsrv := http.FileServerFS(sub)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		fsrv.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,111 @@
+// The four charts of the last 20 s (uPlot), one point per 250 ms reading;
+// hovering or tapping shows the values in the legend.
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { h } from './dom.js';
+
+const palette = ['#2563eb', '#16a34a', '#dc2626', '#9333ea', '#ea580c', '#0891b2', '#ca8a04', '#db2777',
+  '#4b5563', '#65a30d', '#7c3aed', '#0d9488'];
+
+/** The charts: each picks its series out of a snapshot. */
+const specs = [
+  { id: 'latency', title: 'Latency of successful requests (ms, log scale)', pick: latencySeries, log: true },
+  { id: 'load', title: 'Offered, attempts and goodput (per second)', pick: (s) => [
+    ['offered', s.offered, palette[0]], ['attempts', s.attempts, palette[4]], ['goodput', s.goodput, palette[1]]] },
+  // failed first, so the lines drawn over it (a rejection is often also a failure) stay visible
+  { id: 'trouble', title: 'Timeouts, rejections, retries and failures (per second)', pick: (s) => [
+    ['failed', s.failed, palette[8]], ['timeouts', s.timeouts, palette[2]], ['rejected', s.rejected, palette[6]],
+    ['retries', s.retries, palette[4]]] },
+  { id: 'servers', title: 'Requests in each server (queued + busy)', pick: serverSeries },
+];
+
+const charts = new Map(); // id -> {plot, key, box, title}
+let showLimit = false;
+
+function latencySeries(s, snap) {
+  if (snap.latency_source === 'histogram') {
+    return [['p50', s.p50, palette[1]], ['p95', s.p95, palette[6]], ['p99', s.p99, palette[2]]];
+  }
+  return [['mean (Little)', s.mean, palette[0]], ['p50 since start', s.p50, palette[1]], ['p99 since start', s.p99, palette[2]]];
+}
+
+function serverSeries(s) {
+  const cols = showLimit ? s.limit : s.in_server;
+  return (s.servers || []).map((name, i) => [name, (cols || [])[i] || [], palette[i % palette.length]]);
+}
+
+/** initCharts builds a box per chart; uPlot instances come with data. */
+export function initCharts(el) {
+  const boxes = specs.map((spec) => {
+    const box = h('div', { class: 'chart', id: 'chart-' + spec.id });
+    const title = h('h3', { text: spec.title });
+    charts.set(spec.id, { box, title, plot: null, key: '' });
+    return h('figure', { class: 'chart-wrap' }, title, box);
+  });
+  const toggle = h('button', { class: 'small', id: 'limit-toggle', text: 'show limits', onclick: () => {
+    showLimit = !showLimit;
+    toggle.textContent = showLimit ? 'show requests' : 'show limits';
+    const c = charts.get('servers');
+    c.title.textContent = showLimit ? 'Concurrency limit of each server' : 'Requests in each server (queued + busy)';
+    c.key = ''; // rebuild
+    if (lastSnap) renderCharts(lastSnap);
+  } });
+  charts.get('servers').title.append(' ', toggle);
+  el.replaceChildren(...boxes);
+  new ResizeObserver(() => {
+    for (const c of charts.values()) if (c.plot) c.plot.setSize(size(c.box));
+  }).observe(el);
+}
+
+function size(box) {
+  const width = Math.max(240, box.clientWidth);
+  return { width, height: Math.round(Math.min(220, Math.max(150, width * 0.42))) };
+}
+
+let lastSnap = null;
+
+/** renderCharts puts a snapshot's series into the charts. */
+export function renderCharts(snap) {
+  lastSnap = snap;
+  const s = snap.series || {};
+  const xs = s.t || [];
+  for (const spec of specs) {
+    const c = charts.get(spec.id);
+    const series = spec.pick(s, snap);
+    const key = series.map((x) => x[0]).join('|');
+    const data = [xs, ...series.map((x) => x[1] || [])];
+    if (!c.plot || c.key !== key) {
+      if (c.plot) c.plot.destroy();
+      c.plot = new uPlot(options(series, size(c.box), spec.log), data, c.box);
+      c.key = key;
+    } else {
+      c.plot.setData(data);
+    }
+  }
+}
+
+function options(series, sz, log) {
+  return {
+    ...sz,
+    scales: { x: { time: false }, y: log ? { distr: 3 } : {} },
+    legend: { live: true },
+    cursor: { drag: { x: false, y: false } },
+    axes: [
+      { label: 's', size: 36, values: (u, ticks) => ticks.map((t) => t.toFixed(0)) },
+      { size: 48, values: (u, ticks) => ticks.map(compact) },
+    ],
+    series: [
+      { label: 't', value: (u, v) => (v == null ? '–' : v.toFixed(2) + ' s') },
+      ...series.map(([label, , stroke]) => ({ label, stroke, width: 1.5, spanGaps: false, points: { show: false },
+        value: (u, v) => (v == null ? '–' : v.toFixed(v >= 100 ? 0 : 1)) })),
+    ],
+  };
+}
+
+/** compact writes an axis value in few characters: 950, 1.5k, 12k. */
+function compact(v) {
+  if (v == null) return '';
+  const a = Math.abs(v);
+  if (a >= 1000) return +(v / 1000).toFixed(a >= 10000 ? 0 : 1) + 'k';
+  return a >= 1 || a === 0 ? String(+v.toFixed(1)) : String(+v.toPrecision(2));
+}

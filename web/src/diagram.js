@@ -1,0 +1,115 @@
+// The diagram: clients, balancers and servers, with wires whose thickness
+// is the request rate to each server (a cross marks one getting none).
+import { h, setText, rate } from './dom.js';
+import { makeCard, updateCard } from './servercard.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const STACK_MAX = 6; // up to this many servers are drawn in one column
+const cards = new Map(); // server name -> card element
+const lbNodes = new Map();
+let root, wires, clientsNode, lbTier, serverTier, onPick;
+
+/** initDiagram builds the tiers; pick(kind, name) is called on a click. */
+export function initDiagram(el, pick) {
+  root = el;
+  onPick = pick;
+  wires = document.createElementNS(SVG, 'svg');
+  wires.setAttribute('class', 'wires');
+  wires.setAttribute('aria-hidden', 'true');
+  clientsNode = h('button', { class: 'node clients', 'data-kind': 'clients' });
+  lbTier = h('div', { class: 'tier lbs' });
+  serverTier = h('div', { class: 'tier servers' });
+  root.replaceChildren(wires, h('div', { class: 'tier clients-tier' }, clientsNode), lbTier, serverTier);
+  root.addEventListener('click', onClick);
+  root.addEventListener('keydown', (e) => { if (e.key === 'Enter') onClick(e); });
+  new ResizeObserver(() => drawWires(lastSnap)).observe(root);
+}
+
+function onClick(e) {
+  const server = e.target.closest('.server');
+  if (server) return onPick('server', server.dataset.name);
+  const node = e.target.closest('.node');
+  if (node) onPick(node.dataset.kind, node.dataset.name);
+}
+
+let lastSnap = null;
+
+/** renderDiagram draws one snapshot. */
+export function renderDiagram(snap) {
+  lastSnap = snap;
+  const c = snap.clients || {};
+  setText(clientsNode, `clients\n${rate(c.offered)} offered\n${c.pending ?? 0} pending`);
+  syncNodes(lbNodes, lbTier, snap.balancers || [], (b) => h('button', { class: 'node balancer', 'data-kind': 'balancer', 'data-name': b.name }),
+    (el, b) => setText(el, `${b.name}\n${b.algorithm || '?'}\n${rate(b.rate)}`));
+  lbTier.hidden = (snap.balancers || []).length === 0;
+  root.classList.toggle('no-lb', lbTier.hidden);
+  syncNodes(cards, serverTier, snap.servers || [], (s) => makeCard(s.name), updateCard);
+  // a few servers stack in one column so no wire passes behind a card
+  serverTier.classList.toggle('stacked', (snap.servers || []).length <= STACK_MAX);
+  drawWires(snap);
+}
+
+/** syncNodes keeps one element per item (by name), in the items' order. */
+function syncNodes(map, parent, items, make, update) {
+  const names = new Set(items.map((x) => x.name));
+  for (const [name, el] of map) {
+    if (!names.has(name)) { el.remove(); map.delete(name); }
+  }
+  items.forEach((item, i) => {
+    let el = map.get(item.name);
+    if (!el) { el = make(item); map.set(item.name, el); }
+    if (parent.children[i] !== el) parent.insertBefore(el, parent.children[i] || null);
+    update(el, item);
+  });
+}
+
+/** drawWires lays lines from the balancer tier (or the clients) to each server. */
+function drawWires(snap) {
+  if (!snap || !root) return;
+  const box = root.getBoundingClientRect();
+  wires.setAttribute('viewBox', `0 0 ${box.width} ${box.height}`);
+  const from = rel(lbTier.hidden ? clientsNode.getBoundingClientRect() : lbTier.getBoundingClientRect(), box);
+  const max = Math.max(1, ...(snap.servers || []).map((s) => s.rate || 0));
+  const shapes = [];
+  const client = rel(clientsNode.getBoundingClientRect(), box);
+  if (!lbTier.hidden) shapes.push(line(edge(client, from), edge(from, client), 2, 'wire in'));
+  for (const s of snap.servers || []) {
+    const el = cards.get(s.name);
+    if (!el) continue;
+    const to = rel(el.getBoundingClientRect(), box);
+    const a = edge(from, to), b = edge(to, from);
+    const r = s.rate || 0;
+    shapes.push(line(a, b, r > 0 ? 1 + (7 * r) / max : 1, r > 0 ? 'wire' : 'wire idle'));
+    if (r <= 0) shapes.push(cross((a.x + b.x) / 2, (a.y + b.y) / 2, s.name));
+  }
+  wires.replaceChildren(...shapes);
+}
+
+function rel(r, box) {
+  return { x: r.left - box.left, y: r.top - box.top, w: r.width, h: r.height };
+}
+
+/** edge is the point of rect a facing rect b: side by side or stacked. */
+function edge(a, b) {
+  if (b.x >= a.x + a.w) return { x: a.x + a.w, y: a.y + a.h / 2 };
+  if (b.x + b.w <= a.x) return { x: a.x, y: a.y + a.h / 2 };
+  if (b.y >= a.y + a.h) return { x: a.x + a.w / 2, y: a.y + a.h };
+  return { x: a.x + a.w / 2, y: a.y };
+}
+
+function line(a, b, width, cls) {
+  const l = document.createElementNS(SVG, 'line');
+  for (const [k, v] of Object.entries({ x1: a.x, y1: a.y, x2: b.x, y2: b.y, 'stroke-width': width.toFixed(1) })) l.setAttribute(k, v);
+  l.setAttribute('class', cls);
+  return l;
+}
+
+function cross(x, y, name) {
+  const t = document.createElementNS(SVG, 'text');
+  t.setAttribute('x', x);
+  t.setAttribute('y', y);
+  t.setAttribute('class', 'cross');
+  t.setAttribute('data-name', name);
+  t.textContent = '✕';
+  return t;
+}

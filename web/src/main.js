@@ -1,0 +1,51 @@
+// The lblab dashboard: follows GET /api/stream (one snapshot every 250 ms)
+// and draws the diagram, counters, charts, controls, inspector and log.
+import './style.css';
+import { setText, secs } from './dom.js';
+import { initDiagram, renderDiagram } from './diagram.js';
+import { initCounters, renderCounters } from './counters.js';
+import { initCharts, renderCharts } from './charts.js';
+import { initControls, renderControls } from './controls.js';
+import { initInspector, openInspector, renderInspector } from './inspector.js';
+import { initLog, renderLog } from './log.js';
+import { initScenarios, renderScenario } from './scenarios.js';
+
+const $ = (id) => document.getElementById(id);
+let last = null;
+
+function render(snap) {
+  last = snap;
+  setText($('status'), snap.status === 'running' ? 'live' : snap.status);
+  $('status').className = 'status ' + (snap.status === 'running' ? 'ok' : 'wait');
+  setText($('clock'), secs(snap.t_s));
+  if (snap.status !== 'running') return;
+  renderScenario(snap);
+  renderDiagram(snap);
+  renderCounters(snap);
+  renderCharts(snap);
+  renderControls(snap);
+  renderInspector(snap);
+  renderLog(snap);
+}
+
+function connect() {
+  const es = new EventSource('/api/stream');
+  es.onmessage = (e) => render(JSON.parse(e.data));
+  es.onerror = () => {
+    setText($('status'), 'reconnecting…');
+    $('status').className = 'status wait';
+  };
+}
+
+function start() {
+  initDiagram($('diagram'), (kind, name) => openInspector(kind, name, last));
+  initCounters($('counters'));
+  initCharts($('charts'));
+  initControls($('controls'));
+  initInspector($('inspector'));
+  initLog($('log'));
+  initScenarios($('picker'), $('narration'));
+  connect();
+}
+
+start();

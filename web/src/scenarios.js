@@ -1,0 +1,54 @@
+// The scenario picker and the narration of the lab running.
+import { h, setText } from './dom.js';
+import { getJSON, post, toast } from './api.js';
+
+let select, runButton, narration, available = false;
+
+export async function initScenarios(box, narrationEl) {
+  narration = narrationEl;
+  select = h('select', { id: 'scenario', 'aria-label': 'scenario' });
+  runButton = h('button', { id: 'scenario-run', text: 'run scenario', onclick: run });
+  box.replaceChildren(select, runButton);
+  const list = await getJSON('/api/scenarios');
+  if (!list) return;
+  available = list.available;
+  const none = h('option', { value: '', disabled: true, text: 'pick a scenario…' });
+  select.replaceChildren(none, ...list.scenarios.map((s) => h('option', {
+    value: s.name, disabled: !s.live, title: s.reason || s.description,
+    text: `${s.name}${s.setting ? ' (' + s.setting + ')' : ''}${s.live ? '' : ' – sim only'}`,
+  })));
+  select.value = list.current || '';
+  runButton.disabled = select.disabled = !available;
+  runButton.title = available ? 'stop this lab and start the scenario' : list.reason || '';
+}
+
+async function run() {
+  const name = select.value;
+  if (!name) return toast('pick a scenario first', 'error');
+  runButton.disabled = true;
+  toast(`starting ${name}…`);
+  try {
+    const out = await post('/api/scenario', { name });
+    if (out) toast(`${name} is running`);
+  } finally {
+    runButton.disabled = !available;
+  }
+}
+
+/** renderScenario shows the description and narration of the lab running. */
+export function renderScenario(snap) {
+  const parts = [];
+  if (snap.scenario || snap.lab) parts.push(h('strong', { text: snap.scenario || snap.lab }));
+  if (snap.setting) parts.push(` (setting ${snap.setting})`);
+  if (snap.description) parts.push(' — ' + snap.description);
+  const key = [snap.scenario, snap.lab, snap.setting, snap.narration].join('|');
+  if (narration.dataset.key !== key) {
+    narration.dataset.key = key;
+    narration.replaceChildren(h('p', { class: 'desc' }, ...parts), snap.narration ? h('p', { class: 'narr', text: snap.narration }) : '');
+  }
+  narration.hidden = parts.length === 0;
+  if (document.activeElement !== select && snap.scenario && select.value !== snap.scenario && !runButton.disabled) {
+    select.value = snap.scenario;
+  }
+  setText(document.getElementById('lab-name'), snap.lab || '');
+}

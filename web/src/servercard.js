@@ -1,0 +1,81 @@
+// One server card of the diagram: workers as squares, the queue as bars
+// coloured by attempt kind, badges, and a line of figures.
+import { h, setText, ms, pct, rate, count, isNum } from './dom.js';
+
+const MAX_WORKERS = 32; // beyond this the card shows busy/workers as text
+const MAX_BARS = 48; // queue bars drawn; the rest is "+N"
+
+/** makeCard builds the stable elements of a server card. */
+export function makeCard(name) {
+  const el = h('div', { class: 'server', 'data-name': name, role: 'button', tabindex: 0,
+    'aria-label': 'server ' + name });
+  el.parts = {
+    name: h('span', { class: 'srv-name', text: name }),
+    badges: h('span', { class: 'badges' }),
+    workers: h('div', { class: 'workers', title: 'workers: filled = busy' }),
+    queue: h('div', { class: 'queue', title: 'queue, oldest first' }),
+    line: h('div', { class: 'srv-line' }),
+    share: h('div', { class: 'srv-share' }),
+  };
+  const p = el.parts;
+  el.append(h('div', { class: 'srv-head' }, p.name, p.badges), p.workers, p.queue, p.line, p.share);
+  return el;
+}
+
+/** updateCard writes one snapshot's figures for server s into card el. */
+export function updateCard(el, s) {
+  const b = s.backend || {};
+  el.dataset.share = isNum(s.share) ? s.share.toFixed(4) : '';
+  el.dataset.rate = isNum(s.rate) ? s.rate.toFixed(2) : '0';
+  el.classList.toggle('down', b.up === false);
+  el.classList.toggle('unread', !s.backend);
+  drawBadges(el.parts.badges, s);
+  drawWorkers(el.parts.workers, b.workers || 0, b.busy || 0);
+  drawQueue(el.parts.queue, b.queued_kinds || []);
+  setText(el.parts.line, figures(s));
+  setText(el.parts.share, `${rate(s.rate)} · ${pct(s.share, 0)} of requests`);
+}
+
+function drawBadges(box, s) {
+  const key = (s.badges || []).map((b) => b.kind + b.text).join('|') + (s.error ? '|err' : '');
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  const list = (s.badges || []).map((b) => h('span', { class: 'badge ' + b.kind, text: b.text }));
+  if (s.error) list.push(h('span', { class: 'badge unread', title: s.error, text: 'NO STATE' }));
+  box.replaceChildren(...list);
+}
+
+function drawWorkers(box, workers, busy) {
+  const key = workers + '/' + busy;
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  if (workers > MAX_WORKERS) {
+    box.replaceChildren(h('span', { class: 'wtext', text: `${busy}/${workers} busy` }));
+    return;
+  }
+  const squares = [];
+  for (let i = 0; i < workers; i++) squares.push(h('i', { class: i < busy ? 'w busy' : 'w' }));
+  box.replaceChildren(...squares);
+}
+
+function drawQueue(box, kinds) {
+  const key = kinds.join(',');
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  const bars = kinds.slice(0, MAX_BARS).map((k) => h('i', { class: 'q ' + k, title: k }));
+  if (kinds.length > MAX_BARS) bars.push(h('span', { class: 'more', text: '+' + (kinds.length - MAX_BARS) }));
+  if (kinds.length === 0) bars.push(h('span', { class: 'empty', text: 'no queue' }));
+  box.replaceChildren(...bars);
+}
+
+/** figures is the line under a card: queue, completed, hits, limit, EWMA, outstanding. */
+function figures(s) {
+  const b = s.backend;
+  if (!b) return s.error || 'no state yet';
+  const parts = [`queue ${b.queued}`, `done ${count(b.counters.completed)}`];
+  if (isNum(s.cache_hit_ratio)) parts.push(`hits ${pct(s.cache_hit_ratio, 0)}`);
+  if (b.limiter && b.limiter.kind !== 'none') parts.push(`limit ${b.limiter.limit}`);
+  if (isNum(s.ewma_ms)) parts.push(`ewma ${ms(s.ewma_ms)}`);
+  if ((s.balancers || []).length) parts.push(`out ${s.outstanding}`);
+  return parts.join(' · ');
+}
