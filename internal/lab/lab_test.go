@@ -3,7 +3,9 @@ package lab
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -267,4 +269,22 @@ func waitController(t *testing.T, ctx context.Context) string {
 	}
 	t.Fatal("the controller never came up")
 	return ""
+}
+
+// A balancer port in use is reported with the process's own reason and exit
+// status 2 (lab then exits 2), and nothing is left running.
+func TestPortInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	opts := testOptions(t)
+	opts.LBAddr = ln.Addr().String()
+	ctx := ctxFor(t, 30*time.Second)
+	_, err = startFleet(ctx, smallLab(t, "p2c", 3), opts)
+	var se *StartError
+	if !errors.As(err, &se) || se.ExitCode() != 2 || !strings.Contains(se.Error(), "address already in use") {
+		t.Fatalf("got %v, want a StartError with exit status 2 naming the port in use", err)
+	}
 }

@@ -116,6 +116,11 @@ func start(ctx context.Context, launch Launcher, role, name string, args []strin
 	select {
 	case err := <-readyc:
 		if err != nil {
+			select { // stdout closed: the process is most likely exiting
+			case <-p.done:
+				return nil, &StartError{Process: role + " " + name, Err: p.err, Log: p.tail.String()}
+			case <-time.After(2 * time.Second):
+			}
 			p.stop()
 			return nil, fmt.Errorf("%s %s: %w", role, name, err)
 		}
