@@ -16,6 +16,8 @@ for i in 1 2 3 4; do
 done
 sleep 1
 list=$(IFS=,; echo "${servers[*]}")
+# achieved/s = requests / (duration + the worst lateness): the time it really
+# took to start them all
 printf "%-10s %12s %12s %14s %14s %14s %8s\n" target "achieved/s" requests "lateness p50" "lateness p99" "lateness max" late
 for rate in 5000 20000; do
   bin/loadgen --lab bench/proxy-lab.yaml --servers "$list" --rate "$rate" --duration "${secs}s" --json >"$tmp/r.json" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
@@ -23,6 +25,7 @@ for rate in 5000 20000; do
 import json, sys
 run = json.load(open(sys.argv[1]))["runs"][0]
 p, secs = run["pacing"], float(sys.argv[3])
-print(f"{sys.argv[2]:>10} {run['requests']/secs:12.0f} {run['requests']:12d} {p['lateness_p50_ms']:12.3f}ms {p['lateness_p99_ms']:12.3f}ms {p['lateness_max_ms']:12.3f}ms {p['late']:8d}")
+took = secs + p["lateness_max_ms"] / 1000
+print(f"{sys.argv[2]:>10} {run['requests']/took:12.0f} {run['requests']:12d} {p['lateness_p50_ms']:12.3f}ms {p['lateness_p99_ms']:12.3f}ms {p['lateness_max_ms']:12.3f}ms {p['late']:8d}")
 PY
 done

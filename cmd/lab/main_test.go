@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/lblab/lblab/internal/testbin"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,9 +21,8 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	labBin = filepath.Join(dir, "lab")
-	if out, err := exec.Command("go", "build", "-o", labBin, ".").CombinedOutput(); err != nil {
-		panic("go build: " + err.Error() + "\n" + string(out))
+	if labBin, err = testbin.Build(dir, "github.com/lblab/lblab/cmd/lab"); err != nil {
+		panic(err)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

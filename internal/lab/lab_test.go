@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/lblab/lblab/internal/testbin"
 	"io"
 	"net"
 	"net/http"
@@ -33,9 +34,8 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	labBin = filepath.Join(dir, "lab")
-	if out, err := exec.Command("go", "build", "-o", labBin, "github.com/lblab/lblab/cmd/lab").CombinedOutput(); err != nil {
-		panic("go build: " + err.Error() + "\n" + string(out))
+	if labBin, err = testbin.Build(dir, "github.com/lblab/lblab/cmd/lab"); err != nil {
+		panic(err)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

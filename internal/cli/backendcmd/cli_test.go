@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/lblab/lblab/internal/testbin"
 	"io"
 	"net"
 	"os"
@@ -28,9 +29,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	bin = filepath.Join(dir, "backend")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/lblab/lblab/cmd/backend").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+	if bin, err = testbin.Build(dir, "github.com/lblab/lblab/cmd/backend"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()

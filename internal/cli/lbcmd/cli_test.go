@@ -2,6 +2,7 @@ package lbcmd
 
 import (
 	"bufio"
+	"github.com/lblab/lblab/internal/testbin"
 	"io"
 	"net"
 	"os"
@@ -29,13 +30,9 @@ func TestMain(m *testing.M) {
 // build compiles the lb binary once per test.
 func build(t *testing.T) string {
 	t.Helper()
-	gobin, err := exec.LookPath("go")
+	bin, err := testbin.Build(t.TempDir(), "github.com/lblab/lblab/cmd/lb")
 	if err != nil {
-		t.Skip("no go toolchain on PATH")
-	}
-	bin := filepath.Join(t.TempDir(), "lb")
-	if out, err := exec.Command(gobin, "build", "-o", bin, "github.com/lblab/lblab/cmd/lb").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+		t.Fatal(err)
 	}
 	return bin
 }
