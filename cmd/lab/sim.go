@@ -53,7 +53,7 @@ lab runs as written.`,
 // reportFlags are the flags lab sim and lab run share.
 func reportFlags(cmd *cobra.Command, f *simFlags) {
 	fl := cmd.Flags()
-	fl.Uint64Var(&f.seed, "seed", 1, "random seed (default: the lab file's)")
+	fl.Uint64Var(&f.seed, "seed", 0, "random seed (default: the lab file's seed)")
 	fl.DurationVar(&f.duration, "duration", 0, "override the lab's duration (e.g. 60s)")
 	fl.StringVar(&f.compare, "compare", "", "comma-separated settings or algorithms to compare on one stream")
 	fl.BoolVar(&f.json, "json", false, "print the JSON report (docs/report.md)")
