@@ -4,30 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/lblab/lblab/internal/testbin"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/lblab/lblab/internal/testbin"
 	"github.com/lblab/lblab/scenarios"
 )
 
 var labBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "labtest")
-	if err != nil {
-		panic(err)
-	}
-	if labBin, err = testbin.Build(dir, "github.com/lblab/lblab/cmd/lab"); err != nil {
-		panic(err)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testbin.Run(m, "github.com/lblab/lblab/cmd/lab", &labBin)) }
 
 // lab runs the built binary and returns stdout, stderr and the exit code.
 func lab(t *testing.T, args ...string) (string, string, int) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/lblab/lblab/internal/testbin"
 	"io"
 	"net"
 	"net/http"
@@ -21,6 +20,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/backend"
 	"github.com/lblab/lblab/internal/shell/lb"
+	"github.com/lblab/lblab/internal/testbin"
 )
 
 // The end-to-end tests build the lab binary once and start real backend,
@@ -29,18 +29,7 @@ import (
 
 var labBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "lab-e2e")
-	if err != nil {
-		panic(err)
-	}
-	if labBin, err = testbin.Build(dir, "github.com/lblab/lblab/cmd/lab"); err != nil {
-		panic(err)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testbin.Run(m, "github.com/lblab/lblab/cmd/lab", &labBin)) }
 
 func testOptions(t *testing.T) Options {
 	return Options{

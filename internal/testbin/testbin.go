@@ -4,9 +4,11 @@ package testbin
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"testing"
 )
 
 // Build compiles the command package pkg (such as
@@ -17,4 +19,21 @@ func Build(dir, pkg string) (string, error) {
 		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 	}
 	return bin, nil
+}
+
+// Run builds pkg into a temporary directory, points *bin at the binary, runs
+// the package's tests and removes the directory; it returns m.Run's code.
+// A TestMain is then one line: os.Exit(testbin.Run(m, pkg, &bin)).
+func Run(m *testing.M, pkg string, bin *string) int {
+	dir, err := os.MkdirTemp("", "lblab-testbin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if *bin, err = Build(dir, pkg); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"github.com/lblab/lblab/internal/testbin"
 	"io"
 	"net"
 	"os"
@@ -18,23 +17,14 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/lblab/lblab/internal/shell/wire"
+	"github.com/lblab/lblab/internal/testbin"
 )
 
 // bin is the backend binary, built once for all tests.
 var bin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "backend-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if bin, err = testbin.Build(dir, "github.com/lblab/lblab/cmd/backend"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
+	code := testbin.Run(m, "github.com/lblab/lblab/cmd/backend", &bin)
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, err)

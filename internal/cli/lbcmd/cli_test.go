@@ -2,7 +2,6 @@ package lbcmd
 
 import (
 	"bufio"
-	"github.com/lblab/lblab/internal/testbin"
 	"io"
 	"net"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/lblab/lblab/internal/shell/wire"
+	"github.com/lblab/lblab/internal/testbin"
 )
 
 func TestMain(m *testing.M) {
