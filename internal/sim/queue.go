@@ -40,6 +40,7 @@ func (e *event) less(o *event) bool {
 type eventQueue struct {
 	items []event
 	seq   uint64
+	held  bool // the top has been taken (hold) but is still in place
 }
 
 func (q *eventQueue) Len() int { return len(q.items) }
@@ -49,6 +50,11 @@ func (q *eventQueue) Len() int { return len(q.items) }
 func (q *eventQueue) push(e event) {
 	e.seq = q.seq
 	q.seq++
+	if q.held { // the taken top's slot: one sift instead of a pop and a push
+		q.held = false
+		q.siftDown(e, len(q.items))
+		return
+	}
 	q.items = append(q.items, e)
 	items := q.items
 	i := len(items) - 1
@@ -61,6 +67,23 @@ func (q *eventQueue) push(e event) {
 		i = p
 	}
 	items[i] = e
+}
+
+// hold takes the earliest event but leaves its slot in place: the first push
+// while it is held reuses the slot, which saves a sift in the common case of
+// an event that schedules another; release frees the slot if none came. The
+// order of events is the same as with pop. The queue must not be empty.
+func (q *eventQueue) hold() event {
+	q.held = true
+	return q.items[0]
+}
+
+// release removes a held top that no push has reused.
+func (q *eventQueue) release() {
+	if q.held {
+		q.held = false
+		q.pop()
+	}
 }
 
 // pop removes and returns the earliest event; the queue must not be empty.

@@ -124,7 +124,8 @@ func (w *world) loop() clock.Instant {
 			w.begin(w.next, -1)
 			w.scheduleArrival()
 		} else {
-			w.step(w.q.pop())
+			w.step(w.q.hold())
+			w.q.release()
 		}
 		if w.check {
 			w.checkStep()

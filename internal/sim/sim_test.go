@@ -157,3 +157,29 @@ func TestClosedLoop(t *testing.T) {
 		t.Errorf("goodput %v", r.Goodput)
 	}
 }
+
+// Taking the top with hold and letting the next push reuse its slot gives the
+// same order of events as pop then push.
+func TestEventQueueHoldMatchesPop(t *testing.T) {
+	var a, b eventQueue
+	x := uint64(1)
+	next := func() clock.Instant { x = x*6364136223846793005 + 1442695040888963407; return clock.Instant(x >> 40) }
+	for i := 0; i < 200; i++ {
+		at := next()
+		a.push(event{at: at})
+		b.push(event{at: at})
+	}
+	for i := 0; i < 5000 && a.Len() > 0; i++ {
+		ea := a.pop()
+		eb := b.hold()
+		if ea.at != eb.at || ea.seq != eb.seq {
+			t.Fatalf("step %d: pop gave (%v, %d), hold gave (%v, %d)", i, ea.at, ea.seq, eb.at, eb.seq)
+		}
+		for k := 0; k < int(x>>62); k++ { // 0 to 3 new events, at or after now
+			at := ea.at + next()%1000
+			a.push(event{at: at})
+			b.push(event{at: at})
+		}
+		b.release()
+	}
+}
