@@ -148,3 +148,26 @@ func TestAlgorithmsListsTwelve(t *testing.T) {
 		t.Fatalf("%d algorithms:\n%s", n, out)
 	}
 }
+
+// The lab file in the README runs as shown.
+func TestReadmeLabFileRuns(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	start := strings.Index(text, "```yaml\nname: my-lab")
+	if start < 0 {
+		t.Fatal("the README's example lab file is gone")
+	}
+	body := text[start+len("```yaml\n"):]
+	body = body[:strings.Index(body, "```")]
+	path := filepath.Join(t.TempDir(), "my-lab.yaml")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := lab(t, "sim", path)
+	if code != 0 || !strings.Contains(out, "lab my-lab (sim, seed 1, 30s)") {
+		t.Fatalf("exit %d: %s%s", code, errOut, out)
+	}
+}
