@@ -2,6 +2,7 @@ package lab
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,4 +132,14 @@ func TestHubSlowClient(t *testing.T) {
 	}
 	h.unsubscribe(slow)
 	h.unsubscribe(fresh)
+}
+
+func TestProgressText(t *testing.T) {
+	st := loadgen.State{Rate: 400, ElapsedS: 2, Late: 3, Targets: []loadgen.TargetState{{Requests: 790, P50: 33.2, P99: 210, Errors: 1}}}
+	got := progressText(st, 20*time.Second)
+	for _, want := range []string{"2.0s of 20s", "395/s of 400/s", "p50 33.2ms", "p99 210.0ms", "errors 1", "LATE 3"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
+	}
 }

@@ -92,6 +92,8 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 	lg := r.loadgen
 	scriptDone := make(chan struct{})
 	go func() { r.sc.run(r.ctx, lab.Events); close(scriptDone) }()
+	progressDone := make(chan struct{})
+	go func() { progressLine(r.ctx, opts.Progress, lg, lab.Duration); close(progressDone) }()
 	if err := lg.wait(ctx); ctx.Err() != nil {
 		_ = lg.cmd.Process.Signal(syscall.SIGINT) // loadgen reports what ran
 		<-lg.done
@@ -101,6 +103,7 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 	}
 	r.cancel()
 	<-scriptDone
+	<-progressDone
 	run, err := parseLoadgenReport(lg.output())
 	if err != nil {
 		return nil, err

@@ -1,0 +1,52 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/lblab/lblab/internal/shell/loadgen"
+	"github.com/lblab/lblab/internal/shell/wire"
+)
+
+// progressLine keeps one live line on a terminal while a setting runs:
+// elapsed of total, achieved vs target rate, p50/p99 so far and errors. It
+// reads the loadgen's admin state twice a second; off a terminal it is quiet.
+func progressLine(ctx context.Context, w io.Writer, lg *proc, total time.Duration) {
+	f, ok := w.(*os.File)
+	if !ok || !wire.IsTerminal(f) {
+		return
+	}
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	defer fmt.Fprint(w, "\r\033[K")
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		var st loadgen.State
+		if call(ctx, lg.ready.Admin, "GET", "/admin/state", nil, &st) != nil || len(st.Targets) == 0 {
+			continue
+		}
+		fmt.Fprint(w, "\r\033[K"+progressText(st, total))
+	}
+}
+
+// progressText is the progress line for one loadgen state.
+func progressText(st loadgen.State, total time.Duration) string {
+	t := st.Targets[0]
+	achieved := 0.0
+	if st.ElapsedS > 0 {
+		achieved = float64(t.Requests) / st.ElapsedS
+	}
+	line := fmt.Sprintf("  %5.1fs of %v  %6.0f/s of %g/s  p50 %.1fms  p99 %.1fms  errors %d  rejected %d  timeouts %d",
+		st.ElapsedS, total, achieved, st.Rate, t.P50, t.P99, t.Errors, t.Rejected, t.Timeouts)
+	if st.Late > 0 {
+		line += fmt.Sprintf("  LATE %d", st.Late)
+	}
+	return line
+}
