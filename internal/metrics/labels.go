@@ -6,7 +6,7 @@ package metrics
 var (
 	kindLabels   = [...]string{"first", "retry", "hedge", "probe"}                                   // server.Kind
 	statusLabels = [...]string{"ok", "error", "rejected", "dropped", "lost", "refused", "cancelled"} // server.Status
-	resultLabels = [...]string{"ok", "error", "rejected", "timeout"}                                 // policy.Result
+	resultLabels = [...]string{"ok", "error", "rejected", "timeout", "cancelled"}                    // policy.Result
 	// policy.Outcome; Pending (0) is never an end, and the doc spells
 	// timed-out with an underscore, as label values usually are.
 	outcomeLabels = [...]string{"", "succeeded", "failed", "rejected", "timed_out"}

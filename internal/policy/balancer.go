@@ -18,10 +18,11 @@ const (
 	Error                  // 500 or 502 (server error, refused or reset connection)
 	Rejected               // 503 (shed by a queue, limit or max outstanding)
 	Timeout                // 504 or an attempt timeout
+	Cancelled              // withdrawn while queued (a hedge's loser): no verdict on the server
 )
 
 func (r Result) String() string {
-	return [...]string{"ok", "error", "rejected", "timeout"}[r]
+	return [...]string{"ok", "error", "rejected", "timeout", "cancelled"}[r]
 }
 
 // BalancerConfig configures one balancer pipeline.
@@ -161,9 +162,15 @@ func (b *Balancer) Pick(now clock.Instant, req balance.Request, exclude int) Tic
 	return t
 }
 
-// Done reports the attempt's result and the time from send to answer.
+// Done reports the attempt's result and the time from send to answer. A
+// cancelled attempt only frees its place: its time says nothing about the
+// server's speed, and it is neither a success nor a failure for the breaker.
 func (b *Balancer) Done(now clock.Instant, t Ticket, r Result, rtt time.Duration) {
 	if !t.Valid {
+		return
+	}
+	if r == Cancelled {
+		b.loads.Drop(t.Server)
 		return
 	}
 	b.loads.Done(now, t.Server, rtt)

@@ -163,3 +163,20 @@ func TestNewLimit(t *testing.T) {
 		t.Fatal("unknown limiter accepted")
 	}
 }
+
+// A cancelled attempt (a hedge's loser withdrawn while queued) frees its
+// place but is neither a success nor a failure for the breaker.
+func TestBalancerCancelledIsNoVerdict(t *testing.T) {
+	cfg := &breaker.Config{Window: 10, Threshold: 0.5, Open: time.Second, Probes: 1}
+	b := newBal(t, "round-robin", cfg, 1)
+	for i := 0; i < 30; i++ {
+		tk := b.Pick(0, balance.Request{Seq: uint64(i)}, -1)
+		b.Done(0, tk, Cancelled, time.Hour)
+	}
+	if b.BreakerState(0, 0) != breaker.Closed || b.Loads().InFlight() != 0 {
+		t.Fatalf("after 30 cancellations: breaker %v, in flight %d", b.BreakerState(0, 0), b.Loads().InFlight())
+	}
+	if b.Loads().Stats[0].Latency.Set() {
+		t.Fatal("a cancelled attempt's time was learnt as latency")
+	}
+}

@@ -148,8 +148,10 @@ func resultOf(st server.Status) policy.Result {
 	switch st {
 	case server.OK:
 		return policy.OK
-	case server.Rejected, server.Cancelled:
+	case server.Rejected:
 		return policy.Rejected
+	case server.Cancelled:
+		return policy.Cancelled
 	case server.Dropped:
 		return policy.Timeout
 	}

@@ -121,6 +121,15 @@ func (t *Table) Sent(now clock.Instant, i int) {
 	s.Queued++
 }
 
+// Drop records that an attempt to server i was withdrawn before it was
+// served: in Local mode Outstanding goes down by one (never below 0); no
+// latency is learnt from it.
+func (t *Table) Drop(i int) {
+	if s := t.at(i); s != nil && t.Mode == Local && s.Outstanding > 0 {
+		s.Outstanding--
+	}
+}
+
 // Done records that server i answered at now after rtt: in Local mode
 // Outstanding goes down by one (never below 0); rtt (in ns, negative counted
 // as 0) is folded into the latency average and the peak average.

@@ -159,7 +159,7 @@ func (l *LB) forward(ctx *fasthttp.RequestCtx, a *attempt, start clock.Instant) 
 		err = a.b.hc.Do(req, resp)
 	}
 	end := l.clock.Now()
-	res, rtt := classify(err, resp.StatusCode()), end.Sub(start)
+	res, rtt := classify(err, resp.StatusCode(), resp.Header.Peek(wire.HReason)), end.Sub(start)
 	if err != nil && res == policy.Timeout && a.timeout > 0 {
 		rtt = a.timeout
 	}
@@ -188,8 +188,9 @@ func (l *LB) report(now clock.Instant, a *attempt, res policy.Result, rtt time.D
 	l.mu.Unlock()
 }
 
-// classify maps a transport error or the backend's status to a result.
-func classify(err error, status int) policy.Result {
+// classify maps a transport error or the backend's status (and its
+// X-Lab-Reason) to a result.
+func classify(err error, status int, reason []byte) policy.Result {
 	if err != nil {
 		var te interface{ Timeout() bool }
 		if errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &te) && te.Timeout() {
@@ -198,6 +199,8 @@ func classify(err error, status int) policy.Result {
 		return policy.Error
 	}
 	switch {
+	case status == fasthttp.StatusServiceUnavailable && string(reason) == "cancelled":
+		return policy.Cancelled // withdrawn while queued: no verdict on the backend
 	case status == fasthttp.StatusServiceUnavailable:
 		return policy.Rejected
 	case status == fasthttp.StatusGatewayTimeout:
