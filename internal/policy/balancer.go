@@ -14,11 +14,11 @@ import (
 type Result uint8
 
 const (
-	OK       Result = iota // 200
-	Error                  // 500 or 502 (server error, refused or reset connection)
-	Rejected               // 503 (shed by a queue, limit or max outstanding)
-	Timeout                // 504 or an attempt timeout
-	Cancelled              // withdrawn while queued (a hedge's loser): no verdict on the server
+	OK        Result = iota // 200
+	Error                   // 500 or 502 (server error, refused or reset connection)
+	Rejected                // 503 (shed by a queue, limit or max outstanding)
+	Timeout                 // 504 or an attempt timeout
+	Cancelled               // withdrawn while queued (a hedge's loser): no verdict on the server
 )
 
 func (r Result) String() string {
