@@ -34,7 +34,7 @@ func (w *world) Send(now clock.Instant, c *policy.Call, kind server.Kind, siblin
 		return int(h)
 	}
 	a.bal = cs.client % int32(len(w.bals))
-	w.push(now.Add(w.hopDelay(h, 1)), evAtBalancer, h, 0)
+	w.pushHop(now.Add(w.hopDelay(h, 1)), evAtBalancer, h)
 	return int(h)
 }
 
@@ -80,7 +80,7 @@ func (w *world) forward(now clock.Instant, h uint64, a *attempt, delay time.Dura
 	t := b.Pick(now, balance.Request{Seq: a.seq, Key: a.hashKey}, exclude)
 	if !t.Valid {
 		a.srvDone, a.lbDone, a.result = true, true, policy.Rejected
-		w.push(now.Add(delay), evReplyAtClient, h, 0)
+		w.pushHop(now.Add(delay), evReplyAtClient, h)
 		return
 	}
 	if w.check {
@@ -98,5 +98,5 @@ func (w *world) forward(now clock.Instant, h uint64, a *attempt, delay time.Dura
 			a.deadline = d
 		}
 	}
-	w.push(now.Add(delay), evAtServer, h, 0)
+	w.pushHop(now.Add(delay), evAtServer, h)
 }

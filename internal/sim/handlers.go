@@ -122,9 +122,9 @@ func (w *world) deliver(si int) {
 		a.repLoadQ, a.repLoadS = int32(q), int32(in)
 		if w.clientLB {
 			a.srvDone = true
-			w.push(r.At.Add(w.hopDelay(r.ID, 3)), evReplyAtClient, r.ID, 0)
+			w.pushHop(r.At.Add(w.hopDelay(r.ID, 3)), evReplyAtClient, r.ID)
 		} else {
-			w.push(r.At.Add(w.hopDelay(r.ID, 3)), evReplyAtLB, r.ID, 0)
+			w.pushHop(r.At.Add(w.hopDelay(r.ID, 3)), evReplyAtLB, r.ID)
 		}
 	}
 	w.schedWake(si)
@@ -173,7 +173,7 @@ func (w *world) onReplyAtLB(h uint64) {
 	}
 	a.lbDone = true
 	w.bals[a.bal].Done(w.now, a.ticket, a.result, w.now.Sub(a.lbSent))
-	w.push(w.now.Add(w.hopDelay(h, 4)), evReplyAtClient, h, 0)
+	w.pushHop(w.now.Add(w.hopDelay(h, 4)), evReplyAtClient, h)
 }
 
 func (w *world) onLBTimeout(h uint64) {
@@ -184,7 +184,7 @@ func (w *world) onLBTimeout(h uint64) {
 	a.lbDone, a.timedOut, a.result = true, true, policy.Timeout
 	b := w.bals[a.bal]
 	b.Done(w.now, a.ticket, policy.Timeout, b.Timeout())
-	w.push(w.now.Add(w.hopDelay(h, 4)), evReplyAtClient, h, 0)
+	w.pushHop(w.now.Add(w.hopDelay(h, 4)), evReplyAtClient, h)
 }
 
 func (w *world) onReplyAtClient(h uint64) {

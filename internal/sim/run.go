@@ -101,14 +101,11 @@ func (w *world) sharedLoads() bool {
 // or the drain limit cuts the rest off. It returns the end instant. The
 // pending open-loop arrival is merged in here rather than kept in the heap.
 func (w *world) loop() clock.Instant {
+	q := &w.q
 	for {
-		next := clock.Never
-		if w.q.Len() > 0 {
-			next = w.q.peek()
-		}
-		arrival := w.arrivalAt <= next && w.arrivalAt != clock.Never
-		if arrival {
-			next = w.arrivalAt
+		next, src := q.earliest()
+		if w.arrivalAt <= next && w.arrivalAt != clock.Never {
+			next, src = w.arrivalAt, fromArrival
 		}
 		if next == clock.Never || w.pending == 0 && w.now >= w.stopAt && next >= w.stopAt {
 			break
@@ -120,12 +117,15 @@ func (w *world) loop() clock.Instant {
 		}
 		w.now = next
 		w.events++
-		if arrival {
+		switch src {
+		case fromArrival:
 			w.begin(w.next, -1)
 			w.scheduleArrival()
-		} else {
-			w.step(w.q.hold())
-			w.q.release()
+		case fromFIFO:
+			w.step(q.fifo.take())
+		default:
+			w.step(q.hold())
+			q.release()
 		}
 		if w.check {
 			w.checkStep()

@@ -183,3 +183,54 @@ func TestEventQueueHoldMatchesPop(t *testing.T) {
 		b.release()
 	}
 }
+
+// Events pushed in order go to the FIFO and the rest to the heap; the loop's
+// way of taking the earlier head (earliest, then take or hold) must give the
+// same order as one heap, including pushes that break the FIFO's order (a
+// reply sent after an earlier instant, jitter) and ties at one instant.
+func TestEventQueueFIFOMatchesHeap(t *testing.T) {
+	var ref, q eventQueue
+	x := uint64(7)
+	rnd := func(n uint64) uint64 { x = x*6364136223846793005 + 1442695040888963407; return (x >> 33) % n }
+	now := clock.Instant(0)
+	for i := 0; i < 20000; i++ {
+		for k := rnd(4); k > 0; k-- {
+			at := now + clock.Instant(rnd(50))
+			inOrder := rnd(3) > 0
+			if inOrder {
+				at = now + 20 // a fixed hop
+				if rnd(10) == 0 {
+					at = now + clock.Instant(rnd(20)) // now and then earlier than the FIFO's tail
+				}
+			}
+			ref.push(event{at: at, h: uint64(i)})
+			if inOrder {
+				q.pushInOrder(at, 0, uint64(i))
+			} else {
+				q.push(event{at: at, h: uint64(i)})
+			}
+		}
+		if ref.Len() != q.Len() {
+			t.Fatalf("step %d: %d events in the mixed queue, %d in the heap", i, q.Len(), ref.Len())
+		}
+		if ref.Len() == 0 {
+			continue
+		}
+		want := ref.pop()
+		at, src := q.earliest()
+		var got event
+		if src == fromFIFO {
+			got = q.fifo.take()
+		} else {
+			got = q.hold()
+			q.release()
+		}
+		if at != got.at || got.at != want.at || got.seq != want.seq || got.h != want.h {
+			t.Fatalf("step %d: got (%v, %d, h%d), the heap gives (%v, %d, h%d)", i, got.at, got.seq, got.h, want.at, want.seq, want.h)
+		}
+		now = got.at
+	}
+	if q.fifo.n == 0 || len(q.items) == 0 {
+		t.Fatal("the test should leave events in both the FIFO and the heap")
+	}
+}

@@ -129,6 +129,16 @@ func (w *world) push(at clock.Instant, k kind, h uint64, a int32) {
 	w.q.push(event{at: at, kind: k, h: h, a: a})
 }
 
+// pushHop schedules an event one network hop after now: without jitter such
+// events come due in the order they are pushed, so they skip the heap.
+func (w *world) pushHop(at clock.Instant, k kind, h uint64) {
+	if at.Sub(w.now) == w.hop {
+		w.q.pushInOrder(at, k, h)
+		return
+	}
+	w.q.push(event{at: at, kind: k, h: h})
+}
+
 // hopDelay is one network hop for message salt of attempt h.
 func (w *world) hopDelay(h, salt uint64) time.Duration {
 	if w.jitter <= 0 {

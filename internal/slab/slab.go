@@ -8,8 +8,16 @@ package slab
 // Slab holds values of T. Pointers it returns stay valid until the value is
 // freed (slots are allocated once and reused). Not safe for concurrent use.
 type Slab[T any] struct {
-	slots []*slot[T]
-	free  []uint32
+	chunks []*[chunkLen]slot[T] // slots live in fixed chunks: contiguous, and never moved
+	n      uint32               // slots made so far
+	free   []uint32
+}
+
+const chunkBits = 8
+const chunkLen = 1 << chunkBits
+
+func (s *Slab[T]) slot(idx uint32) *slot[T] {
+	return &s.chunks[idx>>chunkBits][idx&(chunkLen-1)]
 }
 
 type slot[T any] struct {
@@ -29,10 +37,13 @@ func (s *Slab[T]) New() (uint64, *T) {
 	if n := len(s.free); n > 0 {
 		idx, s.free = s.free[n-1], s.free[:n-1]
 	} else {
-		s.slots = append(s.slots, &slot[T]{})
-		idx = uint32(len(s.slots) - 1)
+		if s.n%chunkLen == 0 {
+			s.chunks = append(s.chunks, new([chunkLen]slot[T]))
+		}
+		idx = s.n
+		s.n++
 	}
-	sl := s.slots[idx]
+	sl := s.slot(idx)
 	var zero T
 	sl.v, sl.gen, sl.live = zero, sl.gen+1, true
 	return pack(idx, sl.gen), &sl.v
@@ -41,10 +52,10 @@ func (s *Slab[T]) New() (uint64, *T) {
 // Get returns the value of h, or nil if h was freed since.
 func (s *Slab[T]) Get(h uint64) *T {
 	idx, gen := unpack(h)
-	if int(idx) >= len(s.slots) {
+	if idx >= s.n {
 		return nil
 	}
-	if sl := s.slots[idx]; sl.live && sl.gen == gen {
+	if sl := s.slot(idx); sl.live && sl.gen == gen {
 		return &sl.v
 	}
 	return nil
@@ -53,8 +64,8 @@ func (s *Slab[T]) Get(h uint64) *T {
 // Free releases h's slot; freeing a stale handle does nothing.
 func (s *Slab[T]) Free(h uint64) {
 	idx, gen := unpack(h)
-	if int(idx) < len(s.slots) {
-		if sl := s.slots[idx]; sl.live && sl.gen == gen {
+	if idx < s.n {
+		if sl := s.slot(idx); sl.live && sl.gen == gen {
 			sl.live = false
 			s.free = append(s.free, idx)
 		}
@@ -63,12 +74,12 @@ func (s *Slab[T]) Free(h uint64) {
 
 // Each calls fn for every live value, in slot order.
 func (s *Slab[T]) Each(fn func(h uint64, v *T)) {
-	for i, sl := range s.slots {
-		if sl.live {
-			fn(pack(uint32(i), sl.gen), &sl.v)
+	for i := uint32(0); i < s.n; i++ {
+		if sl := s.slot(i); sl.live {
+			fn(pack(i, sl.gen), &sl.v)
 		}
 	}
 }
 
 // Len is the number of live values.
-func (s *Slab[T]) Len() int { return len(s.slots) - len(s.free) }
+func (s *Slab[T]) Len() int { return int(s.n) - len(s.free) }

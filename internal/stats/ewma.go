@@ -63,6 +63,26 @@ func (p *PeakEWMA) Observe(now clock.Instant, x float64) {
 	p.EWMA.Observe(now, x)
 }
 
+// ObservePair folds x taken at now into an average and a peak average that
+// have the same decay constant and have seen the same samples: one exp then
+// serves both (an answer updates both on every pick's return). The result is
+// exactly that of calling each one's Observe.
+func ObservePair(e *EWMA, p *PeakEWMA, now clock.Instant, x float64) {
+	if !e.set || !p.set || e.last != p.last || e.Tau != p.Tau {
+		e.Observe(now, x)
+		p.Observe(now, x)
+		return
+	}
+	w := e.weight(now)
+	e.value = e.value*w + x*(1-w)
+	if x > p.value {
+		p.value = x
+	} else {
+		p.value = p.value*w + x*(1-w)
+	}
+	e.last, p.last = now, now
+}
+
 // At returns the average decayed to now as if a zero sample were pending:
 // Finagle decays the cost between samples so an idle slow server is retried.
 func (p *PeakEWMA) At(now clock.Instant) float64 {

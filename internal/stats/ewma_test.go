@@ -102,3 +102,29 @@ func TestPeakEWMA(t *testing.T) {
 		t.Fatalf("At(last sample) = %g, want %g", p.At(last), p.Value())
 	}
 }
+
+// ObservePair must give exactly what the two Observe calls give, sample for
+// sample, including peaks, equal instants and a late first sample.
+func TestObservePairMatchesObserve(t *testing.T) {
+	tau := 100 * time.Millisecond
+	e1, p1 := NewEWMA(tau), NewPeakEWMA(tau)
+	e2, p2 := NewEWMA(tau), NewPeakEWMA(tau)
+	x := uint64(12345)
+	now := clock.Instant(0)
+	for i := 0; i < 10000; i++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		now += clock.Instant(x % uint64(50*time.Millisecond))
+		if i%7 == 0 {
+			now -= clock.Instant(x % 3) // same instant or a step back now and then
+		}
+		v := float64(x % 1e8)
+		e1.Observe(now, v)
+		p1.Observe(now, v)
+		ObservePair(&e2, &p2, now, v)
+		if e1 != e2 || p1 != p2 {
+			t.Fatalf("sample %d: pair %+v %+v, separate %+v %+v", i, e2, p2, e1, p1)
+		}
+	}
+}

@@ -142,8 +142,7 @@ func (t *Table) Done(now clock.Instant, i int, rtt time.Duration) {
 		s.Outstanding--
 	}
 	x := float64(max(rtt, 0))
-	s.Latency.Observe(now, x)
-	s.Peak.Observe(now, x)
+	stats.ObservePair(&s.Latency, &s.Peak, now, x)
 }
 
 // Report records server i's load report taken at now: queued requests and

@@ -64,7 +64,11 @@ func (c *workClock) finishAt(target float64) clock.Instant {
 	if c.paused {
 		return clock.Never
 	}
-	d := math.Ceil((target-c.w0)/c.speed - 1e-6)
+	d := target - c.w0
+	if c.speed != 1 { // x/1 is x exactly: skip the division at full speed
+		d /= c.speed
+	}
+	d = math.Ceil(d - 1e-6)
 	switch {
 	case d <= 0:
 		return c.start
