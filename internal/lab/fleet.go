@@ -134,17 +134,29 @@ func (f *fleet) startBalancers(ctx context.Context) error {
 	return nil
 }
 
-// targets is the loadgen's --target (balancers; client ids spread over them)
-// or --servers (client-side balancing) argument.
+// loadgenArgs are the loadgen's --target (balancers; client ids spread over
+// them) or --servers (client-side balancing) argument, and --admins: where
+// it cancels a hedge's loser (each balancer's, or server's, admin address
+// by its data address).
 func (f *fleet) loadgenArgs() []string {
 	if len(f.lbs) == 0 {
-		return []string{"--servers", f.backendList(false)}
+		return []string{"--servers", f.backendList(false), "--admins", adminsList(f.backends)}
 	}
 	var urls []string
 	for _, l := range f.lbs {
 		urls = append(urls, "http://"+l.ready.Addr)
 	}
-	return []string{"--target", f.lab.Balancers.Algorithm + "=" + strings.Join(urls, "|")}
+	return []string{"--target", f.lab.Balancers.Algorithm + "=" + strings.Join(urls, "|"),
+		"--admins", adminsList(f.lbs)}
+}
+
+// adminsList is data=admin,... of procs.
+func adminsList(procs []*proc) string {
+	parts := make([]string, len(procs))
+	for i, p := range procs {
+		parts[i] = p.ready.Addr + "=" + p.ready.Admin
+	}
+	return strings.Join(parts, ",")
 }
 
 // backend returns the backend process called name.

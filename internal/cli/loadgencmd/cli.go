@@ -35,7 +35,7 @@ func (l *list) String() string     { return strings.Join(*l, ",") }
 func (l *list) Set(v string) error { *l = append(*l, v); return nil }
 
 type options struct {
-	targets, servers           list
+	targets, servers, admins   list
 	lab, admin                 string
 	seed                       uint64
 	duration, drain            time.Duration
@@ -66,6 +66,7 @@ func parseFlags(args []string, errOut io.Writer) (options, *flag.FlagSet, error)
 	fs.SetOutput(errOut)
 	fs.Var(&o.targets, "target", "balancer(s) to load: [NAME=]URL[,...]; each target gets every request and is one run\nof the report (e.g. p2c=http://127.0.0.1:8081,rr=http://127.0.0.1:8082); URL1|URL2 spreads\nclient ids over several balancers of one target; may be repeated")
 	fs.Var(&o.servers, "servers", "client-side balancing: the servers, s1=127.0.0.1:9001,s2=...; no balancer in between\n(algorithm: the lab's clients.algorithm, else balancers.algorithm)")
+	fs.Var(&o.admins, "admins", "DATA=ADMIN,...: the admin address (host:port) of each balancer target (DATA: its URL's host:port)\nor, with --servers, of each server (DATA: its address); a hedge's loser is cancelled there\nif still queued. Endpoints without one abandon their losers; may be repeated")
 	fs.StringVar(&o.lab, "lab", "", "lab file (default: the built-in playground lab)")
 	fs.Uint64Var(&o.seed, "seed", 0, "random seed (default: the lab's); the same seed sends the same requests as lab sim")
 	fs.DurationVar(&o.duration, "duration", 0, "how long to send, e.g. 30s (default: the lab's duration)")
@@ -131,6 +132,11 @@ func config(o options, lab *labfile.Lab, errOut io.Writer) (loadgen.Config, erro
 	if len(o.servers) > 0 {
 		if cfg.Servers, err = loadgen.ParseServers(o.servers.String()); err != nil {
 			return cfg, fmt.Errorf("--servers: %w", err)
+		}
+	}
+	if len(o.admins) > 0 {
+		if cfg.Admins, err = loadgen.ParseAdmins(o.admins.String()); err != nil {
+			return cfg, fmt.Errorf("--admins: %w", err)
 		}
 	}
 	if f, ok := errOut.(*os.File); ok && wire.IsTerminal(f) && !o.debug {

@@ -68,7 +68,13 @@ func (b *Backend) serveAdmin(ctx *fasthttp.RequestCtx) {
 	}
 	if act(b, ctx) {
 		b.note.Event(eventKind(path))
-		b.log.Info("admin", zap.String("action", path), zap.ByteString("body", ctx.PostBody()))
+		lvl := zap.InfoLevel
+		if path == "/admin/cancel" {
+			lvl = zap.DebugLevel // routine hedge traffic, not a chaos action
+		}
+		if ce := b.log.Check(lvl, "admin"); ce != nil {
+			ce.Write(zap.String("action", path), zap.ByteString("body", ctx.PostBody()))
+		}
 	}
 }
 
@@ -177,11 +183,13 @@ func (b *Backend) adminRestart(ctx *fasthttp.RequestCtx) bool {
 	return true
 }
 
-// adminCancel removes the queued jobs of X-Lab-Request id (hedge losers);
-// jobs in service are left alone.
+// adminCancel removes the queued jobs of X-Lab-Request id (hedge losers),
+// only those of one attempt kind when "attempt" is given; jobs in service
+// are left alone.
 func (b *Backend) adminCancel(ctx *fasthttp.RequestCtx) bool {
 	var req struct {
-		ID *uint64 `json:"id"`
+		ID      *uint64 `json:"id"`
+		Attempt *string `json:"attempt"`
 	}
 	if !wire.DecodeJSON(ctx, &req) {
 		return false
@@ -190,11 +198,34 @@ func (b *Backend) adminCancel(ctx *fasthttp.RequestCtx) bool {
 		wire.BadRequest(ctx, "id: required, the X-Lab-Request number of the request to cancel")
 		return false
 	}
-	wire.WriteJSON(ctx, fasthttp.StatusOK, struct {
-		ID        uint64 `json:"id"`
-		Cancelled int    `json:"cancelled"`
-	}{*req.ID, b.cancelRequest(*req.ID)})
+	kind, only, ok := cancelAttempt(req.Attempt)
+	if !ok {
+		wire.BadRequest(ctx, "attempt: must be first, retry, hedge or probe; got %q", *req.Attempt)
+		return false
+	}
+	res := cancelResult{ID: *req.ID, Cancelled: b.cancelRequest(*req.ID, kind, only)}
+	if only {
+		res.Attempt = kind.String()
+	}
+	wire.WriteJSON(ctx, fasthttp.StatusOK, res)
 	return true
+}
+
+// cancelResult is the answer of POST /admin/cancel.
+type cancelResult struct {
+	ID        uint64 `json:"id"`
+	Attempt   string `json:"attempt,omitempty"` // the filter, when one was given
+	Cancelled int    `json:"cancelled"`
+}
+
+// cancelAttempt reads /admin/cancel's optional "attempt" filter: only is
+// false when it is absent; ok is false when it is not an X-Lab-Attempt kind.
+func cancelAttempt(s *string) (kind server.Kind, only, ok bool) {
+	if s == nil {
+		return server.First, false, true
+	}
+	kind = wire.ParseKind([]byte(*s)) // first for anything unknown, hence the check
+	return kind, true, kind.String() == *s
 }
 
 // decodeEmpty accepts an empty body or {} and rejects any field.

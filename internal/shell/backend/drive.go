@@ -12,6 +12,7 @@ type waiter struct {
 	ch     chan outcome // buffered 1: dispatch never blocks
 	req    uint64       // X-Lab-Request, when it is a number
 	hasReq bool
+	kind   server.Kind // X-Lab-Attempt, for /admin/cancel's attempt filter
 }
 
 // outcome is a reply with the server's load when it was produced.
@@ -46,6 +47,7 @@ func (b *Backend) arrive(job server.Job, w *waiter) uint64 {
 	defer b.mu.Unlock()
 	b.nextID++
 	job.ID = b.nextID
+	w.kind = job.Kind
 	b.waiters[job.ID] = w
 	b.applyLocked(func(now clock.Instant, out []server.Reply) []server.Reply {
 		return b.core.Arrive(now, job, out)
@@ -61,15 +63,16 @@ func (b *Backend) cancel(id uint64) {
 	})
 }
 
-// cancelRequest cancels every queued job that carries X-Lab-Request req and
-// returns how many there were.
-func (b *Backend) cancelRequest(req uint64) int {
+// cancelRequest cancels every queued job that carries X-Lab-Request req
+// (and, when only is true, X-Lab-Attempt kind) and returns how many there
+// were.
+func (b *Backend) cancelRequest(req uint64, kind server.Kind, only bool) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	n := 0
 	b.applyLocked(func(now clock.Instant, out []server.Reply) []server.Reply {
 		for id, w := range b.waiters {
-			if w.hasReq && w.req == req {
+			if w.hasReq && w.req == req && (!only || w.kind == kind) {
 				out = b.core.Cancel(now, id, out)
 				if k := len(out); k > 0 && out[k-1].ID == id && out[k-1].Status == server.Cancelled {
 					n++

@@ -45,6 +45,7 @@ func (l *LB) adminRoutes() map[string]route {
 		"/admin/settings":  {"PUT", l.putSettings},
 		"/admin/set":       {"POST", l.postSet},
 		"/admin/backends":  {"POST", l.postBackend},
+		"/admin/cancel":    {"POST", l.postCancel},
 		"/metrics":         {"GET", l.met.Handler()},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/url"
 	"slices"
@@ -49,6 +50,10 @@ type Config struct {
 	Log      *zap.Logger   // nil = no logging
 	// Dial opens connections (tests pass in-memory listeners); nil = TCP.
 	Dial func(addr string) (net.Conn, error)
+	// Admins maps the data address (host:port) of a balancer target URL or,
+	// client-side, of a server to its admin address, where a hedge's loser
+	// is cancelled (cancel.go). An endpoint without one abandons its losers.
+	Admins map[string]string
 }
 
 // withDefaults validates cfg and fills the zero knobs; it returns a config
@@ -70,6 +75,10 @@ func (cfg Config) withDefaults() (Config, error) {
 			return cfg, err
 		}
 	}
+	if err := checkAdmins(cfg); err != nil {
+		return cfg, err
+	}
+	cfg.Admins = maps.Clone(cfg.Admins)
 	if cfg.Drain <= 0 {
 		cfg.Drain = DefaultDrain
 	}
@@ -200,6 +209,66 @@ func ParseServers(spec string) ([]Backend, error) {
 		return nil, errors.New("no server given")
 	}
 	return out, nil
+}
+
+// ParseAdmins reads --admins: comma-separated DATA=ADMIN items, each a
+// host:port (http:// is accepted and dropped): the admin address of the
+// balancer or server whose data address is DATA.
+func ParseAdmins(spec string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		data, admin, ok := strings.Cut(item, "=")
+		data, admin = hostPort(data), hostPort(admin)
+		if !ok || !isHostPort(data) || !isHostPort(admin) {
+			return nil, fmt.Errorf("%q: want DATA=ADMIN, both host:port", item)
+		}
+		if _, dup := out[data]; dup {
+			return nil, fmt.Errorf("%s: given twice", data)
+		}
+		out[data] = admin
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no DATA=ADMIN pair given")
+	}
+	return out, nil
+}
+
+func hostPort(s string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(s), "http://"), "/")
+}
+
+func isHostPort(s string) bool {
+	_, port, err := net.SplitHostPort(s)
+	return err == nil && port != ""
+}
+
+// checkAdmins makes sure every admin address belongs to an endpoint of the
+// run (a typo would otherwise silently turn cancellation off).
+func checkAdmins(cfg Config) error {
+	known := map[string]bool{}
+	for _, s := range cfg.Servers {
+		known[s.Addr] = true
+	}
+	for _, t := range cfg.Targets {
+		for _, u := range t.URLs {
+			if ep, err := parseURL(u); err == nil {
+				known[ep.addr] = true
+			}
+		}
+	}
+	for data, admin := range cfg.Admins {
+		if !known[data] {
+			return fmt.Errorf("admins: %s is not the address of a target or server", data)
+		}
+		if !isHostPort(admin) {
+			return fmt.Errorf("admins: %s: admin address %q: want host:port", data, admin)
+		}
+	}
+	return nil
 }
 
 // endpointSpec is where one URL's requests go.

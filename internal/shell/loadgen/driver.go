@@ -32,6 +32,7 @@ func (t *target) Send(now clock.Instant, c *policy.Call, kind server.Kind, sibli
 			j.exclude = s.server // known only if the sibling already answered
 		}
 	}
+	a.kind = j.kind // as sent: a client-side breaker probe says probe
 	t.l.launch(j)
 	return int(h)
 }
@@ -60,11 +61,6 @@ func (t *target) pick(now clock.Instant, a *attempt, cs *callState, sibling int,
 	}
 	t.servers[tk.Server].sent++
 }
-
-// Cancel is best effort: fasthttp cannot abort a request in flight, so the
-// losing attempt is abandoned. It runs to its answer or its deadline, and an
-// answer 200 counts as wasted (the simulator drops it if still queued).
-func (t *target) Cancel(now clock.Instant, c *policy.Call, h int) {}
 
 // Arm puts a call timer on the loop's heap.
 func (t *target) Arm(at clock.Instant, c *policy.Call, tm policy.Timer, h int) {

@@ -35,7 +35,7 @@ type transport struct {
 	mu      sync.Mutex
 	conns   map[*trackedConn]struct{}
 	wg      sync.WaitGroup
-	idle    chan task // unbuffered: a send succeeds only when a worker waits
+	pool    workerPool
 }
 
 // task is one attempt for a worker, and where its answer goes.
@@ -44,15 +44,12 @@ type task struct {
 	out chan<- result
 }
 
-// idleWorker is how long a worker waits for its next attempt before exiting.
-const idleWorker = 2 * time.Second
-
 func newTransport(dial func(string) (net.Conn, error)) *transport {
 	if dial == nil {
 		d := &net.Dialer{Timeout: 3 * time.Second}
 		dial = func(addr string) (net.Conn, error) { return d.Dial("tcp", addr) }
 	}
-	return &transport{dial: dial, quit: make(chan struct{}), conns: map[*trackedConn]struct{}{}, idle: make(chan task)}
+	return &transport{dial: dial, quit: make(chan struct{}), conns: map[*trackedConn]struct{}{}}
 }
 
 func (tr *transport) endpoint(name string, spec endpointSpec, maxConns int) *endpoint {
@@ -139,6 +136,7 @@ type result struct {
 	loadQ   int
 	loadB   int
 	hasLoad bool
+	reason  string // X-Lab-Reason of a 503 (cancelled, queue-full, ...)
 }
 
 // policyResult maps the HTTP outcome to the policy's view of an attempt.
@@ -151,45 +149,14 @@ func (r *result) policyResult() policy.Result {
 		return policy.Error
 	case r.status == fasthttp.StatusOK:
 		return policy.OK
+	case r.status == fasthttp.StatusServiceUnavailable && r.reason == "cancelled":
+		return policy.Cancelled // withdrawn while queued (a hedge's loser): no verdict on the server
 	case r.status == fasthttp.StatusServiceUnavailable:
 		return policy.Rejected
 	case r.status == fasthttp.StatusGatewayTimeout:
 		return policy.Timeout
 	}
 	return policy.Error
-}
-
-// launch hands j to an idle worker, or starts a new one. Workers are reused:
-// a goroutine per attempt paid for a fresh stack and its growth every time,
-// which was most of the loadgen's CPU at high rates.
-func (tr *transport) launch(j job, out chan<- result) {
-	select {
-	case tr.idle <- task{j, out}:
-		return
-	default:
-	}
-	tr.wg.Add(1)
-	go tr.worker(task{j, out})
-}
-
-// worker runs attempts until it has been idle for idleWorker or the loop stops.
-func (tr *transport) worker(t task) {
-	defer tr.wg.Done()
-	timer := time.NewTimer(idleWorker)
-	defer timer.Stop()
-	for {
-		if !tr.run(t) {
-			return
-		}
-		timer.Reset(idleWorker)
-		select {
-		case t = <-tr.idle:
-		case <-timer.C:
-			return
-		case <-tr.quit:
-			return
-		}
-	}
 }
 
 // run performs one attempt and posts its answer; false when the loop has stopped.
@@ -239,6 +206,9 @@ func exchange(j *job, r *result) {
 		return
 	}
 	r.status = resp.StatusCode()
+	if r.status == fasthttp.StatusServiceUnavailable {
+		r.reason = string(resp.Header.Peek(wire.HReason))
+	}
 	r.server = string(resp.Header.Peek(wire.HServer))
 	q, okQ := wire.ParseUint(resp.Header.Peek(wire.HLoadQueue))
 	b, okB := wire.ParseUint(resp.Header.Peek(wire.HLoadBusy))

@@ -138,3 +138,18 @@ func BenchmarkPacing(b *testing.B) {
 	b.ReportMetric(float64(sent)/time.Since(start).Seconds(), "req/s")
 	b.ReportMetric(float64(late)/float64(max(sent, 1)), "late/req")
 }
+
+// Attempts run on reused workers: thousands of quick attempts need only as
+// many goroutines as were ever busy at once, not one each.
+func TestWorkersAreReused(t *testing.T) {
+	lab := testLab(t, map[string]string{"clients.rate": "5000", "network.hop": "0s", "duration": "400ms"})
+	f := newFake(t, "b1", false, func(got, int) answer { return answer{status: 200, loadQ: -1} })
+	rep, r := runLive(t, Config{Lab: lab, Targets: []Target{toFakes("reuse", f)}, Dial: dialer(f)})
+	run := rep.Runs[0]
+	checkAccounted(t, run)
+	started := r.l.tr.pool.started.Load()
+	t.Logf("%d attempts on %d workers", run.Attempts, started)
+	if run.Attempts < 1000 || started > run.Attempts/20 {
+		t.Errorf("%d attempts started %d workers; want at most one per 20", run.Attempts, started)
+	}
+}

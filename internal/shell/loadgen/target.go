@@ -1,7 +1,10 @@
 package loadgen
 
 import (
+	"github.com/valyala/fasthttp"
+
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
@@ -26,7 +29,8 @@ type attempt struct {
 	bal    int32  // client-side: the client's balancer; -1 otherwise
 	ticket policy.Ticket
 	sentAt clock.Instant
-	server string // X-Lab-Server of its answer, once known
+	server string      // X-Lab-Server of its answer, once known
+	kind   server.Kind // X-Lab-Attempt as sent (what a cancellation names)
 }
 
 // srvStat is what one target learnt about a server from its answers.
@@ -57,6 +61,7 @@ type target struct {
 	pending int
 	userSeq uint64
 	log     []report.LogLine
+	admins  []*fasthttp.HostClient // per endpoint, where cancellations go (nil: none); see cancel.go
 }
 
 func (t *target) callOf(h uint64) *callState { return t.calls.Get(h) }

@@ -1,0 +1,101 @@
+package lb
+
+import (
+	"encoding/json"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/shell/wire"
+)
+
+// Hedge cancellation (MODEL.md §4: "the loser is cancelled if it is still
+// queued"). The client posts {"id":N,"attempt":"hedge"} here; like the
+// simulator's cancel event it travels one more hop, balancer -> server,
+// and then reaches every backend: the lb does not remember where it sent
+// an attempt, and a backend that does not hold it cancels nothing.
+
+// cancelWait bounds one backend's answer to a forwarded cancellation.
+const cancelWait = time.Second
+
+// hopCancel salts the jitter draw of a cancellation's hop.
+const hopCancel = 0x63616e63
+
+// cancelIn is the body of POST /admin/cancel, forwarded as it is.
+type cancelIn struct {
+	ID      *uint64 `json:"id"`
+	Attempt *string `json:"attempt,omitempty"`
+}
+
+// CancelResult is the answer of POST /admin/cancel.
+type CancelResult struct {
+	ID        uint64 `json:"id"`
+	Attempt   string `json:"attempt,omitempty"` // the filter, when one was given
+	Cancelled int    `json:"cancelled"`         // queued attempts the backends removed
+	Backends  int    `json:"backends"`          // backends asked: present, with an admin address
+	Failed    int    `json:"failed"`            // of those, how many gave no count
+}
+
+// postCancel checks the body, waits one hop and forwards the cancellation
+// to every backend's admin API; it answers once they all have.
+func (l *LB) postCancel(ctx *fasthttp.RequestCtx) {
+	var in cancelIn
+	if !wire.DecodeJSON(ctx, &in) {
+		return
+	}
+	if in.ID == nil {
+		wire.BadRequest(ctx, "id: required, the X-Lab-Request number of the request to cancel")
+		return
+	}
+	if a := in.Attempt; a != nil && wire.ParseKind([]byte(*a)).String() != *a {
+		wire.BadRequest(ctx, "attempt: must be first, retry, hedge or probe; got %q", *a)
+		return
+	}
+	body, err := json.Marshal(in)
+	if err != nil {
+		wire.WriteError(ctx, fasthttp.StatusInternalServerError, "%v", err)
+		return
+	}
+	l.cancelHop(*in.ID)
+	res := l.fanOutCancel(body)
+	res.ID = *in.ID
+	if in.Attempt != nil {
+		res.Attempt = *in.Attempt
+	}
+	if ce := l.log.Check(zap.DebugLevel, "cancel"); ce != nil {
+		ce.Write(zap.Uint64("id", res.ID), zap.String("attempt", res.Attempt),
+			zap.Int("cancelled", res.Cancelled), zap.Int("failed", res.Failed))
+	}
+	wire.WriteJSON(ctx, fasthttp.StatusOK, res)
+}
+
+// cancelHop sleeps the balancer -> server hop of request id's cancellation:
+// network.hop plus a seeded share of network.jitter, as a forwarded request.
+func (l *LB) cancelHop(id uint64) {
+	l.mu.Lock()
+	a := attempt{hop: l.lab.Network.Hop, jitter: l.lab.Network.Jitter, seed: l.lab.Seed, seq: id}
+	l.mu.Unlock()
+	a.sleep(hopCancel)
+}
+
+// fanOutCancel posts body to /admin/cancel of every present backend with an
+// admin address, in parallel, and sums their counts.
+func (l *LB) fanOutCancel(body []byte) CancelResult {
+	var cancelled, asked, failed atomic.Int64
+	l.each(func(t target) {
+		if t.b.adminHC == nil {
+			return
+		}
+		asked.Add(1)
+		n, err := wire.PostCancel(t.b.adminHC, body, cancelWait)
+		if err != nil {
+			failed.Add(1)
+			l.log.Debug("cancel", zap.String("backend", t.b.Name), zap.Error(err))
+			return
+		}
+		cancelled.Add(int64(n))
+	})
+	return CancelResult{Cancelled: int(cancelled.Load()), Backends: int(asked.Load()), Failed: int(failed.Load())}
+}

@@ -1,0 +1,97 @@
+package loadgen
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/shell/wire"
+)
+
+// Cancelling a hedge's loser (MODEL.md §4: "the loser is cancelled if it is
+// still queued"), as the simulator does with its cancel event. fasthttp
+// cannot abort a request in flight, so the cancellation is a message of its
+// own: after the client's hop it is posted to the admin API of the endpoint
+// the loser went to (Config.Admins), {"id":N,"attempt":"hedge"}. A balancer
+// forwards it to its backends after one more hop; a server removes the
+// attempt if it is still queued and answers it 503 "cancelled", which the
+// client drops like any answer to an attempt it no longer waits for. An
+// endpoint without an admin address gets no cancellation: its loser is
+// abandoned and runs to its answer.
+
+// cancelWait bounds one cancellation's exchange.
+const cancelWait = time.Second
+
+// Cancel posts the cancellation of attempt h, from a goroutine, after the
+// client's hop. It never blocks the loop.
+func (t *target) Cancel(now clock.Instant, c *policy.Call, h int) {
+	if len(t.l.cfg.Admins) == 0 || h < 0 {
+		return
+	}
+	a := t.attemptOf(uint64(h))
+	if a == nil || a.ep < 0 {
+		return // never sent (no eligible server): nothing to cancel
+	}
+	hc := t.adminOf(a.ep)
+	if hc == nil {
+		return
+	}
+	body := fmt.Appendf(nil, `{"id":%d,"attempt":%q}`, c.Seq, a.kind.String())
+	t.l.tr.cancel(hc, body, t.l.hopDelay(a.seq), t.l.log)
+}
+
+// adminOf returns the admin client of endpoint ep, or nil when it has no
+// admin address. Built at the first cancellation, one client per endpoint.
+func (t *target) adminOf(ep int32) *fasthttp.HostClient {
+	if t.admins == nil {
+		t.admins = make([]*fasthttp.HostClient, len(t.eps))
+		for i, e := range t.eps {
+			if addr, ok := t.l.cfg.Admins[e.spec.addr]; ok {
+				t.admins[i] = t.l.tr.adminClient(addr)
+			}
+		}
+	}
+	if int(ep) >= len(t.admins) {
+		return nil
+	}
+	return t.admins[ep]
+}
+
+// adminClient is a pooled client for an admin address. Its connections are
+// tracked, so shutdown closes them with the others.
+func (tr *transport) adminClient(addr string) *fasthttp.HostClient {
+	return &fasthttp.HostClient{Addr: addr, Dial: tr.dialTracked, MaxConns: 64,
+		MaxConnWaitTimeout: cancelWait, MaxIdemponentCallAttempts: 1, NoDefaultUserAgentHeader: true}
+}
+
+// cancel sleeps hop, then posts body to hc's /admin/cancel, on a goroutine
+// the transport waits for at shutdown. It touches no loop state; a failed
+// cancellation is only logged (the loser then runs to its answer).
+func (tr *transport) cancel(hc *fasthttp.HostClient, body []byte, hop time.Duration, log *zap.Logger) {
+	if tr.closing.Load() {
+		return
+	}
+	tr.wg.Add(1)
+	go func() {
+		defer tr.wg.Done()
+		if hop > 0 {
+			timer := time.NewTimer(hop)
+			select {
+			case <-timer.C:
+			case <-tr.quit:
+				timer.Stop()
+				return
+			}
+		}
+		if tr.closing.Load() {
+			return
+		}
+		if _, err := wire.PostCancel(hc, body, cancelWait); err != nil {
+			log.Debug("cancel", zap.String("admin", hc.Addr), zap.ByteString("body", body), zap.Error(err))
+		}
+	}()
+}

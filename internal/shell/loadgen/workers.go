@@ -1,0 +1,102 @@
+package loadgen
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// idleWorker is how long a worker waits for its next attempt before exiting.
+const idleWorker = 2 * time.Second
+
+// workerPool keeps the goroutines that run attempts. A goroutine per attempt
+// paid for a fresh stack and its growth through the HTTP client every time,
+// which was most of the loadgen's CPU at high rates. Idle workers wait on a
+// stack, so the one that finished last (its stack warm and already grown) is
+// reused first, and a new one starts only when none is idle: handing off is
+// a buffered send, never a race with a worker on its way back.
+type workerPool struct {
+	mu      sync.Mutex
+	idle    []*worker
+	started atomic.Uint64 // workers ever started (for tests and benchmarks)
+}
+
+type worker struct{ next chan task } // capacity 1: a hand-off never blocks
+
+// take pops the most recently idle worker, or nil.
+func (p *workerPool) take() *worker {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.idle)
+	if n == 0 {
+		return nil
+	}
+	w := p.idle[n-1]
+	p.idle = p.idle[:n-1]
+	return w
+}
+
+func (p *workerPool) park(w *worker) {
+	p.mu.Lock()
+	p.idle = append(p.idle, w)
+	p.mu.Unlock()
+}
+
+// leave removes w from the idle stack; false if a launcher took it first
+// (and is handing it a task).
+func (p *workerPool) leave(w *worker) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, x := range p.idle {
+		if x == w {
+			p.idle = append(p.idle[:i], p.idle[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// launch hands j to an idle worker, or starts a new one.
+func (tr *transport) launch(j job, out chan<- result) {
+	t := task{j, out}
+	if w := tr.pool.take(); w != nil {
+		w.next <- t
+		return
+	}
+	tr.pool.started.Add(1)
+	tr.wg.Add(1)
+	go tr.work(&worker{next: make(chan task, 1)}, t)
+}
+
+// work runs attempts until the worker has been idle for idleWorker or the
+// loop stops.
+func (tr *transport) work(w *worker, t task) {
+	defer tr.wg.Done()
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		if !tr.run(t) {
+			return
+		}
+		tr.pool.park(w)
+		if timer == nil {
+			timer = time.NewTimer(idleWorker)
+		} else {
+			timer.Reset(idleWorker)
+		}
+		select {
+		case t = <-w.next:
+		case <-timer.C:
+			if tr.pool.leave(w) {
+				return
+			}
+			t = <-w.next // taken just now: its task is on the way
+		case <-tr.quit:
+			return
+		}
+	}
+}
