@@ -3,7 +3,7 @@ GO      ?= go
 FUZZTIME ?= 10s
 PKGS    := ./...
 
-.PHONY: build test lab sim bench fuzz lint vet compose-check web web-check
+.PHONY: pgo build test lab sim bench fuzz lint vet compose-check web web-check
 
 build:
 	$(GO) build -o bin/ ./cmd/...
@@ -31,6 +31,14 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/sim ./internal/core/...
+
+# Profile-guided optimisation: cmd/lab/default.pgo (a CPU profile of the
+# simulator's benchmarks) makes `go build ./cmd/lab` inline the hot paths;
+# refresh it after large changes to the simulator or the policy core.
+pgo:
+	$(GO) test -run '^$$' -bench 'SimEvents|CompareSix|Herd1000/p2c' -benchtime 3s -cpu 1 \
+		-o /tmp/lblab-sim.test -cpuprofile /tmp/lblab-sim.pgo ./internal/sim
+	cp /tmp/lblab-sim.pgo cmd/lab/default.pgo
 
 lint: vet
 
