@@ -4,10 +4,11 @@
 # HAProxy (nbthread 1) vs Go's net/http/httputil.ReverseProxy (GOMAXPROCS=1),
 # measured with wrk -t1 -c32 and at one connection. Peers are installed from
 # Debian when the script runs and never committed.
-# Usage: bench/proxy.sh [seconds per measurement, default 10]
+# Usage: bench/proxy.sh [seconds per measurement, default 10] [rounds, default 3]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
+rounds=${2:-3}
 need() { command -v "$1" >/dev/null || { apt-get update -qq && apt-get install -y -qq "$2" >/dev/null; }; }
 need haproxy haproxy
 need wrk wrk
@@ -40,26 +41,59 @@ haproxy -f "$tmp/haproxy.cfg" -db >"$tmp/haproxy.log" 2>&1 & pids+=($!)
 GOMAXPROCS=1 bin/httputil-proxy --listen 127.0.0.1:19004 --backend http://127.0.0.1:19001 2>"$tmp/httputil.log" & pids+=($!)
 sleep 2
 
-# measure NAME PORT CONNS -> "rps p50_ms p99_ms"
+# The process whose CPU each row charges: the proxy, or the backend for direct.
+declare -A pidof=([direct]=${pids[0]} [lb]=${pids[1]} [haproxy]=${pids[2]} [httputil]=${pids[3]})
+hz=$(getconf CLK_TCK)
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# measure NAME PORT CONNS -> "rps p50_ms p99_ms non2xx cpu_us_per_request"
 measure() {
+  local t0 t1
+  t0=$(ticks "${pidof[$1]}")
   wrk -t1 -c"$3" -d"${secs}s" --latency "http://127.0.0.1:$2/" >"$tmp/wrk.out" 2>&1
-  awk '
+  t1=$(ticks "${pidof[$1]}")
+  awk -v cpu="$(( t1 - t0 ))" -v hz="$hz" -v secs="$secs" '
     function ms(v) { if (v ~ /us$/) return v/1000; if (v ~ /ms$/) return v+0; if (v ~ /s$/) return v*1000; return v }
     /Requests\/sec/ { rps=$2 }
     $1=="50%" { p50=ms($2) }
     $1=="99%" { p99=ms($2) }
     /Non-2xx/ { bad=$NF }
-    END { printf "%.0f %.3f %.3f %s\n", rps, p50, p99, (bad==""?0:bad) }' "$tmp/wrk.out"
+    END { printf "%.0f %.3f %.3f %s %.1f\n", rps, p50, p99, (bad==""?0:bad), cpu/hz*1e6/(rps*secs) }' "$tmp/wrk.out"
 }
 
-printf "%-10s %-6s %12s %10s %10s %12s %12s %8s\n" proxy conns "requests/s" "p50 ms" "p99 ms" "added p50" "added p99" non-2xx
+# Each round measures direct, lb, HAProxy and httputil once (in a rotating
+# order, so no proxy always goes first); the summary takes each one's median
+# over the rounds, and the ratios are of medians from the same sitting.
+rows="$tmp/rows.tsv"; : >"$rows"
+printf "%-6s %-6s %-10s %12s %10s %10s %8s %10s\n" round conns proxy "requests/s" "p50 ms" "p99 ms" non-2xx "CPU us/req"
 for c in 32 1; do
-  read -r brps bp50 bp99 bbad < <(measure direct 19001 "$c")
-  printf "%-10s %-6s %12s %10s %10s %12s %12s %8s\n" direct "$c" "$brps" "$bp50" "$bp99" - - "$bbad"
-  for pair in lb:19002 haproxy:19003 httputil:19004; do
-    name=${pair%%:*}; port=${pair##*:}
-    read -r rps p50 p99 bad < <(measure "$name" "$port" "$c")
-    printf "%-10s %-6s %12s %10s %10s %12.3f %12.3f %8s\n" "$name" "$c" "$rps" "$p50" "$p99" \
-      "$(echo "$p50 - $bp50" | bc -l)" "$(echo "$p99 - $bp99" | bc -l)" "$bad"
+  for r in $(seq 1 "$rounds"); do
+    order=(direct:19001 lb:19002 haproxy:19003 httputil:19004)
+    k=$(( (r - 1) % 3 )); proxies=("${order[@]:1}"); proxies=("${proxies[@]:$k}" "${proxies[@]:0:$k}")
+    for pair in "${order[0]}" "${proxies[@]}"; do
+      name=${pair%%:*}; port=${pair##*:}
+      read -r rps p50 p99 bad cpu < <(measure "$name" "$port" "$c")
+      printf "%-6s %-6s %-10s %12s %10s %10s %8s %10s\n" "$r" "$c" "$name" "$rps" "$p50" "$p99" "$bad" "$cpu"
+      printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$c" "$r" "$name" "$rps" "$p50" "$p99" "$cpu" >>"$rows"
+    done
   done
 done
+python3 - "$rows" <<'PY'
+import sys, statistics as st
+rows = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()]
+print("\nmedians over the rounds (added = proxy minus direct, same round; CPU = the proxy's,")
+print("or the backend's for direct, per request):")
+print(f"{'conns':<6} {'proxy':<10} {'requests/s':>11} {'added p50 ms':>13} {'added p99 ms':>13} {'CPU us/req':>11} {'x HAProxy':>10} {'x httputil':>11}")
+for c in ("32", "1"):
+    by = {}
+    for cc, r, name, rps, p50, p99, cpu in rows:
+        if cc == c:
+            by.setdefault(name, {})[r] = (float(rps), float(p50), float(p99), float(cpu))
+    med = {n: st.median(v[0] for v in d.values()) for n, d in by.items()}
+    for n in ("direct", "lb", "haproxy", "httputil"):
+        d = by[n]
+        a50 = st.median(d[r][1] - by["direct"][r][1] for r in d) if n != "direct" else 0
+        a99 = st.median(d[r][2] - by["direct"][r][2] for r in d) if n != "direct" else 0
+        cpu = st.median(v[3] for v in d.values())
+        print(f"{c:<6} {n:<10} {med[n]:>11.0f} {a50:>13.3f} {a99:>13.3f} {cpu:>11.1f} {med[n]/med['haproxy']:>10.2f} {med[n]/med['httputil']:>11.2f}")
+PY
