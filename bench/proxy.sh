@@ -40,6 +40,9 @@ CFG
 haproxy -f "$tmp/haproxy.cfg" -db >"$tmp/haproxy.log" 2>&1 & pids+=($!)
 GOMAXPROCS=1 bin/httputil-proxy --listen 127.0.0.1:19004 --backend http://127.0.0.1:19001 2>"$tmp/httputil.log" & pids+=($!)
 sleep 2
+for p in "${pids[@]}"; do
+  kill -0 "$p" 2>/dev/null || { echo "a process did not start (a port in use?):" >&2; tail -n 3 "$tmp"/*.log >&2; exit 1; }
+done
 
 # The process whose CPU each row charges: the proxy, or the backend for direct.
 declare -A pidof=([direct]=${pids[0]} [lb]=${pids[1]} [haproxy]=${pids[2]} [httputil]=${pids[3]})
