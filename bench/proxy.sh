@@ -5,10 +5,24 @@
 # measured with wrk -t1 -c32 and at one connection. Peers are installed from
 # Debian when the script runs and never committed.
 # Usage: bench/proxy.sh [seconds per measurement, default 10] [rounds, default 3]
+#
+# PIN=1 (the default on a machine with 2 or more CPUs) enforces "one core per
+# proxy" with taskset: every proxy, all its threads, runs on the last CPU
+# only. GOMAXPROCS=1 alone does not: a Go proxy's threads in system calls (and
+# the kernel's network work they cause) then spill onto the other CPUs. wrk
+# and the backend are not pinned (pinning them to the other CPU alone starves
+# their timers at one connection).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
 rounds=${2:-3}
+ncpu=$(nproc)
+pin=${PIN:-$([ "$ncpu" -ge 2 ] && echo 1 || echo 0)}
+on_proxy=()
+if [ "$pin" = 1 ]; then
+  on_proxy=(taskset -c "$((ncpu - 1))")
+fi
+echo "PIN=$pin: proxies on ${on_proxy[*]:-any CPU}"
 need() { command -v "$1" >/dev/null || { apt-get update -qq && apt-get install -y -qq "$2" >/dev/null; }; }
 need haproxy haproxy
 need wrk wrk
@@ -20,7 +34,7 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 
 trap cleanup EXIT
 
 bin/backend --lab bench/proxy-lab.yaml --name s1 --addr 127.0.0.1:19001 --admin 127.0.0.1:19101 >/dev/null 2>"$tmp/backend.log" & pids+=($!)
-GOMAXPROCS=1 bin/lb --lab bench/proxy-lab.yaml --backends s1=127.0.0.1:19001 --addr 127.0.0.1:19002 --admin 127.0.0.1:19102 >/dev/null 2>"$tmp/lb.log" & pids+=($!)
+GOMAXPROCS=1 "${on_proxy[@]}" bin/lb --lab bench/proxy-lab.yaml --backends s1=127.0.0.1:19001 --addr 127.0.0.1:19002 --admin 127.0.0.1:19102 >/dev/null 2>"$tmp/lb.log" & pids+=($!)
 cat >"$tmp/haproxy.cfg" <<CFG
 global
   nbthread 1
@@ -37,8 +51,8 @@ frontend f
 backend b
   server s1 127.0.0.1:19001 maxconn 1024
 CFG
-haproxy -f "$tmp/haproxy.cfg" -db >"$tmp/haproxy.log" 2>&1 & pids+=($!)
-GOMAXPROCS=1 bin/httputil-proxy --listen 127.0.0.1:19004 --backend http://127.0.0.1:19001 2>"$tmp/httputil.log" & pids+=($!)
+"${on_proxy[@]}" haproxy -f "$tmp/haproxy.cfg" -db >"$tmp/haproxy.log" 2>&1 & pids+=($!)
+GOMAXPROCS=1 "${on_proxy[@]}" bin/httputil-proxy --listen 127.0.0.1:19004 --backend http://127.0.0.1:19001 2>"$tmp/httputil.log" & pids+=($!)
 sleep 2
 for p in "${pids[@]}"; do
   kill -0 "$p" 2>/dev/null || { echo "a process did not start (a port in use?):" >&2; tail -n 3 "$tmp"/*.log >&2; exit 1; }
