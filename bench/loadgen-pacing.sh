@@ -18,14 +18,23 @@ sleep 1
 list=$(IFS=,; echo "${servers[*]}")
 # achieved/s = requests / (duration + the worst lateness): the time it really
 # took to start them all
-printf "%-10s %12s %12s %14s %14s %14s %8s\n" target "achieved/s" requests "lateness p50" "lateness p99" "lateness max" late
+# CPU per request: the loadgen's (user + system, from GNU time) and the four
+# backends' together (from /proc), which share the box with it.
+hz=$(getconf CLK_TCK)
+backend_ticks() { local t=0; for p in "${pids[@]}"; do t=$(( t + $(awk '{print $14 + $15}' "/proc/$p/stat") )); done; echo "$t"; }
+printf "%-10s %12s %12s %14s %14s %14s %8s %14s %14s\n" target "achieved/s" requests "lateness p50" "lateness p99" "lateness max" late "loadgen us/req" "backends us/req"
 for rate in 5000 20000; do
-  bin/loadgen --lab bench/proxy-lab.yaml --servers "$list" --rate "$rate" --duration "${secs}s" --json >"$tmp/r.json" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
-  python3 - "$tmp/r.json" "$rate" "$secs" <<'PY'
+  b0=$(backend_ticks)
+  /usr/bin/time -f "%U %S" -o "$tmp/time" bin/loadgen --lab bench/proxy-lab.yaml --servers "$list" --rate "$rate" --duration "${secs}s" --json >"$tmp/r.json" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+  b1=$(backend_ticks)
+  python3 - "$tmp/r.json" "$rate" "$secs" "$(cat "$tmp/time")" "$(( b1 - b0 ))" "$hz" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))["runs"][0]
 p, secs = run["pacing"], float(sys.argv[3])
 took = secs + p["lateness_max_ms"] / 1000
-print(f"{sys.argv[2]:>10} {run['requests']/took:12.0f} {run['requests']:12d} {p['lateness_p50_ms']:12.3f}ms {p['lateness_p99_ms']:12.3f}ms {p['lateness_max_ms']:12.3f}ms {p['late']:8d}")
+user, sys_ = map(float, sys.argv[4].split()[-2:])
+n = run["requests"]
+lg, be = (user + sys_) * 1e6 / n, int(sys.argv[5]) / int(sys.argv[6]) * 1e6 / n
+print(f"{sys.argv[2]:>10} {n/took:12.0f} {n:12d} {p['lateness_p50_ms']:12.3f}ms {p['lateness_p99_ms']:12.3f}ms {p['lateness_max_ms']:12.3f}ms {p['late']:8d} {lg:14.1f} {be:14.1f}")
 PY
 done
