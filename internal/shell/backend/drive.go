@@ -34,6 +34,19 @@ func (b *Backend) applyLocked(f func(now clock.Instant, out []server.Reply) []se
 	now := b.now()
 	b.out = f(now, b.out[:0])
 	b.out = b.core.Advance(now, b.out) // setters keep their replies pending until a call like this
+	// A deadline already past (a job of a few nanoseconds, done before we
+	// got here) is met now rather than by the timer, which would cost a
+	// timer firing and a goroutine switch for nothing. Bounded, in case.
+	for i := 0; i < 64; i++ {
+		t, ok := b.core.NextDeadline()
+		if !ok {
+			break
+		}
+		if now = b.now(); t > now {
+			break
+		}
+		b.out = b.core.Advance(now, b.out)
+	}
 	b.dispatchLocked()
 	b.rearmLocked()
 }
