@@ -3,14 +3,11 @@ package lab
 import (
 	"bufio"
 	"context"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/backend"
@@ -50,18 +47,7 @@ func checkCancelledLosers(t *testing.T, ctx context.Context, lab *labfile.Lab, b
 	if got := len(f.lbs) > 0; got != balancer {
 		t.Fatalf("fleet has balancers: %v, want %v", got, balancer)
 	}
-	args := append([]string{"--lab", f.labPath, "--admin", "127.0.0.1:0", "--json"}, f.loadgenArgs()...)
-	lg, err := start(ctx, f.opts.Launch, "loadgen", "loadgen", args, io.Discard, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := lg.wait(ctx); err != nil {
-		t.Fatalf("loadgen: %v", err)
-	}
-	run, err := parseLoadgenReport(lg.output())
-	if err != nil {
-		t.Fatal(err)
-	}
+	run, _ := runLoadgen(t, ctx, f)
 	o := run.Outcomes
 	if run.Requests < 200 || run.Hedges < run.Requests/4 || o.Succeeded+o.Failed+o.Rejected+o.TimedOut != run.Requests ||
 		run.Succeeded != run.Requests || run.Rejected != 0 {

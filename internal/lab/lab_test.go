@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/backend"
 	"github.com/lblab/lblab/internal/shell/lb"
 	"github.com/lblab/lblab/internal/testbin"
@@ -74,18 +75,7 @@ func TestAccountingAcrossProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.stop()
-	args := append([]string{"--lab", f.labPath, "--admin", "127.0.0.1:0", "--json"}, f.loadgenArgs()...)
-	lg, err := start(ctx, f.opts.Launch, "loadgen", "loadgen", args, io.Discard, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := lg.wait(ctx); err != nil {
-		t.Fatalf("loadgen: %v", err)
-	}
-	run, err := parseLoadgenReport(lg.output())
-	if err != nil {
-		t.Fatal(err)
-	}
+	run, lg := runLoadgen(t, ctx, f)
 	o := run.Outcomes
 	if run.Requests < 300 || o.Succeeded+o.Failed+o.Rejected+o.TimedOut != run.Requests {
 		t.Fatalf("loadgen: %d requests, outcomes %+v", run.Requests, o)
@@ -276,4 +266,23 @@ func TestPortInUse(t *testing.T) {
 	if !errors.As(err, &se) || se.ExitCode() != 2 || !strings.Contains(se.Error(), "address already in use") {
 		t.Fatalf("got %v, want a StartError with exit status 2 naming the port in use", err)
 	}
+}
+
+// runLoadgen runs the loadgen against fleet f as lab run does (its --json
+// report) and returns its run and its (finished) process.
+func runLoadgen(t *testing.T, ctx context.Context, f *fleet) (*report.Run, *proc) {
+	t.Helper()
+	args := append([]string{"--lab", f.labPath, "--admin", "127.0.0.1:0", "--json"}, f.loadgenArgs()...)
+	lg, err := start(ctx, f.opts.Launch, "loadgen", "loadgen", args, io.Discard, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lg.wait(ctx); err != nil {
+		t.Fatalf("loadgen: %v", err)
+	}
+	run, err := parseLoadgenReport(lg.output())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run, lg
 }
