@@ -22,12 +22,15 @@ list=$(IFS=,; echo "${servers[*]}")
 # backends' together (from /proc), which share the box with it.
 hz=$(getconf CLK_TCK)
 backend_ticks() { local t=0; for p in "${pids[@]}"; do t=$(( t + $(awk '{print $14 + $15}' "/proc/$p/stat") )); done; echo "$t"; }
-printf "%-10s %12s %12s %14s %14s %14s %8s %14s %14s\n" target "achieved/s" requests "lateness p50" "lateness p99" "lateness max" late "loadgen us/req" "backends us/req"
-for rate in 5000 20000; do
+printf "%-10s %-13s %12s %12s %14s %14s %14s %8s %14s %14s\n" target max-inflight "achieved/s" requests "lateness p50" "lateness p99" "lateness max" late "loadgen us/req" "backends us/req"
+# rate:cap pairs; the default cap (10000) first, then a cap that fits a fast
+# target (20,000/s x a millisecond is 20 attempts out).
+for pair in 5000:10000 20000:10000 20000:1000; do
+  rate=${pair%%:*}; cap=${pair##*:}
   b0=$(backend_ticks)
-  /usr/bin/time -f "%U %S" -o "$tmp/time" bin/loadgen --lab bench/proxy-lab.yaml --servers "$list" --rate "$rate" --duration "${secs}s" --json >"$tmp/r.json" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
+  /usr/bin/time -f "%U %S" -o "$tmp/time" bin/loadgen --lab bench/proxy-lab.yaml --servers "$list" --rate "$rate" --max-inflight "$cap" --duration "${secs}s" --json >"$tmp/r.json" 2>"$tmp/err" || { cat "$tmp/err"; exit 1; }
   b1=$(backend_ticks)
-  python3 - "$tmp/r.json" "$rate" "$secs" "$(cat "$tmp/time")" "$(( b1 - b0 ))" "$hz" <<'PY'
+  python3 - "$tmp/r.json" "$rate:$cap" "$secs" "$(cat "$tmp/time")" "$(( b1 - b0 ))" "$hz" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))["runs"][0]
 p, secs = run["pacing"], float(sys.argv[3])
@@ -35,6 +38,7 @@ took = secs + p["lateness_max_ms"] / 1000
 user, sys_ = map(float, sys.argv[4].split()[-2:])
 n = run["requests"]
 lg, be = (user + sys_) * 1e6 / n, int(sys.argv[5]) / int(sys.argv[6]) * 1e6 / n
-print(f"{sys.argv[2]:>10} {n/took:12.0f} {n:12d} {p['lateness_p50_ms']:12.3f}ms {p['lateness_p99_ms']:12.3f}ms {p['lateness_max_ms']:12.3f}ms {p['late']:8d} {lg:14.1f} {be:14.1f}")
+rate, cap = sys.argv[2].split(":")
+print(f"{rate:>10} {cap:>13} {n/took:12.0f} {n:12d} {p['lateness_p50_ms']:12.3f}ms {p['lateness_p99_ms']:12.3f}ms {p['lateness_max_ms']:12.3f}ms {p['late']:8d} {lg:14.1f} {be:14.1f}")
 PY
 done

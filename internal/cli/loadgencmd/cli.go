@@ -40,6 +40,7 @@ type options struct {
 	seed                       uint64
 	duration, drain            time.Duration
 	rate                       float64
+	maxInflight                int
 	json, series, check, debug bool
 }
 
@@ -72,6 +73,7 @@ func parseFlags(args []string, errOut io.Writer) (options, *flag.FlagSet, error)
 	fs.DurationVar(&o.duration, "duration", 0, "how long to send, e.g. 30s (default: the lab's duration)")
 	fs.DurationVar(&o.drain, "drain", loadgen.DefaultDrain, "after the run, wait this long for requests still out; the rest end as timed out")
 	fs.Float64Var(&o.rate, "rate", 0, "open-loop arrival rate in requests/s (default: the lab's clients.rate)")
+	fs.IntVar(&o.maxInflight, "max-inflight", loadgen.DefaultMaxInflight, "at most this many attempts out at once; beyond it new requests wait\n(and count as late) instead of each taking a goroutine and a connection")
 	fs.BoolVar(&o.json, "json", false, "print the JSON report instead of the table")
 	fs.BoolVar(&o.series, "series", false, "include 250 ms time series in the report")
 	fs.StringVar(&o.admin, "admin", "", "serve the admin API on this address (e.g. 127.0.0.1:0) and print the LBLAB-READY line first")
@@ -121,7 +123,10 @@ func loadLab(o options, fs *flag.FlagSet) (*labfile.Lab, error) {
 }
 
 func config(o options, lab *labfile.Lab, errOut io.Writer) (loadgen.Config, error) {
-	cfg := loadgen.Config{Lab: lab, Series: o.series, Drain: o.drain, Warn: errOut,
+	if o.maxInflight <= 0 {
+		return loadgen.Config{}, fmt.Errorf("--max-inflight: must be at least 1, got %d", o.maxInflight)
+	}
+	cfg := loadgen.Config{Lab: lab, Series: o.series, Drain: o.drain, Warn: errOut, MaxInflight: o.maxInflight,
 		Log: wire.Logger("loadgen", o.debug)}
 	var err error
 	if len(o.targets) > 0 {

@@ -22,6 +22,10 @@ const (
 	DefaultDrain    = 30 * time.Second // like the simulator's drain limit
 	DefaultLate     = 10 * time.Millisecond
 	DefaultMaxConns = 4096
+	// DefaultMaxInflight bounds the attempts out at once: each holds a
+	// goroutine and a connection, and a loadgen that falls behind would
+	// otherwise start its whole backlog at once.
+	DefaultMaxInflight = 10000
 )
 
 // Target is one balancer tier the stream is sent to: a run of the report.
@@ -45,9 +49,12 @@ type Config struct {
 	Drain    time.Duration
 	Late     time.Duration // an arrival started later than this behind its intended time is late
 	MaxConns int           // connections per host
-	Progress io.Writer     // a live progress line (give a TTY); nil = quiet
-	Warn     io.Writer     // end-of-run warnings (fell behind); nil = none
-	Log      *zap.Logger   // nil = no logging
+	// MaxInflight caps the attempts out at once; while it is reached, new
+	// requests wait (and count as late) rather than start.
+	MaxInflight int
+	Progress    io.Writer   // a live progress line (give a TTY); nil = quiet
+	Warn        io.Writer   // end-of-run warnings (fell behind); nil = none
+	Log         *zap.Logger // nil = no logging
 	// Dial opens connections (tests pass in-memory listeners); nil = TCP.
 	Dial func(addr string) (net.Conn, error)
 	// Admins maps the data address (host:port) of a balancer target URL or,
@@ -87,6 +94,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.MaxConns <= 0 {
 		cfg.MaxConns = DefaultMaxConns
+	}
+	if cfg.MaxInflight <= 0 {
+		cfg.MaxInflight = DefaultMaxInflight
 	}
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()

@@ -36,6 +36,10 @@ type loop struct {
 	epoch   time.Time // instant 0
 
 	inflight int              // attempt goroutines not yet answered
+	peak     int              // the most attempts out at once
+	held     []event          // arrivals and users' starts waiting for the in-flight cap
+	capHits  uint64           // requests that waited for the cap
+	unsent   uint64           // requests of the stream never started (held until the cut-off)
 	next     workload.Request // the pending open-loop arrival
 	arrGen   uint64           // bumps when the pending arrival is withdrawn
 	stopAt   clock.Instant    // arrivals end here
@@ -58,6 +62,7 @@ func (l *loop) wall(i clock.Instant) time.Time { return l.epoch.Add(time.Duratio
 // launch hands an attempt to its goroutine.
 func (l *loop) launch(j job) {
 	l.inflight++
+	l.peak = max(l.peak, l.inflight)
 	if ce := l.log.Check(zap.DebugLevel, "send"); ce != nil {
 		ce.Write(zap.Uint64("seq", j.seq), zap.Stringer("kind", j.kind), zap.Bool("reject", j.reject))
 	}
@@ -119,6 +124,7 @@ func (l *loop) run(ctx context.Context) clock.Instant {
 		case r := <-l.results:
 			l.inflight--
 			now = l.clock()
+			l.release()    // requests held by the cap were due first
 			l.fireDue(now) // what was due before the answer came goes first
 			if !l.cut {
 				l.targets[r.target].onResult(now, &r)
@@ -137,7 +143,7 @@ func (l *loop) finished(now clock.Instant) bool {
 	if l.cut {
 		return true
 	}
-	if now < l.stopAt {
+	if now < l.stopAt || len(l.held) > 0 {
 		return false
 	}
 	for _, t := range l.targets {
@@ -166,6 +172,10 @@ func (l *loop) fireDue(now clock.Instant) {
 }
 
 func (l *loop) fire(e event) {
+	if (e.kind == evArrival || e.kind == evThink) && l.inflight >= l.cfg.MaxInflight {
+		l.hold(e)
+		return
+	}
 	switch e.kind {
 	case evArrival:
 		if e.b == l.arrGen {
@@ -191,6 +201,28 @@ func (l *loop) fire(e event) {
 		l.q.push(event{at: e.at.Add(progressEvery), kind: evProgress})
 	case evCut:
 		l.cutOff(e.at)
+	}
+}
+
+// hold keeps a request's start until an attempt answers: at the in-flight
+// cap, a loadgen that fell behind would otherwise start its whole backlog
+// at once (a goroutine and a connection each). The open loop holds at most
+// its one pending arrival (the next is drawn when it starts), a closed loop
+// one start per user. Their latency still counts from the intended time.
+func (l *loop) hold(e event) {
+	if len(l.held) == 0 && l.capHits == 0 {
+		l.log.Warn("in-flight cap reached: new requests wait for answers", zap.Int("max_inflight", l.cfg.MaxInflight))
+	}
+	l.capHits++
+	l.held = append(l.held, e)
+}
+
+// release starts held requests, in order, while there is room.
+func (l *loop) release() {
+	for len(l.held) > 0 && l.inflight < l.cfg.MaxInflight && !l.cut {
+		e := l.held[0]
+		l.held = l.held[1:]
+		l.fire(e)
 	}
 }
 

@@ -173,12 +173,20 @@ func (t *target) serverRows() []report.Server {
 
 // warnLate prints the loud end-of-run warning when the loop fell behind.
 func (l *loop) warnLate() {
-	if l.late == 0 {
+	if l.late == 0 && l.capHits == 0 {
 		return
 	}
-	l.log.Warn("loadgen fell behind", zap.Uint64("late", l.late), zap.Duration("worst", l.maxLate))
+	l.log.Warn("loadgen fell behind", zap.Uint64("late", l.late), zap.Duration("worst", l.maxLate),
+		zap.Uint64("held_by_inflight_cap", l.capHits), zap.Uint64("never_started", l.unsent))
 	if l.cfg.Warn != nil {
 		fmt.Fprintf(l.cfg.Warn, "\n!!! WARNING: %s\n", l.lateText())
+		if l.capHits > 0 {
+			fmt.Fprintf(l.cfg.Warn, "!!! %d requests waited for the in-flight cap (--max-inflight %d attempts out at once)\n",
+				l.capHits, l.cfg.MaxInflight)
+		}
+		if l.unsent > 0 {
+			fmt.Fprintf(l.cfg.Warn, "!!! %d requests of the stream never started before the drain limit; the report leaves them out\n", l.unsent)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -18,6 +19,7 @@ func (l *loop) cutOff(now clock.Instant) {
 	if now < l.cutAt || l.cut {
 		return // a cut-off moved later never happens; an earlier one already ran
 	}
+	l.dropHeld(now)
 	for _, t := range l.targets {
 		if t.pending > 0 {
 			l.log.Warn("drain limit: cutting off requests still pending", zap.String("target", t.name), zap.Int("pending", t.pending))
@@ -26,6 +28,27 @@ func (l *loop) cutOff(now clock.Instant) {
 		t.cutOff(now)
 	}
 	l.cut = true
+}
+
+// dropHeld gives up on the requests the in-flight cap still holds at the
+// cut-off: never started, they are not in the report's requests, and the
+// end-of-run warning counts them with the rest of the stream's arrivals
+// before the end of the run.
+func (l *loop) dropHeld(now clock.Instant) {
+	arrival := false
+	for _, e := range l.held {
+		arrival = arrival || e.kind == evArrival && e.b == l.arrGen
+	}
+	l.held = nil
+	if !arrival {
+		return
+	}
+	for r := l.next; r.At < l.stopAt; r = l.stream.Next() {
+		l.unsent++
+	}
+	for _, t := range l.targets {
+		t.logf(now, fmt.Sprintf("drain limit reached: %d requests of the stream never started (in-flight cap)", l.unsent))
+	}
 }
 
 // interrupt stops the arrivals now (SIGINT) and drains briefly.
