@@ -54,27 +54,13 @@ func TestCancelFansOutToBackends(t *testing.T) {
 	s1, s2 := startBackend(t, "s1"), startBackend(t, "s2")
 	dead := deadAddr(t)
 	lab := testLab(t, "network.hop", "30ms")
-	l, err := New(Config{Name: "lbt", Lab: lab, IdleConn: time.Second, Backends: []BackendSpec{
+	_, c := startLBWith(t, Config{Name: "lbt", Lab: lab, IdleConn: time.Second, Backends: []BackendSpec{
 		{Name: "s1", Addr: s1.Addr(), Admin: s1.AdminAddr()},
 		{Name: "s2", Addr: s2.Addr(), Admin: s2.AdminAddr()},
 		{Name: "s3", Addr: dead, Admin: dead}, // its cancellation fails
 		{Name: "s4", Addr: dead},              // no admin address: not asked
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Start(); err != nil {
-		t.Fatal(err)
-	}
-	admin := &fasthttp.HostClient{Addr: l.AdminAddr()}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := l.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		admin.CloseIdleConnections()
-	})
+	admin := c.admin
 
 	// Straight to the backends: one attempt in service on each, then
 	// request 5's attempts queued behind it (a first and a hedge on s1, a

@@ -117,7 +117,13 @@ func specs(fakes ...*fake) []BackendSpec {
 
 // startLB runs an lb over the fakes on 127.0.0.1, shut down at cleanup.
 func startLB(t testing.TB, lab *labfile.Lab, fakes ...*fake) (*LB, *client) {
-	l, err := New(Config{Name: "lbt", Lab: lab, Backends: specs(fakes...), IdleConn: time.Second})
+	return startLBWith(t, Config{Name: "lbt", Lab: lab, Backends: specs(fakes...), IdleConn: time.Second})
+}
+
+// startLBWith runs an lb of cfg on 127.0.0.1, shut down at cleanup.
+func startLBWith(t testing.TB, cfg Config) (*LB, *client) {
+	t.Helper()
+	l, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
