@@ -7,22 +7,23 @@
 # Usage: bench/proxy.sh [seconds per measurement, default 10] [rounds, default 3]
 #
 # PIN=1 (the default on a machine with 2 or more CPUs) enforces "one core per
-# proxy" with taskset: every proxy, all its threads, runs on the last CPU
-# only. GOMAXPROCS=1 alone does not: a Go proxy's threads in system calls (and
-# the kernel's network work they cause) then spill onto the other CPUs. wrk
-# and the backend are not pinned (pinning them to the other CPU alone starves
-# their timers at one connection).
+# proxy" with taskset: every proxy, all its threads, runs on the last CPU and
+# nothing else does; wrk and the backend share CPU 0. GOMAXPROCS=1 alone does
+# not limit a Go proxy to a core: its threads in system calls (and the
+# kernel's network work they cause) spill onto the other CPUs, where they
+# compete with wrk and the backend. The direct row is then what CPU 0 alone
+# can feed a proxy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
 rounds=${2:-3}
 ncpu=$(nproc)
 pin=${PIN:-$([ "$ncpu" -ge 2 ] && echo 1 || echo 0)}
-on_proxy=()
+on_proxy=(); on_load=()
 if [ "$pin" = 1 ]; then
-  on_proxy=(taskset -c "$((ncpu - 1))")
+  on_proxy=(taskset -c "$((ncpu - 1))"); on_load=(taskset -c 0)
 fi
-echo "PIN=$pin: proxies on ${on_proxy[*]:-any CPU}"
+echo "PIN=$pin: proxies on ${on_proxy[*]:-any CPU}, wrk and the backend on ${on_load[*]:-any CPU}"
 need() { command -v "$1" >/dev/null || { apt-get update -qq && apt-get install -y -qq "$2" >/dev/null; }; }
 need haproxy haproxy
 need wrk wrk
@@ -33,7 +34,7 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
 
-bin/backend --lab bench/proxy-lab.yaml --name s1 --addr 127.0.0.1:19001 --admin 127.0.0.1:19101 >/dev/null 2>"$tmp/backend.log" & pids+=($!)
+"${on_load[@]}" bin/backend --lab bench/proxy-lab.yaml --name s1 --addr 127.0.0.1:19001 --admin 127.0.0.1:19101 >/dev/null 2>"$tmp/backend.log" & pids+=($!)
 GOMAXPROCS=1 "${on_proxy[@]}" bin/lb --lab bench/proxy-lab.yaml --backends s1=127.0.0.1:19001 --addr 127.0.0.1:19002 --admin 127.0.0.1:19102 >/dev/null 2>"$tmp/lb.log" & pids+=($!)
 cat >"$tmp/haproxy.cfg" <<CFG
 global
@@ -67,7 +68,7 @@ ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 measure() {
   local t0 t1
   t0=$(ticks "${pidof[$1]}")
-  wrk -t1 -c"$3" -d"${secs}s" --latency "http://127.0.0.1:$2/" >"$tmp/wrk.out" 2>&1
+  "${on_load[@]}" wrk -t1 -c"$3" -d"${secs}s" --latency "http://127.0.0.1:$2/" >"$tmp/wrk.out" 2>&1
   t1=$(ticks "${pidof[$1]}")
   awk -v cpu="$(( t1 - t0 ))" -v hz="$hz" -v secs="$secs" '
     function ms(v) { if (v ~ /us$/) return v/1000; if (v ~ /ms$/) return v+0; if (v ~ /s$/) return v*1000; return v }
