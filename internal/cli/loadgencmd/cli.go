@@ -197,7 +197,7 @@ func serveAdmin(addr string, r *loadgen.Runner, out io.Writer) (func(), error) {
 		return nil, err
 	}
 	srv := &fasthttp.Server{Handler: r.Admin(), Name: "loadgen"}
-	go srv.Serve(ln)
+	wire.Serve(srv, ln, nil)
 	if err := wire.PrintReady(out, wire.Ready{Name: "loadgen", Admin: ln.Addr().String(), PID: os.Getpid()}); err != nil {
 		return nil, err
 	}

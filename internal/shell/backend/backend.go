@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/lblab/lblab/internal/assemble"
-	"net"
 	"sync"
 	"time"
 
@@ -183,7 +182,7 @@ func (b *Backend) setOpen(open bool) {
 type listener struct {
 	srv  *fasthttp.Server
 	addr string
-	done chan struct{} // closed when Serve returns
+	done <-chan struct{} // closed when Serve returns
 }
 
 // serve listens on addr and serves h there in a goroutine.
@@ -192,40 +191,17 @@ func (b *Backend) serve(addr string, h fasthttp.RequestHandler) (*listener, erro
 	if err != nil {
 		return nil, err
 	}
-	l := &listener{addr: ln.Addr().String(), done: make(chan struct{}), srv: &fasthttp.Server{
+	l := &listener{addr: ln.Addr().String(), srv: &fasthttp.Server{
 		Handler: h, Name: "lblab-backend", ReadBufferSize: maxHeaderBytes, MaxRequestBodySize: maxBodyBytes,
 		ReadTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		MaxIdleWorkerDuration: maxIdleWorker,
 		NoDefaultDate:         true, // the Date header would start fasthttp's global ticker goroutine
 		Logger:                zapPrintf{b.log},
 	}}
-	accepting := &acceptSignal{Listener: ln, ch: make(chan struct{})}
-	go func() {
-		defer close(l.done)
-		if err := l.srv.Serve(accepting); err != nil {
-			b.log.Warn("serve ended", zap.String("addr", l.addr), zap.Error(err))
-		}
-	}()
-	// A Shutdown before Serve has registered the listener would return at
-	// once and leave Serve running, so wait until it accepts.
-	select {
-	case <-accepting.ch:
-	case <-l.done:
-	}
+	l.done = wire.Serve(l.srv, ln, func(err error) {
+		b.log.Warn("serve ended", zap.String("addr", l.addr), zap.Error(err))
+	})
 	return l, nil
-}
-
-// acceptSignal closes ch on the first Accept: by then fasthttp's Serve has
-// registered the listener, so Shutdown will close it.
-type acceptSignal struct {
-	net.Listener
-	once sync.Once
-	ch   chan struct{}
-}
-
-func (a *acceptSignal) Accept() (net.Conn, error) {
-	a.once.Do(func() { close(a.ch) })
-	return a.Listener.Accept()
 }
 
 // shutdown closes the listener and waits for the connections to finish

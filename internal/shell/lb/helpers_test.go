@@ -50,7 +50,7 @@ func newFake(name string, ln net.Listener, log fasthttp.Logger) *fake {
 	f := &fake{name: name, ln: ln}
 	f.status.Store(200)
 	f.srv = &fasthttp.Server{Handler: f.handle, NoDefaultServerHeader: true, Logger: log}
-	go f.srv.Serve(ln)
+	wire.Serve(f.srv, ln, nil) // so a Shutdown right after cannot miss the listener
 	return f
 }
 

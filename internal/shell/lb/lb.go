@@ -27,6 +27,7 @@ import (
 	"github.com/lblab/lblab/internal/metrics"
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // LB is one balancer process: proxy, admin API and background loops.
@@ -114,13 +115,13 @@ func listen(given net.Listener, addr string) (net.Listener, error) {
 	return net.Listen("tcp", addr)
 }
 
+// serve starts s on ln; Shutdown waits for it to end.
 func (l *LB) serve(s *fasthttp.Server, ln net.Listener) {
+	done := wire.Serve(s, ln, func(err error) { l.log.Error("serve", zap.Error(err)) })
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		if err := s.Serve(ln); err != nil {
-			l.log.Error("serve", zap.Error(err))
-		}
+		<-done
 	}()
 }
 
