@@ -1,8 +1,11 @@
 package loadgen
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/lblab/lblab/internal/report"
 )
 
 // A slow target at a rate that needs about 20 attempts out at once, with a
@@ -24,6 +27,9 @@ func TestInflightCapHoldsRequests(t *testing.T) {
 	}
 	if l.capHits == 0 || l.late == 0 {
 		t.Errorf("the cap never held a request (%d held, %d late)", l.capHits, l.late)
+	}
+	if !logSays(run, "in-flight cap") {
+		t.Errorf("the run's log does not mention the cap: %+v", run.Log)
 	}
 	if want := uint64(arrivals(t, lab)); run.Requests != want || l.unsent != 0 {
 		t.Errorf("%d requests started and %d never did; the stream has %d", run.Requests, l.unsent, want)
@@ -49,4 +55,16 @@ func TestInflightCapAtTheDrainLimit(t *testing.T) {
 	if l.unsent == 0 || run.Requests+l.unsent != want {
 		t.Errorf("%d requests started + %d never started != %d in the stream", run.Requests, l.unsent, want)
 	}
+	if !logSays(run, "never started") {
+		t.Errorf("the run's log does not count the requests never started: %+v", run.Log)
+	}
+}
+
+func logSays(run report.Run, text string) bool {
+	for _, line := range run.Log {
+		if strings.Contains(line.Text, text) {
+			return true
+		}
+	}
+	return false
 }

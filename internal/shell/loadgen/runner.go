@@ -145,6 +145,9 @@ func (l *loop) report(end clock.Instant) *report.Report {
 		if l.late > 0 {
 			run.Log = append(run.Log, report.LogLine{T: l.stopAt.Seconds(), Text: l.lateText()})
 		}
+		if l.capHits > 0 {
+			run.Log = append(run.Log, report.LogLine{T: l.stopAt.Seconds(), Text: l.capText()})
+		}
 		t.rec.Fill(&run, end)
 		run.Servers = t.serverRows()
 		run.Pacing = &report.Pacing{Started: uint64(l.lateness.Count()), Late: l.late,
@@ -181,13 +184,17 @@ func (l *loop) warnLate() {
 	if l.cfg.Warn != nil {
 		fmt.Fprintf(l.cfg.Warn, "\n!!! WARNING: %s\n", l.lateText())
 		if l.capHits > 0 {
-			fmt.Fprintf(l.cfg.Warn, "!!! %d requests waited for the in-flight cap (--max-inflight %d attempts out at once)\n",
-				l.capHits, l.cfg.MaxInflight)
+			fmt.Fprintf(l.cfg.Warn, "!!! %s\n", l.capText())
 		}
 		if l.unsent > 0 {
 			fmt.Fprintf(l.cfg.Warn, "!!! %d requests of the stream never started before the drain limit; the report leaves them out\n", l.unsent)
 		}
 	}
+}
+
+func (l *loop) capText() string {
+	return fmt.Sprintf("%d requests waited for the in-flight cap (--max-inflight %d attempts out at once)",
+		l.capHits, l.cfg.MaxInflight)
 }
 
 func (l *loop) lateText() string {
