@@ -3,7 +3,7 @@ GO      ?= go
 FUZZTIME ?= 10s
 PKGS    := ./...
 
-.PHONY: pgo build test lab sim bench fuzz lint vet compose-check web web-check
+.PHONY: pgo race build test lab sim bench fuzz lint vet compose-check web web-check
 
 build:
 	$(GO) build -o bin/ ./cmd/...
@@ -22,7 +22,12 @@ vet:
 
 test: vet
 	$(GO) test -count=1 -timeout 15m $(PKGS)
+	$(MAKE) race
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
+
+# The packages with goroutines (the shells) under the race detector.
+race:
+	$(GO) test -race -count=1 -timeout 10m ./internal/shell/...
 
 # Short fuzz runs of the lab-file decoder and the pickers.
 fuzz:
