@@ -87,14 +87,12 @@ func (q *eventQueue) push(e event) {
 	items[i] = e
 }
 
-// hold takes the earliest event but leaves its slot in place: the first push
-// while it is held reuses the slot, which saves a sift in the common case of
-// an event that schedules another; release frees the slot if none came. The
-// order of events is the same as with pop. The queue must not be empty.
+// hold takes the heap's earliest event but leaves its slot in place: the
+// first push while it is held reuses the slot, which saves a sift in the
+// common case of an event that schedules another; release frees the slot if
+// none came. The order of events is the same as with pop. The heap must not
+// be empty (the loop calls it when earliest says fromHeap).
 func (q *eventQueue) hold() event {
-	if _, src := q.earliest(); src == fromFIFO {
-		return q.fifo.take() // nothing held: its slot is free at once
-	}
 	q.held = true
 	return q.items[0]
 }

@@ -187,22 +187,11 @@ func (b *Backend) adminRestart(ctx *fasthttp.RequestCtx) bool {
 // only those of one attempt kind when "attempt" is given; jobs in service
 // are left alone.
 func (b *Backend) adminCancel(ctx *fasthttp.RequestCtx) bool {
-	var req struct {
-		ID      *uint64 `json:"id"`
-		Attempt *string `json:"attempt"`
-	}
-	if !wire.DecodeJSON(ctx, &req) {
-		return false
-	}
-	if req.ID == nil {
-		wire.BadRequest(ctx, "id: required, the X-Lab-Request number of the request to cancel")
-		return false
-	}
-	kind, only, ok := cancelAttempt(req.Attempt)
+	req, ok := wire.DecodeCancel(ctx)
 	if !ok {
-		wire.BadRequest(ctx, "attempt: must be first, retry, hedge or probe; got %q", *req.Attempt)
 		return false
 	}
+	kind, only := req.Kind()
 	res := cancelResult{ID: *req.ID, Cancelled: b.cancelRequest(*req.ID, kind, only)}
 	if only {
 		res.Attempt = kind.String()
@@ -216,16 +205,6 @@ type cancelResult struct {
 	ID        uint64 `json:"id"`
 	Attempt   string `json:"attempt,omitempty"` // the filter, when one was given
 	Cancelled int    `json:"cancelled"`
-}
-
-// cancelAttempt reads /admin/cancel's optional "attempt" filter: only is
-// false when it is absent; ok is false when it is not an X-Lab-Attempt kind.
-func cancelAttempt(s *string) (kind server.Kind, only, ok bool) {
-	if s == nil {
-		return server.First, false, true
-	}
-	kind = wire.ParseKind([]byte(*s)) // first for anything unknown, hence the check
-	return kind, true, kind.String() == *s
 }
 
 // decodeEmpty accepts an empty body or {} and rejects any field.

@@ -1,9 +1,7 @@
 package lb
 
 import (
-	"encoding/json"
 	"sync/atomic"
-	"time"
 
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
@@ -17,17 +15,8 @@ import (
 // and then reaches every backend: the lb does not remember where it sent
 // an attempt, and a backend that does not hold it cancels nothing.
 
-// cancelWait bounds one backend's answer to a forwarded cancellation.
-const cancelWait = time.Second
-
 // hopCancel salts the jitter draw of a cancellation's hop.
 const hopCancel = 0x63616e63
-
-// cancelIn is the body of POST /admin/cancel, forwarded as it is.
-type cancelIn struct {
-	ID      *uint64 `json:"id"`
-	Attempt *string `json:"attempt,omitempty"`
-}
 
 // CancelResult is the answer of POST /admin/cancel.
 type CancelResult struct {
@@ -41,25 +30,12 @@ type CancelResult struct {
 // postCancel checks the body, waits one hop and forwards the cancellation
 // to every backend's admin API; it answers once they all have.
 func (l *LB) postCancel(ctx *fasthttp.RequestCtx) {
-	var in cancelIn
-	if !wire.DecodeJSON(ctx, &in) {
-		return
-	}
-	if in.ID == nil {
-		wire.BadRequest(ctx, "id: required, the X-Lab-Request number of the request to cancel")
-		return
-	}
-	if a := in.Attempt; a != nil && wire.ParseKind([]byte(*a)).String() != *a {
-		wire.BadRequest(ctx, "attempt: must be first, retry, hedge or probe; got %q", *a)
-		return
-	}
-	body, err := json.Marshal(in)
-	if err != nil {
-		wire.WriteError(ctx, fasthttp.StatusInternalServerError, "%v", err)
+	in, ok := wire.DecodeCancel(ctx)
+	if !ok {
 		return
 	}
 	l.cancelHop(*in.ID)
-	res := l.fanOutCancel(body)
+	res := l.fanOutCancel(in.Marshal()) // forwarded as it came
 	res.ID = *in.ID
 	if in.Attempt != nil {
 		res.Attempt = *in.Attempt
@@ -89,7 +65,7 @@ func (l *LB) fanOutCancel(body []byte) CancelResult {
 			return
 		}
 		asked.Add(1)
-		n, err := wire.PostCancel(t.b.adminHC, body, cancelWait)
+		n, err := wire.PostCancel(t.b.adminHC, body, wire.CancelWait)
 		if err != nil {
 			failed.Add(1)
 			l.log.Debug("cancel", zap.String("backend", t.b.Name), zap.Error(err))

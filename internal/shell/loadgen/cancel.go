@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -23,9 +22,6 @@ import (
 // endpoint without an admin address gets no cancellation: its loser is
 // abandoned and runs to its answer.
 
-// cancelWait bounds one cancellation's exchange.
-const cancelWait = time.Second
-
 // Cancel posts the cancellation of attempt h, from a goroutine, after the
 // client's hop. It never blocks the loop.
 func (t *target) Cancel(now clock.Instant, c *policy.Call, h int) {
@@ -40,8 +36,7 @@ func (t *target) Cancel(now clock.Instant, c *policy.Call, h int) {
 	if hc == nil {
 		return
 	}
-	body := fmt.Appendf(nil, `{"id":%d,"attempt":%q}`, c.Seq, a.kind.String())
-	t.l.tr.cancel(hc, body, t.l.hopDelay(a.seq), t.l.log)
+	t.l.tr.cancel(hc, wire.NewCancel(c.Seq, a.kind).Marshal(), t.l.hopDelay(a.seq), t.l.log)
 }
 
 // adminOf returns the admin client of endpoint ep, or nil when it has no
@@ -65,7 +60,7 @@ func (t *target) adminOf(ep int32) *fasthttp.HostClient {
 // tracked, so shutdown closes them with the others.
 func (tr *transport) adminClient(addr string) *fasthttp.HostClient {
 	return &fasthttp.HostClient{Addr: addr, Dial: tr.dialTracked, MaxConns: 64,
-		MaxConnWaitTimeout: cancelWait, MaxIdemponentCallAttempts: 1, NoDefaultUserAgentHeader: true}
+		MaxConnWaitTimeout: wire.CancelWait, MaxIdemponentCallAttempts: 1, NoDefaultUserAgentHeader: true}
 }
 
 // cancel sleeps hop, then posts body to hc's /admin/cancel, on a goroutine
@@ -90,7 +85,7 @@ func (tr *transport) cancel(hc *fasthttp.HostClient, body []byte, hop time.Durat
 		if tr.closing.Load() {
 			return
 		}
-		if _, err := wire.PostCancel(hc, body, cancelWait); err != nil {
+		if _, err := wire.PostCancel(hc, body, wire.CancelWait); err != nil {
 			log.Debug("cancel", zap.String("admin", hc.Addr), zap.ByteString("body", body), zap.Error(err))
 		}
 	}()

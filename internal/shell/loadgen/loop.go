@@ -210,7 +210,7 @@ func (l *loop) fire(e event) {
 // its one pending arrival (the next is drawn when it starts), a closed loop
 // one start per user. Their latency still counts from the intended time.
 func (l *loop) hold(e event) {
-	if len(l.held) == 0 && l.capHits == 0 {
+	if l.capHits == 0 {
 		l.log.Warn("in-flight cap reached: new requests wait for answers", zap.Int("max_inflight", l.cfg.MaxInflight))
 	}
 	l.capHits++

@@ -6,7 +6,59 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/lblab/lblab/internal/core/server"
 )
+
+// CancelWait bounds one cancellation's exchange with an admin API.
+const CancelWait = time.Second
+
+// CancelRequest is the body of POST /admin/cancel, on a backend or a
+// balancer: the X-Lab-Request number of the request whose queued attempts
+// to cancel, and optionally the X-Lab-Attempt kind they must have.
+type CancelRequest struct {
+	ID      *uint64 `json:"id"`
+	Attempt *string `json:"attempt,omitempty"`
+}
+
+// NewCancel is the cancellation of request id's attempt of kind k.
+func NewCancel(id uint64, k server.Kind) CancelRequest {
+	a := k.String()
+	return CancelRequest{ID: &id, Attempt: &a}
+}
+
+// DecodeCancel reads and checks a POST /admin/cancel body; on bad input it
+// answers 400 naming the field and returns false.
+func DecodeCancel(ctx *fasthttp.RequestCtx) (CancelRequest, bool) {
+	var req CancelRequest
+	if !DecodeJSON(ctx, &req) {
+		return req, false
+	}
+	if req.ID == nil {
+		BadRequest(ctx, "id: required, the X-Lab-Request number of the request to cancel")
+		return req, false
+	}
+	if a := req.Attempt; a != nil && ParseKind([]byte(*a)).String() != *a { // ParseKind says first for anything unknown
+		BadRequest(ctx, "attempt: must be first, retry, hedge or probe; got %q", *a)
+		return req, false
+	}
+	return req, true
+}
+
+// Kind is the attempt kind the request is restricted to; only is false when
+// it names none (every queued attempt of the request goes).
+func (r CancelRequest) Kind() (k server.Kind, only bool) {
+	if r.Attempt == nil {
+		return server.First, false
+	}
+	return ParseKind([]byte(*r.Attempt)), true
+}
+
+// Marshal is the request as a JSON body.
+func (r CancelRequest) Marshal() []byte {
+	b, _ := json.Marshal(r) // a pointer to a number and one to a string: cannot fail
+	return b
+}
 
 // PostCancel sends a hedge loser's cancellation ({"id":N,"attempt":"hedge"})
 // to the admin API behind hc (a balancer's or a backend's POST /admin/cancel)
