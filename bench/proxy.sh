@@ -6,6 +6,13 @@
 # Debian when the script runs and never committed.
 # Usage: bench/proxy.sh [seconds per measurement, default 10] [rounds, default 3]
 #
+# BACKEND=nginx (the default) puts one nginx worker answering a fixed 200
+# behind every proxy: it costs about half what lblab's emulated backend does
+# per request, so the load side (wrk and the backend, on CPU 0 when pinned)
+# can keep even the fastest proxy's core busy and the proxies, not the
+# backend, set the rates. BACKEND=lblab puts bin/backend (bench/proxy-lab.yaml:
+# 1 ns of work, no hop delay) there instead.
+#
 # PIN=1 (the default on a machine with 2 or more CPUs) enforces "one core per
 # proxy" with taskset: every proxy, all its threads, runs on the last CPU and
 # nothing else does; wrk and the backend share CPU 0. GOMAXPROCS=1 alone does
@@ -27,6 +34,13 @@ echo "PIN=$pin: proxies on ${on_proxy[*]:-any CPU}, wrk and the backend on ${on_
 need() { command -v "$1" >/dev/null || { apt-get update -qq && apt-get install -y -qq "$2" >/dev/null; }; }
 need haproxy haproxy
 need wrk wrk
+backend=${BACKEND:-nginx}
+case $backend in
+  nginx) need nginx nginx-light ;;
+  lblab) ;;
+  *) echo "BACKEND must be nginx or lblab, not $backend" >&2; exit 2 ;;
+esac
+echo "backend: $backend"
 mkdir -p bin
 go build -o bin/ ./cmd/backend ./cmd/lb ./bench/httputil-proxy
 tmp=$(mktemp -d)
@@ -34,7 +48,31 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
 
-"${on_load[@]}" bin/backend --lab bench/proxy-lab.yaml --name s1 --addr 127.0.0.1:19001 --admin 127.0.0.1:19101 >/dev/null 2>"$tmp/backend.log" & pids+=($!)
+if [ "$backend" = nginx ]; then
+  # One process (no master), so its pid is the one that serves and is charged.
+  mkdir -p "$tmp/nginx"
+  cat >"$tmp/nginx/nginx.conf" <<CFG
+daemon off;
+master_process off;
+worker_processes 1;
+pid $tmp/nginx/nginx.pid;
+error_log $tmp/nginx/error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $tmp/nginx;
+  proxy_temp_path $tmp/nginx;
+  keepalive_requests 100000000;
+  server {
+    listen 127.0.0.1:19001;
+    location / { default_type text/plain; return 200 "ok\n"; }
+  }
+}
+CFG
+  "${on_load[@]}" nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -e "$tmp/nginx/error.log" >"$tmp/backend.log" 2>&1 & pids+=($!)
+else
+  "${on_load[@]}" bin/backend --lab bench/proxy-lab.yaml --name s1 --addr 127.0.0.1:19001 --admin 127.0.0.1:19101 >/dev/null 2>"$tmp/backend.log" & pids+=($!)
+fi
 GOMAXPROCS=1 "${on_proxy[@]}" bin/lb --lab bench/proxy-lab.yaml --backends s1=127.0.0.1:19001 --addr 127.0.0.1:19002 --admin 127.0.0.1:19102 >/dev/null 2>"$tmp/lb.log" & pids+=($!)
 cat >"$tmp/haproxy.cfg" <<CFG
 global
