@@ -17,13 +17,33 @@ import (
 )
 
 type liveFlags struct {
-	logs    string
-	verbose bool
+	logs       string
+	verbose    bool
+	maxServers int
 }
 
 func (lf *liveFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&lf.logs, "logs", "", "write the processes' logs to FILE (default: a file in the temp directory)")
 	cmd.Flags().BoolVarP(&lf.verbose, "verbose", "v", false, "debug logging of lab itself")
+	cmd.Flags().IntVar(&lf.maxServers, "max-servers", livelab.DefaultMaxServers,
+		"refuse a lab with more servers than this (each server is a process)")
+}
+
+// check refuses flag values no run can use.
+func (lf *liveFlags) check() error {
+	if lf.maxServers < 1 {
+		return usageError{fmt.Errorf("--max-servers: must be at least 1, got %d", lf.maxServers)}
+	}
+	return nil
+}
+
+// liveError makes a lab too large to run live a usage error (exit status 2).
+func liveError(err error) error {
+	var tooMany *livelab.TooManyServersError
+	if errors.As(err, &tooMany) {
+		return usageError{err}
+	}
+	return err
 }
 
 // liveOptions opens the log file and finds the binary to start processes with.
@@ -42,7 +62,7 @@ func (lf *liveFlags) options(errOut io.Writer) (livelab.Options, func(), error) 
 	}
 	fmt.Fprintf(errOut, "process logs: %s\n", path)
 	log := wire.Logger("lab", lf.verbose)
-	return livelab.Options{Launch: launch, Logs: f, Log: log}, func() { _ = log.Sync(); f.Close() }, nil
+	return livelab.Options{Launch: launch, Logs: f, Log: log, MaxServers: lf.maxServers}, func() { _ = log.Sync(); f.Close() }, nil
 }
 
 // interruptible is a context ended by Ctrl-C or SIGTERM.
@@ -74,6 +94,12 @@ run warns and runs without it).`,
 			if err != nil {
 				return err
 			}
+			if err := lf.check(); err != nil {
+				return err
+			}
+			if err := livelab.CheckRun(lab, settings, lf.maxServers); err != nil {
+				return liveError(err)
+			}
 			opts, closeLogs, err := lf.options(cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -84,7 +110,7 @@ run warns and runs without it).`,
 			rep, err := livelab.Run(ctx, lab, settings, livelab.RunOptions{Options: opts,
 				Series: f.series || f.plot != "", Progress: cmd.ErrOrStderr(), Dashboard: dashboard})
 			if err != nil {
-				return err
+				return liveError(err)
 			}
 			return printReport(cmd.OutOrStdout(), cmd.ErrOrStderr(), rep, f)
 		},
@@ -123,6 +149,12 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 			if err := lab.Apply("duration", "8760h"); err != nil { // a year: until Ctrl-C
 				return err
 			}
+			if err := lf.check(); err != nil {
+				return err
+			}
+			if err := livelab.CheckFleet(lab, lf.maxServers); err != nil {
+				return liveError(err)
+			}
 			opts, closeLogs, err := lf.options(cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -133,7 +165,7 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 			defer stop()
 			err = livelab.Up(ctx, lab, livelab.UpOptions{Options: opts, Listen: listen, Out: cmd.OutOrStdout()})
 			fmt.Fprintln(cmd.ErrOrStderr(), "lab up: stopped every process")
-			return err
+			return liveError(err)
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8000", "the controller's address (dashboard, state and chaos API)")

@@ -29,3 +29,23 @@ func TestDashboardCheckConfig(t *testing.T) {
 		}
 	}
 }
+
+// A lab with more servers than --max-servers is refused before any process
+// starts: exit 2, a reason naming lab sim, and no process log written.
+func TestLiveRefusesTooLargeFleet(t *testing.T) {
+	cases := [][]string{
+		{"run", "balls-bins", "--dashboard", ""},                    // 1000 servers against the default 40
+		{"up", "balls-bins", "--listen", "127.0.0.1:0"},             // the same for lab up
+		{"run", "rr-slow", "--max-servers", "4", "--dashboard", ""}, // five servers
+	}
+	for _, args := range cases {
+		_, errOut, code := lab(t, args...)
+		if code != 2 || !strings.Contains(errOut, "too many processes for a live run") ||
+			!strings.Contains(errOut, "try lab sim") || strings.Contains(errOut, "process logs") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+	if _, errOut, code := lab(t, "run", "rr-slow", "--max-servers", "0"); code != 2 || !strings.Contains(errOut, "--max-servers") {
+		t.Errorf("--max-servers 0: exit %d, stderr %q", code, errOut)
+	}
+}

@@ -22,6 +22,9 @@ type Options struct {
 	Log    *zap.Logger // lab's own log
 	LBAddr string      // the first balancer's traffic address ("" = any free port)
 	Dir    string      // where lab files for the processes are written ("" = a temp dir)
+	// MaxServers bounds the servers (processes) a run may start
+	// (0 = DefaultMaxServers); see CheckFleet.
+	MaxServers int
 }
 
 // fleet is one running copy of a lab: its backends and balancers.

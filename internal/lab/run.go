@@ -29,6 +29,9 @@ type RunOptions struct {
 // the dashboard of the setting running; a taken address is warned about and
 // the run goes on without it.
 func Run(ctx context.Context, lab *labfile.Lab, settings []labfile.Setting, opts RunOptions) (*report.Report, error) {
+	if err := CheckRun(lab, settings, opts.MaxServers); err != nil {
+		return nil, err
+	}
 	rep := &report.Report{Mode: "live", Lab: lab.Name, Seed: lab.Seed, DurationS: lab.Duration.Seconds(),
 		Narration: lab.Narration}
 	dash, stopDash := runDashboard(ctx, opts)
@@ -52,6 +55,21 @@ func Run(ctx context.Context, lab *labfile.Lab, settings []labfile.Setting, opts
 		}
 	}
 	return rep, nil
+}
+
+// CheckRun refuses, before anything starts, a run whose settings are not
+// valid labs or would start more than max servers (see CheckFleet).
+func CheckRun(lab *labfile.Lab, settings []labfile.Setting, max int) error {
+	for _, s := range settings {
+		l, err := lab.WithSetting(s)
+		if err == nil {
+			err = CheckFleet(l, max)
+		}
+		if err != nil {
+			return fmt.Errorf("setting %q: %w", s.Name, err)
+		}
+	}
+	return nil
 }
 
 // runDashboard serves the dashboard for lab run, if asked and possible.

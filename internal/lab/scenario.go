@@ -12,9 +12,34 @@ import (
 	"github.com/lblab/lblab/scenarios"
 )
 
-// maxLiveServers bounds the fleet a scenario may start from the dashboard:
-// each server is a process (balls-bins has 1000; it is for lab sim).
-const maxLiveServers = 40
+// DefaultMaxServers bounds the fleet a live run starts unless told
+// otherwise: each server is a process (balls-bins has 1000; it is for lab
+// sim), and a few hundred Go processes starting at once swamp a laptop.
+const DefaultMaxServers = 40
+
+// CheckFleet refuses a live run of a lab with more than max servers
+// (0 = DefaultMaxServers) with a *TooManyServersError.
+func CheckFleet(lab *labfile.Lab, max int) error {
+	if max <= 0 {
+		max = DefaultMaxServers
+	}
+	if n := len(lab.ExpandServers()); n > max {
+		return &TooManyServersError{Lab: lab.Name, Servers: n, Max: max}
+	}
+	return nil
+}
+
+// TooManyServersError is a lab too large to run as processes; it names the
+// ways out.
+type TooManyServersError struct {
+	Lab          string
+	Servers, Max int
+}
+
+func (e *TooManyServersError) Error() string {
+	return fmt.Sprintf("%s has %d servers, too many processes for a live run (at most %d; --max-servers raises it): try lab sim %s",
+		e.Lab, e.Servers, e.Max, e.Lab)
+}
 
 // upDuration keeps a lab's loadgen sending until the lab is stopped.
 const upDuration = "8760h"
@@ -75,8 +100,8 @@ func (c *Controller) handleScenarios(w http.ResponseWriter, _ *http.Request) {
 		}
 		info := ScenarioInfo{Name: name, Description: lab.Description, Setting: setting,
 			Servers: len(lab.ExpandServers()), Live: true}
-		if info.Servers > maxLiveServers {
-			info.Live, info.Reason = false, fmt.Sprintf("%d servers are too many processes for a live run: try lab sim %s", info.Servers, name)
+		if err := CheckFleet(lab, c.opts.MaxServers); err != nil {
+			info.Live, info.Reason = false, err.Error()
 		}
 		list = append(list, info)
 	}
@@ -104,8 +129,8 @@ func (c *Controller) handleScenario(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	lab, setting, err := ScenarioLab(body.Name)
-	if err == nil && len(lab.ExpandServers()) > maxLiveServers {
-		err = fmt.Errorf("%s has %d servers, too many processes for a live run: try lab sim %s", body.Name, len(lab.ExpandServers()), body.Name)
+	if err == nil {
+		err = CheckFleet(lab, c.opts.MaxServers)
 	}
 	if err != nil {
 		writeJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})

@@ -25,6 +25,9 @@ var lastControllerAddr atomic.Value
 // the dashboard and the controller API, and stops everything when ctx is
 // done. The dashboard may switch to another scenario meanwhile.
 func Up(ctx context.Context, lab *labfile.Lab, opts UpOptions) error {
+	if err := CheckFleet(lab, opts.MaxServers); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", opts.Listen)
 	if err != nil {
 		return fmt.Errorf("controller address %s: %w", opts.Listen, err)
