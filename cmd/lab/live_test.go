@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"strings"
 	"testing"
 )
@@ -47,5 +48,24 @@ func TestLiveRefusesTooLargeFleet(t *testing.T) {
 	}
 	if _, errOut, code := lab(t, "run", "rr-slow", "--max-servers", "0"); code != 2 || !strings.Contains(errOut, "--max-servers") {
 		t.Errorf("--max-servers 0: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// lab chaos checks the action itself (exit 2, the list of actions) and says
+// when no lab is listening (exit 1, how to start or find one).
+func TestChaosErrors(t *testing.T) {
+	if _, errOut, code := lab(t, "chaos", "bogus"); code != 2 || !strings.Contains(errOut, `unknown action "bogus"`) ||
+		!strings.Contains(errOut, "add-server") {
+		t.Errorf("unknown action: exit %d, stderr %q", code, errOut)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // a port nothing listens on
+	if _, errOut, code := lab(t, "chaos", "kill", "s2", "--lab-url", addr); code != 1 ||
+		!strings.Contains(errOut, "no lab is running at "+addr) || !strings.Contains(errOut, "lab up") {
+		t.Errorf("no lab: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -2,9 +2,12 @@ package lab
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
@@ -16,6 +19,9 @@ import (
 func ParseDrill(args []string) (labfile.Event, error) {
 	if len(args) == 0 {
 		return labfile.Event{}, fmt.Errorf("give an action: %s", strings.Join(labfile.Actions, ", "))
+	}
+	if !slices.Contains(labfile.Actions, args[0]) {
+		return labfile.Event{}, fmt.Errorf("unknown action %q: use one of %s", args[0], strings.Join(labfile.Actions, ", "))
 	}
 	ev := labfile.Event{Action: args[0]}
 	for _, a := range args[1:] {
@@ -68,6 +74,9 @@ func SendDrill(ctx context.Context, addr string, ev labfile.Event) (string, erro
 		Applied string `json:"applied"`
 	}
 	if err := call(ctx, addr, "POST", "/api/chaos", ev, &out); err != nil {
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return "", fmt.Errorf("no lab is running at %s (start one with lab up, or give its address with --lab-url): %w", addr, err)
+		}
 		return "", err
 	}
 	return out.Applied, nil
