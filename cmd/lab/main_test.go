@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -169,5 +170,34 @@ func TestReadmeLabFileRuns(t *testing.T) {
 	out, errOut, code := lab(t, "sim", path)
 	if code != 0 || !strings.Contains(out, "lab my-lab (sim, seed 1, 30s)") {
 		t.Fatalf("exit %d: %s%s", code, errOut, out)
+	}
+}
+
+// Every flag of lab's commands and of the three daemons is named somewhere in
+// the README or docs/, so a new flag cannot land undocumented.
+func TestEveryFlagDocumented(t *testing.T) {
+	var docs strings.Builder
+	files, _ := filepath.Glob("../../docs/*.md")
+	for _, f := range append(files, "../../README.md") {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs.Write(data)
+	}
+	// cobra lists "  -v, --verbose", the daemons' flag package "  -addr HOST:PORT".
+	flag := regexp.MustCompile(`(?m)^\s+(?:-\w, )?--?([a-z][a-z-]+)`)
+	for _, cmd := range []string{"run", "up", "sim", "chaos", "dashboard", "backend", "lb", "loadgen"} {
+		out, errOut, _ := lab(t, cmd, "--help")
+		found := flag.FindAllStringSubmatch(out+errOut, -1)
+		if len(found) < 2 {
+			t.Fatalf("lab %s --help lists no flags:\n%s%s", cmd, out, errOut)
+		}
+		for _, m := range found {
+			documented := regexp.MustCompile(`--` + m[1] + `\b`).MatchString(docs.String())
+			if m[1] != "help" && !documented {
+				t.Errorf("lab %s: --%s is in --help but in neither the README nor docs/", cmd, m[1])
+			}
+		}
 	}
 }
