@@ -40,6 +40,22 @@ func DocIndexEndpoints(t testing.TB, process string) map[string]bool {
 	return nil
 }
 
+// CheckAdminDocs fails the test for each of process's routes ("POST
+// /admin/cancel") that docs/PAGE has no section for or docs/admin-api.md's
+// index does not list.
+func CheckAdminDocs(t testing.TB, process, page string, routes []string) {
+	t.Helper()
+	sections, index := DocEndpoints(t, page), DocIndexEndpoints(t, process)
+	for _, r := range routes {
+		if !sections[r] {
+			t.Errorf("docs/%s has no section for %s", page, r)
+		}
+		if !index[r] {
+			t.Errorf("docs/admin-api.md's index does not list the %s's %s", process, r)
+		}
+	}
+}
+
 func readDoc(t testing.TB, name string) string {
 	_, here, _, _ := runtime.Caller(0)
 	text, err := os.ReadFile(filepath.Join(filepath.Dir(here), "..", "..", "docs", name))

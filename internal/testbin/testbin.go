@@ -3,12 +3,14 @@
 package testbin
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // Build compiles the command package pkg (such as
@@ -36,4 +38,26 @@ func Run(m *testing.M, pkg string, bin *string) int {
 		return 1
 	}
 	return m.Run()
+}
+
+// Server is what the shell's servers (a backend, an lb) share for tests.
+type Server interface {
+	Start() error
+	Shutdown(ctx context.Context) error
+}
+
+// Start starts s and shuts it down at cleanup, failing the test if either
+// goes wrong (shutdown within 5 s).
+func Start(t testing.TB, name string, s Server) {
+	t.Helper()
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown %s: %v", name, err)
+		}
+	})
 }

@@ -13,13 +13,5 @@ func TestAdminEndpointsDocumented(t *testing.T) {
 	for path := range actions {
 		routes = append(routes, "POST "+path)
 	}
-	page, index := testbin.DocEndpoints(t, "admin-api-backend.md"), testbin.DocIndexEndpoints(t, "backend")
-	for _, r := range routes {
-		if !page[r] {
-			t.Errorf("docs/admin-api-backend.md has no section for %s", r)
-		}
-		if !index[r] {
-			t.Errorf("docs/admin-api.md's index does not list the backend's %s", r)
-		}
-	}
+	testbin.CheckAdminDocs(t, "backend", "admin-api-backend.md", routes)
 }

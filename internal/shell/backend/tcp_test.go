@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/shell/wire"
+	"github.com/lblab/lblab/internal/testbin"
 )
 
 // These tests use real sockets on 127.0.0.1 and the wall clock, for what an
@@ -22,16 +23,7 @@ func startTCP(t *testing.T, cancelOnClose bool) (*Backend, tcpClient) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := b.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	})
+	testbin.Start(t, "backend", b)
 	return b, tcpClient{t: t, data: b.Addr(), admin: b.AdminAddr()}
 }
 

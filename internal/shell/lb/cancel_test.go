@@ -1,7 +1,6 @@
 package lb
 
 import (
-	"context"
 	"encoding/json"
 	"net"
 	"reflect"
@@ -13,6 +12,7 @@ import (
 
 	labbackend "github.com/lblab/lblab/internal/shell/backend"
 	"github.com/lblab/lblab/internal/shell/wire"
+	"github.com/lblab/lblab/internal/testbin"
 )
 
 // startBackend runs a real single-worker backend on 127.0.0.1 with no hop,
@@ -24,16 +24,7 @@ func startBackend(t *testing.T, name string) *labbackend.Backend {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := b.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown %s: %v", name, err)
-		}
-	})
+	testbin.Start(t, name, b)
 	return b
 }
 

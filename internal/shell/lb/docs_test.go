@@ -14,13 +14,5 @@ func TestAdminEndpointsDocumented(t *testing.T) {
 	for path, r := range l.adminRoutes() {
 		routes = append(routes, r.method+" "+path)
 	}
-	page, index := testbin.DocEndpoints(t, "admin-api-lb.md"), testbin.DocIndexEndpoints(t, "lb")
-	for _, r := range routes {
-		if !page[r] {
-			t.Errorf("docs/admin-api-lb.md has no section for %s", r)
-		}
-		if !index[r] {
-			t.Errorf("docs/admin-api.md's index does not list the lb's %s", r)
-		}
-	}
+	testbin.CheckAdminDocs(t, "lb", "admin-api-lb.md", routes)
 }

@@ -2,7 +2,6 @@ package lb
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/wire"
+	"github.com/lblab/lblab/internal/testbin"
 )
 
 func TestMain(m *testing.M) {
@@ -127,19 +127,15 @@ func startLBWith(t testing.TB, cfg Config) (*LB, *client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Start(); err != nil {
-		t.Fatal(err)
-	}
-	c := &client{data: &fasthttp.HostClient{Addr: l.Addr()}, admin: &fasthttp.HostClient{Addr: l.AdminAddr()}}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := l.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
+	var c *client
+	t.Cleanup(func() { // runs after the lb's shutdown, registered below
+		if c != nil {
+			c.data.CloseIdleConnections()
+			c.admin.CloseIdleConnections()
 		}
-		c.data.CloseIdleConnections()
-		c.admin.CloseIdleConnections()
 	})
+	testbin.Start(t, cfg.Name, l)
+	c = &client{data: &fasthttp.HostClient{Addr: l.Addr()}, admin: &fasthttp.HostClient{Addr: l.AdminAddr()}}
 	return l, c
 }
 
