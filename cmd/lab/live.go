@@ -37,15 +37,6 @@ func (lf *liveFlags) check() error {
 	return nil
 }
 
-// liveError makes a lab too large to run live a usage error (exit status 2).
-func liveError(err error) error {
-	var tooMany *livelab.TooManyServersError
-	if errors.As(err, &tooMany) {
-		return usageError{err}
-	}
-	return err
-}
-
 // liveOptions opens the log file and finds the binary to start processes with.
 func (lf *liveFlags) options(errOut io.Writer) (livelab.Options, func(), error) {
 	launch, err := livelab.SelfLauncher()
@@ -98,7 +89,7 @@ run warns and runs without it).`,
 				return err
 			}
 			if err := livelab.CheckRun(lab, settings, lf.maxServers); err != nil {
-				return liveError(err)
+				return usageError{err} // refused before anything starts: exit 2
 			}
 			opts, closeLogs, err := lf.options(cmd.ErrOrStderr())
 			if err != nil {
@@ -110,7 +101,7 @@ run warns and runs without it).`,
 			rep, err := livelab.Run(ctx, lab, settings, livelab.RunOptions{Options: opts,
 				Series: f.series || f.plot != "", Progress: cmd.ErrOrStderr(), Dashboard: dashboard})
 			if err != nil {
-				return liveError(err)
+				return err
 			}
 			return printReport(cmd.OutOrStdout(), cmd.ErrOrStderr(), rep, f)
 		},
@@ -153,7 +144,7 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 				return err
 			}
 			if err := livelab.CheckFleet(lab, lf.maxServers); err != nil {
-				return liveError(err)
+				return usageError{err} // refused before anything starts: exit 2
 			}
 			opts, closeLogs, err := lf.options(cmd.ErrOrStderr())
 			if err != nil {
@@ -165,7 +156,7 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 			defer stop()
 			err = livelab.Up(ctx, lab, livelab.UpOptions{Options: opts, Listen: listen, Out: cmd.OutOrStdout()})
 			fmt.Fprintln(cmd.ErrOrStderr(), "lab up: stopped every process")
-			return liveError(err)
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8000", "the controller's address (dashboard, state and chaos API)")

@@ -18,27 +18,16 @@ import (
 const DefaultMaxServers = 40
 
 // CheckFleet refuses a live run of a lab with more than max servers
-// (0 = DefaultMaxServers) with a *TooManyServersError.
+// (0 = DefaultMaxServers), naming the ways out.
 func CheckFleet(lab *labfile.Lab, max int) error {
 	if max <= 0 {
 		max = DefaultMaxServers
 	}
 	if n := len(lab.ExpandServers()); n > max {
-		return &TooManyServersError{Lab: lab.Name, Servers: n, Max: max}
+		return fmt.Errorf("%s has %d servers, too many processes for a live run (at most %d; --max-servers raises it): try lab sim %s",
+			lab.Name, n, max, lab.Name)
 	}
 	return nil
-}
-
-// TooManyServersError is a lab too large to run as processes; it names the
-// ways out.
-type TooManyServersError struct {
-	Lab          string
-	Servers, Max int
-}
-
-func (e *TooManyServersError) Error() string {
-	return fmt.Sprintf("%s has %d servers, too many processes for a live run (at most %d; --max-servers raises it): try lab sim %s",
-		e.Lab, e.Servers, e.Max, e.Lab)
 }
 
 // upDuration keeps a lab's loadgen sending until the lab is stopped.
