@@ -17,8 +17,11 @@ lab: build
 sim:
 	$(GO) run ./cmd/lab sim rr-slow --compare round-robin,least-outstanding,p2c
 
+STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
 vet:
 	$(GO) vet $(PKGS)
+	$(STATICCHECK) $(PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
 
 test: vet

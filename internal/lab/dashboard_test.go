@@ -13,16 +13,6 @@ import (
 	"go.uber.org/zap"
 )
 
-// getSnapshot reads GET /api/snapshot.
-func getSnapshot(t *testing.T, addr string) Snapshot {
-	t.Helper()
-	var s Snapshot
-	if err := call(context.Background(), addr, "GET", "/api/snapshot", nil, &s); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // waitSnapshot polls the snapshot until ok holds (or fails after limit).
 func waitSnapshot(t *testing.T, addr string, limit time.Duration, what string, ok func(Snapshot) bool) Snapshot {
 	t.Helper()

@@ -162,18 +162,6 @@ func adminsList(procs []*proc) string {
 	return strings.Join(parts, ",")
 }
 
-// backend returns the backend process called name.
-func (f *fleet) backend(name string) *proc {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, b := range f.backends {
-		if b.name == name {
-			return b
-		}
-	}
-	return nil
-}
-
 // addBackend starts a new server like the lab's last one, named name, and
 // adds it to every balancer.
 func (f *fleet) addBackend(ctx context.Context, name string) error {

@@ -27,8 +27,6 @@ type srv struct {
 
 // attempt is one try of a request, from the client's send to the answer.
 type attempt struct {
-	gen       uint32
-	live      bool
 	call      uint64 // call handle
 	seq       uint64 // pick number: request seq x 16 + attempt number
 	sibling   uint64 // a hedge's sibling attempt handle (0 = none)

@@ -52,21 +52,21 @@ func (cfg Config) withDefaults() (Config, error) {
 func (cfg *Config) check() error {
 	switch {
 	case cfg.Workers < 1:
-		return fmt.Errorf("Workers = %d, must be >= 1", cfg.Workers)
+		return fmt.Errorf("workers = %d, must be >= 1", cfg.Workers)
 	case cfg.QueueCap < 0:
-		return fmt.Errorf("QueueCap = %d, must be >= 0 (0 = unbounded)", cfg.QueueCap)
+		return fmt.Errorf("queue.capacity = %d, must be >= 0 (0 = unbounded)", cfg.QueueCap)
 	case cfg.MaxOutstanding < 0:
-		return fmt.Errorf("MaxOutstanding = %d, must be >= 0 (0 = no limit)", cfg.MaxOutstanding)
+		return fmt.Errorf("max_outstanding = %d, must be >= 0 (0 = no limit)", cfg.MaxOutstanding)
 	case cfg.QueueTimeout < 0:
-		return fmt.Errorf("QueueTimeout = %v, must be >= 0 (0 = none)", cfg.QueueTimeout)
+		return fmt.Errorf("queue_timeout = %v, must be >= 0 (0 = none)", cfg.QueueTimeout)
 	case cfg.Work == nil:
-		return fmt.Errorf("Work is required (the distribution for jobs that carry no work)")
+		return fmt.Errorf("work is required (the distribution for jobs that carry no work)")
 	case cfg.ErrorTime < 0:
-		return fmt.Errorf("ErrorTime = %v, must be >= 0", cfg.ErrorTime)
+		return fmt.Errorf("error_time = %v, must be >= 0", cfg.ErrorTime)
 	case cfg.CacheSize < 0:
-		return fmt.Errorf("CacheSize = %d, must be >= 0 (0 = none)", cfg.CacheSize)
+		return fmt.Errorf("cache.size = %d, must be >= 0 (0 = none)", cfg.CacheSize)
 	case !(cfg.HitFactor >= 0 && cfg.HitFactor <= 1):
-		return fmt.Errorf("HitFactor = %g, must be in [0, 1]", cfg.HitFactor)
+		return fmt.Errorf("cache.hit_factor = %g, must be in [0, 1]", cfg.HitFactor)
 	}
 	if err := checkSpeed(cfg.Speed); err != nil {
 		return err
@@ -79,14 +79,14 @@ func (cfg *Config) check() error {
 
 func checkSpeed(speed float64) error {
 	if !(speed > 0) || math.IsInf(speed, 0) {
-		return fmt.Errorf("Speed = %g, must be > 0 and finite", speed)
+		return fmt.Errorf("speed = %g, must be > 0 and finite", speed)
 	}
 	return nil
 }
 
 func checkShare(share float64) error {
 	if !(share >= 0 && share <= 1) {
-		return fmt.Errorf("Errors = %g, must be in [0, 1]", share)
+		return fmt.Errorf("errors = %g, must be in [0, 1]", share)
 	}
 	return nil
 }
@@ -94,11 +94,11 @@ func checkShare(share float64) error {
 func checkGC(every, pause time.Duration) error {
 	switch {
 	case every < 0:
-		return fmt.Errorf("GCEvery = %v, must be >= 0 (0 = none)", every)
+		return fmt.Errorf("gc.every = %v, must be >= 0 (0 = none)", every)
 	case pause < 0:
-		return fmt.Errorf("GCPause = %v, must be >= 0", pause)
+		return fmt.Errorf("gc.pause = %v, must be >= 0", pause)
 	case every > 0 && (pause <= 0 || pause >= every):
-		return fmt.Errorf("GCPause = %v, must be in (0, GCEvery = %v) when GCEvery is set", pause, every)
+		return fmt.Errorf("gc.pause = %v, must be in (0, gc.every = %v) when gc.every is set", pause, every)
 	}
 	return nil
 }

@@ -113,7 +113,7 @@ func (s *Server) SetLimit(now clock.Instant, l limit.Limit) {
 // ("lifo-evicted"), FIFO rejects the newest ("queue-full").
 func (s *Server) SetQueue(now clock.Instant, capacity int, lifo, dropExpired bool) error {
 	if capacity < 0 {
-		return fmt.Errorf("server %q: QueueCap = %d, must be >= 0 (0 = unbounded)", s.cfg.Name, capacity)
+		return fmt.Errorf("server %q: queue.capacity = %d, must be >= 0 (0 = unbounded)", s.cfg.Name, capacity)
 	}
 	s.settle(now)
 	s.cfg.QueueCap, s.cfg.LIFO, s.cfg.DropExpired = capacity, lifo, dropExpired

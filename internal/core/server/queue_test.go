@@ -185,20 +185,20 @@ func TestConfigErrors(t *testing.T) {
 		mod  func(*Config)
 		want string
 	}{
-		{func(c *Config) { c.Workers = 0 }, `server "s1": Workers = 0, must be >= 1`},
-		{func(c *Config) { c.QueueCap = -1 }, "QueueCap = -1"},
-		{func(c *Config) { c.MaxOutstanding = -2 }, "MaxOutstanding = -2"},
-		{func(c *Config) { c.QueueTimeout = -1 }, "QueueTimeout = -1ns"},
-		{func(c *Config) { c.Speed = -1 }, "Speed = -1, must be > 0"},
-		{func(c *Config) { c.Work = nil }, "Work is required"},
-		{func(c *Config) { c.Errors = 1.5 }, "Errors = 1.5, must be in [0, 1]"},
-		{func(c *Config) { c.ErrorTime = -1 }, "ErrorTime = -1ns"},
-		{func(c *Config) { c.CacheSize = -1 }, "CacheSize = -1"},
-		{func(c *Config) { c.HitFactor = 2 }, "HitFactor = 2, must be in [0, 1]"},
-		{func(c *Config) { c.GCEvery = time.Second }, "GCPause = 0s, must be in (0, GCEvery = 1s)"},
-		{func(c *Config) { c.GCEvery, c.GCPause = time.Second, time.Second }, "GCPause = 1s"},
-		{func(c *Config) { c.GCPause = -1 }, "GCPause = -1ns, must be >= 0"},
-		{func(c *Config) { c.GCEvery = -1 }, "GCEvery = -1ns, must be >= 0"},
+		{func(c *Config) { c.Workers = 0 }, `server "s1": workers = 0, must be >= 1`},
+		{func(c *Config) { c.QueueCap = -1 }, "queue.capacity = -1"},
+		{func(c *Config) { c.MaxOutstanding = -2 }, "max_outstanding = -2"},
+		{func(c *Config) { c.QueueTimeout = -1 }, "queue_timeout = -1ns"},
+		{func(c *Config) { c.Speed = -1 }, "speed = -1, must be > 0"},
+		{func(c *Config) { c.Work = nil }, "work is required"},
+		{func(c *Config) { c.Errors = 1.5 }, "errors = 1.5, must be in [0, 1]"},
+		{func(c *Config) { c.ErrorTime = -1 }, "error_time = -1ns"},
+		{func(c *Config) { c.CacheSize = -1 }, "cache.size = -1"},
+		{func(c *Config) { c.HitFactor = 2 }, "cache.hit_factor = 2, must be in [0, 1]"},
+		{func(c *Config) { c.GCEvery = time.Second }, "gc.pause = 0s, must be in (0, gc.every = 1s)"},
+		{func(c *Config) { c.GCEvery, c.GCPause = time.Second, time.Second }, "gc.pause = 1s"},
+		{func(c *Config) { c.GCPause = -1 }, "gc.pause = -1ns, must be >= 0"},
+		{func(c *Config) { c.GCEvery = -1 }, "gc.every = -1ns, must be >= 0"},
 	} {
 		cfg := base
 		c.mod(&cfg)
@@ -210,13 +210,13 @@ func TestConfigErrors(t *testing.T) {
 	if s.Name() != "s1" {
 		t.Errorf("Name() = %q", s.Name())
 	}
-	if err := s.SetSpeed(0, 0); err == nil || !strings.Contains(err.Error(), "Speed = 0") {
+	if err := s.SetSpeed(0, 0); err == nil || !strings.Contains(err.Error(), "speed = 0") {
 		t.Errorf("SetSpeed(0): %v", err)
 	}
-	if err := s.SetErrors(0, -0.1); err == nil || !strings.Contains(err.Error(), "Errors = -0.1") {
+	if err := s.SetErrors(0, -0.1); err == nil || !strings.Contains(err.Error(), "errors = -0.1") {
 		t.Errorf("SetErrors(-0.1): %v", err)
 	}
-	if err := s.SetQueue(0, -1, false, false); err == nil || !strings.Contains(err.Error(), "QueueCap = -1") {
+	if err := s.SetQueue(0, -1, false, false); err == nil || !strings.Contains(err.Error(), "queue.capacity = -1") {
 		t.Errorf("SetQueue(-1): %v", err)
 	}
 }

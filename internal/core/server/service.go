@@ -86,8 +86,6 @@ func (s *service) pop() active {
 
 // clear frees every worker.
 func (s *service) clear() {
-	for _, idx := range s.heap {
-		s.free = append(s.free, idx)
-	}
+	s.free = append(s.free, s.heap...)
 	s.heap = s.heap[:0]
 }

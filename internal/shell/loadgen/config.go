@@ -112,7 +112,7 @@ func (cfg *Config) checkMode() error {
 	case len(cfg.Targets) > 0 && len(cfg.Servers) > 0:
 		return errors.New("give balancer targets or servers (client-side balancing), not both")
 	case len(cfg.Targets) == 0 && len(cfg.Servers) == 0:
-		return errors.New("no target: give --target URL or --servers s1=host:port,...")
+		return errors.New("no target: give --target URL, or --servers NAME=host:port[,NAME=host:port]")
 	case len(cfg.Servers) == 0 && c.Algorithm != "":
 		return fmt.Errorf("clients.algorithm is %q (client-side balancing): give the servers with --servers", c.Algorithm)
 	case len(cfg.Servers) > 0 && c.Algorithm == "":
