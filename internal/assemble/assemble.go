@@ -7,6 +7,8 @@ package assemble
 import (
 	"fmt"
 
+	"github.com/lblab/lblab/internal/client"
+	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/breaker"
 	"github.com/lblab/lblab/internal/core/hedge"
@@ -136,4 +138,27 @@ func Stream(lab *labfile.Lab) (*workload.Stream, int, error) {
 		return nil, 0, fmt.Errorf("clients: %w", err)
 	}
 	return s, users, nil
+}
+
+// Network is the lab's hop model, shared by every process and the simulator.
+func Network(lab *labfile.Lab) policy.Network {
+	return policy.Network{Hop: lab.Network.Hop, Jitter: lab.Network.Jitter, Seed: lab.Seed}
+}
+
+// ClientConfig is the client runtime of lab: its policy, a fresh request
+// stream, the users in closed loop, when the arrivals stop, how attempts are
+// addressed and how many balancers front the servers. The driver adds the
+// clients' own balancers when they balance themselves, and its observers.
+func ClientConfig(lab *labfile.Lab) (client.Config, error) {
+	pol, err := Client(lab)
+	if err != nil {
+		return client.Config{}, err
+	}
+	s, users, err := Stream(lab)
+	if err != nil {
+		return client.Config{}, err
+	}
+	return client.Config{Policy: pol, Stream: s, Users: users, StopAt: clock.Instant(lab.Duration),
+		HashClient: lab.Balancers.HashOn == "client", WorkAtServer: lab.Clients.WorkAt == "server",
+		Tier: lab.Balancers.Count}, nil
 }

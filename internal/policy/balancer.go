@@ -10,21 +10,6 @@ import (
 	"github.com/lblab/lblab/internal/core/load"
 )
 
-// Result is how one attempt ended, as the balancer or client sees it.
-type Result uint8
-
-const (
-	OK        Result = iota // 200
-	Error                   // 500 or 502 (server error, refused or reset connection)
-	Rejected                // 503 (shed by a queue, limit or max outstanding)
-	Timeout                 // 504 or an attempt timeout
-	Cancelled               // withdrawn while queued (a hedge's loser): no verdict on the server
-)
-
-func (r Result) String() string {
-	return [...]string{"ok", "error", "rejected", "timeout", "cancelled"}[r]
-}
-
 // BalancerConfig configures one balancer pipeline.
 type BalancerConfig struct {
 	Algorithm balance.Config

@@ -4,8 +4,10 @@ import (
 	"fmt"
 
 	"github.com/lblab/lblab/internal/assemble"
+	"github.com/lblab/lblab/internal/client"
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/breaker"
+	"github.com/lblab/lblab/internal/core/health"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
@@ -17,8 +19,12 @@ const drainLimit = 30 * clock.Instant(1e9)
 
 // newWorld builds a run of lab (already validated and with the setting applied).
 func newWorld(lab *labfile.Lab, name string, opts Options) (*world, error) {
-	w := &world{lab: lab, name: name, seed: lab.Seed, hop: lab.Network.Hop, jitter: lab.Network.Jitter,
-		check: opts.Check, arrivalAt: clock.Never}
+	w := &world{lab: lab, name: name, net: assemble.Network(lab), check: opts.Check, arrivalAt: clock.Never}
+	hc := lab.Balancers.Health
+	var err error
+	if w.health, err = health.New(health.Config{Fails: hc.Fails, Passes: hc.Passes}); err != nil {
+		return nil, fmt.Errorf("balancers.health: %w", err)
+	}
 	w.stopAt = clock.Instant(lab.Duration)
 	w.cutAt = w.stopAt + drainLimit
 	for _, ns := range lab.ExpandServers() {
@@ -26,16 +32,13 @@ func newWorld(lab *labfile.Lab, name string, opts Options) (*world, error) {
 			return nil, err
 		}
 	}
-	if err := w.buildClient(); err != nil {
-		return nil, err
-	}
 	if err := w.buildBalancers(); err != nil {
 		return nil, err
 	}
-	if err := w.buildStream(); err != nil {
+	if err := w.buildClients(opts.Series); err != nil {
 		return nil, err
 	}
-	w.col = newCollector(w, opts.Series)
+	w.col = newCollector(w)
 	return w, nil
 }
 
@@ -49,15 +52,8 @@ func (w *world) addServer(ns labfile.NamedServer) error {
 		return fmt.Errorf("server %s: %w", ns.Name, err)
 	}
 	w.servers = append(w.servers, &srv{core: core, spec: ns, wakeAt: clock.Never})
-	w.health = append(w.health, healthState{healthy: true})
 	w.schedWake(len(w.servers) - 1)
 	return nil
-}
-
-func (w *world) buildClient() error {
-	cl, err := assemble.Client(w.lab)
-	w.client = cl
-	return err
 }
 
 // buildBalancers makes the balancer tier, or one pipeline per client id when
@@ -81,8 +77,17 @@ func (w *world) buildBalancers() error {
 	return nil
 }
 
-func (w *world) buildStream() error {
-	s, users, err := assemble.Stream(w.lab)
-	w.stream, w.users = s, users
-	return err
+// buildClients makes the client runtime, with the simulator as its transport.
+func (w *world) buildClients(series bool) error {
+	cfg, err := assemble.ClientConfig(w.lab)
+	if err != nil {
+		return err
+	}
+	cfg.Series = series
+	if w.clientLB {
+		cfg.Balancers = w.bals
+	}
+	w.stream, w.users = cfg.Stream, cfg.Users
+	w.rt = client.New[transit](cfg, w)
+	return nil
 }

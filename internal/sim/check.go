@@ -32,7 +32,7 @@ func (w *world) checkPick(now clock.Instant, b *policy.Balancer, t policy.Ticket
 	if b.Algorithm() == "ring-hash-bounded" && !w.clientLB && w.lab.Balancers.Load == "local" {
 		w.checkBounded(b, t.Server)
 	}
-	if !w.clientLB && w.lab.Balancers.Health.Enabled && !w.health[t.Server].healthy {
+	if !w.clientLB && w.lab.Balancers.Health.Enabled && !w.health.Healthy(t.Server) {
 		w.fail("picked %s while health checks had ejected it", w.servers[t.Server].spec.Name)
 	}
 }
@@ -56,9 +56,9 @@ func (w *world) checkStep() {
 		return
 	}
 	inflight := make([]int, len(w.bals))
-	w.att.Each(func(_ uint64, a *attempt) {
-		if a.ticket.Valid && !a.lbDone {
-			inflight[a.bal]++
+	w.rt.EachAttempt(func(_ uint64, a *attempt) {
+		if a.Net.ticket.Valid && !a.Net.lbDone {
+			inflight[a.Bal]++
 		}
 	})
 	for bi, b := range w.bals {
@@ -76,8 +76,8 @@ func (w *world) checkStep() {
 // checkEnd: every request ended exactly once.
 func (w *world) checkEnd() {
 	t, o := w.col.Total, w.col.Outcomes
-	if w.pending != 0 {
-		w.fail("%d requests never ended", w.pending)
+	if n := w.rt.Pending(); n != 0 {
+		w.fail("%d requests never ended", n)
 	}
 	if sum := o.Succeeded + o.Failed + o.Rejected + o.TimedOut; sum != t.Offered {
 		w.fail("%d requests offered but %d outcomes", t.Offered, sum)

@@ -18,8 +18,8 @@ type collector struct {
 	Log      []report.LogLine
 }
 
-func newCollector(w *world, series bool) *collector {
-	return &collector{Recorder: report.NewRecorder(series), w: w}
+func newCollector(w *world) *collector {
+	return &collector{Recorder: w.rt.Rec, w: w}
 }
 
 // serverTouched notes a server's queue after it changed (for max_queue).

@@ -1,20 +1,18 @@
 package sim
 
 import (
+	"github.com/lblab/lblab/internal/client"
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/policy"
-	"github.com/lblab/lblab/internal/workload"
 )
 
 // step fires one event.
 func (w *world) step(e event) {
 	switch e.kind {
-	case evThink:
-		w.startUser(e.a)
 	case evAtBalancer:
 		if a := w.attemptOf(e.h); a != nil {
-			w.forward(w.now, e.h, a, w.hopDelay(e.h, 2))
+			w.forward(w.now, e.h, a, w.hopDelay(a, policy.BalancerOut))
 		}
 	case evAtServer:
 		w.onAtServer(e.h)
@@ -29,7 +27,7 @@ func (w *world) step(e event) {
 	case evCancel:
 		w.onCancel(e.h)
 	case evTimer:
-		w.onTimer(e)
+		w.rt.Fire(w.now, client.Timer{Kind: client.TimerKind(e.a), Ref: e.h})
 	case evRefresh:
 		w.onRefresh()
 	case evHealth:
@@ -56,42 +54,23 @@ func (w *world) scheduleArrival() {
 	}
 }
 
-// begin starts a request's call at its intended time.
-func (w *world) begin(req workload.Request, user int32) {
-	_, cs := w.newCall()
-	cs.req, cs.user, cs.client = req, user, int32(req.Client)
-	cs.Seq = req.Seq
-	w.pending++
-	w.col.Offered(w.now)
-	w.client.Begin(w.now, &cs.Call, w)
-}
-
-func (w *world) startUser(user int32) {
-	if w.now >= w.stopAt {
-		return
-	}
-	req := w.stream.Draw(w.userSeq, w.now)
-	w.userSeq++
-	w.begin(req, user)
-}
-
 func (w *world) onAtServer(h uint64) {
 	a := w.attemptOf(h)
 	if a == nil {
 		return
 	}
-	s := w.servers[a.server]
+	s := w.servers[a.Net.server]
 	s.sent++
-	job := server.Job{ID: h, Work: a.work, Key: a.key, Kind: a.kind}
-	if a.ticket.Probe {
+	job := server.Job{ID: h, Work: a.Work, Key: a.Key, Kind: a.Kind}
+	if a.Net.ticket.Probe || a.Ticket.Probe {
 		job.Kind = server.Probe
 	}
-	if a.deadline != clock.Never {
-		job.Deadline = a.deadline
+	if a.Deadline != clock.Never {
+		job.Deadline = a.Deadline
 	}
 	w.replyBuf = s.core.Arrive(w.now, job, w.replyBuf[:0])
-	w.deliver(int(a.server))
-	w.col.serverTouched(int(a.server))
+	w.deliver(int(a.Net.server))
+	w.col.serverTouched(int(a.Net.server))
 }
 
 func (w *world) onWake(si int, at clock.Instant) {
@@ -114,17 +93,21 @@ func (w *world) deliver(si int) {
 		if a == nil {
 			continue
 		}
-		a.status, a.result, a.repAt = r.Status, resultOf(r.Status), r.At
+		n := &a.Net
+		n.status, n.repAt = r.Status, r.At
+		if !n.lbDone { // a balancer that answered 504 (or 503) already stays answered
+			n.result = policy.ResultOf(r.Status)
+		}
 		if r.Status == server.OK {
 			s.completed++
 		}
 		q, in := s.core.Load()
-		a.repLoadQ, a.repLoadS = int32(q), int32(in)
+		n.repLoadQ, n.repLoadS = int32(q), int32(in)
 		if w.clientLB {
-			a.srvDone = true
-			w.pushHop(r.At.Add(w.hopDelay(r.ID, 3)), evReplyAtClient, r.ID)
+			n.srvDone = true
+			w.pushHop(r.At.Add(w.hopDelay(a, policy.ServerBack)), evReplyAtClient, r.ID)
 		} else {
-			w.pushHop(r.At.Add(w.hopDelay(r.ID, 3)), evReplyAtLB, r.ID)
+			w.pushHop(r.At.Add(w.hopDelay(a, policy.ServerBack)), evReplyAtLB, r.ID)
 		}
 	}
 	w.schedWake(si)
@@ -144,104 +127,56 @@ func (w *world) schedWake(si int) {
 	w.push(at, evWake, 0, int32(si))
 }
 
-func resultOf(st server.Status) policy.Result {
-	switch st {
-	case server.OK:
-		return policy.OK
-	case server.Rejected:
-		return policy.Rejected
-	case server.Cancelled:
-		return policy.Cancelled
-	case server.Dropped:
-		return policy.Timeout
-	}
-	return policy.Error // error, fail, lost (reset), refused
-}
-
 func (w *world) onReplyAtLB(h uint64) {
 	a := w.attemptOf(h)
 	if a == nil {
 		return
 	}
-	a.srvDone = true
-	if a.lbDone { // the balancer already answered 504: the work was for nobody
-		if a.status == server.OK {
+	n := &a.Net
+	n.srvDone = true
+	if n.lbDone { // the balancer already answered 504: the work was for nobody
+		if n.status == server.OK {
 			w.col.Wasted()
 		}
 		w.maybeFree(h, a)
 		return
 	}
-	a.lbDone = true
-	w.bals[a.bal].Done(w.now, a.ticket, a.result, w.now.Sub(a.lbSent))
-	w.pushHop(w.now.Add(w.hopDelay(h, 4)), evReplyAtClient, h)
+	n.lbDone = true
+	w.bals[a.Bal].Done(w.now, n.ticket, n.result, w.now.Sub(n.lbSent))
+	w.pushHop(w.now.Add(w.hopDelay(a, policy.BalancerBack)), evReplyAtClient, h)
 }
 
 func (w *world) onLBTimeout(h uint64) {
 	a := w.attemptOf(h)
-	if a == nil || a.lbDone {
+	if a == nil || a.Net.lbDone {
 		return
 	}
-	a.lbDone, a.timedOut, a.result = true, true, policy.Timeout
-	b := w.bals[a.bal]
-	b.Done(w.now, a.ticket, policy.Timeout, b.Timeout())
-	w.pushHop(w.now.Add(w.hopDelay(h, 4)), evReplyAtClient, h)
+	n := &a.Net
+	n.lbDone, n.timedOut, n.result = true, true, policy.Timeout
+	b := w.bals[a.Bal]
+	b.Done(w.now, n.ticket, policy.Timeout, b.Timeout())
+	w.pushHop(w.now.Add(w.hopDelay(a, policy.BalancerBack)), evReplyAtClient, h)
 }
 
+// onReplyAtClient hands an answer to the client runtime; the attempt is
+// freed once the server is done with it too.
 func (w *world) onReplyAtClient(h uint64) {
 	a := w.attemptOf(h)
 	if a == nil {
 		return
 	}
-	if w.clientLB && a.ticket.Valid {
-		b := w.bals[a.bal]
-		b.Loads().Report(a.repAt, int(a.server), int(a.repLoadQ), int(a.repLoadS))
-		b.Done(w.now, a.ticket, a.result, w.now.Sub(a.lbSent))
-	}
-	a.clientGot = true
-	res, served, timedOut := a.result, a.status == server.OK, a.timedOut
-	cs := w.callOf(a.call)
-	if cs == nil || !cs.Live(int(h)) { // abandoned or lost the race: not counted again
-		if served && !timedOut {
-			w.col.Wasted()
-		}
-	} else {
-		w.col.Result(res)
-		cs.OnReply(w.now, int(h), res, w)
-	}
-	if a = w.attemptOf(h); a != nil {
-		w.maybeFree(h, a)
-	}
+	n := &a.Net
+	n.clientGot = true
+	w.rt.Answer(w.now, h, n.result, client.LoadReport{At: n.repAt, Queued: int(n.repLoadQ), Busy: int(n.repLoadS), Known: true})
+	w.maybeFree(h, a)
 }
 
 func (w *world) onCancel(h uint64) {
 	a := w.attemptOf(h)
-	if a == nil || a.srvDone || a.server < 0 {
+	if a == nil || a.Net.srvDone || a.Net.server < 0 {
 		return
 	}
-	si := int(a.server)
+	si := int(a.Net.server)
 	w.replyBuf = w.servers[si].core.Cancel(w.now, h, w.replyBuf[:0])
 	w.deliver(si)
-}
-
-func (w *world) onTimer(e event) {
-	t, h := policy.Timer(e.a), -1
-	callHandle := e.h
-	if t == policy.TimerAttempt {
-		a := w.attemptOf(e.h)
-		if a == nil {
-			return // answered and done with: the timer is moot
-		}
-		h, callHandle = int(e.h), a.call
-	}
-	cs := w.callOf(callHandle)
-	if cs == nil {
-		return
-	}
-	if t == policy.TimerAttempt && cs.Live(h) {
-		w.col.Result(policy.Timeout)
-	}
-	if t == policy.TimerDeadline {
-		w.col.Deadline()
-	}
-	cs.OnTimer(w.now, t, h, w)
 }

@@ -6,15 +6,14 @@ import "github.com/lblab/lblab/internal/clock"
 type kind uint8
 
 const (
-	evThink         kind = iota // a closed-loop user starts its next request (a = user)
-	evAtBalancer                // an attempt reaches its balancer (h)
+	evAtBalancer    kind = iota // an attempt reaches its balancer (h)
 	evAtServer                  // an attempt reaches its server (h)
 	evWake                      // a server's next deadline (a = server)
 	evReplyAtLB                 // a server's reply reaches the balancer (h)
 	evReplyAtClient             // an answer reaches the client (h)
 	evLBTimeout                 // a balancer's per-attempt timeout (h)
 	evCancel                    // a cancellation reaches the server (h)
-	evTimer                     // a client timer (a = timer; h = call handle, or the attempt's for TimerAttempt)
+	evTimer                     // a client timer (a = client.TimerKind, h = its Ref)
 	evRefresh                   // shared load reports
 	evHealth                    // active health checks
 	evScript                    // script event a

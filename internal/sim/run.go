@@ -6,7 +6,6 @@ import (
 
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/labfile"
-	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
 )
 
@@ -69,9 +68,7 @@ func run(lab *labfile.Lab, name string, opts Options) (Result, error) {
 // start schedules the first arrivals, users, script events and ticks.
 func (w *world) start() {
 	if w.users > 0 {
-		for u := 0; u < w.users; u++ {
-			w.push(clock.Instant(0).Add(w.stream.Think(u, 1<<40)), evThink, 0, int32(u))
-		}
+		w.rt.Start()
 	} else {
 		w.scheduleArrival()
 	}
@@ -107,10 +104,10 @@ func (w *world) loop() clock.Instant {
 		if w.arrivalAt <= next && w.arrivalAt != clock.Never {
 			next, src = w.arrivalAt, fromArrival
 		}
-		if next == clock.Never || w.pending == 0 && w.now >= w.stopAt && next >= w.stopAt {
+		if next == clock.Never || w.rt.Pending() == 0 && w.now >= w.stopAt && next >= w.stopAt {
 			break
 		}
-		if next >= w.cutAt && w.pending > 0 {
+		if next >= w.cutAt && w.rt.Pending() > 0 {
 			w.now = w.cutAt
 			w.cutOff()
 			break
@@ -119,7 +116,7 @@ func (w *world) loop() clock.Instant {
 		w.events++
 		switch src {
 		case fromArrival:
-			w.begin(w.next, -1)
+			w.rt.Begin(w.now, w.next, -1)
 			w.scheduleArrival()
 		case fromFIFO:
 			w.step(q.fifo.take())
@@ -138,12 +135,7 @@ func (w *world) loop() clock.Instant {
 }
 
 // cutOff ends every request still pending at the drain limit as timed out.
-func (w *world) cutOff() {
-	w.calls.Each(func(_ uint64, cs *callState) {
-		w.col.Deadline()
-		cs.OnTimer(w.now, policy.TimerDeadline, -1, w)
-	})
-}
+func (w *world) cutOff() { w.rt.CutOff(w.now) }
 
 func (w *world) algorithmName() string {
 	if w.clientLB {

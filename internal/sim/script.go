@@ -6,6 +6,7 @@ import (
 
 	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/core/balance"
+	"github.com/lblab/lblab/internal/core/health"
 	"github.com/lblab/lblab/internal/labfile"
 )
 
@@ -172,9 +173,11 @@ func (w *world) applySet(set map[string]string) error {
 
 // reconfigure brings the running parts in line with w.lab after a set.
 func (w *world) reconfigure(oldRate float64) error {
-	if err := w.buildClient(); err != nil {
+	cc, err := assemble.ClientConfig(w.lab)
+	if err != nil {
 		return err
 	}
+	w.rt.Reconfigure(cc)
 	cfg := assemble.BalancerConfig(w.lab, 0)
 	for _, b := range w.bals {
 		b.SetTimeout(cfg.Timeout)
@@ -236,24 +239,23 @@ func (w *world) refreshEvery() time.Duration {
 }
 
 // onHealth runs one round of active health checks: a server that is down or
-// failing fails its check; Fails failures take it out, Passes successes back.
+// failing fails its check; core/health decides when it leaves rotation and
+// when it comes back.
 func (w *world) onHealth() {
 	hc := w.lab.Balancers.Health
+	if err := w.health.SetConfig(health.Config{Fails: hc.Fails, Passes: hc.Passes}); err != nil {
+		w.col.log(w.now, "health checks: "+err.Error())
+	}
 	for i, s := range w.servers {
 		snap := s.core.Snapshot(w.now)
-		h := &w.health[i]
-		if snap.Up && !snap.Failing {
-			h.passes, h.fails = h.passes+1, 0
-		} else {
-			h.fails, h.passes = h.fails+1, 0
+		if !w.health.Observe(i, snap.Up && !snap.Failing) {
+			continue
 		}
-		if h.healthy && h.fails >= hc.Fails || !h.healthy && h.passes >= hc.Passes {
-			h.healthy = !h.healthy
-			for _, b := range w.bals {
-				b.SetHealthy(i, h.healthy)
-			}
-			w.col.log(w.now, fmt.Sprintf("health: %s %s", s.spec.Name, map[bool]string{true: "back in rotation", false: "ejected"}[h.healthy]))
+		ok := w.health.Healthy(i)
+		for _, b := range w.bals {
+			b.SetHealthy(i, ok)
 		}
+		w.col.log(w.now, fmt.Sprintf("health: %s %s", s.spec.Name, map[bool]string{true: "back in rotation", false: "ejected"}[ok]))
 	}
 	if w.now < w.cutAt {
 		w.push(w.now.Add(hc.Interval), evHealth, 0, 0)

@@ -1,17 +1,21 @@
 // Package sim is the discrete-event simulator: the same policy objects as the
 // live lab, driven in virtual time by an event heap ordered by (time, seq).
 // Same lab file and seed give the same run, bit for bit.
+//
+// The clients are internal/client's runtime, as in the live loadgen; the
+// simulator is its transport (attempts travel as events), and it plays the
+// balancers, the servers and the network itself.
 package sim
 
 import (
 	"time"
 
+	"github.com/lblab/lblab/internal/client"
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/health"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
-	"github.com/lblab/lblab/internal/rng"
-	"github.com/lblab/lblab/internal/slab"
 	"github.com/lblab/lblab/internal/workload"
 )
 
@@ -25,20 +29,12 @@ type srv struct {
 	removed   bool
 }
 
-// attempt is one try of a request, from the client's send to the answer.
-type attempt struct {
-	call      uint64 // call handle
-	seq       uint64 // pick number: request seq x 16 + attempt number
-	sibling   uint64 // a hedge's sibling attempt handle (0 = none)
-	kind      server.Kind
-	key       uint64        // the request's key (cache, hashing)
-	hashKey   uint64        // what affinity algorithms hash: the key or the client id
-	work      time.Duration // the request's work at speed 1
+// transit is what the simulated network, balancer and server know of an
+// attempt, from the client's send until both ends are done with it.
+type transit struct {
 	server    int32         // global server index, -1 until picked
-	bal       int32         // balancer index, -1 when the client balances itself
-	ticket    policy.Ticket
+	ticket    policy.Ticket // the balancer's pick (the client's own is the attempt's Ticket)
 	lbSent    clock.Instant // when it was forwarded to the server
-	deadline  clock.Instant // the tightest deadline it carries to the server
 	status    server.Status
 	result    policy.Result
 	repLoadQ  int32 // the server's queue when it replied (piggybacked load)
@@ -50,19 +46,12 @@ type attempt struct {
 	clientGot bool // the answer reached the client
 }
 
-// callState is one request and its lifecycle.
-type callState struct {
-	policy.Call
-	req    workload.Request
-	user   int32 // closed-loop user, -1 for open loop
-	client int32
-}
+type attempt = client.Attempt[transit]
 
 // world is one simulated run.
 type world struct {
 	lab       *labfile.Lab
 	name      string
-	seed      uint64
 	now       clock.Instant
 	stopAt    clock.Instant // arrivals end here
 	cutAt     clock.Instant // requests still pending here are cut off
@@ -70,20 +59,15 @@ type world struct {
 	events    uint64
 	servers   []*srv
 	bals      []*policy.Balancer // the balancer tier, or one per client id when clients balance themselves
-	client    policy.Client
+	rt        *client.Runtime[transit]
 	clientLB  bool
 	stream    *workload.Stream
 	next      workload.Request // the pending open-loop arrival
 	arrivalAt clock.Instant    // when w.next is due; clock.Never when none
-	userSeq   uint64           // closed loop: next request number
 	users     int
-	hop       time.Duration
-	jitter    time.Duration
-	health    []healthState
+	net       policy.Network
+	health    *health.Checker // nil when active health checks are off
 
-	calls    slab.Slab[callState]
-	att      slab.Slab[attempt]
-	pending  int
 	replyBuf []server.Reply
 
 	col   *collector
@@ -91,37 +75,15 @@ type world struct {
 	fault []string // invariant violations (check mode)
 }
 
-type healthState struct {
-	fails, passes int
-	healthy       bool
-}
-
-// attemptOf returns the attempt for h, or nil if it was freed since.
-func (w *world) attemptOf(h uint64) *attempt { return w.att.Get(h) }
-
-// callOf returns the call for h, or nil if it ended since.
-func (w *world) callOf(h uint64) *callState { return w.calls.Get(h) }
-
-func (w *world) newAttempt() (uint64, *attempt) {
-	h, a := w.att.New()
-	a.server, a.bal = -1, -1
-	return h, a
-}
+// attemptOf returns the attempt for h, or nil if it was released since.
+func (w *world) attemptOf(h uint64) *attempt { return w.rt.Attempt(h) }
 
 // maybeFree releases an attempt once both the client and the server are done with it.
 func (w *world) maybeFree(h uint64, a *attempt) {
-	if a.clientGot && a.srvDone {
-		w.att.Free(h)
+	if a.Net.clientGot && a.Net.srvDone {
+		w.rt.Release(h)
 	}
 }
-
-func (w *world) newCall() (uint64, *callState) {
-	h, c := w.calls.New()
-	c.user, c.Tag = -1, h
-	return h, c
-}
-
-func (w *world) freeCall(c *callState) { w.calls.Free(c.Tag) }
 
 func (w *world) push(at clock.Instant, k kind, h uint64, a int32) {
 	w.q.push(event{at: at, kind: k, h: h, a: a})
@@ -130,17 +92,12 @@ func (w *world) push(at clock.Instant, k kind, h uint64, a int32) {
 // pushHop schedules an event one network hop after now: without jitter such
 // events come due in the order they are pushed, so they skip the heap.
 func (w *world) pushHop(at clock.Instant, k kind, h uint64) {
-	if at.Sub(w.now) == w.hop {
+	if at.Sub(w.now) == w.net.Hop {
 		w.q.pushInOrder(at, k, h)
 		return
 	}
 	w.q.push(event{at: at, kind: k, h: h})
 }
 
-// hopDelay is one network hop for message salt of attempt h.
-func (w *world) hopDelay(h, salt uint64) time.Duration {
-	if w.jitter <= 0 {
-		return w.hop
-	}
-	return w.hop + time.Duration(float64(w.jitter)*rng.HashFloat(w.seed, h, salt))
-}
+// hopDelay is attempt a's one-way delay on leg.
+func (w *world) hopDelay(a *attempt, leg policy.Leg) time.Duration { return w.net.Delay(a.Pick, leg) }

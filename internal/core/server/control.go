@@ -19,7 +19,7 @@ func (s *Server) Cancel(now clock.Instant, id uint64, out []Reply) []Reply {
 		return out
 	}
 	w := s.q.removeAt(i)
-	return append(out, w.reply(Cancelled, "cancelled", s.last))
+	return append(out, w.reply(Cancelled, ReasonCancelled, s.last))
 }
 
 // Kill takes the server down at now: every queued and in-service job ends

@@ -98,7 +98,7 @@ func (s *Server) startNext(t clock.Instant, out []Reply) []Reply {
 		}
 		if s.cfg.DropExpired && w.deadline != 0 && t >= w.deadline {
 			s.dropped++
-			out = s.end(w.reply(Dropped, "expired", t), w.inflight, w.gen, out)
+			out = s.end(w.reply(Dropped, ReasonExpired, t), w.inflight, w.gen, out)
 			continue
 		}
 		s.start(t, w)

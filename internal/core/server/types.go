@@ -52,6 +52,12 @@ const (
 	Cancelled               // removed from the queue by Cancel (a hedge loser)
 )
 
+// Reasons a reply carries that a client must tell apart from a plain 503.
+const (
+	ReasonCancelled = "cancelled" // removed from the queue by Cancel
+	ReasonExpired   = "expired"   // dropped because its deadline passed while queued
+)
+
 var statusNames = [...]string{"ok", "error", "rejected", "dropped", "lost", "refused", "cancelled"}
 
 // String returns the status in lower case (ok, error, rejected, ...).

@@ -18,10 +18,6 @@ import (
 // maxWork bounds X-Lab-Work: one request may not hold a worker for longer.
 const maxWork = time.Hour
 
-var hopSalt = rng.StringHash("backend/hop")
-
-func hashFloat(seed, id uint64) float64 { return rng.HashFloat(seed, id, hopSalt) }
-
 // serveData answers one request on the data port: GET /healthz is a health
 // probe, every other request is a job for the emulated server.
 func (b *Backend) serveData(ctx *fasthttp.RequestCtx) {
@@ -44,6 +40,7 @@ type reqInfo struct {
 	request string // X-Lab-Request as sent
 	req     uint64 // ... when it is a number (for /admin/cancel)
 	hasReq  bool
+	try     int // X-Lab-Try: the attempt's number in its request (1 when absent)
 	kind    server.Kind
 }
 
@@ -54,6 +51,10 @@ func (b *Backend) parseJob(ctx *fasthttp.RequestCtx) (server.Job, reqInfo, error
 	h := &ctx.Request.Header
 	info := reqInfo{request: string(h.Peek(wire.HRequest)), kind: wire.ParseKind(h.Peek(wire.HAttempt))}
 	info.req, info.hasReq = wire.ParseUint(h.Peek(wire.HRequest))
+	info.try = 1
+	if n, ok := wire.ParseUint(h.Peek(wire.HTry)); ok && n >= 1 && n < 16 {
+		info.try = int(n)
+	}
 	job := server.Job{Work: -1, Key: keyOf(ctx), Kind: info.kind}
 	if v := h.Peek(wire.HWork); len(v) > 0 {
 		d, ok := wire.ParseWork(v)
@@ -113,7 +114,7 @@ func (b *Backend) answer(ctx *fasthttp.RequestCtx, info reqInfo, o outcome) {
 		dropConn(ctx)
 		return
 	}
-	if d := b.wait(r); d > 0 {
+	if d := b.wait(r, info); d > 0 {
 		time.Sleep(d)
 	}
 	code := httpCode(r.Status)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/policy"
 )
 
 // waiter is a request handler blocked until its job's reply is dispatched.
@@ -147,11 +148,14 @@ func (b *Backend) onTimer() {
 }
 
 // wait returns how long to hold a reply: until its At (a fast error leaves
-// after ErrorTime) plus the hop back to the balancer with its jitter.
-func (b *Backend) wait(r server.Reply) time.Duration {
-	d := max(0, r.At.Sub(b.now())) + b.cfg.Hop
-	if j := b.cfg.Jitter; j > 0 {
-		d += time.Duration(hashFloat(b.cfg.Seed, r.ID) * float64(j+1))
+// after ErrorTime) plus the hop back, drawn for the attempt's pick number as
+// the simulator draws it (a request without X-Lab-Request draws by the
+// backend's own job number).
+func (b *Backend) wait(r server.Reply, info reqInfo) time.Duration {
+	pick := r.ID
+	if info.hasReq {
+		pick = policy.PickNumber(info.req, info.try)
 	}
-	return d
+	net := policy.Network{Hop: b.cfg.Hop, Jitter: b.cfg.Jitter, Seed: b.cfg.Seed}
+	return max(0, r.At.Sub(b.now())) + net.Delay(pick, policy.ServerBack)
 }

@@ -25,9 +25,7 @@ type backend struct {
 	adminHC *fasthttp.HostClient // GET /load; nil without an admin address
 	fw      observe.Forwards     // this backend's attempts, safe for concurrent use
 	present bool
-	healthy bool // the active health checks' verdict
-	fails   int  // consecutive failed checks
-	passes  int  // consecutive passed checks
+	healthy bool // the active health checks' verdict, as applied to the pipeline
 	picks   uint64
 }
 
@@ -126,7 +124,7 @@ func (l *LB) addBackend(s BackendSpec) error {
 	l.backends = append(l.backends, b)
 	i := l.bal.AddServer(balance.Server{Name: b.Name, Weight: b.Weight})
 	l.byName[s.Name] = i
-	l.publish(l.clock.Now(), "backend", fmt.Sprintf("backend %s added at %s", s.Name, s.Addr))
+	l.publish(l.nowLocked(), "backend", fmt.Sprintf("backend %s added at %s", s.Name, s.Addr))
 	return nil
 }
 
@@ -143,7 +141,7 @@ func (l *LB) removeBackend(name string) bool {
 	b.present = false
 	l.bal.RemoveServer(i)
 	b.close()
-	l.publish(l.clock.Now(), "backend", fmt.Sprintf("backend %s removed", name))
+	l.publish(l.nowLocked(), "backend", fmt.Sprintf("backend %s removed", name))
 	return true
 }
 

@@ -62,9 +62,8 @@ func BenchmarkPickReport(b *testing.B) {
 		var seq uint64
 		for pb.Next() {
 			seq++
-			now := l.clock.Now()
-			a := l.pick(now, balance.Request{Seq: seq, Key: seq}, seq, nil)
-			l.report(l.clock.Now(), &a, 0, 1000)
+			a := l.pick(balance.Request{Seq: seq, Key: seq}, seq, nil)
+			l.report(&a, 0, false)
 		}
 	})
 }

@@ -6,17 +6,16 @@ import (
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
-// Hedge cancellation (MODEL.md §4: "the loser is cancelled if it is still
-// queued"). The client posts {"id":N,"attempt":"hedge"} here; like the
-// simulator's cancel event it travels one more hop, balancer -> server,
-// and then reaches every backend: the lb does not remember where it sent
-// an attempt, and a backend that does not hold it cancels nothing.
-
-// hopCancel salts the jitter draw of a cancellation's hop.
-const hopCancel = 0x63616e63
+// Hedge cancellation (docs/model.md, clients: "the loser is cancelled if it
+// is still queued"). The client posts {"id":N,"attempt":"hedge","try":T}
+// here; like the simulator's cancel event it travels one more hop, balancer
+// -> server, drawn as the attempt's own, and then reaches every backend: the
+// lb does not remember where it sent an attempt, and a backend that does not
+// hold it cancels nothing.
 
 // CancelResult is the answer of POST /admin/cancel.
 type CancelResult struct {
@@ -34,7 +33,7 @@ func (l *LB) postCancel(ctx *fasthttp.RequestCtx) {
 	if !ok {
 		return
 	}
-	l.cancelHop(*in.ID)
+	l.cancelHop(*in.ID, in.Try)
 	res := l.fanOutCancel(in.Marshal()) // forwarded as it came
 	res.ID = *in.ID
 	if in.Attempt != nil {
@@ -47,13 +46,13 @@ func (l *LB) postCancel(ctx *fasthttp.RequestCtx) {
 	wire.WriteJSON(ctx, fasthttp.StatusOK, res)
 }
 
-// cancelHop sleeps the balancer -> server hop of request id's cancellation:
-// network.hop plus a seeded share of network.jitter, as a forwarded request.
-func (l *LB) cancelHop(id uint64) {
+// cancelHop sleeps the balancer -> server hop of the cancellation of
+// request id's attempt number try, drawn as the attempt's own.
+func (l *LB) cancelHop(id uint64, try int) {
 	l.mu.Lock()
-	a := attempt{hop: l.lab.Network.Hop, jitter: l.lab.Network.Jitter, seed: l.lab.Seed, seq: id}
+	a := attempt{net: l.net, pick: policy.PickNumber(id, max(try, 1))}
 	l.mu.Unlock()
-	a.sleep(hopCancel)
+	a.sleep(policy.BalancerOut)
 }
 
 // fanOutCancel posts body to /admin/cancel of every present backend with an

@@ -1,7 +1,8 @@
 // Package lb is the live balancer: a fasthttp reverse proxy that drives the
 // policy.Balancer pipeline (eligible members -> algorithm -> breaker) on the
-// wall clock, with an admin API on its own listener. MODEL.md §3 and §5 say
-// what it must do; docs/admin-api-lb.md is the user's reference.
+// wall clock, with an admin API on its own listener. docs/model.md says what
+// it must do (balancers, network); docs/admin-api-lb.md is the user's
+// reference.
 //
 // Concurrency: the pipeline is not safe for concurrent use, so one mutex
 // (LB.mu) guards it together with the backend table and the lab copy. The
@@ -22,7 +23,9 @@ import (
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/health"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/metrics"
 	"github.com/lblab/lblab/internal/observe"
@@ -34,7 +37,7 @@ import (
 type LB struct {
 	cfg   Config
 	log   *zap.Logger
-	clock *clock.Wall
+	clock wallClock
 	ev    *events
 	met   *metrics.LB      // GET /metrics
 	obs   observe.Balancer // per-request reports, outside mu
@@ -45,8 +48,13 @@ type LB struct {
 	bal      *policy.Balancer
 	gen      uint64 // bumped when the pipeline is rebuilt; stale tickets are dropped
 	backends []*backend
-	byName   map[string]int // present backends only
+	checks   *health.Checker // active health checks' runs, by backend index
+	byName   map[string]int  // present backends only
 	picks    uint64
+	last     clock.Instant // the latest instant handed to the pipeline (nowLocked)
+	// derived from lab by derive, for the hot path
+	hashClient bool
+	net        policy.Network
 
 	// Set in New or Start, then only read (seq is atomic).
 	routes    map[string]route
@@ -61,6 +69,30 @@ type LB struct {
 	stopOnce  sync.Once
 }
 
+// wallClock is the clock the balancer reads: instants for the pipeline,
+// and the wall time of instant 0 for deadlines on the wire.
+type wallClock interface {
+	Now() clock.Instant
+	Epoch() time.Time
+}
+
+// nowLocked is the instant to hand the pipeline. It is read while mu is
+// held, so two requests' instants reach the pipeline in the order they were
+// read (read outside the lock, a request that read the clock first could
+// take the lock second, and the pipeline would see time run backwards); it
+// never goes below the last one handed out. Caller holds mu.
+func (l *LB) nowLocked() clock.Instant {
+	l.last = max(l.last, l.clock.Now())
+	return l.last
+}
+
+// derive reads what the hot path needs from the lab: the hop model and
+// what key affinity hashes. Caller holds mu, or is New.
+func (l *LB) derive() {
+	l.net = assemble.Network(l.lab)
+	l.hashClient = l.lab.Balancers.HashOn == "client"
+}
+
 // New validates cfg and builds the balancer; nothing listens until Start.
 func New(cfg Config) (*LB, error) {
 	cfg, err := cfg.withDefaults()
@@ -70,6 +102,10 @@ func New(cfg Config) (*LB, error) {
 	l := &LB{cfg: cfg, log: cfg.Logger, clock: clock.NewWall(), ev: newEvents(200),
 		lab: cfg.Lab, byName: map[string]int{}, done: make(chan struct{}),
 		kickLoad: make(chan struct{}, 1), kickCheck: make(chan struct{}, 1)}
+	hc := cfg.Lab.Balancers.Health
+	if l.checks, err = health.New(health.Config{Fails: hc.Fails, Passes: hc.Passes}); err != nil {
+		return nil, fmt.Errorf("balancers.health: %w", err)
+	}
 	l.newMetrics()
 	for _, s := range cfg.Backends {
 		l.backends = append(l.backends, l.newBackend(s))
@@ -78,6 +114,7 @@ func New(cfg Config) (*LB, error) {
 	if err := l.rebuild(); err != nil {
 		return nil, fmt.Errorf("balancers: %w", err)
 	}
+	l.derive()
 	l.routes = l.adminRoutes()
 	l.data = &fasthttp.Server{Handler: l.serveProxy, Name: "lblab-lb", MaxRequestBodySize: cfg.MaxBody,
 		ReadBufferSize: cfg.MaxHeader, NoDefaultServerHeader: true, CloseOnShutdown: true,

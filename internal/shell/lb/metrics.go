@@ -18,9 +18,9 @@ func (l *LB) newMetrics() {
 
 // views is every present backend as the pipeline sees it now.
 func (l *LB) views() []metrics.BackendView {
-	now := l.clock.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	now := l.nowLocked()
 	out := make([]metrics.BackendView, 0, len(l.backends))
 	for i, b := range l.backends {
 		if !b.present {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/core/health"
 )
 
 // maxProbeWait caps one health check or load poll, so a hung backend cannot
@@ -49,16 +51,15 @@ func (l *LB) pollLoads() {
 			l.log.Debug("load poll", zap.String("backend", t.b.Name), zap.Error(err))
 			return
 		}
-		now := l.clock.Now()
 		l.mu.Lock()
-		l.bal.Loads().Report(now, t.i, rep.Queued, rep.InService)
+		l.bal.Loads().Report(l.nowLocked(), t.i, rep.Queued, rep.InService)
 		l.mu.Unlock()
 	})
 }
 
 // checkHealth runs one round of active health checks: GET /healthz on each
-// backend's data address; fails failures in a row take it out of rotation,
-// passes successes put it back.
+// backend's data address; core/health decides when fails failures in a row
+// take it out of rotation and passes successes put it back.
 func (l *LB) checkHealth() {
 	wait, _ := l.checkPeriod()
 	l.each(func(t target) {
@@ -74,16 +75,15 @@ func (l *LB) verdict(t target, ok bool) {
 	if !b.present || !h.Enabled {
 		return
 	}
-	if ok {
-		b.fails, b.passes = 0, b.passes+1
-	} else {
-		b.fails, b.passes = b.fails+1, 0
+	_ = l.checks.SetConfig(health.Config{Fails: h.Fails, Passes: h.Passes}) // the lab was validated
+	if !l.checks.Observe(t.i, ok) {
+		return
 	}
-	switch {
-	case b.healthy && b.fails >= h.Fails:
-		l.setHealthy(t.i, false, fmt.Sprintf("health %s: down after %d failed checks", b.Name, b.fails))
-	case !b.healthy && b.passes >= h.Passes:
-		l.setHealthy(t.i, true, fmt.Sprintf("health %s: up after %d passed checks", b.Name, b.passes))
+	fails, passes := l.checks.Run(t.i)
+	if l.checks.Healthy(t.i) {
+		l.setHealthy(t.i, true, fmt.Sprintf("health %s: up after %d passed checks", b.Name, passes))
+	} else {
+		l.setHealthy(t.i, false, fmt.Sprintf("health %s: down after %d failed checks", b.Name, fails))
 	}
 }
 
@@ -91,14 +91,14 @@ func (l *LB) verdict(t target, ok bool) {
 func (l *LB) setHealthy(i int, ok bool, text string) {
 	l.backends[i].healthy = ok
 	l.bal.SetHealthy(i, ok)
-	l.publish(l.clock.Now(), "health", text)
+	l.publish(l.nowLocked(), "health", text)
 }
 
 // healAll puts every backend back in rotation (health checks turned off).
 // Caller holds mu.
 func (l *LB) healAll() {
 	for i, b := range l.backends {
-		b.fails, b.passes = 0, 0
+		l.checks.Reset(i)
 		if !b.healthy {
 			l.setHealthy(i, true, fmt.Sprintf("health %s: up (health checks off)", b.Name))
 		}

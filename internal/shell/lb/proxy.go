@@ -1,7 +1,6 @@
 package lb
 
 import (
-	"errors"
 	"strconv"
 	"time"
 
@@ -16,50 +15,44 @@ import (
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
-// attempt is what one request takes from under the lock: the ticket and
-// the settings in force when it was picked.
+// attempt is what one request takes from under the lock: the ticket, the
+// instant it was picked and the settings in force then.
 type attempt struct {
 	t       policy.Ticket
 	gen     uint64
 	b       *backend // nil when no server was eligible
+	start   clock.Instant
 	timeout time.Duration
-	hop     time.Duration
-	jitter  time.Duration
-	seed    uint64
-	seq     uint64
+	net     policy.Network
+	pick    uint64 // the pick number: its hops' jitter draws
 }
-
-// Salts of the two hops' jitter draws (balancer -> server, -> client).
-const (
-	hopOut  = 0x6f7574
-	hopBack = 0x6261636b
-)
 
 // serveProxy is the hot path: pick, hop, forward, report, hop, answer.
 func (l *LB) serveProxy(ctx *fasthttp.RequestCtx) {
 	req, client := l.request(ctx)
-	start := l.clock.Now()
-	a := l.pick(start, req, client, ctx.Request.Header.Peek(wire.HExclude))
+	a := l.pick(req, client, ctx.Request.Header.Peek(wire.HExclude))
 	if a.b == nil {
 		l.obs.NoBackend()
-		a.sleep(hopBack)
+		a.sleep(policy.BalancerBack)
 		ctx.Response.Header.Set(wire.HReason, "no-server")
 		wire.WriteError(ctx, fasthttp.StatusServiceUnavailable, "no eligible server")
 	} else {
-		a.sleep(hopOut)
-		res := l.forward(ctx, &a, start)
-		a.sleep(hopBack)
+		a.sleep(policy.BalancerOut)
+		res := l.forward(ctx, &a)
+		a.sleep(policy.BalancerBack)
 		if ce := l.log.Check(zap.DebugLevel, "proxied"); ce != nil {
-			ce.Write(zap.Uint64("seq", a.seq), zap.String("server", a.b.Name),
+			ce.Write(zap.Uint64("pick", a.pick), zap.String("server", a.b.Name),
 				zap.Stringer("result", res), zap.Bool("probe", a.t.Probe))
 		}
 	}
 	ctx.Response.Header.Set(wire.HBalancer, l.cfg.Name)
 }
 
-// request reads the pick inputs from the headers: the request number, the
-// affinity key and the client id (both as the workload numbers them when
-// decimal, else hashed; the key defaults to the path's hash).
+// request reads the pick inputs from the headers: the pick number (from the
+// request number and X-Lab-Try, as the loadgen and the simulator number
+// attempts), the affinity key and the client id (both as the workload
+// numbers them when decimal, else hashed; the key defaults to the path's
+// hash).
 func (l *LB) request(ctx *fasthttp.RequestCtx) (balance.Request, uint64) {
 	h := &ctx.Request.Header
 	id, ok := number(h.Peek(wire.HRequest))
@@ -68,11 +61,12 @@ func (l *LB) request(ctx *fasthttp.RequestCtx) (balance.Request, uint64) {
 		var buf [20]byte
 		h.SetBytesV(wire.HRequest, strconv.AppendUint(buf[:0], id, 10))
 	}
-	// The simulator numbers attempt n of request id as id*16+n, so a first
-	// attempt draws what it draws there; a retry or hedge (same id) must not
-	// repeat the first attempt's draw.
-	seq := id*16 + 1
-	if k := wire.ParseKind(h.Peek(wire.HAttempt)); k == server.Retry || k == server.Hedge {
+	seq := policy.PickNumber(id, 1)
+	if n, ok := wire.ParseUint(h.Peek(wire.HTry)); ok && n >= 1 && n < 16 {
+		seq = policy.PickNumber(id, int(n))
+	} else if k := wire.ParseKind(h.Peek(wire.HAttempt)); k == server.Retry || k == server.Hedge {
+		// A retry or hedge that does not say which attempt it is (not the
+		// loadgen's) must not repeat the first attempt's draw.
 		seq = rng.Hash(seq, uint64(k), l.seq.Add(1))
 	}
 	key, ok := number(h.Peek(wire.HKey))
@@ -107,20 +101,21 @@ func hashBytes(b []byte) uint64 {
 	return h
 }
 
-// pick runs the pipeline under the lock and copies out what the rest of the
-// request needs.
-func (l *LB) pick(now clock.Instant, req balance.Request, client uint64, exclude []byte) attempt {
+// pick runs the pipeline under the lock, at an instant read under it, and
+// copies out what the rest of the request needs.
+func (l *LB) pick(req balance.Request, client uint64, exclude []byte) attempt {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.lab.Balancers.HashOn == "client" {
+	now := l.nowLocked()
+	if l.hashClient {
 		req.Key = client
 	}
 	ex := -1
 	if i, ok := l.byName[string(exclude)]; ok && len(exclude) > 0 {
 		ex = i
 	}
-	a := attempt{t: l.bal.Pick(now, req, ex), gen: l.gen, timeout: l.bal.Timeout(),
-		hop: l.lab.Network.Hop, jitter: l.lab.Network.Jitter, seed: l.lab.Seed, seq: req.Seq}
+	a := attempt{t: l.bal.Pick(now, req, ex), gen: l.gen, start: now, timeout: l.bal.Timeout(),
+		net: l.net, pick: req.Seq}
 	if a.t.Valid {
 		a.b = l.backends[a.t.Server]
 		a.b.picks++
@@ -129,13 +124,9 @@ func (l *LB) pick(now clock.Instant, req balance.Request, client uint64, exclude
 	return a
 }
 
-// sleep injects one network hop: hop plus a uniform jitter draw.
-func (a *attempt) sleep(salt uint64) {
-	d := a.hop
-	if a.jitter > 0 {
-		d += time.Duration(float64(a.jitter) * rng.HashFloat(a.seed, a.seq, salt))
-	}
-	if d > 0 {
+// sleep injects one network hop of the attempt.
+func (a *attempt) sleep(leg policy.Leg) {
+	if d := a.net.Delay(a.pick, leg); d > 0 {
 		time.Sleep(d)
 	}
 }
@@ -143,7 +134,7 @@ func (a *attempt) sleep(salt uint64) {
 // forward sends the request to the picked backend within the attempt's
 // deadline (counted from the pick, so it covers the outbound hop), reports
 // the result to the pipeline and leaves the answer in ctx.Response.
-func (l *LB) forward(ctx *fasthttp.RequestCtx, a *attempt, start clock.Instant) policy.Result {
+func (l *LB) forward(ctx *fasthttp.RequestCtx, a *attempt) policy.Result {
 	req, resp := &ctx.Request, &ctx.Response
 	closeAfter := req.Header.ConnectionClose()
 	req.Header.ResetConnectionClose() // keep the pooled connection
@@ -154,16 +145,14 @@ func (l *LB) forward(ctx *fasthttp.RequestCtx, a *attempt, start clock.Instant) 
 	req.Header.Set(wire.HBalancer, l.cfg.Name)
 	var err error
 	if a.timeout > 0 {
-		err = a.b.hc.DoDeadline(req, resp, l.clock.Epoch().Add(start.Duration()+a.timeout))
+		deadline := l.clock.Epoch().Add(a.start.Duration() + a.timeout)
+		tightenDeadline(&req.Header, deadline) // the server may drop it past the balancer's patience too
+		err = a.b.hc.DoDeadline(req, resp, deadline)
 	} else {
 		err = a.b.hc.Do(req, resp)
 	}
-	end := l.clock.Now()
-	res, rtt := classify(err, resp.StatusCode(), resp.Header.Peek(wire.HReason)), end.Sub(start)
-	if err != nil && res == policy.Timeout && a.timeout > 0 {
-		rtt = a.timeout
-	}
-	l.report(end, a, res, rtt)
+	res := wire.Classify(err, resp.StatusCode(), resp.Header.Peek(wire.HReason))
+	rtt := l.report(a, res, err != nil && res == policy.Timeout)
 	a.b.fw.Answered(int(res), rtt)
 	if err != nil {
 		failed(ctx, a, res, err)
@@ -179,36 +168,32 @@ func (l *LB) forward(ctx *fasthttp.RequestCtx, a *attempt, start clock.Instant) 
 	return res
 }
 
-// report hands the result to the pipeline that issued the ticket.
-func (l *LB) report(now clock.Instant, a *attempt, res policy.Result, rtt time.Duration) {
+// report hands the result to the pipeline that issued the ticket and
+// returns the attempt's time from pick to answer (the timeout itself when
+// the balancer gave up waiting).
+func (l *LB) report(a *attempt, res policy.Result, gaveUp bool) time.Duration {
 	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.nowLocked()
+	rtt := now.Sub(a.start)
+	if gaveUp && a.timeout > 0 {
+		rtt = a.timeout
+	}
 	if a.gen == l.gen {
 		l.bal.Done(now, a.t, res, rtt)
 	}
-	l.mu.Unlock()
+	return rtt
 }
 
-// classify maps a transport error or the backend's status (and its
-// X-Lab-Reason) to a result.
-func classify(err error, status int, reason []byte) policy.Result {
-	if err != nil {
-		var te interface{ Timeout() bool }
-		if errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &te) && te.Timeout() {
-			return policy.Timeout
-		}
-		return policy.Error
+// tightenDeadline lowers X-Lab-Deadline to deadline when the client's is
+// later or absent, as the simulator's balancer does.
+func tightenDeadline(h *fasthttp.RequestHeader, deadline time.Time) {
+	ns := uint64(deadline.UnixNano())
+	if cur, ok := wire.ParseUint(h.Peek(wire.HDeadline)); ok && cur <= ns {
+		return
 	}
-	switch {
-	case status == fasthttp.StatusServiceUnavailable && string(reason) == "cancelled":
-		return policy.Cancelled // withdrawn while queued: no verdict on the backend
-	case status == fasthttp.StatusServiceUnavailable:
-		return policy.Rejected
-	case status == fasthttp.StatusGatewayTimeout:
-		return policy.Timeout
-	case status >= 500:
-		return policy.Error
-	}
-	return policy.OK
+	var buf [20]byte
+	h.SetBytesV(wire.HDeadline, strconv.AppendUint(buf[:0], ns, 10))
 }
 
 // failed answers a transport failure: 504 for a timeout, 502 otherwise.

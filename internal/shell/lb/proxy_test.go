@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/valyala/fasthttp"
+
+	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -118,5 +121,67 @@ func TestNoEligibleServerAnswers503(t *testing.T) {
 	a := c.get(t, "/")
 	if a.status != 503 || !strings.Contains(a.body, "no eligible server") || a.balancer != "lbt" {
 		t.Errorf("answer %+v", a)
+	}
+}
+
+// Pick numbers come from X-Lab-Request and X-Lab-Try, as the loadgen and
+// the simulator number attempts: a retry or hedge draws what it draws in
+// the simulator, however the requests interleave.
+func TestPickNumberFromHeaders(t *testing.T) {
+	l, err := New(Config{Lab: testLab(t), Backends: []BackendSpec{{Name: "s1", Addr: "127.0.0.1:9"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		try, kind string
+		want      uint64
+	}{
+		{"", "", policy.PickNumber(7, 1)},
+		{"1", "first", policy.PickNumber(7, 1)},
+		{"3", "retry", policy.PickNumber(7, 3)},
+		{"2", "hedge", policy.PickNumber(7, 2)},
+	} {
+		for range 2 { // the same both times: no counter involved
+			var ctx fasthttp.RequestCtx
+			ctx.Request.Header.Set(wire.HRequest, "7")
+			if c.try != "" {
+				ctx.Request.Header.Set(wire.HTry, c.try)
+			}
+			if c.kind != "" {
+				ctx.Request.Header.Set(wire.HAttempt, c.kind)
+			}
+			if req, _ := l.request(&ctx); req.Seq != c.want {
+				t.Errorf("try %q kind %q: pick %d, want %d", c.try, c.kind, req.Seq, c.want)
+			}
+		}
+	}
+	// A retry that does not say which attempt it is must not repeat the
+	// first attempt's draw.
+	var ctx fasthttp.RequestCtx
+	ctx.Request.Header.Set(wire.HRequest, "7")
+	ctx.Request.Header.Set(wire.HAttempt, "retry")
+	if req, _ := l.request(&ctx); req.Seq == policy.PickNumber(7, 1) {
+		t.Error("an unnumbered retry drew the first attempt's pick")
+	}
+}
+
+// The lb lowers X-Lab-Deadline to its own per-attempt deadline (the
+// simulator's balancer does), and never raises it.
+func TestTightenDeadline(t *testing.T) {
+	var h fasthttp.RequestHeader
+	at := time.Unix(0, 5000)
+	tightenDeadline(&h, at)
+	if got := string(h.Peek(wire.HDeadline)); got != "5000" {
+		t.Fatalf("no client deadline: %q, want 5000", got)
+	}
+	h.Set(wire.HDeadline, "9000")
+	tightenDeadline(&h, at)
+	if got := string(h.Peek(wire.HDeadline)); got != "5000" {
+		t.Fatalf("a later client deadline: %q, want 5000", got)
+	}
+	h.Set(wire.HDeadline, "3000")
+	tightenDeadline(&h, at)
+	if got := string(h.Peek(wire.HDeadline)); got != "3000" {
+		t.Fatalf("an earlier client deadline was raised to %q", got)
 	}
 }

@@ -182,6 +182,7 @@ func (l *LB) commit(nl *labfile.Lab) error {
 		}
 		l.bal.SetTimeout(nc.Timeout)
 	}
+	l.derive()
 	if old.Balancers.Health.Enabled && !nl.Balancers.Health.Enabled {
 		l.healAll()
 	}
@@ -219,7 +220,7 @@ func sameBreaker(a, b *breaker.Config) bool {
 
 // announce logs applied changes: an algorithm switch as its own kind.
 func (l *LB) announce(cs []change, was string) {
-	now := l.clock.Now()
+	now := l.nowLocked()
 	var parts []string
 	for _, c := range cs {
 		if c.path == "balancers.algorithm" {

@@ -37,9 +37,9 @@ type BackendState struct {
 
 // State reports the balancer's view of its backends.
 func (l *LB) State() State {
-	now := l.clock.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	now := l.nowLocked()
 	s := State{Name: l.cfg.Name, Index: l.cfg.Index, Algorithm: l.bal.Algorithm(),
 		Settings: settingsOf(l.lab), Picks: l.picks, Backends: make([]BackendState, len(l.backends))}
 	if l.ln != nil {
@@ -74,9 +74,9 @@ func (l *LB) backendAt(now clock.Instant, i int, member bool) BackendState {
 
 // backendState is the present backend called name (after POST).
 func (l *LB) backendState(name string) BackendState {
-	now := l.clock.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	now := l.nowLocked()
 	i := l.byName[name]
 	member := false
 	for _, j := range l.bal.Members() {

@@ -202,9 +202,11 @@ func (l *loop) adminSet(now clock.Instant, path, value string) reply {
 // PUT /admin/rate (and never starts arrivals in closed loop).
 func (l *loop) reconfigure(now clock.Instant, rate bool) error {
 	for _, t := range l.targets {
-		if err := buildClient(l.lab, &t.client); err != nil {
+		cfg, err := assemble.ClientConfig(l.lab)
+		if err != nil {
 			return err
 		}
+		t.rt.Reconfigure(cfg)
 		if err := t.rebalance(l); err != nil {
 			return err
 		}
@@ -218,10 +220,7 @@ func (l *loop) reconfigure(now clock.Instant, rate bool) error {
 // rebalance applies the breaker and algorithm settings to t's client-side
 // balancers.
 func (t *target) rebalance(l *loop) error {
-	if t.bals == nil {
-		return nil
-	}
-	for i, b := range t.bals {
+	for i, b := range t.rt.Balancers() {
 		cfg := assemble.BalancerConfig(l.lab, i)
 		if err := b.SetBreaker(cfg.Breaker); err != nil {
 			return err
@@ -240,11 +239,12 @@ func (l *loop) state(now clock.Instant) State {
 		s.Mode, s.Users, s.Rate = "closed", l.users, 0
 	}
 	for _, t := range l.targets {
-		c := t.rec.Total
-		s.Targets = append(s.Targets, TargetState{Name: t.name, Requests: c.Offered, Pending: t.pending,
+		rec := t.rt.Rec
+		c := rec.Total
+		s.Targets = append(s.Targets, TargetState{Name: t.name, Requests: c.Offered, Pending: t.rt.Pending(),
 			Succeeded: c.Succeeded, Failed: c.Failed, Attempts: c.Attempts, Timeouts: c.Timeouts,
 			Rejected: c.Rejected, Errors: c.Errors, Retries: c.Retries, Hedges: c.Hedges, Wasted: c.Wasted,
-			P50: report.Ms(t.rec.Lat.Quantile(0.5)), P99: report.Ms(t.rec.Lat.Quantile(0.99))})
+			P50: report.Ms(rec.Lat.Quantile(0.5)), P99: report.Ms(rec.Lat.Quantile(0.99))})
 	}
 	return s
 }

@@ -10,17 +10,6 @@ import (
 // The lab -> policy mapping is internal/assemble's, shared with the
 // simulator, so a live run replays the simulator's requests with its policies.
 
-// buildClient writes the client policy of lab into cl in place: calls in
-// flight keep pointing at cl and see a reconfiguration, as in the simulator.
-func buildClient(lab *labfile.Lab, cl *policy.Client) error {
-	next, err := assemble.Client(lab)
-	if err != nil {
-		return err
-	}
-	*cl = next
-	return nil
-}
-
 // buildBalancers makes one pipeline per client id over servers, salted like
 // the simulator's (salt = client id + 1).
 func buildBalancers(lab *labfile.Lab, servers []balance.Server) ([]*policy.Balancer, error) {

@@ -11,8 +11,9 @@ import (
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
-// Cancelling a hedge's loser (MODEL.md §4: "the loser is cancelled if it is
-// still queued"), as the simulator does with its cancel event. fasthttp
+// Cancelling a hedge's loser (docs/model.md, clients: "the loser is
+// cancelled if it is still queued"), as the simulator does with its cancel
+// event. fasthttp
 // cannot abort a request in flight, so the cancellation is a message of its
 // own: after the client's hop it is posted to the admin API of the endpoint
 // the loser went to (Config.Admins), {"id":N,"attempt":"hedge"}. A balancer
@@ -24,19 +25,16 @@ import (
 
 // Cancel posts the cancellation of attempt h, from a goroutine, after the
 // client's hop. It never blocks the loop.
-func (t *target) Cancel(now clock.Instant, c *policy.Call, h int) {
-	if len(t.l.cfg.Admins) == 0 || h < 0 {
-		return
+func (t *target) Cancel(now clock.Instant, h uint64, a *attempt) {
+	if len(t.l.cfg.Admins) == 0 || a.Net.ep < 0 {
+		return // no admin addresses, or never sent (no eligible server)
 	}
-	a := t.attemptOf(uint64(h))
-	if a == nil || a.ep < 0 {
-		return // never sent (no eligible server): nothing to cancel
-	}
-	hc := t.adminOf(a.ep)
+	hc := t.adminOf(a.Net.ep)
 	if hc == nil {
 		return
 	}
-	t.l.tr.cancel(hc, wire.NewCancel(c.Seq, a.kind).Marshal(), t.l.hopDelay(a.seq), t.l.log)
+	seq, try := policy.SplitPick(a.Pick)
+	t.l.tr.cancel(hc, wire.NewCancel(seq, try, a.Net.kind).Marshal(), t.l.net.Delay(a.Pick, policy.ClientOut), t.l.log)
 }
 
 // adminOf returns the admin client of endpoint ep, or nil when it has no

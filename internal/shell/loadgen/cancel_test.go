@@ -12,7 +12,6 @@ import (
 	"github.com/valyala/fasthttp/fasthttputil"
 
 	"github.com/lblab/lblab/internal/labfile"
-	"github.com/lblab/lblab/internal/policy"
 )
 
 // cancelPost is one POST /admin/cancel an admin recorder received.
@@ -238,22 +237,5 @@ func TestAdminsConfig(t *testing.T) {
 	cfg = Config{Lab: lab, Servers: []Backend{{"s1", "127.0.0.1:8081"}}, Admins: map[string]string{"127.0.0.1:8081": "127.0.0.1:9081"}}
 	if _, err := New(cfg); err != nil {
 		t.Errorf("admins of a server: %v", err)
-	}
-}
-
-// A 503 "cancelled" is a withdrawn attempt, not a rejection by the server.
-func TestCancelledAnswerIsNoRejection(t *testing.T) {
-	for _, tc := range []struct {
-		r    result
-		want policy.Result
-	}{
-		{result{status: 503, reason: "cancelled"}, policy.Cancelled},
-		{result{status: 503, reason: "queue-full"}, policy.Rejected},
-		{result{status: 503}, policy.Rejected},
-		{result{status: 500, reason: "cancelled"}, policy.Error},
-	} {
-		if got := tc.r.policyResult(); got != tc.want {
-			t.Errorf("%d %q: %v, want %v", tc.r.status, tc.r.reason, got, tc.want)
-		}
 	}
 }

@@ -11,8 +11,7 @@ type kind uint8
 
 const (
 	evArrival  kind = iota // the pending open-loop request is due (b = arrival generation)
-	evThink                // a closed-loop user starts its next request (t = target, a = user)
-	evTimer                // a call's timer (t = target, h = call, a = policy.Timer, b = attempt)
+	evTimer                // a client timer (t = target, a = client.TimerKind, h = its Ref)
 	evBin                  // close a 250 ms series bin
 	evProgress             // redraw the progress line
 	evStop                 // the end of the arrivals (wakes an idle loop)

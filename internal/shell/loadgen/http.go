@@ -117,7 +117,8 @@ type job struct {
 	sendAt   time.Time // after the client -> balancer hop
 	deadline time.Time // give up on the HTTP exchange here
 	reject   bool      // no eligible server (client-side): answer 503 after the hop
-	seq      uint64
+	seq      uint64    // the request (X-Lab-Request)
+	try      int       // its attempt number (X-Lab-Try): the lb and backend derive the pick number
 	client   int
 	key      uint64
 	work     time.Duration // < 0: none sent
@@ -132,31 +133,11 @@ type result struct {
 	h       uint64
 	status  int // 0 when err is set
 	err     error
+	res     policy.Result // status, X-Lab-Reason and err as the policies read them
 	server  string
 	loadQ   int
 	loadB   int
 	hasLoad bool
-	reason  string // X-Lab-Reason of a 503 (cancelled, queue-full, ...)
-}
-
-// policyResult maps the HTTP outcome to the policy's view of an attempt.
-func (r *result) policyResult() policy.Result {
-	switch {
-	case r.err != nil:
-		if errors.Is(r.err, fasthttp.ErrTimeout) {
-			return policy.Timeout
-		}
-		return policy.Error
-	case r.status == fasthttp.StatusOK:
-		return policy.OK
-	case r.status == fasthttp.StatusServiceUnavailable && r.reason == "cancelled":
-		return policy.Cancelled // withdrawn while queued (a hedge's loser): no verdict on the server
-	case r.status == fasthttp.StatusServiceUnavailable:
-		return policy.Rejected
-	case r.status == fasthttp.StatusGatewayTimeout:
-		return policy.Timeout
-	}
-	return policy.Error
 }
 
 // run performs one attempt and posts its answer; false when the loop has stopped.
@@ -166,9 +147,9 @@ func (tr *transport) run(t task) bool {
 	r := result{target: j.target, h: j.h}
 	switch {
 	case j.reject:
-		r.status = fasthttp.StatusServiceUnavailable
+		r.status, r.res = fasthttp.StatusServiceUnavailable, policy.Rejected
 	case tr.closing.Load():
-		r.err = errClosed
+		r.err, r.res = errClosed, policy.Error
 	default:
 		exchange(&j, &r)
 	}
@@ -195,6 +176,7 @@ func exchange(j *job, r *result) {
 		h.Set(wire.HWork, wire.FormatWork(j.work))
 	}
 	h.Set(wire.HAttempt, j.kind.String())
+	h.Set(wire.HTry, strconv.Itoa(j.try))
 	if j.labDL != 0 {
 		h.Set(wire.HDeadline, strconv.FormatInt(j.labDL, 10))
 	}
@@ -202,13 +184,11 @@ func exchange(j *job, r *result) {
 		h.Set(wire.HExclude, j.exclude)
 	}
 	if err := j.ep.hc.DoDeadline(req, resp, j.deadline); err != nil {
-		r.err = err
+		r.err, r.res = err, wire.Classify(err, 0, nil)
 		return
 	}
 	r.status = resp.StatusCode()
-	if r.status == fasthttp.StatusServiceUnavailable {
-		r.reason = string(resp.Header.Peek(wire.HReason))
-	}
+	r.res = wire.Classify(nil, r.status, resp.Header.Peek(wire.HReason))
 	r.server = string(resp.Header.Peek(wire.HServer))
 	q, okQ := wire.ParseUint(resp.Header.Peek(wire.HLoadQueue))
 	b, okB := wire.ParseUint(resp.Header.Peek(wire.HLoadBusy))

@@ -3,18 +3,19 @@ package loadgen
 import (
 	"context"
 	"errors"
-	"github.com/lblab/lblab/internal/stats"
 	"time"
 
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/client"
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/breaker"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/stats"
 	"github.com/lblab/lblab/internal/workload"
 )
 
@@ -28,6 +29,7 @@ type loop struct {
 	stream  *workload.Stream
 	users   int // closed loop: users per target; 0 = open loop
 	targets []*target
+	net     policy.Network // the lab's hops
 	tr      *transport
 	q       timerQueue
 	timer   *time.Timer
@@ -71,10 +73,10 @@ func (l *loop) launch(j job) {
 
 // noteResult logs an answer at debug level, and warns once when the
 // connection limit makes attempts fail (the client, not the lab, limits).
-func (l *loop) noteResult(r *result, res policy.Result) {
+func (l *loop) noteResult(r *result) {
 	if ce := l.log.Check(zap.DebugLevel, "answer"); ce != nil {
 		ce.Write(zap.Int("target", r.target), zap.Int("status", r.status), zap.String("server", r.server),
-			zap.Stringer("result", res), zap.Error(r.err))
+			zap.Stringer("result", r.res), zap.Error(r.err))
 	}
 	if errors.Is(r.err, fasthttp.ErrNoFreeConns) && !l.connWarned {
 		l.connWarned = true
@@ -91,9 +93,7 @@ func (l *loop) start() {
 	l.cutAt = l.stopAt.Add(l.cfg.Drain)
 	if l.users > 0 {
 		for _, t := range l.targets {
-			for u := 0; u < l.users; u++ {
-				l.q.push(event{at: clock.Instant(0).Add(l.stream.Think(u, 1<<40)), kind: evThink, t: int32(t.idx), a: int32(u)})
-			}
+			t.rt.Start()
 		}
 	} else {
 		l.scheduleArrival()
@@ -147,7 +147,7 @@ func (l *loop) finished(now clock.Instant) bool {
 		return false
 	}
 	for _, t := range l.targets {
-		if t.pending > 0 {
+		if t.rt.Pending() > 0 {
 			return false
 		}
 	}
@@ -172,7 +172,7 @@ func (l *loop) fireDue(now clock.Instant) {
 }
 
 func (l *loop) fire(e event) {
-	if (e.kind == evArrival || e.kind == evThink) && l.inflight >= l.cfg.MaxInflight {
+	if e.startsRequest() && l.inflight >= l.cfg.MaxInflight {
 		l.hold(e)
 		return
 	}
@@ -181,17 +181,18 @@ func (l *loop) fire(e event) {
 		if e.b == l.arrGen {
 			l.noteLate(l.next.At)
 			for _, t := range l.targets {
-				t.begin(l.next, -1)
+				t.rt.Begin(l.next.At, l.next, -1)
 			}
 			l.scheduleArrival()
 		}
-	case evThink:
-		l.startUser(l.targets[e.t], e)
 	case evTimer:
-		l.targets[e.t].onTimer(e.at, e)
+		if e.startsRequest() && e.at < l.stopAt {
+			l.noteLate(e.at) // a closed-loop user's next request
+		}
+		l.targets[e.t].rt.Fire(e.at, client.Timer{Kind: client.TimerKind(e.a), Ref: e.h})
 	case evBin:
 		for _, t := range l.targets {
-			t.rec.CloseBin(e.at, nil)
+			t.rt.Rec.CloseBin(e.at, nil)
 		}
 		if e.at < l.stopAt {
 			l.q.push(event{at: e.at.Add(report.BinWidth), kind: evBin})
@@ -244,18 +245,6 @@ func (l *loop) setRate(now clock.Instant, rate float64) {
 	}
 }
 
-// startUser begins a closed-loop user's next request at the instant its
-// think time ended.
-func (l *loop) startUser(t *target, e event) {
-	if e.at >= l.stopAt {
-		return
-	}
-	l.noteLate(e.at)
-	req := l.stream.Draw(t.userSeq, e.at)
-	t.userSeq++
-	t.begin(req, e.a)
-}
-
 // noteLate counts a request the loop started more than cfg.Late after its
 // intended instant: the generator could not keep up.
 func (l *loop) noteLate(intended clock.Instant) {
@@ -266,6 +255,12 @@ func (l *loop) noteLate(intended clock.Instant) {
 		l.late++
 		l.maxLate = max(l.maxLate, d)
 	}
+}
+
+// startsRequest reports whether e starts a request: the pending open-loop
+// arrival, or the end of a closed-loop user's think time.
+func (e *event) startsRequest() bool {
+	return e.kind == evArrival || e.kind == evTimer && client.TimerKind(e.a) == client.Think
 }
 
 // breakerLogger writes client-side breaker transitions to t's event log.

@@ -33,7 +33,7 @@ func (l *loop) targetStates(clock.Instant) []metrics.TargetState {
 	out := make([]metrics.TargetState, len(l.targets))
 	for i, t := range l.targets {
 		out[i].Name = t.name
-		if b := t.client.Budget; b != nil {
+		if b := t.rt.Policy().Budget; b != nil {
 			out[i].Budget, out[i].Tokens = true, b.Tokens()
 		}
 	}

@@ -30,7 +30,7 @@ func (p *progress) draw(l *loop, now clock.Instant) {
 	if p.w == nil || len(l.targets) == 0 {
 		return
 	}
-	offered := l.targets[0].rec.Total.Offered
+	offered := l.targets[0].rt.Rec.Total.Offered
 	oldest := p.offered[p.tick%progressWindow]
 	span := min(p.tick+1, progressWindow)
 	p.offered[p.tick%progressWindow] = offered
@@ -39,9 +39,9 @@ func (p *progress) draw(l *loop, now clock.Instant) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\r\033[K%6.1fs  %s", now.Seconds(), l.rateText(rate))
 	for _, t := range l.targets {
-		lat := t.rec.Lat
+		lat := t.rt.Rec.Lat
 		fmt.Fprintf(&b, "  | %s p50 %s p99 %s failed %d", t.name,
-			msText(lat.Quantile(0.5)), msText(lat.Quantile(0.99)), t.rec.Total.Failed)
+			msText(lat.Quantile(0.5)), msText(lat.Quantile(0.99)), t.rt.Rec.Total.Failed)
 	}
 	if l.late > 0 {
 		fmt.Fprintf(&b, "  LATE %d", l.late)

@@ -15,8 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lblab/lblab/internal/assemble"
-	"github.com/lblab/lblab/internal/stats"
 	"math"
 	"slices"
 	"sync/atomic"
@@ -24,10 +22,13 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/assemble"
+	"github.com/lblab/lblab/internal/client"
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/metrics"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/stats"
 )
 
 // Runner is one live run. Build it with New, start it once with Run; Admin
@@ -48,7 +49,7 @@ func New(cfg Config) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &loop{cfg: cfg, lab: cfg.Lab, log: cfg.Log, tr: newTransport(cfg.Dial),
+	l := &loop{cfg: cfg, lab: cfg.Lab, log: cfg.Log, tr: newTransport(cfg.Dial), net: assemble.Network(cfg.Lab),
 		results: make(chan result, 1024), cmds: make(chan command), lateness: stats.NewHistogram()}
 	if l.stream, l.users, err = assemble.Stream(l.lab); err != nil {
 		return nil, err
@@ -65,17 +66,30 @@ func New(cfg Config) (*Runner, error) {
 	return r, nil
 }
 
-// newTarget builds one target's client policy, recorder and endpoints (and
-// its balancers in client-side mode).
+// newTarget builds one target: its endpoints (and its balancers in
+// client-side mode) and its client runtime over the run's shared stream.
 func (l *loop) newTarget(i int, tc Target) (*target, error) {
-	t := &target{l: l, idx: i, name: tc.Name, rec: report.NewRecorder(l.cfg.Series), byName: map[string]int{},
-		reqObs: l.obs.Requests(tc.Name), attObs: l.obs.Attempts(tc.Name)}
-	if err := buildClient(l.lab, &t.client); err != nil {
+	t := &target{l: l, idx: i, name: tc.Name, byName: map[string]int{}}
+	cfg, err := assemble.ClientConfig(l.lab)
+	if err != nil {
 		return nil, err
 	}
+	cfg.Stream, cfg.Series = l.stream, l.cfg.Series
+	cfg.Requests, cfg.Attempts = l.obs.Requests(tc.Name), l.obs.Attempts(tc.Name)
 	if len(l.cfg.Servers) > 0 {
-		return t, l.clientSide(t)
+		if cfg.Balancers, err = l.clientSide(t); err != nil {
+			return nil, err
+		}
+	} else if err := l.balancerTier(t, tc); err != nil {
+		return nil, err
 	}
+	cfg.Tier = len(t.eps)
+	t.rt = client.New[onWire](cfg, t)
+	return t, nil
+}
+
+// balancerTier points t at the balancer URLs of tc.
+func (l *loop) balancerTier(t *target, tc Target) error {
 	t.algo = l.lab.Balancers.Algorithm
 	if slices.Contains(policy.Algorithms(), t.name) {
 		t.algo = t.name
@@ -86,15 +100,16 @@ func (l *loop) newTarget(i int, tc Target) (*target, error) {
 	for _, u := range tc.URLs {
 		spec, err := parseURL(u)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		t.eps = append(t.eps, l.tr.endpoint(u, spec, l.cfg.MaxConns))
 	}
-	return t, nil
+	return nil
 }
 
-// clientSide gives t one balancer per client id over the given servers.
-func (l *loop) clientSide(t *target) error {
+// clientSide points t at the given servers and returns one balancer per
+// client id over them.
+func (l *loop) clientSide(t *target) ([]*policy.Balancer, error) {
 	t.algo = l.lab.Clients.Algorithm
 	for _, s := range l.cfg.Servers {
 		t.server(s.Name)
@@ -103,16 +118,15 @@ func (l *loop) clientSide(t *target) error {
 	}
 	bals, err := buildBalancers(l.lab, serverWeights(l.lab, l.cfg.Servers))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, b := range bals {
 		b.OnBreaker = l.breakerLogger(t)
 	}
-	t.bals = bals
 	if l.lab.Clients.Refresh > 0 {
 		l.log.Warn("clients.refresh is not supported live: client-side balancers learn loads from the answers' piggybacked headers only")
 	}
-	return nil
+	return bals, nil
 }
 
 // Run sends the stream until the lab's duration, waits for the requests
@@ -148,7 +162,7 @@ func (l *loop) report(end clock.Instant) *report.Report {
 		if l.capHits > 0 {
 			run.Log = append(run.Log, report.LogLine{T: l.stopAt.Seconds(), Text: l.capText()})
 		}
-		t.rec.Fill(&run, end)
+		t.rt.Rec.Fill(&run, end)
 		run.Servers = t.serverRows()
 		run.Pacing = &report.Pacing{Started: uint64(l.lateness.Count()), Late: l.late,
 			P50: report.Ms(l.lateness.Quantile(0.5)), P99: report.Ms(l.lateness.Quantile(0.99)),

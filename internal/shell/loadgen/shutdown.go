@@ -21,11 +21,11 @@ func (l *loop) cutOff(now clock.Instant) {
 	}
 	l.dropHeld(now)
 	for _, t := range l.targets {
-		if t.pending > 0 {
-			l.log.Warn("drain limit: cutting off requests still pending", zap.String("target", t.name), zap.Int("pending", t.pending))
+		if n := t.rt.Pending(); n > 0 {
+			l.log.Warn("drain limit: cutting off requests still pending", zap.String("target", t.name), zap.Int("pending", n))
 			t.logf(now, "drain limit reached: requests still pending end as timed out")
 		}
-		t.cutOff(now)
+		t.rt.CutOff(now)
 	}
 	l.cut = true
 }
@@ -61,6 +61,7 @@ func (l *loop) interrupt(now clock.Instant) {
 	}
 	l.q.push(event{at: l.cutAt, kind: evCut})
 	for _, t := range l.targets {
+		t.rt.StopAt(l.stopAt)
 		t.logf(now, "interrupted: arrivals stopped")
 	}
 }

@@ -15,16 +15,18 @@ const CancelWait = time.Second
 
 // CancelRequest is the body of POST /admin/cancel, on a backend or a
 // balancer: the X-Lab-Request number of the request whose queued attempts
-// to cancel, and optionally the X-Lab-Attempt kind they must have.
+// to cancel, optionally the X-Lab-Attempt kind they must have, and the
+// attempt's X-Lab-Try number (its hop draws are the attempt's own).
 type CancelRequest struct {
 	ID      *uint64 `json:"id"`
 	Attempt *string `json:"attempt,omitempty"`
+	Try     int     `json:"try,omitempty"`
 }
 
-// NewCancel is the cancellation of request id's attempt of kind k.
-func NewCancel(id uint64, k server.Kind) CancelRequest {
+// NewCancel is the cancellation of request id's attempt number try, of kind k.
+func NewCancel(id uint64, try int, k server.Kind) CancelRequest {
 	a := k.String()
-	return CancelRequest{ID: &id, Attempt: &a}
+	return CancelRequest{ID: &id, Attempt: &a, Try: try}
 }
 
 // DecodeCancel reads and checks a POST /admin/cancel body; on bad input it
@@ -40,6 +42,10 @@ func DecodeCancel(ctx *fasthttp.RequestCtx) (CancelRequest, bool) {
 	}
 	if a := req.Attempt; a != nil && ParseKind([]byte(*a)).String() != *a { // ParseKind says first for anything unknown
 		BadRequest(ctx, "attempt: must be first, retry, hedge or probe; got %q", *a)
+		return req, false
+	}
+	if req.Try < 0 || req.Try > 15 {
+		BadRequest(ctx, "try: must be an attempt number in 1..15 (or left out); got %d", req.Try)
 		return req, false
 	}
 	return req, true

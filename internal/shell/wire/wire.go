@@ -21,6 +21,7 @@ const (
 	HKey      = "X-Lab-Key"      // cache / hashing key
 	HWork     = "X-Lab-Work"     // work at speed 1, a Go duration such as 12.5ms
 	HAttempt  = "X-Lab-Attempt"  // first | retry | hedge | probe
+	HTry      = "X-Lab-Try"      // the attempt's number in its request (1, 2, ...): with X-Lab-Request it makes the pick number
 	HDeadline = "X-Lab-Deadline" // the client's deadline, unix nanoseconds
 	HExclude  = "X-Lab-Exclude"  // a server the balancer must avoid (a hedge's sibling)
 )

@@ -1,0 +1,381 @@
+// Package client is the client runtime that both clocks run: everything a
+// client does with the requests of the seeded stream. It owns the calls
+// (policy.Call: deadline, retries with backoff and budget, one hedge) and
+// their attempts, prepares each attempt (pick number, the key that affinity
+// algorithms hash, the work it carries, the tightest deadline), picks the
+// server itself when the clients balance themselves, keeps the client's
+// timers, accounts for every request and attempt exactly once
+// (report.Recorder), starts closed-loop users, and cuts off what is still
+// pending at the drain limit.
+//
+// It is written once and driven twice: internal/sim carries its sends,
+// cancellations and timers as events in virtual time, internal/shell/loadgen
+// as HTTP requests and wall-clock timers. A driver implements Transport (the
+// three things only it can do) and feeds back what happens: Answer when an
+// attempt's answer reaches the client, Fire when a timer comes due. Like the
+// cores it reads no clock and starts no goroutine: every call is handed the
+// instant. Not safe for concurrent use; the driver serializes calls.
+//
+// Why callbacks rather than a Ready value the driver drains (as etcd's raft
+// does): the simulator turns each decision into an event at once, in the
+// order the decisions are made, which fixes the order of same-instant events
+// and so the report; a callback keeps that order with no buffer to fill and
+// drain on the simulator's hot path. The contract that makes callbacks safe
+// is policy.Driver's: a Transport never calls back into the runtime from
+// Send, Cancel or Arm; answers and timers always come later.
+package client
+
+import (
+	"time"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/balance"
+	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/observe"
+	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/slab"
+	"github.com/lblab/lblab/internal/workload"
+)
+
+// Config is one population of clients: its policy, its requests and how its
+// attempts are addressed. internal/assemble builds it from a lab file.
+type Config struct {
+	Policy policy.Client
+	Stream *workload.Stream
+	Users  int           // closed loop: users; 0 = open loop
+	StopAt clock.Instant // no request starts at or after it
+
+	HashClient   bool // affinity algorithms hash the client id, not the key
+	WorkAtServer bool // attempts carry no work: each server draws its own
+
+	// Tier is the number of balancers in front of the servers: client c
+	// sends to balancer c mod Tier. Unused when Balancers is set.
+	Tier int
+	// Balancers, when set, are the clients' own (one per client id): the
+	// clients balance themselves and each attempt is picked here.
+	Balancers []*policy.Balancer
+
+	Series   bool             // keep 250 ms bins
+	Requests observe.Requests // nil = none
+	Attempts observe.Attempts // nil = none
+}
+
+// Call is one request and its lifecycle.
+type Call struct {
+	policy.Call
+	Req  workload.Request
+	User int32 // closed-loop user, -1 for open loop
+}
+
+// Attempt is one try of a request. Net is what the driver's transport keeps
+// about it (where it is on the network, what the servers said).
+type Attempt[N any] struct {
+	Call     uint64        // the call's handle
+	Pick     uint64        // pick number (policy.PickNumber)
+	Kind     server.Kind   // first, retry or hedge (probe is the balancer's business)
+	Sibling  uint64        // a hedge's sibling attempt, 0 for none
+	Client   int32         // the request's client id
+	Bal      int32         // its balancer: a tier member, or the client's own
+	Key      uint64        // the request's key (caches)
+	HashKey  uint64        // what key-affinity algorithms hash: the key or the client id
+	Work     time.Duration // the work it carries at speed 1; < 0: none (the server draws)
+	Deadline clock.Instant // the tightest deadline it carries (clock.Never: none)
+	Ticket   policy.Ticket // the client's own pick (client-side balancing only)
+	SentAt   clock.Instant
+	Answered bool // its answer reached the client (or it was abandoned there)
+	Net      N
+}
+
+// Transport is what only a driver can do with an attempt: put it on the
+// network, withdraw it, and wake the runtime later. None of them may call
+// back into the Runtime.
+type Transport[N any] interface {
+	// Send carries attempt h to its balancer (a.Bal) or, when the clients
+	// balance themselves, to the server of a.Ticket; an invalid ticket means
+	// no server was eligible, and the driver answers Rejected after the hop.
+	Send(now clock.Instant, h uint64, a *Attempt[N])
+	// Cancel withdraws attempt h if it is still queued at its server.
+	Cancel(now clock.Instant, h uint64, a *Attempt[N])
+	// Arm asks for Fire(at, t) at instant at.
+	Arm(at clock.Instant, t Timer)
+}
+
+// TimerKind is what a client timer does when it fires.
+type TimerKind uint8
+
+// The timers: a closed-loop user's think time, then the call's own.
+const (
+	Think    TimerKind = iota // Ref is the user
+	Deadline                  // the whole request's deadline; Ref is the call
+	Hedge                     // send the hedge now; Ref is the call
+	Retry                     // the backoff before a retry is over; Ref is the call
+	Patience                  // one attempt's client-side timeout; Ref is the attempt
+)
+
+// Timer is one timer a Transport arms and hands back to Fire.
+type Timer struct {
+	Kind TimerKind
+	Ref  uint64
+}
+
+func timerOf(t policy.Timer) TimerKind {
+	switch t {
+	case policy.TimerDeadline:
+		return Deadline
+	case policy.TimerHedge:
+		return Hedge
+	case policy.TimerRetry:
+		return Retry
+	}
+	return Patience
+}
+
+func (k TimerKind) policy() policy.Timer {
+	return [...]policy.Timer{Deadline: policy.TimerDeadline, Hedge: policy.TimerHedge,
+		Retry: policy.TimerRetry, Patience: policy.TimerAttempt}[k]
+}
+
+// Runtime is the clients of one run.
+type Runtime[N any] struct {
+	cfg     Config
+	policy  policy.Client // calls point here: Reconfigure rewrites it in place
+	tr      Transport[N]
+	reqs    observe.Requests
+	atts    observe.Attempts
+	Rec     *report.Recorder
+	calls   slab.Slab[Call]
+	att     slab.Slab[Attempt[N]]
+	pending int
+	userSeq uint64
+}
+
+// New returns the runtime of cfg over tr.
+func New[N any](cfg Config, tr Transport[N]) *Runtime[N] {
+	rt := &Runtime[N]{cfg: cfg, policy: cfg.Policy, tr: tr, reqs: cfg.Requests, atts: cfg.Attempts,
+		Rec: report.NewRecorder(cfg.Series)}
+	if rt.reqs == nil {
+		rt.reqs = observe.Nop{}
+	}
+	if rt.atts == nil {
+		rt.atts = observe.Nop{}
+	}
+	if rt.cfg.Tier < 1 {
+		rt.cfg.Tier = 1
+	}
+	return rt
+}
+
+// Start arms every closed-loop user's first think time.
+func (rt *Runtime[N]) Start() {
+	for u := range rt.cfg.Users {
+		rt.tr.Arm(clock.Instant(0).Add(rt.cfg.Stream.Think(u, 1<<40)), Timer{Kind: Think, Ref: uint64(u)})
+	}
+}
+
+// Begin starts req's call at now, its intended time (latency counts from
+// there), for closed-loop user user (-1 in open loop).
+func (rt *Runtime[N]) Begin(now clock.Instant, req workload.Request, user int32) {
+	h, c := rt.calls.New()
+	c.Req, c.User, c.Tag, c.Seq = req, user, h, req.Seq
+	rt.pending++
+	rt.Rec.Offered(now)
+	rt.policy.Begin(now, &c.Call, rt)
+}
+
+// startUser begins user's next request at now, unless the arrivals are over.
+func (rt *Runtime[N]) startUser(now clock.Instant, user int32) {
+	if now >= rt.cfg.StopAt {
+		return
+	}
+	req := rt.cfg.Stream.Draw(rt.userSeq, now)
+	rt.userSeq++
+	rt.Begin(now, req, user)
+}
+
+// Fire runs timer t, due at now.
+func (rt *Runtime[N]) Fire(now clock.Instant, t Timer) {
+	if t.Kind == Think {
+		rt.startUser(now, int32(t.Ref))
+		return
+	}
+	h, callHandle := -1, t.Ref
+	if t.Kind == Patience {
+		a := rt.att.Get(t.Ref)
+		if a == nil {
+			return // answered and done with: the timer is moot
+		}
+		h, callHandle = int(t.Ref), a.Call
+	}
+	c := rt.calls.Get(callHandle)
+	if c == nil {
+		return
+	}
+	switch {
+	case t.Kind == Patience && c.Live(h):
+		rt.Rec.Result(policy.Timeout)
+		rt.atts.AttemptAnswered(int(policy.Timeout))
+	case t.Kind == Deadline:
+		rt.Rec.Deadline()
+	}
+	c.OnTimer(now, t.Kind.policy(), h, rt)
+}
+
+// LoadReport is a server's load as an answer carried it back (client-side
+// balancing learns loads from the answers).
+type LoadReport struct {
+	At           clock.Instant // when the server measured it
+	Queued, Busy int
+	Known        bool
+}
+
+// Answer hands attempt h's answer, arrived at the client at now, to its
+// call: a client-side balancer learns the server's load and the result, a
+// live attempt's result goes to its call, and a success nobody waits for any
+// more counts as wasted work. The driver frees the attempt with Release when
+// it is done with it.
+func (rt *Runtime[N]) Answer(now clock.Instant, h uint64, res policy.Result, load LoadReport) {
+	a := rt.att.Get(h)
+	if a == nil || a.Answered {
+		return
+	}
+	if rt.cfg.Balancers != nil && a.Ticket.Valid {
+		b := rt.cfg.Balancers[a.Bal]
+		if load.Known {
+			b.Loads().Report(load.At, a.Ticket.Server, load.Queued, load.Busy)
+		}
+		b.Done(now, a.Ticket, res, now.Sub(a.SentAt))
+	}
+	a.Answered = true
+	c := rt.calls.Get(a.Call)
+	if c == nil || !c.Live(int(h)) { // abandoned, or lost the race: not counted again
+		if res == policy.OK {
+			rt.Rec.Wasted()
+			rt.atts.Wasted()
+		}
+		return
+	}
+	rt.Rec.Result(res)
+	rt.atts.AttemptAnswered(int(res))
+	c.OnReply(now, int(h), res, rt)
+}
+
+// Release frees attempt h; the driver calls it once neither it nor the
+// client needs the attempt any more.
+func (rt *Runtime[N]) Release(h uint64) { rt.att.Free(h) }
+
+// CutOff ends every pending call at now as timed out (the drain limit).
+func (rt *Runtime[N]) CutOff(now clock.Instant) {
+	rt.calls.Each(func(_ uint64, c *Call) {
+		rt.Rec.Deadline()
+		c.OnTimer(now, policy.TimerDeadline, -1, rt)
+	})
+}
+
+// StopAt moves the end of the arrivals (an interrupted live run stops
+// them early): closed-loop users start nothing at or after it.
+func (rt *Runtime[N]) StopAt(at clock.Instant) { rt.cfg.StopAt = at }
+
+// Pending is the number of calls started and not yet ended.
+func (rt *Runtime[N]) Pending() int { return rt.pending }
+
+// Attempt returns attempt h, or nil once it is released.
+func (rt *Runtime[N]) Attempt(h uint64) *Attempt[N] { return rt.att.Get(h) }
+
+// EachAttempt calls fn for every attempt not yet released.
+func (rt *Runtime[N]) EachAttempt(fn func(h uint64, a *Attempt[N])) { rt.att.Each(fn) }
+
+// Call returns call h, or nil once it ended.
+func (rt *Runtime[N]) Call(h uint64) *Call { return rt.calls.Get(h) }
+
+// Balancers are the clients' own balancers (nil when a tier balances).
+func (rt *Runtime[N]) Balancers() []*policy.Balancer { return rt.cfg.Balancers }
+
+// ClientSide reports whether the clients balance themselves.
+func (rt *Runtime[N]) ClientSide() bool { return rt.cfg.Balancers != nil }
+
+// Policy is the client policy in force.
+func (rt *Runtime[N]) Policy() *policy.Client { return &rt.policy }
+
+// Reconfigure applies what a running population can change: the client
+// policy (calls in flight see the new one at once) and how attempts are
+// addressed. The stream, the users and the balancers stay.
+func (rt *Runtime[N]) Reconfigure(next Config) {
+	rt.policy = next.Policy
+	rt.cfg.HashClient, rt.cfg.WorkAtServer = next.HashClient, next.WorkAtServer
+}
+
+// The runtime is the policy.Driver of its calls: it prepares their attempts
+// and hands them to the transport.
+
+// Send prepares attempt number c.Attempts of c, of kind, and sends it.
+func (rt *Runtime[N]) Send(now clock.Instant, pc *policy.Call, kind server.Kind, sibling int) int {
+	c := rt.calls.Get(pc.Tag)
+	h, a := rt.att.New()
+	req := &c.Req
+	a.Call, a.Kind, a.Pick, a.Client = pc.Tag, kind, policy.PickNumber(req.Seq, pc.Attempts), int32(req.Client)
+	a.Key, a.HashKey, a.Work, a.SentAt = req.Key, req.Key, req.Work, now
+	if rt.cfg.HashClient {
+		a.HashKey = uint64(req.Client)
+	}
+	if rt.cfg.WorkAtServer {
+		a.Work = -1
+	}
+	// The server may drop work past the tightest deadline the client has.
+	a.Deadline = pc.Deadline
+	if at := rt.policy.Cfg.AttemptTimeout; at > 0 {
+		a.Deadline = min(a.Deadline, now.Add(at))
+	}
+	if sibling >= 0 {
+		a.Sibling = uint64(sibling)
+	}
+	rt.Rec.Attempt(kind)
+	rt.atts.AttemptSent(int(kind))
+	if rt.cfg.Balancers != nil {
+		a.Bal = a.Client
+		rt.pick(now, a)
+	} else {
+		a.Bal = a.Client % int32(rt.cfg.Tier)
+	}
+	rt.tr.Send(now, h, a)
+	return int(h)
+}
+
+// pick chooses the server when the clients balance themselves, never the
+// server of a hedge's sibling if another is eligible.
+func (rt *Runtime[N]) pick(now clock.Instant, a *Attempt[N]) {
+	exclude := -1
+	if s := rt.att.Get(a.Sibling); a.Sibling != 0 && s != nil && s.Ticket.Valid {
+		exclude = s.Ticket.Server
+	}
+	a.Ticket = rt.cfg.Balancers[a.Bal].Pick(now, balance.Request{Seq: a.Pick, Key: a.HashKey}, exclude)
+}
+
+// Cancel withdraws attempt h (a hedge's loser) through the transport.
+func (rt *Runtime[N]) Cancel(now clock.Instant, _ *policy.Call, h int) {
+	if a := rt.att.Get(uint64(h)); a != nil {
+		rt.tr.Cancel(now, uint64(h), a)
+	}
+}
+
+// Arm asks the transport for one of the call's timers.
+func (rt *Runtime[N]) Arm(at clock.Instant, c *policy.Call, t policy.Timer, h int) {
+	ref := c.Tag
+	if t == policy.TimerAttempt { // the attempt knows its call
+		ref = uint64(h)
+	}
+	rt.tr.Arm(at, Timer{Kind: timerOf(t), Ref: ref})
+}
+
+// Finish records the call's outcome and frees it; a closed-loop user then
+// thinks before its next request.
+func (rt *Runtime[N]) Finish(now clock.Instant, pc *policy.Call) {
+	c := rt.calls.Get(pc.Tag)
+	rt.Rec.Finish(now, &c.Call)
+	rt.reqs.RequestEnded(int(c.Outcome), now.Sub(c.Start))
+	rt.pending--
+	if c.User >= 0 && now < rt.cfg.StopAt {
+		rt.tr.Arm(now.Add(rt.cfg.Stream.Think(int(c.User), c.Req.Seq)), Timer{Kind: Think, Ref: uint64(c.User)})
+	}
+	rt.calls.Free(pc.Tag)
+}

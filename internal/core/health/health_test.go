@@ -1,0 +1,67 @@
+package health
+
+import "testing"
+
+func TestHysteresis(t *testing.T) {
+	c, err := New(Config{Fails: 2, Passes: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		ok      bool
+		changed bool
+		healthy bool
+	}{
+		{false, false, true}, // one failure is not enough
+		{true, false, true},  // and a pass resets the run
+		{false, false, true},
+		{false, true, false}, // two in a row: out
+		{false, false, false},
+		{true, false, false},
+		{true, false, false},
+		{false, false, false}, // a failure resets the passes
+		{true, false, false},
+		{true, false, false},
+		{true, true, true}, // three in a row: back
+	}
+	for i, s := range steps {
+		if got := c.Observe(0, s.ok); got != s.changed || c.Healthy(0) != s.healthy {
+			t.Fatalf("step %d (ok=%v): changed %v healthy %v, want %v %v", i, s.ok, got, c.Healthy(0), s.changed, s.healthy)
+		}
+	}
+	if !c.Healthy(7) {
+		t.Error("a server never checked must be healthy")
+	}
+}
+
+func TestServersAreIndependentAndReset(t *testing.T) {
+	c, _ := New(Config{Fails: 1, Passes: 1})
+	c.Observe(2, false)
+	if c.Healthy(2) || !c.Healthy(0) || !c.Healthy(1) {
+		t.Fatal("one server's failure ejected another")
+	}
+	c.Reset(2)
+	if !c.Healthy(2) {
+		t.Fatal("Reset did not put the server back")
+	}
+	if f, p := c.Run(2); f != 0 || p != 0 {
+		t.Fatalf("Reset kept the run %d/%d", f, p)
+	}
+}
+
+func TestConfigIsValidated(t *testing.T) {
+	for _, cfg := range []Config{{0, 1}, {1, 0}, {-1, -1}} {
+		if _, err := New(cfg); err == nil {
+			t.Errorf("%+v accepted", cfg)
+		}
+	}
+	c, _ := New(Config{Fails: 3, Passes: 3})
+	if c.SetConfig(Config{}) == nil {
+		t.Error("SetConfig accepted a zero config")
+	}
+	c.Observe(0, false)
+	_ = c.SetConfig(Config{Fails: 1, Passes: 1})
+	if c.Observe(0, false); c.Healthy(0) {
+		t.Error("the new threshold did not apply to the running count")
+	}
+}

@@ -1,0 +1,45 @@
+package policy
+
+import (
+	"time"
+
+	"github.com/lblab/lblab/internal/rng"
+)
+
+// PickNumber numbers attempt n (1 for the first, then each retry or hedge in
+// order) of request seq: seq x 16 + n. Every process and the simulator use
+// it, so an attempt draws the same random choices and the same hop jitter on
+// both clocks. A call makes at most 1 + 10 retries + 1 hedge attempts, so
+// the numbers of two requests never meet.
+func PickNumber(seq uint64, n int) uint64 { return seq*16 + uint64(n) }
+
+// Leg is one one-way network hop of an attempt.
+type Leg uint64
+
+// The legs, numbered as the jitter draws' salts.
+const (
+	ClientOut    Leg = 1 // client -> balancer, or client -> server when clients balance themselves
+	BalancerOut  Leg = 2 // balancer -> server
+	ServerBack   Leg = 3 // server -> balancer, or server -> client when clients balance themselves
+	BalancerBack Leg = 4 // balancer -> client
+)
+
+// Network is the lab's hop model: every hop takes Hop plus a uniform share
+// of Jitter drawn from (Seed, pick number, leg). The draw is a pure function
+// of those three, so the client, the lb, the backend and the simulator all
+// delay the same attempt's same leg by the same amount.
+type Network struct {
+	Hop, Jitter time.Duration
+	Seed        uint64
+}
+
+// Delay is the one-way delay of leg for the attempt with pick number pick.
+func (n Network) Delay(pick uint64, leg Leg) time.Duration {
+	if n.Jitter <= 0 {
+		return n.Hop
+	}
+	return n.Hop + time.Duration(float64(n.Jitter)*rng.HashFloat(n.Seed, pick, uint64(leg)))
+}
+
+// SplitPick is PickNumber's inverse: the request and its attempt number.
+func SplitPick(pick uint64) (seq uint64, n int) { return pick / 16, int(pick % 16) }
