@@ -32,7 +32,10 @@ type armed struct {
 
 type tag struct{ hops int }
 
-func (n *net) Send(_ clock.Instant, h uint64, a *Attempt[tag]) { n.sent = append(n.sent, h); a.Net.hops++ }
+func (n *net) Send(_ clock.Instant, h uint64, a *Attempt[tag]) {
+	n.sent = append(n.sent, h)
+	a.Net.hops++
+}
 func (n *net) Cancel(_ clock.Instant, h uint64, _ *Attempt[tag]) {
 	n.cancels = append(n.cancels, h)
 }
