@@ -1,0 +1,3 @@
+module example.com/plant
+
+go 1.26

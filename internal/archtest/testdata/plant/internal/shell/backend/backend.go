@@ -1,0 +1,5 @@
+// Package backend stands for a shell.
+package backend
+
+// Name names it.
+const Name = "backend"
