@@ -19,6 +19,7 @@ import (
 var clockFree = []string{
 	"./internal/core/...",
 	"./internal/policy/...",
+	"./internal/client/...",
 	"./internal/assemble/...",
 	"./internal/workload/...",
 	"./internal/sim/...",
@@ -100,6 +101,11 @@ var importRules = []importRule{
 		from: []string{"./internal/policy/..."},
 		deny: []string{"./internal/sim/...", "./internal/shell/...", "./internal/labfile/...", "net/...", "github.com/valyala/fasthttp/..."},
 		why:  "policy composes the cores for both drivers",
+	},
+	{
+		from: []string{"./internal/client/..."},
+		deny: []string{"./internal/sim/...", "./internal/shell/...", "./internal/labfile/...", "net/...", "github.com/valyala/fasthttp/..."},
+		why:  "the client runtime is written once for both drivers; each drives it through its Transport",
 	},
 	{
 		from: []string{"./internal/workload/..."},

@@ -12,6 +12,7 @@ import (
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/breaker"
 	"github.com/lblab/lblab/internal/core/hedge"
+	"github.com/lblab/lblab/internal/core/limit"
 	"github.com/lblab/lblab/internal/core/load"
 	"github.com/lblab/lblab/internal/core/retry"
 	"github.com/lblab/lblab/internal/core/server"
@@ -22,15 +23,15 @@ import (
 )
 
 // LimitSpec is the concurrency limiter a lab server asks for (Kind "" = none).
-func LimitSpec(lab *labfile.Lab, ns labfile.NamedServer) policy.LimitSpec {
-	return policy.LimitSpec{Kind: ns.Limiter.Kind, Initial: ns.Limiter.Initial, Min: ns.Limiter.Min,
+func LimitSpec(lab *labfile.Lab, ns labfile.NamedServer) limit.Spec {
+	return limit.Spec{Kind: ns.Limiter.Kind, Initial: ns.Limiter.Initial, Min: ns.Limiter.Min,
 		Max: ns.Limiter.Max, MeanService: lab.ServerWork(ns.Server).Mean()}
 }
 
 // ServerConfig maps one lab server to the emulated server's config.
 func ServerConfig(lab *labfile.Lab, ns labfile.NamedServer) (server.Config, error) {
 	work := lab.ServerWork(ns.Server)
-	lim, err := policy.NewLimit(LimitSpec(lab, ns))
+	lim, err := limit.New(LimitSpec(lab, ns))
 	if err != nil {
 		return server.Config{}, fmt.Errorf("server %s: %w", ns.Name, err)
 	}

@@ -3,6 +3,8 @@ package labfile
 import (
 	"strconv"
 	"time"
+
+	"github.com/lblab/lblab/internal/core/limit"
 )
 
 // Default returns the playground lab: five servers behind one p2c balancer,
@@ -105,9 +107,9 @@ func defaultServer(d defaulter, g *ServerGroup, path string) {
 	def(d, &g.Speed, path+".speed", 1)
 	def(d, &g.ErrorTime, path+".error_time", time.Millisecond)
 	def(d, &g.Cache.HitFactor, path+".cache.hit_factor", 0.2)
-	def(d, &g.Limiter.Initial, path+".limiter.initial", 20)
-	def(d, &g.Limiter.Min, path+".limiter.min", 1)
-	def(d, &g.Limiter.Max, path+".limiter.max", 200)
+	def(d, &g.Limiter.Initial, path+".limiter.initial", limit.DefaultInitial)
+	def(d, &g.Limiter.Min, path+".limiter.min", limit.DefaultMin)
+	def(d, &g.Limiter.Max, path+".limiter.max", limit.DefaultMax)
 	if g.Work != nil {
 		defaultDist(d, g.Work, path+".work")
 	}

@@ -2,9 +2,14 @@ package labfile
 
 import (
 	"fmt"
+
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lblab/lblab/internal/core/balance"
+	"github.com/lblab/lblab/internal/core/breaker"
+	"github.com/lblab/lblab/internal/core/limit"
 )
 
 // Limits of the ranges Validate enforces.
@@ -16,12 +21,9 @@ const (
 )
 
 // Algorithms are the balancing algorithms a lab may name (balancers.algorithm,
-// clients.algorithm, compare settings and algorithm events).
-var Algorithms = []string{
-	"round-robin", "weighted-round-robin", "random", "least-outstanding",
-	"least-latency", "p2c", "p2c-latency-load", "p2c-peak-ewma",
-	"ring-hash", "ring-hash-bounded", "maglev", "p2c-stale",
-}
+// clients.algorithm, compare settings and algorithm events): the core's
+// registry, balance.Names.
+var Algorithms = balance.Names
 
 // Validate checks every range and cross-field rule of the lab, its compare
 // settings and its script. Each problem names the field and the allowed
@@ -140,7 +142,7 @@ func validateBalancers(b *Balancers, r *reporter) {
 	r.intIn("balancers.vnodes", b.VNodes, 1, 10000)
 	r.floatIn("balancers.epsilon", b.Epsilon, 0, 10, true)
 	r.durMin("balancers.decay", b.Decay, 0, true)
-	r.intIn("balancers.breaker.window", b.Breaker.Window, 10, 10000)
+	r.intIn("balancers.breaker.window", b.Breaker.Window, breaker.MinWindow, breaker.MaxWindow)
 	r.floatIn("balancers.breaker.threshold", b.Breaker.Threshold, 0, 1, true)
 	r.durMin("balancers.breaker.open", b.Breaker.Open, 0, true)
 	r.intIn("balancers.breaker.probes", b.Breaker.Probes, 1, 100)
@@ -249,7 +251,7 @@ func validateServer(p string, s *Server, r *reporter) {
 
 func validateLimiter(p string, lim *Limiter, r *reporter) {
 	if lim.Kind != "" {
-		r.oneOf(p+".kind", lim.Kind, "aimd", "gradient2")
+		r.oneOf(p+".kind", lim.Kind, limit.Kinds...)
 	}
 	bad := ""
 	switch {

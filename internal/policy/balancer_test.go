@@ -149,21 +149,6 @@ func TestBalancerOwnersAndAlgorithmSwitch(t *testing.T) {
 	}
 }
 
-func TestNewLimit(t *testing.T) {
-	if l, err := NewLimit(LimitSpec{}); l != nil || err != nil {
-		t.Fatal("an empty kind means no limiter")
-	}
-	for _, k := range Limiters() {
-		l, err := NewLimit(LimitSpec{Kind: k, Initial: 10, Min: 1, Max: 50, MeanService: 10 * time.Millisecond})
-		if err != nil || l.Limit() != 10 {
-			t.Fatalf("%s: %v %v", k, l, err)
-		}
-	}
-	if _, err := NewLimit(LimitSpec{Kind: "vegas"}); err == nil {
-		t.Fatal("unknown limiter accepted")
-	}
-}
-
 // A cancelled attempt (a hedge's loser withdrawn while queued) frees its
 // place but is neither a success nor a failure for the breaker.
 func TestBalancerCancelledIsNoVerdict(t *testing.T) {

@@ -45,10 +45,11 @@ func (s State) String() string {
 	return fmt.Sprintf("state(%d)", uint8(s))
 }
 
-// Limits on Config.Window: at least 10 results, at most a million (memory).
+// Limits on Config.Window: at least 10 results, at most 10,000 (memory).
+// The lab file checks its window against these.
 const (
 	MinWindow = 10
-	MaxWindow = 1_000_000
+	MaxWindow = 10_000
 )
 
 // Config is a breaker's settings, validated once by New.

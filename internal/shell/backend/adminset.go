@@ -3,10 +3,11 @@ package backend
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/lblab/lblab/internal/assemble"
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/lblab/lblab/internal/assemble"
 
 	"github.com/valyala/fasthttp"
 
@@ -14,7 +15,6 @@ import (
 	"github.com/lblab/lblab/internal/core/limit"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/labfile"
-	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -29,18 +29,18 @@ func (b *Backend) adminLimiter(ctx *fasthttp.RequestCtx) bool {
 	if !wire.DecodeJSON(ctx, &req) {
 		return false
 	}
-	if req.Kind != "none" && !slices.Contains(policy.Limiters(), req.Kind) {
-		wire.BadRequest(ctx, "kind: required, one of none, %s; got %q", strings.Join(policy.Limiters(), ", "), req.Kind)
+	if req.Kind != "none" && !slices.Contains(limit.Kinds, req.Kind) {
+		wire.BadRequest(ctx, "kind: required, one of none, %s; got %q", strings.Join(limit.Kinds, ", "), req.Kind)
 		return false
 	}
-	var spec policy.LimitSpec
+	var spec limit.Spec
 	if req.Kind != "none" {
 		b.mu.Lock()
-		spec = policy.LimitSpec{Kind: req.Kind, Initial: req.Initial, Min: req.Min, Max: req.Max,
+		spec = limit.Spec{Kind: req.Kind, Initial: req.Initial, Min: req.Min, Max: req.Max,
 			MeanService: b.lab.ServerWork(b.spec.Server).Mean()}
 		b.mu.Unlock()
 	}
-	lim, err := policy.NewLimit(spec)
+	lim, err := limit.New(spec)
 	if err != nil {
 		// limit's messages name Initial, Min and Max: the JSON fields.
 		wire.BadRequest(ctx, "limiter: %s", strings.ToLower(err.Error()))
@@ -49,7 +49,7 @@ func (b *Backend) adminLimiter(ctx *fasthttp.RequestCtx) bool {
 	return b.change(ctx, func(now clock.Instant) { b.setLimitLocked(now, spec, lim) })
 }
 
-func (b *Backend) setLimitLocked(now clock.Instant, spec policy.LimitSpec, lim limit.Limit) {
+func (b *Backend) setLimitLocked(now clock.Instant, spec limit.Spec, lim limit.Limit) {
 	b.core.SetLimit(now, lim)
 	b.limiter = spec
 }
@@ -144,7 +144,7 @@ func (b *Backend) setLocked(now clock.Instant, path, value string) (SetResult, e
 		return res, fmt.Errorf("%s: after this change %v", path, err)
 	}
 	spec := assemble.LimitSpec(lab, ns)
-	lim, err := policy.NewLimit(spec)
+	lim, err := limit.New(spec)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", path, err)
 	}
@@ -169,23 +169,23 @@ func (b *Backend) setLocked(now clock.Instant, path, value string) (SetResult, e
 type knob struct {
 	name  string
 	get   func(labfile.Server) any
-	apply func(b *Backend, now clock.Instant, s labfile.Server, spec policy.LimitSpec, lim limit.Limit)
+	apply func(b *Backend, now clock.Instant, s labfile.Server, spec limit.Spec, lim limit.Limit)
 }
 
 var knobs = []knob{
-	{"speed", func(s labfile.Server) any { return s.Speed }, func(b *Backend, now clock.Instant, s labfile.Server, _ policy.LimitSpec, _ limit.Limit) {
+	{"speed", func(s labfile.Server) any { return s.Speed }, func(b *Backend, now clock.Instant, s labfile.Server, _ limit.Spec, _ limit.Limit) {
 		_ = b.core.SetSpeed(now, s.Speed) // the lab validated it
 	}},
-	{"errors", func(s labfile.Server) any { return s.Errors }, func(b *Backend, now clock.Instant, s labfile.Server, _ policy.LimitSpec, _ limit.Limit) {
+	{"errors", func(s labfile.Server) any { return s.Errors }, func(b *Backend, now clock.Instant, s labfile.Server, _ limit.Spec, _ limit.Limit) {
 		_ = b.core.SetErrors(now, s.Errors)
 	}},
-	{"fail", func(s labfile.Server) any { return s.Fail }, func(b *Backend, now clock.Instant, s labfile.Server, _ policy.LimitSpec, _ limit.Limit) {
+	{"fail", func(s labfile.Server) any { return s.Fail }, func(b *Backend, now clock.Instant, s labfile.Server, _ limit.Spec, _ limit.Limit) {
 		b.core.SetFail(now, s.Fail)
 	}},
-	{"queue", func(s labfile.Server) any { return [2]any{s.Queue, s.DropExpired} }, func(b *Backend, now clock.Instant, s labfile.Server, _ policy.LimitSpec, _ limit.Limit) {
+	{"queue", func(s labfile.Server) any { return [2]any{s.Queue, s.DropExpired} }, func(b *Backend, now clock.Instant, s labfile.Server, _ limit.Spec, _ limit.Limit) {
 		b.setQueueLocked(now, queueSettings{capacity: s.Queue.Capacity, lifo: s.Queue.Discipline == "lifo", dropExpired: s.DropExpired})
 	}},
-	{"limiter", func(s labfile.Server) any { return s.Limiter }, func(b *Backend, now clock.Instant, _ labfile.Server, spec policy.LimitSpec, lim limit.Limit) {
+	{"limiter", func(s labfile.Server) any { return s.Limiter }, func(b *Backend, now clock.Instant, _ labfile.Server, spec limit.Spec, lim limit.Limit) {
 		b.setLimitLocked(now, spec, lim)
 	}},
 	{"workers", func(s labfile.Server) any { return s.Workers }, nil},

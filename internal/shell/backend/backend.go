@@ -13,19 +13,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lblab/lblab/internal/assemble"
 	"sync"
 	"time"
+
+	"github.com/lblab/lblab/internal/assemble"
 
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/limit"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/metrics"
 	"github.com/lblab/lblab/internal/observe"
-	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -61,7 +62,7 @@ type Backend struct {
 	lab     *labfile.Lab        // the process's lab copy (changed by /admin/set)
 	spec    labfile.NamedServer // this server in lab: the configured values
 	queue   queueSettings       // the core's current queue settings
-	limiter policy.LimitSpec    // the current limiter; Kind "" = none
+	limiter limit.Spec          // the current limiter; Kind "" = none
 	addrs   addrs
 
 	// life serializes the listener changes (kill, restart, shutdown). Lock
