@@ -36,7 +36,7 @@ func ServerConfig(lab *labfile.Lab, ns labfile.NamedServer) (server.Config, erro
 		return server.Config{}, fmt.Errorf("server %s: %w", ns.Name, err)
 	}
 	return server.Config{
-		Name: ns.Name, Workers: ns.Workers, QueueCap: ns.Queue.Capacity, LIFO: ns.Queue.Discipline == "lifo",
+		Name: ns.Name, Workers: ns.Workers, QueueCap: ns.Queue.Capacity, LIFO: ns.Queue.Discipline == labfile.LIFO,
 		DropExpired: ns.DropExpired, MaxOutstanding: ns.MaxOutstanding, QueueTimeout: ns.QueueTimeout,
 		Speed: ns.Speed, Work: work, GCEvery: ns.GC.Every, GCPause: ns.GC.Pause, Errors: ns.Errors,
 		Fail: ns.Fail, ErrorTime: ns.ErrorTime, CacheSize: ns.Cache.Size, HitFactor: ns.Cache.HitFactor,
@@ -48,7 +48,7 @@ func ServerConfig(lab *labfile.Lab, ns labfile.NamedServer) (server.Config, erro
 func Client(lab *labfile.Lab) (policy.Client, error) {
 	c := lab.Clients
 	cl := policy.Client{Cfg: policy.ClientConfig{Timeout: c.Timeout, AttemptTimeout: c.AttemptTimeout,
-		Retries: c.Retries, Backoff: retry.Backoff{Base: c.Backoff.Base, Jitter: c.Backoff.Jitter != "none"},
+		Retries: c.Retries, Backoff: retry.Backoff{Base: c.Backoff.Base, Jitter: c.Backoff.Jitter != labfile.NoJitter},
 		Seed: rng.Hash(lab.Seed, 0, rng.StringHash("backoff"))}}
 	if c.Budget > 0 {
 		b, err := retry.NewBudget(c.Budget)
@@ -85,7 +85,7 @@ func TierConfig(lab *labfile.Lab, index int) policy.BalancerConfig {
 			VNodes: b.VNodes, Epsilon: b.Epsilon},
 		Load: load.Local, Decay: b.Decay, Timeout: b.Timeout, Subset: b.Subset, Seed: lab.Seed, Salt: salt,
 	}
-	if b.Load == "shared" {
+	if b.Load == labfile.SharedLoad {
 		cfg.Load = load.Shared
 	}
 	if b.Breaker.Enabled {
@@ -130,11 +130,11 @@ func Stream(lab *labfile.Lab) (*workload.Stream, int, error) {
 		return nil, 0, fmt.Errorf("clients.work: %w", err)
 	}
 	rate, users := c.Rate, 0
-	if c.Mode == "closed" {
+	if c.Mode == labfile.ClosedLoop {
 		rate, users = 0, c.Users
 	}
 	s, err := workload.New(workload.Config{Seed: lab.Seed, Rate: rate, Clients: c.Count,
-		UnevenClients: c.Activity == "zipf", Keys: c.Keys, ZipfS: c.Zipf, Work: work, Think: c.Think})
+		UnevenClients: c.Activity == labfile.ZipfActivity, Keys: c.Keys, ZipfS: c.Zipf, Work: work, Think: c.Think})
 	if err != nil {
 		return nil, 0, fmt.Errorf("clients: %w", err)
 	}
@@ -160,6 +160,6 @@ func ClientConfig(lab *labfile.Lab) (client.Config, error) {
 		return client.Config{}, err
 	}
 	return client.Config{Policy: pol, Stream: s, Users: users, StopAt: clock.Instant(lab.Duration),
-		HashClient: lab.Balancers.HashOn == "client", WorkAtServer: lab.Clients.WorkAt == "server",
+		HashClient: lab.Balancers.HashOn == labfile.HashClient, WorkAtServer: lab.Clients.WorkAt == labfile.WorkAtServer,
 		Tier: lab.Balancers.Count}, nil
 }

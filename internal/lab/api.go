@@ -67,7 +67,7 @@ func (c *Controller) handleChaos(w http.ResponseWriter, req *http.Request) {
 	if none {
 		return
 	}
-	if ev.Action == "add-server" && run.attached {
+	if ev.Action == labfile.ActionAddServer && run.attached {
 		writeJSON(w, 400, map[string]any{"error": "add-server is not available in attach mode: lab dashboard did not start these processes, so it cannot start a server (start one yourself and POST /admin/backends to each lb)", "code": 400})
 		return
 	}
@@ -76,7 +76,7 @@ func (c *Controller) handleChaos(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	err := run.sc.apply(req.Context(), ev)
-	text := "chaos: " + describe(ev)
+	text := "chaos: " + ev.String()
 	if err != nil {
 		text += " failed: " + err.Error()
 	}
@@ -86,7 +86,7 @@ func (c *Controller) handleChaos(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	run.record(ev)
-	writeJSON(w, 200, map[string]any{"ok": true, "applied": describe(ev)})
+	writeJSON(w, 200, map[string]any{"ok": true, "applied": ev.String()})
 }
 
 // decodeBody reads a small strict JSON body; on bad input it answers 400.

@@ -18,12 +18,13 @@ import (
 // path for action set (clients.budget=0.1).
 func ParseDrill(args []string) (labfile.Event, error) {
 	if len(args) == 0 {
-		return labfile.Event{}, fmt.Errorf("give an action: %s", strings.Join(labfile.Actions, ", "))
+		return labfile.Event{}, fmt.Errorf("give an action: %s", strings.Join(labfile.ActionNames(), ", "))
 	}
-	if !slices.Contains(labfile.Actions, args[0]) {
-		return labfile.Event{}, fmt.Errorf("unknown action %q: use one of %s", args[0], strings.Join(labfile.Actions, ", "))
+	action := labfile.Action(args[0])
+	if !slices.Contains(labfile.Actions, action) {
+		return labfile.Event{}, fmt.Errorf("unknown action %q: use one of %s", args[0], strings.Join(labfile.ActionNames(), ", "))
 	}
-	ev := labfile.Event{Action: args[0]}
+	ev := labfile.Event{Action: action}
 	for _, a := range args[1:] {
 		k, v, ok := strings.Cut(a, "=")
 		if !ok {

@@ -115,13 +115,13 @@ func (r *liveRun) record(ev labfile.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch ev.Action {
-	case "add-server", "remove-server":
+	case labfile.ActionAddServer, labfile.ActionRemoveServer:
 		r.lab.Events = append(r.lab.Events, ev) // later drills may target it (or not)
-	case "rate":
+	case labfile.ActionRate:
 		if ev.Rate > 0 { // the lab's rate must stay > 0; a pause lives in the loadgen
 			r.lab.Clients.Rate = ev.Rate
 		}
-	case "algorithm", "set":
+	case labfile.ActionAlgorithm, labfile.ActionSet:
 		if l, err := r.lab.WithSetting(labfile.Setting{Name: "drill", Algorithm: ev.Algorithm, Set: ev.Set}); err == nil {
 			r.lab = l
 		}

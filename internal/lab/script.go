@@ -41,59 +41,33 @@ func (s *script) run(ctx context.Context, events []labfile.Event) {
 			return
 		case <-time.After(wait):
 		}
-		text := describe(ev)
+		text := ev.String()
 		if err := s.apply(ctx, ev); err != nil {
 			text += " failed: " + err.Error()
-			s.log.Warn("script event failed", zap.String("event", describe(ev)), zap.Error(err))
+			s.log.Warn("script event failed", zap.String("event", ev.String()), zap.Error(err))
 		}
 		s.events.add(time.Now(), text)
 	}
 }
 
-// describe is an event as a log line: "slow s2 speed=0.25".
-func describe(ev labfile.Event) string {
-	parts := []string{ev.Action}
-	if ev.Target != "" {
-		parts = append(parts, ev.Target)
-	}
-	for k, v := range actionBody(ev) {
-		parts = append(parts, fmt.Sprintf("%s=%v", k, v))
-	}
-	switch ev.Action {
-	case "rate":
-		parts = append(parts, fmt.Sprintf("rate=%g", ev.Rate))
-	case "algorithm":
-		parts = append(parts, "algorithm="+ev.Algorithm)
-	case "set":
-		keys := make([]string, 0, len(ev.Set))
-		for k := range ev.Set {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			parts = append(parts, k+"="+ev.Set[k])
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
 // apply sends one event to the processes it concerns.
 func (s *script) apply(ctx context.Context, ev labfile.Event) error {
 	switch ev.Action {
-	case "slow", "restore", "kill", "restart", "gc", "fail", "recover", "errors":
-		return s.serverAction(ctx, ev.Action, ev.Target, actionBody(ev))
-	case "rate":
+	case labfile.ActionSlow, labfile.ActionRestore, labfile.ActionKill, labfile.ActionRestart, labfile.ActionGC,
+		labfile.ActionFail, labfile.ActionRecover, labfile.ActionErrors:
+		return s.serverAction(ctx, string(ev.Action), ev.Target, actionBody(ev))
+	case labfile.ActionRate:
 		if s.loadgen == nil {
 			return fmt.Errorf("no loadgen is running")
 		}
 		return call(ctx, s.loadgen.ready.Admin, "PUT", "/admin/rate", map[string]float64{"rate": ev.Rate}, nil)
-	case "algorithm":
+	case labfile.ActionAlgorithm:
 		return s.each(ctx, s.f.lbs, "PUT", "/admin/algorithm", map[string]string{"algorithm": ev.Algorithm})
-	case "add-server":
+	case labfile.ActionAddServer:
 		return s.f.addBackend(ctx, ev.Target)
-	case "remove-server":
+	case labfile.ActionRemoveServer:
 		return s.each(ctx, s.f.lbs, "DELETE", "/admin/backends/"+ev.Target, nil)
-	case "set":
+	case labfile.ActionSet:
 		return s.set(ctx, ev.Set)
 	}
 	return fmt.Errorf("unknown action %q", ev.Action)
@@ -102,11 +76,11 @@ func (s *script) apply(ctx context.Context, ev labfile.Event) error {
 // actionBody is the JSON body of a server action.
 func actionBody(ev labfile.Event) map[string]any {
 	switch ev.Action {
-	case "slow":
+	case labfile.ActionSlow:
 		return map[string]any{"speed": ev.Speed}
-	case "gc":
+	case labfile.ActionGC:
 		return map[string]any{"pause": ev.Pause.String()}
-	case "errors":
+	case labfile.ActionErrors:
 		return map[string]any{"share": ev.Share}
 	}
 	return map[string]any{}

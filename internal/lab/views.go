@@ -75,7 +75,7 @@ func settingsNow(lab *labfile.Lab, cur *reading) Settings {
 	}
 	if len(lab.Servers) > 0 {
 		g := lab.Servers[0].Server
-		s.QueueCapacity, s.Discipline, s.DropExpired, s.Limiter = g.Queue.Capacity, g.Queue.Discipline, g.DropExpired, g.Limiter.Kind
+		s.QueueCapacity, s.Discipline, s.DropExpired, s.Limiter = g.Queue.Capacity, string(g.Queue.Discipline), g.DropExpired, g.Limiter.Kind
 	}
 	for _, sr := range cur.servers {
 		if b := sr.st; b != nil {

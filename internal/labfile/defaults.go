@@ -54,18 +54,18 @@ func applyDefaults(l *Lab, present func(path string) bool) {
 }
 
 func defaultClients(d defaulter, c *Clients) {
-	def(d, &c.Mode, "clients.mode", "open")
+	def(d, &c.Mode, "clients.mode", OpenLoop)
 	def(d, &c.Rate, "clients.rate", 100)
 	def(d, &c.Users, "clients.users", 10)
 	def(d, &c.Think, "clients.think", 100*time.Millisecond)
 	def(d, &c.Count, "clients.count", 20)
-	def(d, &c.Activity, "clients.activity", "even")
-	def(d, &c.WorkAt, "clients.work_at", "client")
+	def(d, &c.Activity, "clients.activity", EvenActivity)
+	def(d, &c.WorkAt, "clients.work_at", WorkAtClient)
 	def(d, &c.Keys, "clients.keys", 1000)
 	def(d, &c.Zipf, "clients.zipf", 1.1)
 	defaultDist(d, &c.Work, "clients.work")
 	def(d, &c.Backoff.Base, "clients.backoff.base", 10*time.Millisecond)
-	def(d, &c.Backoff.Jitter, "clients.backoff.jitter", "full")
+	def(d, &c.Backoff.Jitter, "clients.backoff.jitter", FullJitter)
 }
 
 // defaultDist: exponential (mixture when mix parts are given), mean 10ms
@@ -84,10 +84,10 @@ func defaultDist(d defaulter, w *Dist, path string) {
 func defaultBalancers(d defaulter, b *Balancers) {
 	def(d, &b.Count, "balancers.count", 1)
 	def(d, &b.Algorithm, "balancers.algorithm", "p2c")
-	def(d, &b.Load, "balancers.load", "local")
+	def(d, &b.Load, "balancers.load", LocalLoad)
 	def(d, &b.Refresh, "balancers.refresh", 500*time.Millisecond)
 	def(d, &b.Choices, "balancers.choices", 2)
-	def(d, &b.HashOn, "balancers.hash_on", "key")
+	def(d, &b.HashOn, "balancers.hash_on", HashKey)
 	def(d, &b.VNodes, "balancers.vnodes", 100)
 	def(d, &b.Epsilon, "balancers.epsilon", 0.25)
 	def(d, &b.Decay, "balancers.decay", time.Second)
@@ -103,7 +103,7 @@ func defaultBalancers(d defaulter, b *Balancers) {
 func defaultServer(d defaulter, g *ServerGroup, path string) {
 	def(d, &g.Count, path+".count", 1)
 	def(d, &g.Workers, path+".workers", 1)
-	def(d, &g.Queue.Discipline, path+".queue.discipline", "fifo")
+	def(d, &g.Queue.Discipline, path+".queue.discipline", FIFO)
 	def(d, &g.Speed, path+".speed", 1)
 	def(d, &g.ErrorTime, path+".error_time", time.Millisecond)
 	def(d, &g.Cache.HitFactor, path+".cache.hit_factor", 0.2)

@@ -243,6 +243,11 @@ func (r *reporter) durMin(path string, d, lo time.Duration, strict bool) {
 	}
 }
 
+// oneOfEnum is oneOf for a setting's word type.
+func oneOfEnum[T ~string](r *reporter, path string, got T, allowed ...T) {
+	r.oneOf(path, string(got), names(allowed)...)
+}
+
 func (r *reporter) oneOf(path, got string, allowed ...string) {
 	if slices.Contains(allowed, got) {
 		return

@@ -53,13 +53,13 @@ type MixPart struct {
 
 // Clients is the request source: arrivals, keys, and the client-side policy.
 type Clients struct {
-	Mode     string        `yaml:"mode"`     // open (Poisson) | closed; default open
+	Mode     LoopMode      `yaml:"mode"`     // open (Poisson) | closed; default open
 	Rate     float64       `yaml:"rate"`     // open: requests/s, default 100
 	Users    int           `yaml:"users"`    // closed: concurrent users, default 10
 	Think    time.Duration `yaml:"think"`    // closed: mean exponential think time, default 100ms
 	Count    int           `yaml:"count"`    // client ids, default 20
-	WorkAt   string        `yaml:"work_at"`  // client (requests carry their work) | server (each server draws per attempt); default client
-	Activity string        `yaml:"activity"` // even | zipf; default even
+	WorkAt   WorkAt        `yaml:"work_at"`  // client (requests carry their work) | server (each server draws per attempt); default client
+	Activity Activity      `yaml:"activity"` // even | zipf; default even
 	Keys     int           `yaml:"keys"`     // key space, default 1000
 	Zipf     float64       `yaml:"zipf"`     // Zipf exponent s over keys (0 = uniform); default 1.1
 	Work     Dist          `yaml:"work"`
@@ -81,19 +81,19 @@ type Clients struct {
 // Backoff is the wait before retry i: base x 2^(i-1), capped at 10 s.
 type Backoff struct {
 	Base   time.Duration `yaml:"base"`   // default 10ms
-	Jitter string        `yaml:"jitter"` // full | none; default full
+	Jitter BackoffJitter `yaml:"jitter"` // full | none; default full
 }
 
 // Balancers configures the balancer tier (the lb processes).
 type Balancers struct {
 	Count     int           `yaml:"count"`     // default 1
 	Algorithm string        `yaml:"algorithm"` // default p2c; see `lab algorithms`
-	Load      string        `yaml:"load"`      // local | shared; default local
+	Load      LoadMode      `yaml:"load"`      // local | shared; default local
 	Refresh   time.Duration `yaml:"refresh"`   // shared load refresh period; default 500ms
 	Timeout   time.Duration `yaml:"timeout"`   // per-attempt timeout -> 504; 0 = none
 	Subset    int           `yaml:"subset"`    // servers per balancer; 0 = all
 	Choices   int           `yaml:"choices"`   // random choices for p2c-family; default 2
-	HashOn    string        `yaml:"hash_on"`   // key | client; default key
+	HashOn    HashOn        `yaml:"hash_on"`   // key | client; default key
 	VNodes    int           `yaml:"vnodes"`    // ring-hash virtual nodes per server; default 100
 	Epsilon   float64       `yaml:"epsilon"`   // ring-hash-bounded; default 0.25
 	Decay     time.Duration `yaml:"decay"`     // EWMA decay time; default 1s
@@ -146,8 +146,8 @@ type Server struct {
 
 // Queue is the server's waiting line.
 type Queue struct {
-	Capacity   int    `yaml:"capacity"`   // 0 = unbounded
-	Discipline string `yaml:"discipline"` // fifo | lifo; default fifo
+	Capacity   int        `yaml:"capacity"`   // 0 = unbounded
+	Discipline Discipline `yaml:"discipline"` // fifo | lifo; default fifo
 }
 
 // GC is a periodic stop-the-world pause; zero Every means none.
@@ -181,7 +181,7 @@ type Setting struct {
 // Event is one timed step of the script.
 type Event struct {
 	At        time.Duration     `yaml:"at"`
-	Action    string            `yaml:"action"` // see Actions
+	Action    Action            `yaml:"action"` // see Actions
 	Target    string            `yaml:"target"` // a server name, or "all"; add-server: the new name, default s<N+k> for the k-th added of N in the file
 	Speed     float64           `yaml:"speed"`  // slow
 	Pause     time.Duration     `yaml:"pause"`  // gc
@@ -189,10 +189,4 @@ type Event struct {
 	Rate      float64           `yaml:"rate"`   // rate
 	Algorithm string            `yaml:"algorithm"`
 	Set       map[string]string `yaml:"set"` // set: dotted path -> value, e.g. clients.budget: "0.1"
-}
-
-// Actions are the event actions a script may use.
-var Actions = []string{
-	"slow", "restore", "kill", "restart", "gc", "fail", "recover", "errors",
-	"rate", "algorithm", "add-server", "remove-server", "set",
 }

@@ -7,21 +7,21 @@ import (
 )
 
 // actionFields says which event fields each action takes (at and action
-// aside); Actions (schema.go) lists the actions in documentation order.
-var actionFields = map[string][]string{
-	"slow":          {"target", "speed"},
-	"restore":       {"target"},
-	"kill":          {"target"},
-	"restart":       {"target"},
-	"gc":            {"target", "pause"},
-	"fail":          {"target"},
-	"recover":       {"target"},
-	"errors":        {"target", "share"},
-	"rate":          {"rate"},
-	"algorithm":     {"algorithm"},
-	"add-server":    {"target"},
-	"remove-server": {"target"},
-	"set":           {"set"},
+// aside); Actions (enums.go) lists the actions in documentation order.
+var actionFields = map[Action][]string{
+	ActionSlow:         {"target", "speed"},
+	ActionRestore:      {"target"},
+	ActionKill:         {"target"},
+	ActionRestart:      {"target"},
+	ActionGC:           {"target", "pause"},
+	ActionFail:         {"target"},
+	ActionRecover:      {"target"},
+	ActionErrors:       {"target", "share"},
+	ActionRate:         {"rate"},
+	ActionAlgorithm:    {"algorithm"},
+	ActionAddServer:    {"target"},
+	ActionRemoveServer: {"target"},
+	ActionSet:          {"set"},
 }
 
 // validateScript checks the compare settings and the events.
@@ -171,7 +171,7 @@ func validateEvents(l *Lab, r *reporter, ch *setChecker) {
 		checkEventTime(l, i, p, r)
 		fields, ok := actionFields[e.Action]
 		if !ok {
-			r.oneOf(p+".action", e.Action, Actions...)
+			oneOfEnum(r, p+".action", e.Action, Actions...)
 			continue
 		}
 		for _, f := range usedEventFields(e) {
@@ -219,21 +219,21 @@ func usedEventFields(e *Event) []string {
 // checkEventValues checks the values an action takes.
 func checkEventValues(e *Event, p string, r *reporter, ch *setChecker) {
 	switch e.Action {
-	case "slow":
+	case ActionSlow:
 		if !(e.Speed > 0 && e.Speed <= 100) {
 			r.add(p+".speed", "slow needs speed in (0, 100] (0.25 = quarter speed), got %s", num(e.Speed))
 		}
-	case "gc":
+	case ActionGC:
 		if e.Pause <= 0 {
 			r.add(p+".pause", "gc needs pause > 0 (how long the stop-the-world pause lasts), got %v", e.Pause)
 		}
-	case "errors":
+	case ActionErrors:
 		r.floatIn(p+".share", e.Share, 0, 1, false)
-	case "rate":
+	case ActionRate:
 		r.floatIn(p+".rate", e.Rate, 0, maxRate, false)
-	case "algorithm":
+	case ActionAlgorithm:
 		r.oneOf(p+".algorithm", e.Algorithm, Algorithms...)
-	case "set":
+	case ActionSet:
 		if len(e.Set) == 0 {
 			r.add(p+".set", "needs at least one dotted path and value (clients.budget: 0.1)")
 			return
@@ -247,7 +247,7 @@ func checkEventValues(e *Event, p string, r *reporter, ch *setChecker) {
 func checkTarget(e *Event, p string, fl *fleet, r *reporter) {
 	field := p + ".target"
 	switch {
-	case e.Action == "add-server":
+	case e.Action == ActionAddServer:
 		if e.Target == "" {
 			r.add(field, "add-server needs the new server's name (Parse names it s<N+k> when the file leaves it out)")
 		} else if msg := checkServerName(e.Target); msg != "" {
@@ -259,20 +259,20 @@ func checkTarget(e *Event, p string, fl *fleet, r *reporter) {
 		}
 	case e.Target == "":
 		r.add(field, "action %s needs a target: a server name (%s) or all", e.Action, fl.list())
-	case e.Target == "all" && e.Action == "remove-server":
+	case e.Target == "all" && e.Action == ActionRemoveServer:
 		r.add(field, "remove-server takes one server name (%s), not all", fl.list())
 	case e.Target == "all":
 	case !fl.has[e.Target]:
 		r.add(field, "no server named %s at %v; servers then: %s%s", quote(e.Target), e.At, fl.list(), allHint(e.Action))
-	case e.Action == "remove-server" && len(fl.names) == 1:
+	case e.Action == ActionRemoveServer && len(fl.names) == 1:
 		r.add(field, "cannot remove %q, the last server", e.Target)
-	case e.Action == "remove-server":
+	case e.Action == ActionRemoveServer:
 		fl.remove(e.Target)
 	}
 }
 
-func allHint(action string) string {
-	if action == "remove-server" {
+func allHint(action Action) string {
+	if action == ActionRemoveServer {
 		return ""
 	}
 	return ", or all"

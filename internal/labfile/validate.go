@@ -55,8 +55,8 @@ func validateCore(l *Lab, r *reporter) {
 }
 
 func validateClients(c *Clients, r *reporter) {
-	r.oneOf("clients.mode", c.Mode, "open", "closed")
-	if c.Mode == "closed" {
+	oneOfEnum(r, "clients.mode", c.Mode, OpenLoop, ClosedLoop)
+	if c.Mode == ClosedLoop {
 		r.floatIn("clients.rate", c.Rate, 0, maxRate, false)
 	} else {
 		r.floatIn("clients.rate", c.Rate, 0, maxRate, true)
@@ -64,8 +64,8 @@ func validateClients(c *Clients, r *reporter) {
 	r.intIn("clients.users", c.Users, 1, 100000)
 	r.durMin("clients.think", c.Think, 0, false)
 	r.intIn("clients.count", c.Count, 1, 1000000)
-	r.oneOf("clients.activity", c.Activity, "even", "zipf")
-	r.oneOf("clients.work_at", c.WorkAt, "client", "server")
+	oneOfEnum(r, "clients.activity", c.Activity, EvenActivity, ZipfActivity)
+	oneOfEnum(r, "clients.work_at", c.WorkAt, WorkAtClient, WorkAtServer)
 	r.intIn("clients.keys", c.Keys, 1, 1000000)
 	r.floatIn("clients.zipf", c.Zipf, 0, 5, false)
 	validateDist("clients.work", &c.Work, r)
@@ -73,7 +73,7 @@ func validateClients(c *Clients, r *reporter) {
 	r.durMin("clients.attempt_timeout", c.AttemptTimeout, 0, false)
 	r.intIn("clients.retries", c.Retries, 0, 10)
 	r.durMin("clients.backoff.base", c.Backoff.Base, 0, false)
-	r.oneOf("clients.backoff.jitter", c.Backoff.Jitter, "full", "none")
+	oneOfEnum(r, "clients.backoff.jitter", c.Backoff.Jitter, FullJitter, NoJitter)
 	r.floatIn("clients.budget", c.Budget, 0, 1, false)
 	if msg := checkHedge(c.Hedge); msg != "" {
 		r.add("clients.hedge", "%s", msg)
@@ -133,12 +133,12 @@ func validateDist(path string, w *Dist, r *reporter) {
 func validateBalancers(b *Balancers, r *reporter) {
 	r.intIn("balancers.count", b.Count, 1, maxBalancers)
 	r.oneOf("balancers.algorithm", b.Algorithm, Algorithms...)
-	r.oneOf("balancers.load", b.Load, "local", "shared")
+	oneOfEnum(r, "balancers.load", b.Load, LocalLoad, SharedLoad)
 	r.durMin("balancers.refresh", b.Refresh, 0, false)
 	r.durMin("balancers.timeout", b.Timeout, 0, false)
 	r.intMin("balancers.subset", b.Subset, 0)
 	r.intIn("balancers.choices", b.Choices, 1, 3)
-	r.oneOf("balancers.hash_on", b.HashOn, "key", "client")
+	oneOfEnum(r, "balancers.hash_on", b.HashOn, HashKey, HashClient)
 	r.intIn("balancers.vnodes", b.VNodes, 1, 10000)
 	r.floatIn("balancers.epsilon", b.Epsilon, 0, 10, true)
 	r.durMin("balancers.decay", b.Decay, 0, true)
@@ -230,7 +230,7 @@ func isGeneratedName(name string) bool {
 func validateServer(p string, s *Server, r *reporter) {
 	r.intIn(p+".workers", s.Workers, 1, 10000)
 	r.intMin(p+".queue.capacity", s.Queue.Capacity, 0)
-	r.oneOf(p+".queue.discipline", s.Queue.Discipline, "fifo", "lifo")
+	oneOfEnum(r, p+".queue.discipline", s.Queue.Discipline, FIFO, LIFO)
 	r.intMin(p+".max_outstanding", s.MaxOutstanding, 0)
 	r.durMin(p+".queue_timeout", s.QueueTimeout, 0, false)
 	r.floatIn(p+".speed", s.Speed, 0, 100, true)

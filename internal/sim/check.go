@@ -6,6 +6,7 @@ import (
 
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/breaker"
+	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 )
 
@@ -29,7 +30,7 @@ func (w *world) checkPick(now clock.Instant, b *policy.Balancer, t policy.Ticket
 			w.fail("picked %s through a half-open breaker without a probe", w.servers[t.Server].spec.Name)
 		}
 	}
-	if b.Algorithm() == "ring-hash-bounded" && !w.clientLB && w.lab.Balancers.Load == "local" {
+	if b.Algorithm() == "ring-hash-bounded" && !w.clientLB && w.lab.Balancers.Load == labfile.LocalLoad {
 		w.checkBounded(b, t.Server)
 	}
 	if !w.clientLB && w.lab.Balancers.Health.Enabled && !w.health.Healthy(t.Server) {
@@ -52,7 +53,7 @@ func (w *world) checkServer(si int) {
 // checkStep: every 1024 events, each balancer's outstanding counts are never
 // negative and equal the attempts it has forwarded and not yet answered.
 func (w *world) checkStep() {
-	if w.events%1024 != 0 || w.clientLB || w.lab.Balancers.Load == "shared" {
+	if w.events%1024 != 0 || w.clientLB || w.lab.Balancers.Load == labfile.SharedLoad {
 		return
 	}
 	inflight := make([]int, len(w.bals))

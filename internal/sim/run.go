@@ -91,7 +91,7 @@ func (w *world) sharedLoads() bool {
 	if w.clientLB {
 		return w.lab.Clients.Refresh > 0
 	}
-	return w.lab.Balancers.Load == "shared"
+	return w.lab.Balancers.Load == labfile.SharedLoad
 }
 
 // loop fires events until every request has ended after the last arrival,

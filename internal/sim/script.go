@@ -17,15 +17,7 @@ func (w *world) onScript(i int) {
 		w.col.log(w.now, fmt.Sprintf("event %d (%s) failed: %v", i+1, ev.Action, err))
 		return
 	}
-	w.col.log(w.now, describe(ev))
-}
-
-func describe(ev labfile.Event) string {
-	s := ev.Action
-	if ev.Target != "" {
-		s += " " + ev.Target
-	}
-	return s
+	w.col.log(w.now, ev.String())
 }
 
 // targets returns the indices of the servers an event names.
@@ -42,37 +34,37 @@ func (w *world) targets(name string) []int {
 func (w *world) apply(ev labfile.Event) error {
 	now := w.now
 	switch ev.Action {
-	case "slow", "restore", "fail", "recover", "errors":
+	case labfile.ActionSlow, labfile.ActionRestore, labfile.ActionFail, labfile.ActionRecover, labfile.ActionErrors:
 		return w.applyServer(ev)
-	case "kill":
+	case labfile.ActionKill:
 		for _, i := range w.targets(ev.Target) {
 			w.replyBuf = w.servers[i].core.Kill(now, w.replyBuf[:0])
 			w.deliver(i)
 		}
-	case "restart":
+	case labfile.ActionRestart:
 		for _, i := range w.targets(ev.Target) {
 			w.servers[i].core.Restart(now)
 			w.schedWake(i)
 		}
-	case "gc":
+	case labfile.ActionGC:
 		for _, i := range w.targets(ev.Target) {
 			w.servers[i].core.Pause(now, ev.Pause)
 			w.schedWake(i)
 		}
-	case "rate":
+	case labfile.ActionRate:
 		w.setRate(ev.Rate)
-	case "algorithm":
+	case labfile.ActionAlgorithm:
 		return w.setAlgorithm(ev.Algorithm)
-	case "add-server":
+	case labfile.ActionAddServer:
 		return w.addLiveServer(ev.Target)
-	case "remove-server":
+	case labfile.ActionRemoveServer:
 		for _, i := range w.targets(ev.Target) {
 			w.servers[i].removed = true
 			for _, b := range w.bals {
 				b.RemoveServer(i)
 			}
 		}
-	case "set":
+	case labfile.ActionSet:
 		return w.applySet(ev.Set)
 	default:
 		return fmt.Errorf("unknown action %q", ev.Action)
@@ -85,16 +77,16 @@ func (w *world) applyServer(ev labfile.Event) error {
 		s, now := w.servers[i], w.now
 		var err error
 		switch ev.Action {
-		case "slow":
+		case labfile.ActionSlow:
 			err = s.core.SetSpeed(now, ev.Speed)
-		case "restore":
+		case labfile.ActionRestore:
 			err = s.core.SetSpeed(now, s.spec.Speed)
-		case "fail":
+		case labfile.ActionFail:
 			s.core.SetFail(now, true)
-		case "recover":
+		case labfile.ActionRecover:
 			s.core.SetFail(now, false)
 			err = s.core.SetErrors(now, s.spec.Errors)
-		case "errors":
+		case labfile.ActionErrors:
 			err = s.core.SetErrors(now, ev.Share)
 		}
 		if err != nil {

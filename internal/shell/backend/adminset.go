@@ -57,9 +57,9 @@ func (b *Backend) setLimitLocked(now clock.Instant, spec limit.Spec, lim limit.L
 // adminQueue changes the queue; fields left out keep their value.
 func (b *Backend) adminQueue(ctx *fasthttp.RequestCtx) bool {
 	var req struct {
-		Capacity    *int    `json:"capacity"`
-		Discipline  *string `json:"discipline"`
-		DropExpired *bool   `json:"drop_expired"`
+		Capacity    *int                `json:"capacity"`
+		Discipline  *labfile.Discipline `json:"discipline"`
+		DropExpired *bool               `json:"drop_expired"`
 	}
 	if !wire.DecodeJSON(ctx, &req) {
 		return false
@@ -68,7 +68,7 @@ func (b *Backend) adminQueue(ctx *fasthttp.RequestCtx) bool {
 		wire.BadRequest(ctx, "capacity: must be 0 (unbounded) or more; got %d", *req.Capacity)
 		return false
 	}
-	if req.Discipline != nil && *req.Discipline != "fifo" && *req.Discipline != "lifo" {
+	if d := req.Discipline; d != nil && *d != labfile.FIFO && *d != labfile.LIFO {
 		wire.BadRequest(ctx, "discipline: must be fifo or lifo; got %q", *req.Discipline)
 		return false
 	}
@@ -78,7 +78,7 @@ func (b *Backend) adminQueue(ctx *fasthttp.RequestCtx) bool {
 			q.capacity = *req.Capacity
 		}
 		if req.Discipline != nil {
-			q.lifo = *req.Discipline == "lifo"
+			q.lifo = *req.Discipline == labfile.LIFO
 		}
 		if req.DropExpired != nil {
 			q.dropExpired = *req.DropExpired
@@ -183,7 +183,7 @@ var knobs = []knob{
 		b.core.SetFail(now, s.Fail)
 	}},
 	{"queue", func(s labfile.Server) any { return [2]any{s.Queue, s.DropExpired} }, func(b *Backend, now clock.Instant, s labfile.Server, _ limit.Spec, _ limit.Limit) {
-		b.setQueueLocked(now, queueSettings{capacity: s.Queue.Capacity, lifo: s.Queue.Discipline == "lifo", dropExpired: s.DropExpired})
+		b.setQueueLocked(now, queueSettings{capacity: s.Queue.Capacity, lifo: s.Queue.Discipline == labfile.LIFO, dropExpired: s.DropExpired})
 	}},
 	{"limiter", func(s labfile.Server) any { return s.Limiter }, func(b *Backend, now clock.Instant, _ labfile.Server, spec limit.Spec, lim limit.Limit) {
 		b.setLimitLocked(now, spec, lim)

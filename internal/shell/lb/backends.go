@@ -12,6 +12,7 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/breaker"
+	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
 )
@@ -117,7 +118,7 @@ func (l *LB) addBackend(s BackendSpec) error {
 	if _, ok := l.byName[s.Name]; ok {
 		return errConflict{fmt.Errorf("name: backend %q already exists", s.Name)}
 	}
-	if s.Admin == "" && l.lab.Balancers.Load == "shared" {
+	if s.Admin == "" && l.lab.Balancers.Load == labfile.SharedLoad {
 		return fmt.Errorf("admin: needed when balancers.load is shared")
 	}
 	b := l.newBackend(s)

@@ -187,7 +187,7 @@ func (c Config) checkBackends() error {
 			return fmt.Errorf("backends: duplicate backend name %q", s.Name)
 		}
 		seen[s.Name] = true
-		if c.Lab.Balancers.Load == "shared" && s.Admin == "" {
+		if c.Lab.Balancers.Load == labfile.SharedLoad && s.Admin == "" {
 			return fmt.Errorf("backends: %s has no admin address, needed when balancers.load is shared", s.Name)
 		}
 	}

@@ -90,7 +90,7 @@ func (l *LB) nowLocked() clock.Instant {
 // what key affinity hashes. Caller holds mu, or is New.
 func (l *LB) derive() {
 	l.net = assemble.Network(l.lab)
-	l.hashClient = l.lab.Balancers.HashOn == "client"
+	l.hashClient = l.lab.Balancers.HashOn == labfile.HashClient
 }
 
 // New validates cfg and builds the balancer; nothing listens until Start.

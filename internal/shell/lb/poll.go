@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/core/health"
+	"github.com/lblab/lblab/internal/labfile"
 )
 
 // maxProbeWait caps one health check or load poll, so a hung backend cannot
@@ -21,7 +22,7 @@ func (l *LB) loadPeriod() (time.Duration, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := l.lab.Balancers
-	return max(b.Refresh, time.Millisecond), b.Load == "shared"
+	return max(b.Refresh, time.Millisecond), b.Load == labfile.SharedLoad
 }
 
 // checkPeriod says whether active health checks are on and how often.

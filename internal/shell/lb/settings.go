@@ -47,7 +47,7 @@ type HealthSettings struct {
 func settingsOf(lab *labfile.Lab) Settings {
 	b, br, h := lab.Balancers, lab.Balancers.Breaker, lab.Balancers.Health
 	return Settings{Timeout: b.Timeout.String(), Hop: lab.Network.Hop.String(), Jitter: lab.Network.Jitter.String(),
-		Load: b.Load, Refresh: b.Refresh.String(), HashOn: b.HashOn, Subset: b.Subset, Choices: b.Choices,
+		Load: string(b.Load), Refresh: b.Refresh.String(), HashOn: string(b.HashOn), Subset: b.Subset, Choices: b.Choices,
 		VNodes: b.VNodes, Epsilon: b.Epsilon, Decay: b.Decay.String(),
 		Breaker: BreakerSettings{Enabled: br.Enabled, Window: br.Window, Threshold: br.Threshold,
 			Open: br.Open.String(), Probes: br.Probes},
@@ -201,7 +201,7 @@ func (l *LB) precheck(nl *labfile.Lab, algo balance.Config, br *breaker.Config) 
 			return fmt.Errorf("breaker: %w", err)
 		}
 	}
-	if nl.Balancers.Load == "shared" {
+	if nl.Balancers.Load == labfile.SharedLoad {
 		for _, b := range l.backends {
 			if b.present && b.Admin == "" {
 				return fmt.Errorf("load: backend %s has no admin address to poll /load from", b.Name)
