@@ -29,14 +29,15 @@ type Options struct {
 
 // fleet is one running copy of a lab: its backends and balancers.
 type fleet struct {
-	opts     Options
-	lab      *labfile.Lab
-	labPath  string
-	dir      string
-	ownDir   bool
-	backends []*proc // in server order; added servers at the end
+	opts    Options
+	lab     *labfile.Lab
+	labPath string
+	dir     string
+	ownDir  bool
+
+	mu       sync.Mutex // guards backends and lbs: drills add servers while others read
+	backends []*proc    // in server order; added servers at the end
 	lbs      []*proc
-	mu       sync.Mutex
 }
 
 // startFleet writes the lab for the processes and starts a backend per
@@ -76,28 +77,29 @@ func (f *fleet) writeLab(lab *labfile.Lab, name string) (string, error) {
 	return path, os.WriteFile(path, data, 0o644)
 }
 
-// startBackends starts every server of the lab, all at once.
+// startBackends starts every server of the lab, all at once. Every process
+// that started is recorded, even when another failed, so that stop stops
+// it; the error is the first failure in server order.
 func (f *fleet) startBackends(ctx context.Context) error {
 	servers := f.lab.ExpandServers()
 	procs := make([]*proc, len(servers))
 	errs := make([]error, len(servers))
 	var wg sync.WaitGroup
 	for i, ns := range servers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			procs[i], errs[i] = f.startBackend(ctx, f.labPath, ns.Name)
-		}()
+		wg.Go(func() { procs[i], errs[i] = f.startBackend(ctx, f.labPath, ns.Name) })
 	}
 	wg.Wait()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var first error
 	for i, p := range procs {
 		if p != nil {
 			f.backends = append(f.backends, p)
-		} else if errs[i] != nil {
-			return errs[i]
+		} else if first == nil {
+			first = errs[i]
 		}
 	}
-	return nil
+	return first
 }
 
 func (f *fleet) startBackend(ctx context.Context, labPath, name string) (*proc, error) {
@@ -108,7 +110,7 @@ func (f *fleet) startBackend(ctx context.Context, labPath, name string) (*proc, 
 // backendList is name=addr,... (data, or admin addresses).
 func (f *fleet) backendList(admin bool) string {
 	var parts []string
-	for _, b := range f.backends {
+	for _, b := range f.servers() {
 		addr := b.ready.Addr
 		if admin {
 			addr = b.ready.Admin
@@ -132,7 +134,9 @@ func (f *fleet) startBalancers(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		f.mu.Lock()
 		f.lbs = append(f.lbs, p)
+		f.mu.Unlock()
 	}
 	return nil
 }
@@ -142,15 +146,16 @@ func (f *fleet) startBalancers(ctx context.Context) error {
 // it cancels a hedge's loser (each balancer's, or server's, admin address
 // by its data address).
 func (f *fleet) loadgenArgs() []string {
-	if len(f.lbs) == 0 {
-		return []string{"--servers", f.backendList(false), "--admins", adminsList(f.backends)}
+	lbs := f.balancers()
+	if len(lbs) == 0 {
+		return []string{"--servers", f.backendList(false), "--admins", adminsList(f.servers())}
 	}
 	var urls []string
-	for _, l := range f.lbs {
+	for _, l := range lbs {
 		urls = append(urls, "http://"+l.ready.Addr)
 	}
 	return []string{"--target", f.lab.Balancers.Algorithm + "=" + strings.Join(urls, "|"),
-		"--admins", adminsList(f.lbs)}
+		"--admins", adminsList(lbs)}
 }
 
 // adminsList is data=admin,... of procs.
@@ -185,7 +190,7 @@ func (f *fleet) addBackend(ctx context.Context, name string) error {
 	f.backends = append(f.backends, p)
 	f.mu.Unlock()
 	body := map[string]string{"name": name, "addr": p.ready.Addr, "admin": p.ready.Admin}
-	for _, l := range f.lbs {
+	for _, l := range f.balancers() {
 		if err := call(ctx, l.ready.Admin, "POST", "/admin/backends", body, nil); err != nil {
 			return err
 		}
@@ -196,9 +201,8 @@ func (f *fleet) addBackend(ctx context.Context, name string) error {
 // stop stops every process of the fleet, all at once, and removes its files.
 func (f *fleet) stop() {
 	var wg sync.WaitGroup
-	for _, p := range append(append([]*proc(nil), f.lbs...), f.backends...) {
-		wg.Add(1)
-		go func() { defer wg.Done(); p.stop() }()
+	for _, p := range f.all() {
+		wg.Go(p.stop)
 	}
 	wg.Wait()
 	if f.ownDir {
@@ -211,4 +215,18 @@ func (f *fleet) all() []*proc {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append(append([]*proc(nil), f.lbs...), f.backends...)
+}
+
+// servers returns the backend processes, in server order.
+func (f *fleet) servers() []*proc {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]*proc(nil), f.backends...)
+}
+
+// balancers returns the balancer processes.
+func (f *fleet) balancers() []*proc {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]*proc(nil), f.lbs...)
 }
