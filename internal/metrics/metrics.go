@@ -1,4 +1,4 @@
-// Package metrics is lblab's only Prometheus user (DESIGN "Layout"): each
+// Package metrics is lblab's only Prometheus user (docs/architecture.md): each
 // live process gets its own registry holding counters and histograms that
 // implement the internal/observe interfaces, collectors that read the
 // process's state at scrape time, and the Go and process collectors. The

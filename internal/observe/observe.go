@@ -1,5 +1,5 @@
 // Package observe names what the live processes report as it happens, as
-// small interfaces (DESIGN habit 10) with a no-op default, Nop.
+// small interfaces with a no-op default, Nop.
 // internal/metrics implements them with Prometheus counters and histograms.
 //
 // Only events travel through here. State (queue length, busy workers,

@@ -9,8 +9,8 @@ import (
 )
 
 // p2cStale is power of two choices on possibly stale load reports, as a
-// client that balances for itself must do (MODEL §3, after the client-side
-// balancing simulation in spec/client-side-balancing.txt). A member's load is
+// client that balances for itself must do (docs/model.md §3, after a published
+// simulation of client-side balancing with stale counts). A member's load is
 // its reported queue length Queued, ties broken by InService; Queued also
 // counts the requests sent since the report (the optimistic local increment
 // done by load.Table.Sent).

@@ -1,7 +1,7 @@
 // Package server is the emulated backend: workers, a FIFO or LIFO queue
 // (bounded or not, with drop-expired, max outstanding and a queue timeout),
 // speed, GC pauses, fast errors, an LRU key cache and an optional adaptive
-// concurrency limit (internal/core/limit). It follows MODEL.md §2.
+// concurrency limit (internal/core/limit). It follows docs/model.md §2.
 //
 // The server is a sans-I/O state machine. The driver (the simulator in
 // virtual time, the live backend on the wall clock) hands in every instant:

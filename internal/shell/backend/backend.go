@@ -1,9 +1,9 @@
 // Package backend is the live emulated server: a fasthttp process that
 // drives the sans-I/O core (internal/core/server) on the wall clock.
 //
-// Concurrency: one mutex serializes every call into the core, and one
-// time.Timer, armed at the core's NextDeadline, calls Advance (DESIGN habit
-// 2). A request handler registers a waiter under its job id, calls Arrive
+// Concurrency (docs/architecture.md, "The shells"): one mutex serializes
+// every call into the core, and one time.Timer, armed at the core's
+// NextDeadline, calls Advance. A request handler registers a waiter under its job id, calls Arrive
 // and blocks until whoever produced its reply (its own Arrive, the timer, an
 // admin action) hands the reply over. Work is emulated by the core's clock
 // and that timer; no CPU is burnt.

@@ -26,7 +26,7 @@ type Config struct {
 	Hop, Jitter time.Duration
 
 	// CancelOnClose removes a queued job whose client closed its connection.
-	// Off by default: MODEL §3 has the server keep working on an attempt the
+	// Off by default: docs/model.md §3 has the server keep working on an attempt the
 	// balancer timed out (and fasthttp clients close the connection on a
 	// timeout), so only hedge cancellation wants it. Unix TCP only.
 	CancelOnClose bool

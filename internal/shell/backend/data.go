@@ -44,7 +44,7 @@ type reqInfo struct {
 	kind    server.Kind
 }
 
-// parseJob builds the job from the request headers (DESIGN "Contracts"):
+// parseJob builds the job from the request headers (docs/admin-api-backend.md):
 // without X-Lab-Work the server draws the work, without X-Lab-Key the key
 // is a hash of the path.
 func (b *Backend) parseJob(ctx *fasthttp.RequestCtx) (server.Job, reqInfo, error) {

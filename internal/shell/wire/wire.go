@@ -1,6 +1,7 @@
-// Package wire is the HTTP contract between lblab's processes (DESIGN.md
-// "Contracts between the processes"): header names, the reply and error
-// bodies, JSON helpers for the admin APIs, the readiness line and logging.
+// Package wire is the HTTP contract between lblab's processes (the headers
+// are documented in docs/admin-api.md): header names, the reply and error
+// bodies, how an answer is classified, JSON helpers for the admin APIs, the
+// readiness line and logging.
 package wire
 
 import (
