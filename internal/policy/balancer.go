@@ -111,13 +111,15 @@ func (b *Balancer) newBreaker(i int) *breaker.Breaker {
 // resubset redraws the subset over the present servers and rebuilds members.
 func (b *Balancer) resubset() {
 	var present []int
+	var names []string
 	for i, p := range b.present {
 		b.subset[i] = false
 		if p {
 			present = append(present, i)
+			names = append(names, b.servers[i].Name)
 		}
 	}
-	for _, j := range balance.Subset(b.cfg.Seed, b.cfg.Salt, len(present), b.cfg.Subset) {
+	for _, j := range balance.Subset(b.cfg.Seed, b.cfg.Salt, names, b.cfg.Subset) {
 		b.subset[present[j]] = true
 	}
 	b.rebuild()

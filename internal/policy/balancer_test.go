@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -178,5 +180,40 @@ func TestBalancerCancelledIsNoVerdict(t *testing.T) {
 	}
 	if b.Loads().Stats[0].Latency.Set() {
 		t.Fatal("a cancelled attempt's time was learnt as latency")
+	}
+}
+
+// A subset follows server identity: removing a server outside a balancer's
+// subset leaves its members alone; removing a member replaces only it.
+func TestBalancerSubsetSurvivesRemoval(t *testing.T) {
+	for seed := uint64(0); seed < 50; seed++ {
+		names := make([]balance.Server, 20)
+		for i := range names {
+			names[i] = balance.Server{Name: fmt.Sprintf("s%d", i+1), Weight: 1}
+		}
+		b, err := NewBalancer(BalancerConfig{Algorithm: balance.Config{Name: "p2c"}, Subset: 5, Seed: seed, Salt: 3}, names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := slices.Clone(b.Members())
+		out := 0
+		for slices.Contains(before, out) {
+			out++
+		}
+		b.RemoveServer(out)
+		if !slices.Equal(b.Members(), before) {
+			t.Fatalf("seed %d: removing non-member %d changed the subset %v -> %v", seed, out, before, b.Members())
+		}
+		b.RemoveServer(before[0])
+		after := b.Members()
+		kept := 0
+		for _, i := range before[1:] {
+			if slices.Contains(after, i) {
+				kept++
+			}
+		}
+		if len(after) != 5 || kept != 4 {
+			t.Fatalf("seed %d: removing member %d: %v -> %v", seed, before[0], before, after)
+		}
 	}
 }

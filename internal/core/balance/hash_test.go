@@ -1,7 +1,9 @@
 package balance
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/lblab/lblab/internal/core/load"
@@ -155,25 +157,25 @@ func TestBoundedFallsBackWhenAllFull(t *testing.T) {
 }
 
 func TestSubset(t *testing.T) {
-	if got := Subset(1, 2, 5, 0); len(got) != 5 || got[4] != 4 {
+	if got := Subset(1, 2, serverNames(5), 0); len(got) != 5 || got[4] != 4 {
 		t.Fatalf("k=0: %v", got)
 	}
-	if got := Subset(1, 2, 5, 9); len(got) != 5 {
+	if got := Subset(1, 2, serverNames(5), 9); len(got) != 5 {
 		t.Fatalf("k>n: %v", got)
 	}
-	if got := Subset(1, 2, 0, 3); len(got) != 0 {
+	if got := Subset(1, 2, nil, 3); len(got) != 0 {
 		t.Fatalf("n=0: %v", got)
 	}
 	counts := make([]float64, 20)
 	for seed := uint64(0); seed < 20000; seed++ {
-		s := Subset(seed, 3, 20, 5)
+		s := Subset(seed, 3, serverNames(20), 5)
 		for i := range s {
 			if i > 0 && s[i] <= s[i-1] {
 				t.Fatalf("not sorted or repeated: %v", s)
 			}
 			counts[s[i]]++
 		}
-		grown := Subset(seed, 3, 21, 5)
+		grown := Subset(seed, 3, serverNames(21), 5)
 		if diff := len(s) - common(s, grown); diff > 1 {
 			t.Fatalf("growing n changed %d members: %v -> %v", diff, s, grown)
 		}
@@ -183,9 +185,71 @@ func TestSubset(t *testing.T) {
 			t.Errorf("index %d in %.4f of subsets, want 0.25", j, share)
 		}
 	}
-	if a, b := Subset(5, 6, 100, 10), Subset(5, 6, 100, 10); !equal(a, b) {
+	if a, b := Subset(5, 6, serverNames(100), 10), Subset(5, 6, serverNames(100), 10); !equal(a, b) {
 		t.Fatal("Subset is not deterministic")
 	}
+}
+
+// TestSubsetFollowsIdentity: with 20 servers and subsets of 5, removing any
+// one server (200 seeds x 20 removals) leaves a subset that does not hold it
+// unchanged and replaces only the removed member of one that does; the
+// subset is the same whatever order the servers are listed in.
+func TestSubsetFollowsIdentity(t *testing.T) {
+	all := serverNames(20)
+	changed, removals := 0, 0
+	for seed := uint64(0); seed < 200; seed++ {
+		before := pickNames(all, Subset(seed, 7, all, 5))
+		for r := range all {
+			rest := append(append([]string(nil), all[:r]...), all[r+1:]...)
+			after := pickNames(rest, Subset(seed, 7, rest, 5))
+			kept := 0
+			for _, name := range before {
+				if name != all[r] && containsName(after, name) {
+					kept++
+				}
+			}
+			others := len(before)
+			if containsName(before, all[r]) {
+				others--
+			}
+			changed += others - kept
+			removals++
+			if kept != others {
+				t.Errorf("seed %d, removing %s: %v -> %v changed %d other members", seed, all[r], before, after, others-kept)
+			}
+		}
+		reversed := slices.Clone(all)
+		slices.Reverse(reversed)
+		if got := pickNames(reversed, Subset(seed, 7, reversed, 5)); !sameNames(got, before) {
+			t.Fatalf("seed %d: subset %v in one order, %v in another", seed, before, got)
+		}
+	}
+	t.Logf("other members changed per removal: %.2f", float64(changed)/float64(removals))
+}
+
+func serverNames(n int) []string {
+	out := make([]string, n)
+	for j := range out {
+		out[j] = fmt.Sprintf("s%d", j+1)
+	}
+	return out
+}
+
+func pickNames(names []string, idx []int) []string {
+	out := make([]string, len(idx))
+	for i, j := range idx {
+		out[i] = names[j]
+	}
+	return out
+}
+
+func containsName(s []string, x string) bool { return slices.Contains(s, x) }
+
+func sameNames(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }
 
 func common(a, b []int) int {
