@@ -232,7 +232,11 @@ func checkEventValues(e *Event, p string, r *reporter, ch *setChecker) {
 	case "rate":
 		r.floatIn(p+".rate", e.Rate, 0, maxRate, false)
 	case "algorithm":
-		r.oneOf(p+".algorithm", e.Algorithm, Algorithms...)
+		if slices.Contains(Algorithms, e.Algorithm) {
+			ch.check(r, p, e.Algorithm, nil) // it must suit the other settings (aperture)
+		} else {
+			r.oneOf(p+".algorithm", e.Algorithm, Algorithms...)
+		}
 	case "set":
 		if len(e.Set) == 0 {
 			r.add(p+".set", "needs at least one dotted path and value (clients.budget: 0.1)")

@@ -1,9 +1,12 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/lblab/lblab/internal/labfile"
 )
 
 // Each built-in scenario's documented outcome, asserted with margins. The
@@ -246,5 +249,36 @@ func TestScenarioPlayground(t *testing.T) {
 	}
 	if res.Run.Goodput < 0.999 || res.Run.Requests < 3800 {
 		t.Errorf("playground: %d requests, goodput %.4f", res.Run.Requests, res.Run.Goodput)
+	}
+}
+
+// Bounded loads keep their bound while a breaker holds a server out (issue
+// 12): s1 turns slow and failing, so its breaker opens while it still holds
+// many requests. The capacity used to count s1 and its requests, which let
+// the others fill far beyond ceil((1+eps)(T+1)/m) of the servers that can
+// take requests (and the walk then fell back to the ring owner over even
+// that). Check mode asserts the bound at every pick.
+func TestBoundedLoadsWithAServerOut(t *testing.T) {
+	lab, err := labfile.Parse("bounded.yaml", []byte(`
+duration: 6s
+clients: {rate: 300}
+balancers:
+  algorithm: ring-hash-bounded
+  breaker: {enabled: true}
+servers:
+  - {count: 3, workers: 2}
+events:
+  - {at: 1s, action: slow, target: s1, speed: 0.05}
+  - {at: 1s, action: errors, target: s1, share: 0.6}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(lab, Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(fmt.Sprint(res.Run.Log), "breaker s1: closed -> open") {
+		t.Fatalf("s1's breaker never opened: %v", res.Run.Log)
 	}
 }

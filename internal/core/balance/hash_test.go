@@ -103,23 +103,28 @@ func TestHashPickFollowsOwnerAndSkipsDown(t *testing.T) {
 }
 
 // TestBoundedNeverOverCapacity places a hot key and random keys, completing
-// some requests, and checks every pick against the capacity rule.
+// some requests, while members go down holding outstanding requests (as a
+// breaker opens on a busy server), and checks that no pick ever puts a member
+// over the capacity ceil((1+eps)(T+1)/m) of the m eligible members and their
+// total T. Counting the ineligible members in m broke the bound (issue 12).
 func TestBoundedNeverOverCapacity(t *testing.T) {
 	for _, eps := range []float64{0.01, 0.25, 1} {
 		a := mustNew(t, Config{Name: "ring-hash-bounded", Epsilon: eps})
 		a.Update(names(7))
 		v := newView(7, load.Local)
-		v.down[3] = true
 		for seq := uint64(0); seq < 20000; seq++ {
+			for j := range v.down { // two or three members down, changing every 500 picks
+				v.down[j] = (seq/500+uint64(j))%3 == 0
+			}
 			key := seq
 			if seq%2 == 0 {
 				key = 12345 // a hot key
 			}
-			limit := capacityOf(v, eps)
+			limit := eligibleCapacity(v, eps)
 			j := a.Pick(ms(int(seq)), Request{Seq: seq, Key: key}, v)
-			if v.tb.Stats[j].Outstanding >= limit && anyUnder(v, limit) {
-				t.Fatalf("eps=%g seq=%d: picked %d at %d >= capacity %d with room elsewhere",
-					eps, seq, j, v.tb.Stats[j].Outstanding, limit)
+			if j < 0 || v.down[j] || v.tb.Stats[j].Outstanding >= limit {
+				t.Fatalf("eps=%g seq=%d: picked %d (down %v) at %d outstanding, capacity %d",
+					eps, seq, j, v.down, v.tb.Stats[max(j, 0)].Outstanding, limit)
 			}
 			v.tb.Sent(ms(int(seq)), j)
 			if seq%3 != 0 { // complete an old request somewhere
@@ -129,17 +134,16 @@ func TestBoundedNeverOverCapacity(t *testing.T) {
 	}
 }
 
-func capacityOf(v *testView, eps float64) int {
-	return int(math.Ceil((1 + eps) * float64(v.tb.InFlight()+1) / float64(v.Len())))
-}
-
-func anyUnder(v *testView, limit int) bool {
+// eligibleCapacity is ceil((1+eps)(T+1)/m) over the eligible members.
+func eligibleCapacity(v *testView, eps float64) int {
+	m, total := 0, 0
 	for j := range v.down {
-		if !v.down[j] && v.tb.Stats[j].Outstanding < limit {
-			return true
+		if !v.down[j] {
+			m++
+			total += v.tb.Stats[j].Outstanding
 		}
 	}
-	return false
+	return int(math.Ceil((1 + eps) * float64(total+1) / float64(m)))
 }
 
 func TestBoundedFallsBackWhenAllFull(t *testing.T) {
