@@ -20,9 +20,13 @@
 //     (a gray failure) never trips a breaker; this takes it out. Envoy has
 //     no such detector (envoyproxy/envoy issue #288, open since 2016).
 //
-// Statistics use the population standard deviation. With n servers and one
-// outlier the largest possible distance from the mean is sqrt(n−1) standard
-// deviations (2 for five servers), so K must stay below that to ever eject.
+// Statistics use the population standard deviation, taken as at least
+// MinSpread times the mean: servers within a few percent of each other are
+// never outliers, however alike the others are (with near-identical peers
+// the raw deviation is tiny, and a server a hair slower would be ejected).
+// With n servers and one outlier the largest possible distance from the mean
+// is sqrt(n−1) standard deviations (2 for five servers), so K must stay below
+// that to ever eject.
 //
 // Ejection: the k-th ejection of a server lasts min(k × BaseEjection,
 // MaxEjection); k goes down by one after every interval the server spends in
@@ -49,6 +53,9 @@ const (
 	MinInterval    = time.Millisecond
 	MaxK           = 10
 	MaxMinRequests = 1_000_000
+	// MinSpread is the least standard deviation of the statistics, as a
+	// share of their mean.
+	MinSpread = 0.1
 	// MinHosts is how many servers with enough answers an interval needs
 	// before the success-rate and latency detectors judge any of them: a
 	// mean and a standard deviation of fewer say nothing.
@@ -294,7 +301,7 @@ func (d *Detector) judge(now clock.Instant, k float64, latency bool) {
 	for _, i := range d.scratch {
 		sq += (value(&d.s[i]) - mean) * (value(&d.s[i]) - mean)
 	}
-	sd := math.Sqrt(sq / float64(len(d.scratch)))
+	sd := math.Max(math.Sqrt(sq/float64(len(d.scratch))), MinSpread*math.Abs(mean))
 	limit := mean - k*sd
 	if latency {
 		limit = mean + k*sd

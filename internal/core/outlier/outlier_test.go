@@ -290,3 +290,18 @@ func TestChangesAlternate(t *testing.T) {
 		t.Fatalf("only %d changes", len(*log))
 	}
 }
+
+// Near-identical peers make the raw standard deviation tiny: a server 8%
+// slower would sit 2 of them above the mean. The spread counts as at least
+// MinSpread of the mean, so it is not an outlier.
+func TestMinSpread(t *testing.T) {
+	cfg := base()
+	cfg.Consecutive5xx, cfg.SuccessRateK = 0, 0
+	d, log := newTest(t, cfg, 5)
+	now := clock.Instant(0)
+	lat := append(repeat(10*time.Millisecond, 4), 10800*time.Microsecond)
+	feed(d, &now, 50, repeat(1.0, 5), lat)
+	if len(*log) != 0 {
+		t.Fatalf("a server 8%% slower than identical peers was ejected: %+v", *log)
+	}
+}
