@@ -92,7 +92,9 @@ func (ch *setChecker) check(r *reporter, p, algorithm string, set map[string]str
 	seen := map[string]bool{}
 	for _, e := range inner {
 		field, msg := p+".set", e.Field+": "+e.Msg
-		if key, ok := matchSetKey(e.Field, set); ok {
+		if len(set) == 0 { // only the algorithm can have caused it
+			field = p + ".algorithm"
+		} else if key, ok := matchSetKey(e.Field, set); ok {
 			field = joinPath(p+".set", key)
 			if key == e.Field || key == generalize(e.Field) {
 				msg = e.Msg // servers.x applied to every group: one report
