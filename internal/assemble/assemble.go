@@ -92,7 +92,7 @@ func TierConfig(lab *labfile.Lab, index int) policy.BalancerConfig {
 			Open: b.Breaker.Open, Probes: b.Breaker.Probes}
 	}
 	if o := b.Outlier; o.Enabled {
-		cfg.Outlier = &outlier.Config{Consecutive5xx: o.ConsecutiveFailures, Interval: o.Interval,
+		cfg.Outlier = &outlier.Config{ConsecutiveFailures: o.ConsecutiveFailures, Interval: o.Interval,
 			BaseEjection: o.BaseEjection, MaxEjection: o.MaxEjection, MaxShare: o.MaxEjectionShare,
 			SuccessRateK: o.SuccessRateK, LatencyK: o.LatencyK, MinRequests: o.MinRequests}
 	}

@@ -263,7 +263,7 @@ func TestBalancerCancelledProbeFreesHalfOpen(t *testing.T) {
 }
 
 func outlierCfg() *outlier.Config {
-	return &outlier.Config{Consecutive5xx: 3, Interval: time.Second, BaseEjection: 2 * time.Second,
+	return &outlier.Config{ConsecutiveFailures: 3, Interval: time.Second, BaseEjection: 2 * time.Second,
 		MaxEjection: 10 * time.Second, MaxShare: 0.5, MinRequests: 5}
 }
 

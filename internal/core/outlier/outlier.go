@@ -9,7 +9,8 @@
 // Three detectors, each switched off by a zero setting:
 //
 //   - Consecutive failures (Envoy's consecutive_5xx): a server whose last
-//     Consecutive5xx answers all failed is ejected at once.
+//     ConsecutiveFailures answers all failed (500, 502, 503 or a timeout, as
+//     for the breaker) is ejected at once.
 //   - Success rate (Envoy's success_rate_stdev_factor): every Interval, among
 //     the servers with at least MinRequests answers in it (and at least
 //     MinHosts of them), a server whose success rate is below
@@ -64,21 +65,21 @@ const (
 
 // Config is the ejection policy, validated by New.
 type Config struct {
-	Consecutive5xx int           // failures in a row that eject at once, 0..MaxConsecutive; 0 = off
-	Interval       time.Duration // statistics period, >= MinInterval
-	BaseEjection   time.Duration // first ejection's length, > 0
-	MaxEjection    time.Duration // longest ejection, >= BaseEjection
-	MaxShare       float64       // share of the active servers that may be out at once, (0, 1]
-	SuccessRateK   float64       // success-rate detector's K in [0, MaxK]; 0 = off
-	LatencyK       float64       // latency detector's K in [0, MaxK]; 0 = off
-	MinRequests    int           // answers in an interval to be judged, 1..MaxMinRequests
+	ConsecutiveFailures int           // failures in a row that eject at once, 0..MaxConsecutive; 0 = off
+	Interval            time.Duration // statistics period, >= MinInterval
+	BaseEjection        time.Duration // first ejection's length, > 0
+	MaxEjection         time.Duration // longest ejection, >= BaseEjection
+	MaxShare            float64       // share of the active servers that may be out at once, (0, 1]
+	SuccessRateK        float64       // success-rate detector's K in [0, MaxK]; 0 = off
+	LatencyK            float64       // latency detector's K in [0, MaxK]; 0 = off
+	MinRequests         int           // answers in an interval to be judged, 1..MaxMinRequests
 }
 
 // Validate reports the first field out of range.
 func (c Config) Validate() error {
 	switch {
-	case c.Consecutive5xx < 0 || c.Consecutive5xx > MaxConsecutive:
-		return fmt.Errorf("outlier: Consecutive5xx is %d, must be in [0, %d] (0 = off)", c.Consecutive5xx, MaxConsecutive)
+	case c.ConsecutiveFailures < 0 || c.ConsecutiveFailures > MaxConsecutive:
+		return fmt.Errorf("outlier: ConsecutiveFailures is %d, must be in [0, %d] (0 = off)", c.ConsecutiveFailures, MaxConsecutive)
 	case c.Interval < MinInterval:
 		return fmt.Errorf("outlier: Interval is %v, must be at least %v", c.Interval, MinInterval)
 	case c.BaseEjection <= 0:
@@ -240,7 +241,7 @@ func (d *Detector) Observe(now clock.Instant, i int, ok bool, rtt time.Duration)
 		return
 	}
 	s.consec++
-	if n := d.cfg.Consecutive5xx; n > 0 && s.consec >= n && !s.ejected {
+	if n := d.cfg.ConsecutiveFailures; n > 0 && s.consec >= n && !s.ejected {
 		if d.eject(now, i, fmt.Sprintf("%d failures in a row", s.consec)) {
 			s.consec = 0
 		}

@@ -13,7 +13,7 @@ import (
 const ms = clock.Instant(time.Millisecond)
 
 func base() Config {
-	return Config{Consecutive5xx: 5, Interval: time.Second, BaseEjection: 2 * time.Second,
+	return Config{ConsecutiveFailures: 5, Interval: time.Second, BaseEjection: 2 * time.Second,
 		MaxEjection: 5 * time.Second, MaxShare: 0.5, SuccessRateK: 1.9, LatencyK: 1.9, MinRequests: 10}
 }
 
@@ -40,8 +40,8 @@ func TestConfigErrors(t *testing.T) {
 		edit  func(*Config)
 		field string
 	}{
-		{func(c *Config) { c.Consecutive5xx = -1 }, "Consecutive5xx"},
-		{func(c *Config) { c.Consecutive5xx = MaxConsecutive + 1 }, "Consecutive5xx"},
+		{func(c *Config) { c.ConsecutiveFailures = -1 }, "ConsecutiveFailures"},
+		{func(c *Config) { c.ConsecutiveFailures = MaxConsecutive + 1 }, "ConsecutiveFailures"},
 		{func(c *Config) { c.Interval = 0 }, "Interval"},
 		{func(c *Config) { c.BaseEjection = 0 }, "BaseEjection"},
 		{func(c *Config) { c.MaxEjection = time.Second }, "MaxEjection"},
@@ -178,7 +178,7 @@ func TestSuccessRateOutlier(t *testing.T) {
 		eject bool
 	}{{1.9, true}, {2.1, false}} {
 		cfg := base()
-		cfg.Consecutive5xx, cfg.LatencyK, cfg.SuccessRateK = 0, 0, c.k
+		cfg.ConsecutiveFailures, cfg.LatencyK, cfg.SuccessRateK = 0, 0, c.k
 		d, log := newTest(t, cfg, 5)
 		now := clock.Instant(0)
 		rate := []float64{1, 1, 0.6, 1, 1}
@@ -194,7 +194,7 @@ func TestSuccessRateOutlier(t *testing.T) {
 
 func TestLatencyOutlier(t *testing.T) {
 	cfg := base()
-	cfg.Consecutive5xx, cfg.SuccessRateK = 0, 0
+	cfg.ConsecutiveFailures, cfg.SuccessRateK = 0, 0
 	d, log := newTest(t, cfg, 5)
 	now := clock.Instant(0)
 	lat := []time.Duration{10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond,
@@ -218,7 +218,7 @@ func TestLatencyOutlier(t *testing.T) {
 // interval, and only when MinHosts of them have that many.
 func TestStatisticsNeedVolume(t *testing.T) {
 	cfg := base()
-	cfg.Consecutive5xx = 0
+	cfg.ConsecutiveFailures = 0
 	d, log := newTest(t, cfg, 5)
 	now := clock.Instant(0)
 	lat := append(repeat(10*time.Millisecond, 4), 200*time.Millisecond)
@@ -243,7 +243,7 @@ func TestStatisticsNeedVolume(t *testing.T) {
 func TestEjectionShareNeverExceeded(t *testing.T) {
 	for _, share := range []float64{0.1, 0.2, 0.5, 1} {
 		cfg := base()
-		cfg.MaxShare, cfg.Consecutive5xx, cfg.MinRequests = share, 2, 3
+		cfg.MaxShare, cfg.ConsecutiveFailures, cfg.MinRequests = share, 2, 3
 		d, _ := newTest(t, cfg, 10)
 		now := clock.Instant(0)
 		most := 0
@@ -296,7 +296,7 @@ func TestChangesAlternate(t *testing.T) {
 // MinSpread of the mean, so it is not an outlier.
 func TestMinSpread(t *testing.T) {
 	cfg := base()
-	cfg.Consecutive5xx, cfg.SuccessRateK = 0, 0
+	cfg.ConsecutiveFailures, cfg.SuccessRateK = 0, 0
 	d, log := newTest(t, cfg, 5)
 	now := clock.Instant(0)
 	lat := append(repeat(10*time.Millisecond, 4), 10800*time.Microsecond)
