@@ -133,7 +133,7 @@ func TestSimBadInputExits2(t *testing.T) {
 func TestScenariosListsAll(t *testing.T) {
 	out, _, code := lab(t, "scenarios")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if code != 0 || len(lines) != len(scenarios.Names()) || len(lines) != 14 {
+	if code != 0 || len(lines) != len(scenarios.Names()) || len(lines) != 16 {
 		t.Fatalf("exit %d, %d lines:\n%s", code, len(lines), out)
 	}
 	for _, l := range lines {
@@ -143,10 +143,19 @@ func TestScenariosListsAll(t *testing.T) {
 	}
 }
 
-func TestAlgorithmsListsTwelve(t *testing.T) {
+func TestAlgorithmsListsThirteen(t *testing.T) {
 	out, _, _ := lab(t, "algorithms")
-	if n := len(strings.Split(strings.TrimSpace(out), "\n")); n != 12 {
+	algos, features, _ := strings.Cut(strings.TrimSpace(out), "\n\n")
+	if n := len(strings.Split(algos, "\n")); n != 13 {
 		t.Fatalf("%d algorithms:\n%s", n, out)
+	}
+	for _, want := range []string{"least-response-time", "balancers.slow_start", "balancers.outlier", "clients.aperture"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lab algorithms does not name %s:\n%s", want, out)
+		}
+	}
+	if n := len(strings.Split(features, "\n")); n != 4 {
+		t.Errorf("settings part has %d lines, want a heading and 3:\n%s", n, features)
 	}
 }
 

@@ -39,6 +39,14 @@ func algorithmsCommand() *cobra.Command {
 			for _, name := range policy.Algorithms() {
 				fmt.Fprintf(tw, "%s\t%s\n", name, policy.DescribeAlgorithm(name))
 			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "\nsettings that work with them (docs/labfile.md):")
+			tw = tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			for _, f := range policy.Features() {
+				fmt.Fprintf(tw, "%s\t%s\n", f.Setting, f.About)
+			}
 			return tw.Flush()
 		},
 	}

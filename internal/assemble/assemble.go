@@ -14,8 +14,10 @@ import (
 	"github.com/lblab/lblab/internal/core/hedge"
 	"github.com/lblab/lblab/internal/core/limit"
 	"github.com/lblab/lblab/internal/core/load"
+	"github.com/lblab/lblab/internal/core/outlier"
 	"github.com/lblab/lblab/internal/core/retry"
 	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/core/slowstart"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/rng"
@@ -82,7 +84,7 @@ func TierConfig(lab *labfile.Lab, index int) policy.BalancerConfig {
 	salt := uint64(index) + 1
 	cfg := policy.BalancerConfig{
 		Algorithm: balance.Config{Name: b.Algorithm, Seed: lab.Seed, Salt: salt, Choices: b.Choices,
-			VNodes: b.VNodes, Epsilon: b.Epsilon},
+			VNodes: b.VNodes, Epsilon: b.Epsilon, Aperture: b.Aperture, Peer: index, Peers: max(b.Count, index+1)},
 		Load: load.Local, Decay: b.Decay, Timeout: b.Timeout, Subset: b.Subset, Seed: lab.Seed, Salt: salt,
 	}
 	if b.Load == labfile.SharedLoad {
@@ -92,16 +94,27 @@ func TierConfig(lab *labfile.Lab, index int) policy.BalancerConfig {
 		cfg.Breaker = &breaker.Config{Window: b.Breaker.Window, Threshold: b.Breaker.Threshold,
 			Open: b.Breaker.Open, Probes: b.Breaker.Probes}
 	}
+	if o := b.Outlier; o.Enabled {
+		cfg.Outlier = &outlier.Config{ConsecutiveFailures: o.ConsecutiveFailures, Interval: o.Interval,
+			BaseEjection: o.BaseEjection, MaxEjection: o.MaxEjection, MaxShare: o.MaxEjectionShare,
+			SuccessRateK: o.SuccessRateK, LatencyK: o.LatencyK, MinRequests: o.MinRequests}
+	}
+	if s := b.SlowStart; s.Enabled {
+		cfg.SlowStart = &slowstart.Config{Window: s.Window, Floor: s.Floor, Aggression: s.Aggression}
+	}
 	return cfg
 }
 
 // BalancerConfig is the pipeline config of balancer (or client) number
 // index: the tier's, or, when clients balance themselves, the clients'
-// algorithm and subset with local counts and no balancer timeout.
+// algorithm, subset and aperture (on a ring of all the clients) with local
+// counts and no balancer timeout. Breakers, outlier ejection and slow start
+// are the balancers' settings either way.
 func BalancerConfig(lab *labfile.Lab, index int) policy.BalancerConfig {
 	cfg := TierConfig(lab, index)
 	if c := lab.Clients; ClientSide(lab) {
 		cfg.Algorithm.Name, cfg.Subset, cfg.Timeout, cfg.Load = c.Algorithm, c.Subset, 0, load.Local
+		cfg.Algorithm.Aperture, cfg.Algorithm.Peers = c.Aperture, c.Count
 	}
 	return cfg
 }

@@ -29,6 +29,11 @@ func TestApply(t *testing.T) {
 		{"servers[0].work.mean", "30ms"},
 		{"seed", "7"},
 		{"network.hop", "0"},
+		{"balancers.outlier.enabled", "true"},
+		{"balancers.outlier.latency_k", "1.2"},
+		{"balancers.slow_start.enabled", "true"},
+		{"balancers.slow_start.window", "3s"},
+		{"balancers.aperture", "2"},
 	}
 	for _, s := range steps {
 		if err := l.Apply(s.path, s.value); err != nil {
@@ -53,6 +58,10 @@ func TestApply(t *testing.T) {
 	}
 	if l.Seed != 7 || l.Network.Hop != 0 {
 		t.Errorf("seed %d hop %v", l.Seed, l.Network.Hop)
+	}
+	if b := l.Balancers; !b.Outlier.Enabled || b.Outlier.LatencyK != 1.2 || !b.SlowStart.Enabled ||
+		b.SlowStart.Window != 3*time.Second || b.Aperture != 2 {
+		t.Errorf("outlier %+v, slow start %+v, aperture %d", b.Outlier, b.SlowStart, b.Aperture)
 	}
 }
 
@@ -166,6 +175,7 @@ func TestEventsValidation(t *testing.T) {
 		{"  - {at: 1s, action: errors, target: s1, share: 2}\n", "events[0].share: must be in [0, 1], got 2"},
 		{"  - {at: 1s, action: rate, rate: -5}\n", "events[0].rate: must be in [0, 1000000]"},
 		{"  - {at: 1s, action: algorithm, algorithm: fastest}\n", "events[0].algorithm: must be one of round-robin"},
+		{"  - {at: 1s, action: algorithm, algorithm: maglev}\n", "events[0].algorithm: balancers.aperture: works with the algorithms that draw random choices"},
 		{"  - {at: 1s, action: kill, target: s1, speed: 2}\n", "lab.yaml:2:47: events[0].speed: is not used by action kill (it takes target)"},
 		{"  - {at: 1s, action: set}\n", "events[0].set: needs at least one dotted path"},
 		{"  - at: 1s\n    action: set\n    set: {clients.retries: 20}\n", "lab.yaml:4:11: events[0].set.clients.retries: must be between 0 and 10, got 20"},
@@ -175,7 +185,11 @@ func TestEventsValidation(t *testing.T) {
 		{"  - {at: 1s, action: kill, target: s7}\n  - {at: 2s, action: add-server}\n", `events[0].target: no server named "s7"`},
 	}
 	for _, c := range cases {
-		msg := parseErr(t, "events:\n"+c.events)
+		src := "events:\n" + c.events
+		if strings.Contains(c.events, "maglev") {
+			src = "balancers: {aperture: 2}\n" + src // an aperture needs a random-choice algorithm
+		}
+		msg := parseErr(t, src)
 		if !strings.Contains(msg, c.want) {
 			t.Errorf("for %q\n got %q\nwant %q", c.events, msg, c.want)
 		}

@@ -58,6 +58,9 @@ balancers:
   epsilon: 0.5
   decay: 2s
   breaker: {enabled: true, window: 30, threshold: 0.4, open: 2s, probes: 5}
+  outlier: {enabled: true, consecutive_failures: 3, interval: 500ms, base_ejection: 2s, max_ejection: 20s,
+    max_ejection_share: 0.5, success_rate_k: 1.5, latency_k: 1.2, min_requests: 20}
+  slow_start: {enabled: true, window: 5s, floor: 0.2, aggression: 2}
   health: {enabled: true, interval: 500ms, fails: 3, passes: 1}
 servers:
   - count: 3
@@ -140,6 +143,14 @@ func TestParseFullExample(t *testing.T) {
 	if w := l.Servers[1].Work; w == nil || w.Kind != "mixture" || len(w.Mix) != 2 {
 		t.Errorf("servers[1].work = %+v", w)
 	}
+	o := l.Balancers.Outlier
+	if o != (Outlier{Enabled: true, ConsecutiveFailures: 3, Interval: 500 * time.Millisecond, BaseEjection: 2 * time.Second,
+		MaxEjection: 20 * time.Second, MaxEjectionShare: 0.5, SuccessRateK: 1.5, LatencyK: 1.2, MinRequests: 20}) {
+		t.Errorf("balancers.outlier = %+v", o)
+	}
+	if ss := l.Balancers.SlowStart; ss != (SlowStart{Enabled: true, Window: 5 * time.Second, Floor: 0.2, Aggression: 2}) {
+		t.Errorf("balancers.slow_start = %+v", ss)
+	}
 	if l.Events[6].Target != "s5" {
 		t.Errorf("unnamed add-server got target %q, want s5", l.Events[6].Target)
 	}
@@ -183,7 +194,10 @@ func TestDefaults(t *testing.T) {
 	if b.Count != 1 || b.Algorithm != "p2c" || b.Load != "local" || b.Refresh != 500*time.Millisecond ||
 		b.Choices != 2 || b.HashOn != "key" || b.VNodes != 100 || b.Epsilon != 0.25 || b.Decay != time.Second ||
 		b.Breaker != (Breaker{Window: 20, Threshold: 0.5, Open: time.Second, Probes: 3}) ||
-		b.Health != (Health{Interval: time.Second, Fails: 2, Passes: 2}) {
+		b.Health != (Health{Interval: time.Second, Fails: 2, Passes: 2}) || b.Aperture != 0 ||
+		b.Outlier != (Outlier{ConsecutiveFailures: 5, Interval: time.Second, BaseEjection: 5 * time.Second,
+			MaxEjection: time.Minute, MaxEjectionShare: 0.2, SuccessRateK: 1.9, LatencyK: 1.9, MinRequests: 10}) ||
+		b.SlowStart != (SlowStart{Window: 10 * time.Second, Floor: 0.1, Aggression: 1}) {
 		t.Errorf("balancer defaults: %+v", b)
 	}
 	if len(l.Servers) != 1 || l.Servers[0].Count != 5 {
@@ -316,6 +330,22 @@ func TestOutOfRange(t *testing.T) {
 		{"balancers:\n  breaker: {threshold: 1.5}\n", "balancers.breaker.threshold: must be in (0, 1]"},
 		{"balancers:\n  breaker: {probes: 0}\n", "balancers.breaker.probes: must be between 1 and 100"},
 		{"balancers:\n  health: {fails: 0}\n", "balancers.health.fails: must be >= 1"},
+		{"balancers:\n  outlier: {consecutive_failures: -1}\n", "balancers.outlier.consecutive_failures: must be between 0 and 1000"},
+		{"balancers:\n  outlier: {interval: 0s}\n", "balancers.outlier.interval: must be >= 1ms"},
+		{"balancers:\n  outlier: {base_ejection: 0s}\n", "balancers.outlier.base_ejection: must be > 0s"},
+		{"balancers:\n  outlier: {base_ejection: 2m}\n", "balancers.outlier.max_ejection: must be at least base_ejection (2m0s), got 1m0s"},
+		{"balancers:\n  outlier: {max_ejection_share: 0}\n", "balancers.outlier.max_ejection_share: must be in (0, 1]"},
+		{"balancers:\n  outlier: {success_rate_k: 11}\n", "balancers.outlier.success_rate_k: must be in [0, 10]"},
+		{"balancers:\n  outlier: {latency_k: -1}\n", "balancers.outlier.latency_k: must be in [0, 10]"},
+		{"balancers:\n  outlier: {min_requests: 0}\n", "balancers.outlier.min_requests: must be between 1 and 1000000"},
+		{"balancers:\n  slow_start: {window: 0s}\n", "balancers.slow_start.window: must be > 0s"},
+		{"balancers:\n  slow_start: {floor: 0}\n", "balancers.slow_start.floor: must be in (0, 1]"},
+		{"balancers:\n  slow_start: {aggression: 0.05}\n", "balancers.slow_start.aggression: must be in [0.1, 10] (1 = linear), got 0.05"},
+		{"balancers: {aperture: -1}\n", "balancers.aperture: must be between 0 and 10000"},
+		{"balancers: {aperture: 3, algorithm: round-robin}\n", `balancers.aperture: works with the algorithms that draw random choices (p2c, p2c-latency-load, p2c-peak-ewma, p2c-stale); balancers.algorithm is "round-robin"`},
+		{"balancers: {aperture: 3, subset: 2}\n", "balancers.aperture: and balancers.subset are two ways to choose a balancer's servers: set one of them (subset is 2)"},
+		{"clients: {aperture: 3}\n", "clients.aperture: is for clients that balance themselves: set clients.algorithm too"},
+		{"clients: {aperture: 3, algorithm: maglev}\n", "clients.aperture: works with the algorithms that draw random choices"},
 		{"servers: []\n", "lab.yaml:1:1: servers: needs at least one server group"},
 		{"servers:\n  - count: 10001\n", "servers[0].count: must be between 1 and 10000"},
 		{"servers:\n  - count: 6000\n  - count: 6000\n", "servers: the groups hold 12000 servers in all; allowed 1..10000"},

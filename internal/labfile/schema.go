@@ -74,8 +74,9 @@ type Clients struct {
 	// Client-side balancing: when Algorithm is set, clients pick servers themselves
 	// and no balancer sits in between.
 	Algorithm string        `yaml:"algorithm"`
-	Subset    int           `yaml:"subset"`  // each client uses a fixed random subset of this many servers; 0 = all
-	Refresh   time.Duration `yaml:"refresh"` // client-side: how often shared load reports arrive; 0 = from responses only
+	Subset    int           `yaml:"subset"`   // each client uses a fixed random subset of this many servers; 0 = all
+	Aperture  int           `yaml:"aperture"` // p2c family: each client draws from a window of about this many servers of a ring shared by all clients; 0 = off
+	Refresh   time.Duration `yaml:"refresh"`  // client-side: how often shared load reports arrive; 0 = from responses only
 }
 
 // Backoff is the wait before retry i: base x 2^(i-1), capped at 10 s.
@@ -92,12 +93,15 @@ type Balancers struct {
 	Refresh   time.Duration `yaml:"refresh"`   // shared load refresh period; default 500ms
 	Timeout   time.Duration `yaml:"timeout"`   // per-attempt timeout -> 504; 0 = none
 	Subset    int           `yaml:"subset"`    // servers per balancer; 0 = all
+	Aperture  int           `yaml:"aperture"`  // p2c family: each balancer draws from a window of about this many servers of a ring shared by all balancers; 0 = off
 	Choices   int           `yaml:"choices"`   // random choices for p2c-family; default 2
 	HashOn    HashOn        `yaml:"hash_on"`   // key | client; default key
 	VNodes    int           `yaml:"vnodes"`    // ring-hash virtual nodes per server; default 100
 	Epsilon   float64       `yaml:"epsilon"`   // ring-hash-bounded; default 0.25
 	Decay     time.Duration `yaml:"decay"`     // EWMA decay time; default 1s
 	Breaker   Breaker       `yaml:"breaker"`
+	Outlier   Outlier       `yaml:"outlier"`
+	SlowStart SlowStart     `yaml:"slow_start"`
 	Health    Health        `yaml:"health"`
 }
 
@@ -108,6 +112,29 @@ type Breaker struct {
 	Threshold float64       `yaml:"threshold"` // failure share that opens it; default 0.5
 	Open      time.Duration `yaml:"open"`      // how long it stays open; default 1s
 	Probes    int           `yaml:"probes"`    // half-open probes; default 3
+}
+
+// Outlier is outlier ejection at each balancer (package outlier): a server
+// whose answers set it apart is taken out of rotation for a while.
+type Outlier struct {
+	Enabled             bool          `yaml:"enabled"`
+	ConsecutiveFailures int           `yaml:"consecutive_failures"` // failures in a row that eject; default 5; 0 = off
+	Interval            time.Duration `yaml:"interval"`             // statistics period; default 1s
+	BaseEjection        time.Duration `yaml:"base_ejection"`        // first ejection, the k-th lasts k times it; default 5s
+	MaxEjection         time.Duration `yaml:"max_ejection"`         // longest ejection; default 60s
+	MaxEjectionShare    float64       `yaml:"max_ejection_share"`   // share of the servers that may be out at once; default 0.2
+	SuccessRateK        float64       `yaml:"success_rate_k"`       // eject below mean - k x stddev of success rates; default 1.9; 0 = off
+	LatencyK            float64       `yaml:"latency_k"`            // eject above mean + k x stddev of latencies; default 1.9; 0 = off
+	MinRequests         int           `yaml:"min_requests"`         // answers in an interval to be judged; default 10
+}
+
+// SlowStart ramps up the weight of a server that joins or comes back
+// (package slowstart).
+type SlowStart struct {
+	Enabled    bool          `yaml:"enabled"`
+	Window     time.Duration `yaml:"window"`     // ramp length; default 10s
+	Floor      float64       `yaml:"floor"`      // least weight factor; default 0.1
+	Aggression float64       `yaml:"aggression"` // curve exponent, 1 = linear; default 1
 }
 
 // Health is the optional active health check.

@@ -92,7 +92,9 @@ func (ch *setChecker) check(r *reporter, p, algorithm string, set map[string]str
 	seen := map[string]bool{}
 	for _, e := range inner {
 		field, msg := p+".set", e.Field+": "+e.Msg
-		if key, ok := matchSetKey(e.Field, set); ok {
+		if len(set) == 0 { // only the algorithm can have caused it
+			field = p + ".algorithm"
+		} else if key, ok := matchSetKey(e.Field, set); ok {
 			field = joinPath(p+".set", key)
 			if key == e.Field || key == generalize(e.Field) {
 				msg = e.Msg // servers.x applied to every group: one report
@@ -232,7 +234,11 @@ func checkEventValues(e *Event, p string, r *reporter, ch *setChecker) {
 	case ActionRate:
 		r.floatIn(p+".rate", e.Rate, 0, maxRate, false)
 	case ActionAlgorithm:
-		r.oneOf(p+".algorithm", e.Algorithm, Algorithms...)
+		if slices.Contains(Algorithms, e.Algorithm) {
+			ch.check(r, p, e.Algorithm, nil) // it must suit the other settings (aperture)
+		} else {
+			r.oneOf(p+".algorithm", e.Algorithm, Algorithms...)
+		}
 	case ActionSet:
 		if len(e.Set) == 0 {
 			r.add(p+".set", "needs at least one dotted path and value (clients.budget: 0.1)")

@@ -10,6 +10,8 @@ import (
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/breaker"
 	"github.com/lblab/lblab/internal/core/limit"
+	"github.com/lblab/lblab/internal/core/outlier"
+	"github.com/lblab/lblab/internal/core/slowstart"
 )
 
 // Limits of the ranges Validate enforces.
@@ -82,7 +84,28 @@ func validateClients(c *Clients, r *reporter) {
 		r.oneOf("clients.algorithm", c.Algorithm, Algorithms...)
 	}
 	r.intMin("clients.subset", c.Subset, 0)
+	if c.Aperture != 0 && c.Algorithm == "" {
+		r.add("clients.aperture", "is for clients that balance themselves: set clients.algorithm too (got aperture %d)", c.Aperture)
+	} else {
+		validateAperture("clients", c.Algorithm, c.Aperture, c.Subset, r)
+	}
 	r.durMin("clients.refresh", c.Refresh, 0, false)
+}
+
+// validateAperture checks section.aperture: in range, with an algorithm
+// that draws random choices, and not together with a random subset.
+func validateAperture(section, algorithm string, aperture, subset int, r *reporter) {
+	p := section + ".aperture"
+	switch {
+	case aperture < 0 || aperture > balance.MaxAperture:
+		r.intIn(p, aperture, 0, balance.MaxAperture)
+	case aperture == 0:
+	case !balance.SupportsAperture(algorithm):
+		r.add(p, "works with the algorithms that draw random choices (%s); %s.algorithm is %s",
+			strings.Join(balance.ApertureAlgorithms, ", "), section, quote(algorithm))
+	case subset > 0:
+		r.add(p, "and %s.subset are two ways to choose a balancer's servers: set one of them (subset is %d)", section, subset)
+	}
 }
 
 // checkHedge returns what is wrong with a hedge setting, or "".
@@ -146,9 +169,40 @@ func validateBalancers(b *Balancers, r *reporter) {
 	r.floatIn("balancers.breaker.threshold", b.Breaker.Threshold, 0, 1, true)
 	r.durMin("balancers.breaker.open", b.Breaker.Open, 0, true)
 	r.intIn("balancers.breaker.probes", b.Breaker.Probes, 1, 100)
+	validateAperture("balancers", b.Algorithm, b.Aperture, b.Subset, r)
+	validateOutlier(&b.Outlier, r)
+	validateSlowStart(&b.SlowStart, r)
 	r.durMin("balancers.health.interval", b.Health.Interval, 0, true)
 	r.intMin("balancers.health.fails", b.Health.Fails, 1)
 	r.intMin("balancers.health.passes", b.Health.Passes, 1)
+}
+
+// validateOutlier checks balancers.outlier against the bounds of package
+// outlier (whether or not it is enabled, like the breaker).
+func validateOutlier(o *Outlier, r *reporter) {
+	const p = "balancers.outlier."
+	r.intIn(p+"consecutive_failures", o.ConsecutiveFailures, 0, outlier.MaxConsecutive)
+	r.durMin(p+"interval", o.Interval, outlier.MinInterval, false)
+	r.durMin(p+"base_ejection", o.BaseEjection, 0, true)
+	if o.MaxEjection < o.BaseEjection {
+		r.add(p+"max_ejection", "must be at least base_ejection (%v), got %v", o.BaseEjection, o.MaxEjection)
+	}
+	r.floatIn(p+"max_ejection_share", o.MaxEjectionShare, 0, 1, true)
+	r.floatIn(p+"success_rate_k", o.SuccessRateK, 0, outlier.MaxK, false)
+	r.floatIn(p+"latency_k", o.LatencyK, 0, outlier.MaxK, false)
+	r.intIn(p+"min_requests", o.MinRequests, 1, outlier.MaxMinRequests)
+}
+
+// validateSlowStart checks balancers.slow_start against the bounds of
+// package slowstart.
+func validateSlowStart(s *SlowStart, r *reporter) {
+	const p = "balancers.slow_start."
+	r.durMin(p+"window", s.Window, 0, true)
+	r.floatIn(p+"floor", s.Floor, 0, 1, true)
+	if !(s.Aggression >= slowstart.MinAggression && s.Aggression <= slowstart.MaxAggression) {
+		r.add(p+"aggression", "must be in [%s, %s] (1 = linear), got %s",
+			num(slowstart.MinAggression), num(slowstart.MaxAggression), num(s.Aggression))
+	}
 }
 
 func validateServers(groups []ServerGroup, r *reporter) {

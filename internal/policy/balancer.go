@@ -8,18 +8,22 @@ import (
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/breaker"
 	"github.com/lblab/lblab/internal/core/load"
+	"github.com/lblab/lblab/internal/core/outlier"
+	"github.com/lblab/lblab/internal/core/slowstart"
 )
 
 // BalancerConfig configures one balancer pipeline.
 type BalancerConfig struct {
 	Algorithm balance.Config
 	Load      load.Mode
-	Decay     time.Duration   // EWMA decay of the load table
-	Timeout   time.Duration   // per-attempt timeout (504); 0 = none
-	Breaker   *breaker.Config // nil = no breakers
-	Subset    int             // servers this balancer uses; 0 = all
-	Seed      uint64          // subset draw
-	Salt      uint64          // distinguishes balancers sharing a seed
+	Decay     time.Duration     // EWMA decay of the load table
+	Timeout   time.Duration     // per-attempt timeout (504); 0 = none
+	Breaker   *breaker.Config   // nil = no breakers
+	Outlier   *outlier.Config   // nil = no outlier ejection
+	SlowStart *slowstart.Config // nil = no slow start
+	Subset    int               // servers this balancer uses; 0 = all
+	Seed      uint64            // subset draw
+	Salt      uint64            // distinguishes balancers sharing a seed
 }
 
 // Ticket is one pick; hand it back to Done with the attempt's result.
@@ -30,23 +34,36 @@ type Ticket struct {
 }
 
 // Balancer is the pipeline a balancer runs per attempt: the eligible members
-// (present, in this balancer's subset, healthy, breaker not open, not the
-// excluded hedge sibling), the algorithm's pick, then the breaker's admission.
-// Server indices are global and stable; removed servers keep their index.
+// (present, in this balancer's subset, healthy, not ejected as an outlier,
+// breaker not open, not the excluded hedge sibling), the algorithm's pick
+// with each member's slow-start ramp, then the breaker's admission. Server
+// indices are global and stable; removed servers keep their index.
+//
+// Outlier ejections end and slow-start ramps advance lazily: Pick and Done
+// bring them up to the instant they are handed, so an ejection's end is
+// noticed (and logged) at the first call after it.
 type Balancer struct {
 	cfg      BalancerConfig
 	algo     balance.Algorithm
 	loads    *load.Table
 	breakers []*breaker.Breaker // by global index; nil entries when off
+	ejector  *outlier.Detector  // nil when off
+	ramp     *slowstart.Ramp    // nil when off
 	servers  []balance.Server   // by global index
 	present  []bool             // not removed
 	healthy  []bool             // active health checks (true when off)
 	subset   []bool             // in this balancer's subset
+	picked   []uint64           // picks per server
 	members  []int              // eligible global indices, rebuilt on change
+	warming  []int              // servers that joined or came back since the last call: their ramp starts then
+	last     clock.Instant      // the latest instant Pick or Done was handed
 	view     memberView
 
 	// OnBreaker is called on every breaker transition (for the event log).
 	OnBreaker func(now clock.Instant, server int, from, to breaker.State)
+	// OnOutlier is called on every outlier ejection and return (for the
+	// event log; Change.Describe words it).
+	OnOutlier func(now clock.Instant, server int, c outlier.Change)
 }
 
 // NewBalancer builds a balancer over servers (global indices 0..n-1).
@@ -61,11 +78,18 @@ func NewBalancer(cfg BalancerConfig, servers []balance.Server) (*Balancer, error
 		}
 	}
 	b := &Balancer{cfg: cfg, algo: algo, loads: load.NewTable(0, cfg.Load, cfg.Decay)}
+	if err := b.SetOutlier(cfg.Outlier); err != nil {
+		return nil, err
+	}
+	if err := b.SetSlowStart(cfg.SlowStart); err != nil {
+		return nil, err
+	}
 	b.view.b = b
 	for _, s := range servers {
 		b.grow(s)
 	}
 	b.resubset()
+	b.warming = b.warming[:0] // the first servers are warm
 	return b, nil
 }
 
@@ -74,9 +98,16 @@ func (b *Balancer) grow(s balance.Server) {
 	b.servers = append(b.servers, s)
 	b.present = append(b.present, true)
 	b.healthy = append(b.healthy, true)
-	b.subset = append(b.subset, true)
+	b.subset = append(b.subset, false)
+	b.picked = append(b.picked, 0)
 	b.loads.Resize(i + 1)
 	b.breakers = append(b.breakers, b.newBreaker(i))
+	if b.ejector != nil {
+		b.ejector.Resize(i + 1) // rebuild says whether it is active
+	}
+	if b.ramp != nil {
+		b.ramp.Resize(i + 1)
+	}
 }
 
 // newBreaker returns server i's breaker, or nil when breakers are off.
@@ -86,6 +117,9 @@ func (b *Balancer) newBreaker(i int) *breaker.Breaker {
 	}
 	br, _ := breaker.New(*b.cfg.Breaker) // validated before
 	br.OnChange = func(now clock.Instant, from, to breaker.State) {
+		if from == breaker.HalfOpen && to == breaker.Closed && b.ramp != nil {
+			b.ramp.Start(now, i)
+		}
 		if b.OnBreaker != nil {
 			b.OnBreaker(now, i, from, to)
 		}
@@ -93,17 +127,25 @@ func (b *Balancer) newBreaker(i int) *breaker.Breaker {
 	return br
 }
 
-// resubset redraws the subset over the present servers and rebuilds members.
+// resubset redraws the subset over the present servers and rebuilds
+// members; a server new to the subset warms up.
 func (b *Balancer) resubset() {
 	var present []int
+	var names []string
+	was := make([]bool, len(b.subset))
 	for i, p := range b.present {
-		b.subset[i] = false
+		was[i], b.subset[i] = b.subset[i], false
 		if p {
 			present = append(present, i)
+			names = append(names, b.servers[i].Name)
 		}
 	}
-	for _, j := range balance.Subset(b.cfg.Seed, b.cfg.Salt, len(present), b.cfg.Subset) {
-		b.subset[present[j]] = true
+	for _, j := range balance.Subset(b.cfg.Seed, b.cfg.Salt, names, b.cfg.Subset) {
+		i := present[j]
+		b.subset[i] = true
+		if !was[i] {
+			b.warming = append(b.warming, i)
+		}
 	}
 	b.rebuild()
 }
@@ -113,18 +155,39 @@ func (b *Balancer) rebuild() {
 	b.members = b.members[:0]
 	var list []balance.Server
 	for i := range b.servers {
-		if b.present[i] && b.subset[i] {
+		in := b.present[i] && b.subset[i]
+		if in {
 			b.members = append(b.members, i)
 			list = append(list, b.servers[i])
 		}
+		if b.ejector != nil {
+			b.ejector.SetActive(b.last, i, in)
+		}
 	}
 	b.algo.Update(list)
+}
+
+// advance brings the time-driven parts to now: ramps of servers that joined
+// or came back since the last call start, outlier ejections that are over
+// end, and a finished outlier interval is judged.
+func (b *Balancer) advance(now clock.Instant) {
+	b.last = max(b.last, now)
+	if b.ramp != nil {
+		for _, i := range b.warming {
+			b.ramp.Start(now, i)
+		}
+	}
+	b.warming = b.warming[:0]
+	if b.ejector != nil {
+		b.ejector.Advance(now)
+	}
 }
 
 // Pick chooses a server for the attempt numbered req.Seq, never exclude
 // (a hedge's sibling; -1 for none). It returns an invalid ticket when no
 // server is eligible.
 func (b *Balancer) Pick(now clock.Instant, req balance.Request, exclude int) Ticket {
+	b.advance(now)
 	b.view.now, b.view.exclude = now, exclude
 	j := b.algo.Pick(now, req, &b.view)
 	if j < 0 && exclude >= 0 { // the sibling is the only one left: better than nothing
@@ -144,23 +207,34 @@ func (b *Balancer) Pick(now clock.Instant, req balance.Request, exclude int) Tic
 		t.Probe = probe
 	}
 	b.loads.Sent(now, i)
+	b.picked[i]++
 	return t
 }
 
 // Done reports the attempt's result and the time from send to answer. A
 // cancelled attempt only frees its place: its time says nothing about the
-// server's speed, and it is neither a success nor a failure for the breaker.
+// server's speed, and it is neither a success nor a failure for the breaker
+// (a cancelled probe gives its half-open place back) or the outlier
+// detector.
 func (b *Balancer) Done(now clock.Instant, t Ticket, r Result, rtt time.Duration) {
 	if !t.Valid {
 		return
 	}
+	b.advance(now)
+	br := b.breakers[t.Server]
 	if r == Cancelled {
 		b.loads.Drop(t.Server)
+		if br != nil {
+			br.Release(now, t.Probe)
+		}
 		return
 	}
 	b.loads.Done(now, t.Server, rtt)
-	if br := b.breakers[t.Server]; br != nil {
+	if br != nil {
 		br.Done(now, r == OK, t.Probe)
+	}
+	if b.ejector != nil {
+		b.ejector.Observe(now, t.Server, r == OK, rtt)
 	}
 }
 
@@ -201,7 +275,71 @@ func (b *Balancer) SetBreaker(cfg *breaker.Config) error {
 	return nil
 }
 
-// AddServer adds a server and returns its global index.
+// SetOutlier turns outlier ejection on (cfg != nil) or off. The same
+// settings again change nothing; new ones start over, every server in
+// rotation.
+func (b *Balancer) SetOutlier(cfg *outlier.Config) error {
+	if same(b.cfg.Outlier, cfg) && (cfg == nil) == (b.ejector == nil) {
+		return nil
+	}
+	if cfg == nil {
+		b.cfg.Outlier, b.ejector = nil, nil
+		return nil
+	}
+	d, err := outlier.New(*cfg)
+	if err != nil {
+		return fmt.Errorf("outlier: %w", err)
+	}
+	d.OnChange = func(now clock.Instant, i int, c outlier.Change) {
+		if !c.Ejected && b.ramp != nil {
+			b.ramp.Start(now, i)
+		}
+		if b.OnOutlier != nil {
+			b.OnOutlier(now, i, c)
+		}
+	}
+	d.Resize(len(b.servers))
+	for i := range b.servers {
+		d.SetActive(b.last, i, b.present[i] && b.subset[i])
+	}
+	b.cfg.Outlier, b.ejector = cfg, d
+	return nil
+}
+
+// SetSlowStart turns slow start on (cfg != nil) or off. Ramps under way
+// keep going with the new settings; servers join or come back warm while it
+// is off.
+func (b *Balancer) SetSlowStart(cfg *slowstart.Config) error {
+	if cfg == nil {
+		b.cfg.SlowStart, b.ramp = nil, nil
+		return nil
+	}
+	if b.ramp != nil {
+		if err := b.ramp.SetConfig(*cfg); err != nil {
+			return fmt.Errorf("slow start: %w", err)
+		}
+		b.cfg.SlowStart = cfg
+		return nil
+	}
+	r, err := slowstart.New(*cfg)
+	if err != nil {
+		return fmt.Errorf("slow start: %w", err)
+	}
+	r.Resize(len(b.servers))
+	b.cfg.SlowStart, b.ramp = cfg, r
+	return nil
+}
+
+// same reports whether two optional settings are equal.
+func same[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// AddServer adds a server and returns its global index. It warms up (slow
+// start) from the next pick on.
 func (b *Balancer) AddServer(s balance.Server) int {
 	b.grow(s)
 	b.resubset()
@@ -217,8 +355,12 @@ func (b *Balancer) RemoveServer(i int) {
 }
 
 // SetHealthy marks server i in or out of rotation (active health checks).
+// A server back in rotation warms up (slow start) from the next pick on.
 func (b *Balancer) SetHealthy(i int, ok bool) {
 	if i >= 0 && i < len(b.healthy) {
+		if ok && !b.healthy[i] {
+			b.warming = append(b.warming, i)
+		}
 		b.healthy[i] = ok
 	}
 }
@@ -231,8 +373,50 @@ func (b *Balancer) BreakerState(now clock.Instant, i int) breaker.State {
 	return b.breakers[i].State(now)
 }
 
+// Ejected reports whether server i is out of rotation as an outlier (as of
+// the last Pick or Done).
+func (b *Balancer) Ejected(i int) bool { return b.ejector != nil && b.ejector.Ejected(i) }
+
+// Ejections returns how many servers are ejected as outliers and how many
+// may be at most (0, 0 when outlier ejection is off).
+func (b *Balancer) Ejections() (ejected, allowed int) {
+	if b.ejector == nil {
+		return 0, 0
+	}
+	return b.ejector.Count()
+}
+
+// Eligible reports whether server i could be picked at now as the last
+// Pick's view saw it: a member, healthy, not ejected, breaker ready, and not
+// that pick's excluded sibling.
+func (b *Balancer) Eligible(now clock.Instant, i int) bool {
+	if i < 0 || i >= len(b.servers) || !b.present[i] || !b.subset[i] {
+		return false
+	}
+	return b.ok(now, i, b.view.exclude)
+}
+
+// Picked is how many attempts this balancer has sent to server i.
+func (b *Balancer) Picked(i int) uint64 {
+	if i < 0 || i >= len(b.picked) {
+		return 0
+	}
+	return b.picked[i]
+}
+
 // Members are the global indices this balancer may pick from.
 func (b *Balancer) Members() []int { return b.members }
+
+// ok is the eligibility of member server i at now.
+func (b *Balancer) ok(now clock.Instant, i, exclude int) bool {
+	if i == exclude || !b.healthy[i] || b.ejector != nil && b.ejector.Ejected(i) {
+		return false
+	}
+	if br := b.breakers[i]; br != nil {
+		return br.Ready(now)
+	}
+	return true
+}
 
 // memberView adapts the balancer's state to balance.View for one pick.
 type memberView struct {
@@ -243,18 +427,16 @@ type memberView struct {
 
 func (v *memberView) Len() int { return len(v.b.members) }
 
-func (v *memberView) Ok(j int) bool {
-	i := v.b.members[j]
-	if i == v.exclude || !v.b.healthy[i] {
-		return false
-	}
-	if br := v.b.breakers[i]; br != nil {
-		return br.Ready(v.now)
-	}
-	return true
-}
+func (v *memberView) Ok(j int) bool { return v.b.ok(v.now, v.b.members[j], v.exclude) }
 
 func (v *memberView) Load(j int) *load.Stat { return &v.b.loads.Stats[v.b.members[j]] }
+
+func (v *memberView) Ramp(j int) float64 {
+	if v.b.ramp == nil {
+		return 1
+	}
+	return v.b.ramp.Factor(v.now, v.b.members[j])
+}
 
 // Owners maps keys 0..n-1 to the global index of their owner under a
 // key-affinity algorithm, ignoring load; nil for other algorithms.

@@ -65,6 +65,7 @@ type Server struct {
 	Share         float64 `json:"share"`
 	CacheHitRatio float64 `json:"cache_hit_ratio"`
 	MaxQueue      int     `json:"max_queue"`
+	Peers         int     `json:"peers,omitempty"` // simulator: balancers (or clients) that sent it at least one attempt, its connections
 }
 
 // KeysMoved is the share of keys that changed owner when the server set changed.

@@ -8,6 +8,7 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/breaker"
 	"github.com/lblab/lblab/internal/core/health"
+	"github.com/lblab/lblab/internal/core/outlier"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
@@ -72,6 +73,7 @@ func (w *world) buildBalancers() error {
 		}
 		bi := i
 		b.OnBreaker = func(now clock.Instant, s int, from, to breaker.State) { w.col.breaker(now, bi, s, from, to) }
+		b.OnOutlier = func(now clock.Instant, s int, c outlier.Change) { w.col.log(now, c.Describe(w.servers[s].spec.Name)) }
 		w.bals[i] = b
 	}
 	return nil

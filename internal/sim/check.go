@@ -20,8 +20,15 @@ func (w *world) fail(format string, args ...any) {
 }
 
 // checkPick: nothing goes to an ejected server or through an open breaker;
-// a pick through a half-open breaker is a probe.
+// a pick through a half-open breaker is a probe; outlier ejection never
+// holds more than its share of the servers out.
 func (w *world) checkPick(now clock.Instant, b *policy.Balancer, t policy.Ticket) {
+	if b.Ejected(t.Server) {
+		w.fail("picked %s while it was ejected as an outlier", w.servers[t.Server].spec.Name)
+	}
+	if ejected, allowed := b.Ejections(); ejected > allowed {
+		w.fail("%d servers ejected as outliers, at most %d allowed", ejected, allowed)
+	}
 	switch b.BreakerState(now, t.Server) {
 	case breaker.Open:
 		w.fail("picked %s through an open breaker", w.servers[t.Server].spec.Name)
@@ -31,7 +38,7 @@ func (w *world) checkPick(now clock.Instant, b *policy.Balancer, t policy.Ticket
 		}
 	}
 	if b.Algorithm() == "ring-hash-bounded" && !w.clientLB && w.lab.Balancers.Load == labfile.LocalLoad {
-		w.checkBounded(b, t.Server)
+		w.checkBounded(now, b, t.Server)
 	}
 	if !w.clientLB && w.lab.Balancers.Health.Enabled && !w.health.Healthy(t.Server) {
 		w.fail("picked %s while health checks had ejected it", w.servers[t.Server].spec.Name)
@@ -89,13 +96,21 @@ func (w *world) checkEnd() {
 }
 
 // checkBounded: consistent hashing with bounded loads never puts a server
-// over ceil((1+eps)(in flight+1)/n), so the busiest stays within
-// (1+eps) x mean + 1 (Mirrokni, Thorup, Zadimoghaddam).
-func (w *world) checkBounded(b *policy.Balancer, picked int) {
+// over ceil((1+eps)(T+1)/m), where m servers were eligible for the pick and
+// T were in flight on them before it, so the busiest stays within
+// (1+eps) x mean + 1 (Mirrokni, Thorup, Zadimoghaddam). The servers eligible
+// before the pick are those eligible after it plus the one picked (a probe
+// can use up its breaker's last half-open place).
+func (w *world) checkBounded(now clock.Instant, b *policy.Balancer, picked int) {
 	loads := b.Loads()
-	n := float64(len(b.Members()))
-	before := float64(loads.InFlight() - 1)
-	capacity := math.Ceil((1 + w.lab.Balancers.Epsilon) * (before + 1) / n)
+	m, before := 0.0, -1.0 // the pick itself is in the count now
+	for _, i := range b.Members() {
+		if i == picked || b.Eligible(now, i) {
+			m++
+			before += float64(loads.Stats[i].Outstanding)
+		}
+	}
+	capacity := math.Ceil((1 + w.lab.Balancers.Epsilon) * (before + 1) / m)
 	if got := float64(loads.Stats[picked].Outstanding); got > capacity {
 		w.fail("ring-hash-bounded put %s at %v outstanding, over its capacity %v", w.servers[picked].spec.Name, got, capacity)
 	}

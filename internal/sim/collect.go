@@ -85,6 +85,11 @@ func (c *collector) run(end clock.Instant) report.Run {
 	for i, s := range c.w.servers {
 		snap := s.core.Snapshot(end)
 		rs := report.Server{Name: s.spec.Name, Sent: s.sent, Completed: s.completed, MaxQueue: snap.MaxQueue}
+		for _, b := range c.w.bals {
+			if b.Picked(i) > 0 {
+				rs.Peers++
+			}
+		}
 		if sent > 0 {
 			rs.Share = float64(s.sent) / float64(sent)
 		}

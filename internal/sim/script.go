@@ -176,6 +176,12 @@ func (w *world) reconfigure(oldRate float64) error {
 		if err := b.SetBreaker(cfg.Breaker); err != nil {
 			return err
 		}
+		if err := b.SetOutlier(cfg.Outlier); err != nil {
+			return err
+		}
+		if err := b.SetSlowStart(cfg.SlowStart); err != nil {
+			return err
+		}
 	}
 	if err := w.setAlgorithm(cfg.Algorithm.Name); err != nil {
 		return err

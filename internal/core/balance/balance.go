@@ -31,11 +31,17 @@ type Request struct {
 }
 
 // View is what a picker sees: the current members, whether each is eligible
-// now, and its load.
+// now, its load, and the share of its weight it gets now.
 type View interface {
 	Len() int
-	Ok(j int) bool // eligible now (up, healthy, breaker not open)
+	Ok(j int) bool // eligible now (up, healthy, breaker not open, not ejected)
 	Load(j int) *load.Stat
+	// Ramp is the factor in (0, 1] member j's weight is multiplied by now:
+	// below 1 while it warms up after joining or coming back (slow start,
+	// package slowstart), else 1. Weighted algorithms multiply their weight
+	// by it, load-aware ones divide their cost by it (see costOf); the
+	// others ignore it.
+	Ramp(j int) float64
 }
 
 // Algorithm is one selection rule.
@@ -65,6 +71,11 @@ type Config struct {
 	Epsilon       float64 // ring-hash-bounded, default 0.25, must be > 0
 	MaglevSize    int     // maglev table size, default 65537 (must be prime)
 	RotatingStart bool    // least-outstanding: break ties with a rotating start instead of at random
+	// Aperture, when > 0, makes the p2c family draw its choices from a
+	// window of about this many servers on a ring shared by Peers balancers,
+	// this one being number Peer (see aperture.go).
+	Aperture    int
+	Peer, Peers int
 }
 
 // Defaults and limits of Config's fields.
@@ -76,11 +87,12 @@ const (
 	DefaultEpsilon    = 0.25
 	DefaultMaglevSize = 65537
 	MaxMaglevSize     = 1 << 24
+	MaxAperture       = 10000
 )
 
 // Names lists the algorithms New knows, in the order `lab algorithms` shows them.
 var Names = []string{"round-robin", "weighted-round-robin", "random", "least-outstanding",
-	"least-latency", "p2c", "p2c-latency-load", "p2c-peak-ewma", "ring-hash",
+	"least-latency", "least-response-time", "p2c", "p2c-latency-load", "p2c-peak-ewma", "ring-hash",
 	"ring-hash-bounded", "maglev", "p2c-stale"}
 
 type entry struct {
@@ -94,6 +106,7 @@ var registry = map[string]entry{
 	"random":               {newRandom, "uniform among eligible servers"},
 	"least-outstanding":    {newLeastOutstanding, "fewest outstanding requests; ties at random or by rotating start"},
 	"least-latency":        {newLeastLatency, "lowest time-decayed EWMA latency; unsampled servers count as 0 (herds)"},
+	"least-response-time":  {newLeastResponseTime, "every eligible server scanned: lowest EWMA latency x (outstanding + 1), ties at random"},
 	"p2c":                  {newP2C, "power of two choices: two different random servers, fewer outstanding wins"},
 	"p2c-latency-load":     {newP2CLatencyLoad, "two random choices, lower EWMA latency x (outstanding + 1) wins"},
 	"p2c-peak-ewma":        {newP2CPeakEWMA, "two random choices, lower Finagle peak EWMA x (outstanding + 1) wins"},
@@ -145,6 +158,15 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaglevSize < 2 || c.MaglevSize > MaxMaglevSize || !isPrime(c.MaglevSize) {
 		return c, fmt.Errorf("balance: MaglevSize is %d, must be a prime in [2, %d] (default %d)", c.MaglevSize, MaxMaglevSize, DefaultMaglevSize)
+	}
+	if c.Aperture < 0 || c.Aperture > MaxAperture {
+		return c, fmt.Errorf("balance: Aperture is %d, must be in [0, %d] (0 = off)", c.Aperture, MaxAperture)
+	}
+	if c.Aperture > 0 && !SupportsAperture(c.Name) {
+		return c, fmt.Errorf("balance: Aperture works with %s, not %s", strings.Join(ApertureAlgorithms, ", "), c.Name)
+	}
+	if c.Peers < 0 || c.Peer < 0 || c.Peer >= max(c.Peers, 1) {
+		return c, fmt.Errorf("balance: Peer is %d of Peers %d, must be in [0, Peers)", c.Peer, c.Peers)
 	}
 	return c, nil
 }

@@ -11,10 +11,12 @@ import (
 	"github.com/lblab/lblab/internal/core/load"
 )
 
-// testView is a View over a load.Table with a per-member down flag.
+// testView is a View over a load.Table with a per-member down flag and
+// ramp (nil ramp: every member at 1).
 type testView struct {
 	tb   *load.Table
 	down []bool
+	ramp []float64
 	oks  int // Ok calls, to measure the cost of a pick
 }
 
@@ -25,6 +27,12 @@ func newView(n int, mode load.Mode) *testView {
 func (v *testView) Len() int              { return len(v.tb.Stats) }
 func (v *testView) Ok(j int) bool         { v.oks++; return !v.down[j] }
 func (v *testView) Load(j int) *load.Stat { return &v.tb.Stats[j] }
+func (v *testView) Ramp(j int) float64 {
+	if v.ramp == nil {
+		return 1
+	}
+	return v.ramp[j]
+}
 
 func (v *testView) eligible() int {
 	m := 0
@@ -249,8 +257,12 @@ func FuzzPick(f *testing.F) {
 	f.Add(uint8(11), uint8(0), uint64(0), uint64(0), []byte{}, false)
 	f.Fuzz(func(t *testing.T, algo, n uint8, seq, key uint64, loads []byte, mismatch bool) {
 		name := Names[int(algo)%len(Names)]
+		ap := 0
+		if SupportsAperture(name) {
+			ap = int(key % 4)
+		}
 		a, err := New(Config{Name: name, Seed: seq >> 7, Salt: key >> 3, Choices: int(algo/16)%3 + 1,
-			MaglevSize: 251, VNodes: int(n%20) + 1, RotatingStart: algo&1 == 1})
+			MaglevSize: 251, VNodes: int(n%20) + 1, RotatingStart: algo&1 == 1, Aperture: ap, Peer: int(seq % 3), Peers: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

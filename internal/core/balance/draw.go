@@ -19,7 +19,9 @@ const (
 	saltKey        = 0x6b65_0000_0000_0006 // request keys onto the ring / table
 	saltMaglevOff  = 0x3a61_0000_0000_0007 // maglev offset of a name
 	saltMaglevSkip = 0x3a61_0000_0000_0008 // maglev skip of a name
-	saltSubset     = 0x5b5e_0000_0000_0009 // aperture subset scores
+	saltSubset     = 0x5b5e_0000_0000_0009 // random subset scores
+	saltRing       = 0xa9e7_0000_0000_000a // aperture ring order of a name
+	saltAperture   = 0xa9e7_0000_0000_000b // aperture: points drawn in the window
 )
 
 // maxTries bounds the redraws of one random choice before it falls back to a
@@ -122,13 +124,27 @@ func stat(v View, j int) *load.Stat {
 	return &noLoad
 }
 
-// costOf is cost with NaN treated as +Inf, so comparisons stay total.
+// costOf is member j's cost divided by its ramp (slow start: a member at a
+// tenth of its weight looks ten times as loaded), with NaN treated as +Inf so
+// comparisons stay total. This is how slow start reaches every load-aware
+// algorithm.
 func costOf(now clock.Instant, v View, j int, cost costFunc) float64 {
 	c := cost(now, stat(v, j))
+	if r := v.Ramp(j); r > 0 && r < 1 {
+		c /= r
+	}
 	if math.IsNaN(c) {
 		return math.Inf(1)
 	}
 	return c
+}
+
+// rampOf is member j's ramp, 1 unless it is a number in (0, 1).
+func rampOf(v View, j int) float64 {
+	if r := v.Ramp(j); r > 0 && r < 1 {
+		return r
+	}
+	return 1
 }
 
 // argmin returns the eligible member of lowest cost, ties broken uniformly by

@@ -183,9 +183,12 @@ func ExampleNew_p2cStale() {
 }
 
 func ExampleSubset() {
-	fmt.Println(Subset(1, 2, 10, 3))
-	fmt.Println(Subset(1, 2, 11, 3)) // growing the fleet keeps most of the subset
+	fleet := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+	fmt.Println(Subset(1, 2, fleet, 3))
+	// Removing a server outside the subset changes nothing: the same three
+	// servers (c, d and h), now one place earlier in the list.
+	fmt.Println(Subset(1, 2, []string{"b", "c", "d", "e", "f", "g", "h"}, 3))
 	// Output:
-	// [6 7 8]
-	// [6 7 8]
+	// [2 3 7]
+	// [1 2 6]
 }

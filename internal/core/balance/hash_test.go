@@ -1,7 +1,9 @@
 package balance
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/lblab/lblab/internal/core/load"
@@ -101,23 +103,28 @@ func TestHashPickFollowsOwnerAndSkipsDown(t *testing.T) {
 }
 
 // TestBoundedNeverOverCapacity places a hot key and random keys, completing
-// some requests, and checks every pick against the capacity rule.
+// some requests, while members go down holding outstanding requests (as a
+// breaker opens on a busy server), and checks that no pick ever puts a member
+// over the capacity ceil((1+eps)(T+1)/m) of the m eligible members and their
+// total T. Counting the ineligible members in m broke the bound (issue 12).
 func TestBoundedNeverOverCapacity(t *testing.T) {
 	for _, eps := range []float64{0.01, 0.25, 1} {
 		a := mustNew(t, Config{Name: "ring-hash-bounded", Epsilon: eps})
 		a.Update(names(7))
 		v := newView(7, load.Local)
-		v.down[3] = true
 		for seq := uint64(0); seq < 20000; seq++ {
+			for j := range v.down { // two or three members down, changing every 500 picks
+				v.down[j] = (seq/500+uint64(j))%3 == 0
+			}
 			key := seq
 			if seq%2 == 0 {
 				key = 12345 // a hot key
 			}
-			limit := capacityOf(v, eps)
+			limit := eligibleCapacity(v, eps)
 			j := a.Pick(ms(int(seq)), Request{Seq: seq, Key: key}, v)
-			if v.tb.Stats[j].Outstanding >= limit && anyUnder(v, limit) {
-				t.Fatalf("eps=%g seq=%d: picked %d at %d >= capacity %d with room elsewhere",
-					eps, seq, j, v.tb.Stats[j].Outstanding, limit)
+			if j < 0 || v.down[j] || v.tb.Stats[j].Outstanding >= limit {
+				t.Fatalf("eps=%g seq=%d: picked %d (down %v) at %d outstanding, capacity %d",
+					eps, seq, j, v.down, v.tb.Stats[max(j, 0)].Outstanding, limit)
 			}
 			v.tb.Sent(ms(int(seq)), j)
 			if seq%3 != 0 { // complete an old request somewhere
@@ -127,17 +134,16 @@ func TestBoundedNeverOverCapacity(t *testing.T) {
 	}
 }
 
-func capacityOf(v *testView, eps float64) int {
-	return int(math.Ceil((1 + eps) * float64(v.tb.InFlight()+1) / float64(v.Len())))
-}
-
-func anyUnder(v *testView, limit int) bool {
+// eligibleCapacity is ceil((1+eps)(T+1)/m) over the eligible members.
+func eligibleCapacity(v *testView, eps float64) int {
+	m, total := 0, 0
 	for j := range v.down {
-		if !v.down[j] && v.tb.Stats[j].Outstanding < limit {
-			return true
+		if !v.down[j] {
+			m++
+			total += v.tb.Stats[j].Outstanding
 		}
 	}
-	return false
+	return int(math.Ceil((1 + eps) * float64(total+1) / float64(m)))
 }
 
 func TestBoundedFallsBackWhenAllFull(t *testing.T) {
@@ -155,25 +161,25 @@ func TestBoundedFallsBackWhenAllFull(t *testing.T) {
 }
 
 func TestSubset(t *testing.T) {
-	if got := Subset(1, 2, 5, 0); len(got) != 5 || got[4] != 4 {
+	if got := Subset(1, 2, serverNames(5), 0); len(got) != 5 || got[4] != 4 {
 		t.Fatalf("k=0: %v", got)
 	}
-	if got := Subset(1, 2, 5, 9); len(got) != 5 {
+	if got := Subset(1, 2, serverNames(5), 9); len(got) != 5 {
 		t.Fatalf("k>n: %v", got)
 	}
-	if got := Subset(1, 2, 0, 3); len(got) != 0 {
+	if got := Subset(1, 2, nil, 3); len(got) != 0 {
 		t.Fatalf("n=0: %v", got)
 	}
 	counts := make([]float64, 20)
 	for seed := uint64(0); seed < 20000; seed++ {
-		s := Subset(seed, 3, 20, 5)
+		s := Subset(seed, 3, serverNames(20), 5)
 		for i := range s {
 			if i > 0 && s[i] <= s[i-1] {
 				t.Fatalf("not sorted or repeated: %v", s)
 			}
 			counts[s[i]]++
 		}
-		grown := Subset(seed, 3, 21, 5)
+		grown := Subset(seed, 3, serverNames(21), 5)
 		if diff := len(s) - common(s, grown); diff > 1 {
 			t.Fatalf("growing n changed %d members: %v -> %v", diff, s, grown)
 		}
@@ -183,9 +189,71 @@ func TestSubset(t *testing.T) {
 			t.Errorf("index %d in %.4f of subsets, want 0.25", j, share)
 		}
 	}
-	if a, b := Subset(5, 6, 100, 10), Subset(5, 6, 100, 10); !equal(a, b) {
+	if a, b := Subset(5, 6, serverNames(100), 10), Subset(5, 6, serverNames(100), 10); !equal(a, b) {
 		t.Fatal("Subset is not deterministic")
 	}
+}
+
+// TestSubsetFollowsIdentity: with 20 servers and subsets of 5, removing any
+// one server (200 seeds x 20 removals) leaves a subset that does not hold it
+// unchanged and replaces only the removed member of one that does; the
+// subset is the same whatever order the servers are listed in.
+func TestSubsetFollowsIdentity(t *testing.T) {
+	all := serverNames(20)
+	changed, removals := 0, 0
+	for seed := uint64(0); seed < 200; seed++ {
+		before := pickNames(all, Subset(seed, 7, all, 5))
+		for r := range all {
+			rest := append(append([]string(nil), all[:r]...), all[r+1:]...)
+			after := pickNames(rest, Subset(seed, 7, rest, 5))
+			kept := 0
+			for _, name := range before {
+				if name != all[r] && containsName(after, name) {
+					kept++
+				}
+			}
+			others := len(before)
+			if containsName(before, all[r]) {
+				others--
+			}
+			changed += others - kept
+			removals++
+			if kept != others {
+				t.Errorf("seed %d, removing %s: %v -> %v changed %d other members", seed, all[r], before, after, others-kept)
+			}
+		}
+		reversed := slices.Clone(all)
+		slices.Reverse(reversed)
+		if got := pickNames(reversed, Subset(seed, 7, reversed, 5)); !sameNames(got, before) {
+			t.Fatalf("seed %d: subset %v in one order, %v in another", seed, before, got)
+		}
+	}
+	t.Logf("other members changed per removal: %.2f", float64(changed)/float64(removals))
+}
+
+func serverNames(n int) []string {
+	out := make([]string, n)
+	for j := range out {
+		out[j] = fmt.Sprintf("s%d", j+1)
+	}
+	return out
+}
+
+func pickNames(names []string, idx []int) []string {
+	out := make([]string, len(idx))
+	for i, j := range idx {
+		out[i] = names[j]
+	}
+	return out
+}
+
+func containsName(s []string, x string) bool { return slices.Contains(s, x) }
+
+func sameNames(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }
 
 func common(a, b []int) int {

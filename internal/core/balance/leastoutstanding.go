@@ -8,7 +8,9 @@ import (
 
 // leastOutstanding picks the eligible member with the fewest Outstanding
 // requests (the balancer's own count in local mode, the last report in shared
-// mode; Envoy's and nginx's "least request"/"least_conn"). Ties are broken
+// mode; Envoy's and nginx's "least request"/"least_conn"), with slow start's
+// ramp r as Envoy's weighted least request: the lowest (Outstanding + 1) / r.
+// Ties are broken
 // uniformly at random from rng.Hash(Seed, req.Seq, Salt^c), or, with
 // RotatingStart, by scanning from a start that moves to one past the last
 // pick, so equal members take turns. With stale shared counts every balancer
@@ -37,15 +39,15 @@ func (l *leastOutstanding) Pick(now clock.Instant, req Request, v View) int {
 	if n == 0 {
 		return -1
 	}
-	best, bestLoad := -1, 0
+	best, bestLoad := -1, 0.0
 	start := l.next % n
 	for i := 0; i < n; i++ {
 		j := (start + i) % n
 		if !v.Ok(j) {
 			continue
 		}
-		if o := stat(v, j).Outstanding; best < 0 || o < bestLoad {
-			best, bestLoad = j, o
+		if c := costOf(now, v, j, outstandingCost); best < 0 || c < bestLoad {
+			best, bestLoad = j, c
 		}
 	}
 	if best >= 0 {
@@ -54,5 +56,7 @@ func (l *leastOutstanding) Pick(now clock.Instant, req Request, v View) int {
 	return best
 }
 
-// outstandingCost is the member's Outstanding count.
-func outstandingCost(_ clock.Instant, s *load.Stat) float64 { return float64(s.Outstanding) }
+// outstandingCost is the member's Outstanding count plus one: the same order
+// as Outstanding, and a member at a ramp below 1 (slow start) costs more
+// even when idle.
+func outstandingCost(_ clock.Instant, s *load.Stat) float64 { return float64(s.Outstanding) + 1 }

@@ -12,7 +12,8 @@ import "github.com/lblab/lblab/internal/clock"
 // DistributorT): p2c compares Outstanding, p2c-latency-load and
 // p2c-peak-ewma are the same rule with another cost (see their files).
 // Draws are rng.Hash(Seed, req.Seq, Salt^c) with one constant per choice and
-// redraw, so the choices are always different members.
+// redraw, so the choices are always different members. With Config.Aperture
+// the choices come from this balancer's window of the servers (aperture.go).
 //
 // Not safe for concurrent use; the driver serializes calls.
 type p2c struct {
@@ -20,19 +21,26 @@ type p2c struct {
 	seed, salt uint64
 	choices    int
 	cost       costFunc
+	win        *aperture // nil: choices from all members
 }
 
-func newP2C(c Config) Algorithm {
-	return &p2c{name: "p2c", seed: c.Seed, salt: c.Salt, choices: c.Choices, cost: outstandingCost}
+func newP2C(c Config) Algorithm { return newP2CWith(c, "p2c", outstandingCost) }
+
+func newP2CWith(c Config, name string, cost costFunc) *p2c {
+	return &p2c{name: name, seed: c.Seed, salt: c.Salt, choices: c.Choices, cost: cost, win: newAperture(c)}
 }
 
 func (p *p2c) Name() string { return p.name }
 
-func (p *p2c) Update([]Server) {}
+func (p *p2c) Update(servers []Server) {
+	if p.win != nil {
+		p.win.update(servers)
+	}
+}
 
 func (p *p2c) Pick(now clock.Instant, req Request, v View) int {
 	var buf [MaxChoices]int
-	got := drawDistinct(v, p.seed, req.Seq, p.salt, buf[:p.choices])
+	got := choose(p.win, v, p.seed, req.Seq, p.salt, buf[:p.choices])
 	if got == 0 {
 		return -1
 	}

@@ -111,7 +111,7 @@ func TestP2CStaleFresh(t *testing.T) {
 		var buf [2]int
 		drawDistinct(v, 42, seq, 7, buf[:])
 		want := buf[0]
-		if lessLoaded(&v.tb.Stats[buf[1]], &v.tb.Stats[buf[0]]) {
+		if lessLoaded(v, buf[1], buf[0]) {
 			want = buf[1]
 		}
 		if j := a.Pick(now, Request{Seq: seq}, v); j != want {

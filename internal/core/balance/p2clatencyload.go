@@ -16,7 +16,7 @@ import (
 // unsampledPenalty + Outstanding while it has requests outstanding, so the
 // balancer does not pile onto a member it knows nothing about.
 func newP2CLatencyLoad(c Config) Algorithm {
-	return &p2c{name: "p2c-latency-load", seed: c.Seed, salt: c.Salt, choices: c.Choices, cost: latencyLoadCost}
+	return newP2CWith(c, "p2c-latency-load", latencyLoadCost)
 }
 
 // unsampledPenalty (ns, ~11.6 days) ranks a busy member with no latency

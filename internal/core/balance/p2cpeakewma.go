@@ -16,7 +16,7 @@ import (
 // As in Finagle, a member whose average is 0 costs 0 while idle and
 // unsampledPenalty + Outstanding while it has requests outstanding.
 func newP2CPeakEWMA(c Config) Algorithm {
-	return &p2c{name: "p2c-peak-ewma", seed: c.Seed, salt: c.Salt, choices: c.Choices, cost: peakLoadCost}
+	return newP2CWith(c, "p2c-peak-ewma", peakLoadCost)
 }
 
 func peakLoadCost(now clock.Instant, s *load.Stat) float64 {

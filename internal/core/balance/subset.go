@@ -7,19 +7,22 @@ import (
 	"github.com/lblab/lblab/internal/rng"
 )
 
-// Subset returns a deterministic random subset of k of the n member indices
-// (aperture, deterministic subsetting), sorted ascending; k <= 0 or k >= n
-// gives all of them, n <= 0 none.
+// Subset returns the indices of a deterministic random subset of k of the
+// named servers (random subsetting), sorted ascending; k <= 0 or k >= len
+// gives all of them, no names none.
 //
 // It is rendezvous (highest random weight) selection (Thaler and Ravishankar
-// 1998): index j scores rng.Hash(seed, j, salt^c) and the k lowest scores win.
-// Each index is in the subset with probability k/n over seeds, and growing n
-// by one changes the subset of a given (seed, salt) by at most one member, so
-// a client's warm connections survive a fleet growing.
-func Subset(seed, salt uint64, n, k int) []int {
-	if n <= 0 {
-		return []int{}
-	}
+// 1998) on server identity: server name scores
+// rng.Hash(seed, StringHash(name), salt^c) and the k lowest scores win (ties,
+// which need equal names, by index). A name's score does not depend on its
+// position or on the other servers, so the subset follows the servers, not
+// their places in the list: removing a server outside the subset changes
+// nothing, removing a member replaces only it (by the best-scoring outsider),
+// and adding a server changes at most one member. A client's warm connections
+// survive pool changes. Over seeds each server is in the subset with
+// probability k/n.
+func Subset(seed, salt uint64, names []string, k int) []int {
+	n := len(names)
 	idx := make([]int, n)
 	for j := range idx {
 		idx[j] = j
@@ -27,9 +30,12 @@ func Subset(seed, salt uint64, n, k int) []int {
 	if k <= 0 || k >= n {
 		return idx
 	}
-	score := func(j int) uint64 { return rng.Hash(seed, uint64(j), salt^saltSubset) }
+	score := make([]uint64, n)
+	for j, name := range names {
+		score[j] = rng.Hash(seed, rng.StringHash(name), salt^saltSubset)
+	}
 	slices.SortFunc(idx, func(a, b int) int {
-		return cmp.Or(cmp.Compare(score(a), score(b)), cmp.Compare(a, b))
+		return cmp.Or(cmp.Compare(score[a], score[b]), cmp.Compare(a, b))
 	})
 	out := idx[:k:k]
 	slices.Sort(out)

@@ -12,7 +12,8 @@ import "github.com/lblab/lblab/internal/clock"
 // W picks (integer weights) member j is picked exactly w_j times, spread out
 // rather than in bursts (weights 5,1,1 give a a b a c a a, not a a a a a b c).
 // Ineligible members neither gain score nor get picked. Scores restart from 0
-// after Update.
+// after Update. A member's weight is multiplied by its ramp (slow start), so
+// a warming member gets its share of a smaller weight.
 //
 // Not safe for concurrent use; the driver serializes calls.
 type weightedRoundRobin struct {
@@ -42,8 +43,9 @@ func (w *weightedRoundRobin) Pick(_ clock.Instant, _ Request, v View) int {
 		if !v.Ok(j) {
 			continue
 		}
-		w.current[j] += w.weight[j]
-		total += w.weight[j]
+		wj := w.weight[j] * rampOf(v, j)
+		w.current[j] += wj
+		total += wj
 		if best < 0 || w.current[j] > w.current[best] {
 			best = j
 		}

@@ -171,6 +171,21 @@ func (b *Breaker) Done(now clock.Instant, success, probe bool) {
 	}
 }
 
+// Release reports that a request Allow let through ended without a verdict:
+// it was withdrawn before the server answered (a hedge's loser cancelled
+// while queued). It is neither a success nor a failure. A probe's place in
+// the half-open period is given back, so a later Allow can probe: without
+// that, a cancelled probe would leave the breaker half-open with no probe
+// out and the server would never get traffic again. Like a late probe
+// result, a probe from an earlier half-open period is indistinguishable and
+// frees a place in this one; the places handed out never fall below the
+// probes that succeeded.
+func (b *Breaker) Release(now clock.Instant, probe bool) {
+	if probe && b.State(now) == HalfOpen && b.handed > b.passed {
+		b.handed--
+	}
+}
+
 func (b *Breaker) record(now clock.Instant, failed bool) {
 	b.win.add(failed)
 	f, n := b.win.counts()

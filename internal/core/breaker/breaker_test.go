@@ -270,3 +270,37 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func nan() float64 { z := 0.0; return z / z }
+
+// A probe withdrawn without a verdict gives its place back: the half-open
+// breaker lets another probe through, and closes when that one succeeds.
+func TestReleasedProbeFreesItsPlace(t *testing.T) {
+	b, _ := newTest(t, Config{Window: 10, Threshold: 0.5, Open: time.Second, Probes: 1})
+	for i := range 10 {
+		send(t, b, clock.Instant(i)*ms, false)
+	}
+	now := 2000 * ms
+	ok, probe := b.Allow(now)
+	if !ok || !probe {
+		t.Fatalf("half-open Allow = %v, %v; want a probe", ok, probe)
+	}
+	if ok, _ := b.Allow(now); ok || b.Ready(now) {
+		t.Fatal("a second probe was let through while the first is out")
+	}
+	b.Release(now, true)
+	if !b.Ready(now) || b.State(now) != HalfOpen {
+		t.Fatalf("after the probe was released: ready %v, state %v; want ready and half-open", b.Ready(now), b.State(now))
+	}
+	ok, probe = b.Allow(now)
+	if !ok || !probe {
+		t.Fatalf("Allow after release = %v, %v; want a probe", ok, probe)
+	}
+	b.Done(now, true, true)
+	if s := b.State(now); s != Closed {
+		t.Fatalf("state after the new probe succeeded = %v, want closed", s)
+	}
+	b.Release(now, true) // a stray release while closed changes nothing
+	b.Release(now, false)
+	if s := b.State(now); s != Closed {
+		t.Fatalf("a release while closed moved the breaker to %v", s)
+	}
+}

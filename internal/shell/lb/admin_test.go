@@ -79,7 +79,10 @@ func TestSettingsAndSet(t *testing.T) {
 	want := Settings{Timeout: "100ms", Hop: "1ms", Jitter: "0s", Load: "local", Refresh: "500ms", HashOn: "key",
 		Choices: 2, VNodes: 100, Epsilon: 0.25, Decay: "1s",
 		Breaker: BreakerSettings{Enabled: true, Window: 20, Threshold: 0.5, Open: "1s", Probes: 3},
-		Health:  HealthSettings{Enabled: true, Interval: "1s", Fails: 2, Passes: 2}}
+		Outlier: OutlierSettings{ConsecutiveFailures: 5, Interval: "1s", BaseEjection: "5s", MaxEjection: "1m0s",
+			MaxEjectionShare: 0.2, SuccessRateK: 1.9, LatencyK: 1.9, MinRequests: 10},
+		SlowStart: SlowStartSettings{Window: "10s", Floor: 0.1, Aggression: 1},
+		Health:    HealthSettings{Enabled: true, Interval: "1s", Fails: 2, Passes: 2}}
 	if s != want {
 		t.Errorf("settings\n got %+v\nwant %+v", s, want)
 	}

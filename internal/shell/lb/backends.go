@@ -12,6 +12,7 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/breaker"
+	"github.com/lblab/lblab/internal/core/outlier"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
@@ -97,6 +98,7 @@ func (l *LB) rebuild() error {
 		bal.SetHealthy(i, b.healthy)
 	}
 	bal.OnBreaker = l.onBreaker
+	bal.OnOutlier = l.onOutlier
 	l.bal = bal
 	l.gen++
 	return nil
@@ -105,6 +107,11 @@ func (l *LB) rebuild() error {
 // onBreaker logs a breaker transition (called under mu by the pipeline).
 func (l *LB) onBreaker(now clock.Instant, i int, from, to breaker.State) {
 	l.publish(now, "breaker", fmt.Sprintf("breaker %s: %s -> %s", l.backends[i].Name, from, to))
+}
+
+// onOutlier logs an outlier ejection or return (called under mu by the pipeline).
+func (l *LB) onOutlier(now clock.Instant, i int, c outlier.Change) {
+	l.publish(now, "outlier", c.Describe(l.backends[i].Name))
 }
 
 // addBackend adds a backend at a new global index; a present one of the

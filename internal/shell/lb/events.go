@@ -16,7 +16,7 @@ import (
 // Event is one line of the event log.
 type Event struct {
 	TUnixNs int64  `json:"t_unix_ns"`
-	Kind    string `json:"kind"` // breaker | health | algorithm | backend | settings
+	Kind    string `json:"kind"` // breaker | outlier | health | algorithm | backend | settings
 	Text    string `json:"text"`
 }
 

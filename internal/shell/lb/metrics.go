@@ -7,7 +7,7 @@ import (
 )
 
 // eventKinds are the kinds publish uses, exported at 0 from the start.
-var eventKinds = []string{"algorithm", "backend", "breaker", "health", "settings"}
+var eventKinds = []string{"algorithm", "backend", "breaker", "health", "outlier", "settings"}
 
 // newMetrics builds the process's metrics; the per-backend gauges read the
 // pipeline at scrape time. Called by New before any backend exists.

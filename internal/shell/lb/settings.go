@@ -7,24 +7,28 @@ import (
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/breaker"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/policy"
 )
 
 // Settings are the balancer knobs as the admin API shows them; every one is
 // a lab-file field (balancers.* or network.hop / network.jitter).
 type Settings struct {
-	Timeout string          `json:"timeout"`
-	Hop     string          `json:"hop"`
-	Jitter  string          `json:"jitter"`
-	Load    string          `json:"load"`
-	Refresh string          `json:"refresh"`
-	HashOn  string          `json:"hash_on"`
-	Subset  int             `json:"subset"`
-	Choices int             `json:"choices"`
-	VNodes  int             `json:"vnodes"`
-	Epsilon float64         `json:"epsilon"`
-	Decay   string          `json:"decay"`
-	Breaker BreakerSettings `json:"breaker"`
-	Health  HealthSettings  `json:"health"`
+	Timeout   string            `json:"timeout"`
+	Hop       string            `json:"hop"`
+	Jitter    string            `json:"jitter"`
+	Load      string            `json:"load"`
+	Refresh   string            `json:"refresh"`
+	HashOn    string            `json:"hash_on"`
+	Subset    int               `json:"subset"`
+	Aperture  int               `json:"aperture"`
+	Choices   int               `json:"choices"`
+	VNodes    int               `json:"vnodes"`
+	Epsilon   float64           `json:"epsilon"`
+	Decay     string            `json:"decay"`
+	Breaker   BreakerSettings   `json:"breaker"`
+	Outlier   OutlierSettings   `json:"outlier"`
+	SlowStart SlowStartSettings `json:"slow_start"`
+	Health    HealthSettings    `json:"health"`
 }
 
 // BreakerSettings is balancers.breaker.
@@ -34,6 +38,27 @@ type BreakerSettings struct {
 	Threshold float64 `json:"threshold"`
 	Open      string  `json:"open"`
 	Probes    int     `json:"probes"`
+}
+
+// OutlierSettings is balancers.outlier.
+type OutlierSettings struct {
+	Enabled             bool    `json:"enabled"`
+	ConsecutiveFailures int     `json:"consecutive_failures"`
+	Interval            string  `json:"interval"`
+	BaseEjection        string  `json:"base_ejection"`
+	MaxEjection         string  `json:"max_ejection"`
+	MaxEjectionShare    float64 `json:"max_ejection_share"`
+	SuccessRateK        float64 `json:"success_rate_k"`
+	LatencyK            float64 `json:"latency_k"`
+	MinRequests         int     `json:"min_requests"`
+}
+
+// SlowStartSettings is balancers.slow_start.
+type SlowStartSettings struct {
+	Enabled    bool    `json:"enabled"`
+	Window     string  `json:"window"`
+	Floor      float64 `json:"floor"`
+	Aggression float64 `json:"aggression"`
 }
 
 // HealthSettings is balancers.health.
@@ -46,30 +71,59 @@ type HealthSettings struct {
 
 func settingsOf(lab *labfile.Lab) Settings {
 	b, br, h := lab.Balancers, lab.Balancers.Breaker, lab.Balancers.Health
+	o, ss := b.Outlier, b.SlowStart
 	return Settings{Timeout: b.Timeout.String(), Hop: lab.Network.Hop.String(), Jitter: lab.Network.Jitter.String(),
-		Load: string(b.Load), Refresh: b.Refresh.String(), HashOn: string(b.HashOn), Subset: b.Subset, Choices: b.Choices,
-		VNodes: b.VNodes, Epsilon: b.Epsilon, Decay: b.Decay.String(),
+		Load: string(b.Load), Refresh: b.Refresh.String(), HashOn: string(b.HashOn), Subset: b.Subset, Aperture: b.Aperture,
+		Choices: b.Choices, VNodes: b.VNodes, Epsilon: b.Epsilon, Decay: b.Decay.String(),
 		Breaker: BreakerSettings{Enabled: br.Enabled, Window: br.Window, Threshold: br.Threshold,
 			Open: br.Open.String(), Probes: br.Probes},
+		Outlier: OutlierSettings{Enabled: o.Enabled, ConsecutiveFailures: o.ConsecutiveFailures,
+			Interval: o.Interval.String(), BaseEjection: o.BaseEjection.String(), MaxEjection: o.MaxEjection.String(),
+			MaxEjectionShare: o.MaxEjectionShare, SuccessRateK: o.SuccessRateK, LatencyK: o.LatencyK,
+			MinRequests: o.MinRequests},
+		SlowStart: SlowStartSettings{Enabled: ss.Enabled, Window: ss.Window.String(), Floor: ss.Floor,
+			Aggression: ss.Aggression},
 		Health: HealthSettings{Enabled: h.Enabled, Interval: h.Interval.String(), Fails: h.Fails, Passes: h.Passes}}
 }
 
 // settingsIn is the body of PUT /admin/settings: every field optional,
 // durations as text ("100ms").
 type settingsIn struct {
-	Timeout *string    `json:"timeout"`
-	Hop     *string    `json:"hop"`
-	Jitter  *string    `json:"jitter"`
-	Load    *string    `json:"load"`
-	Refresh *string    `json:"refresh"`
-	HashOn  *string    `json:"hash_on"`
-	Subset  *int       `json:"subset"`
-	Choices *int       `json:"choices"`
-	VNodes  *int       `json:"vnodes"`
-	Epsilon *float64   `json:"epsilon"`
-	Decay   *string    `json:"decay"`
-	Breaker *breakerIn `json:"breaker"`
-	Health  *healthIn  `json:"health"`
+	Timeout   *string      `json:"timeout"`
+	Hop       *string      `json:"hop"`
+	Jitter    *string      `json:"jitter"`
+	Load      *string      `json:"load"`
+	Refresh   *string      `json:"refresh"`
+	HashOn    *string      `json:"hash_on"`
+	Subset    *int         `json:"subset"`
+	Aperture  *int         `json:"aperture"`
+	Choices   *int         `json:"choices"`
+	VNodes    *int         `json:"vnodes"`
+	Epsilon   *float64     `json:"epsilon"`
+	Decay     *string      `json:"decay"`
+	Breaker   *breakerIn   `json:"breaker"`
+	Outlier   *outlierIn   `json:"outlier"`
+	SlowStart *slowStartIn `json:"slow_start"`
+	Health    *healthIn    `json:"health"`
+}
+
+type outlierIn struct {
+	Enabled             *bool    `json:"enabled"`
+	ConsecutiveFailures *int     `json:"consecutive_failures"`
+	Interval            *string  `json:"interval"`
+	BaseEjection        *string  `json:"base_ejection"`
+	MaxEjection         *string  `json:"max_ejection"`
+	MaxEjectionShare    *float64 `json:"max_ejection_share"`
+	SuccessRateK        *float64 `json:"success_rate_k"`
+	LatencyK            *float64 `json:"latency_k"`
+	MinRequests         *int     `json:"min_requests"`
+}
+
+type slowStartIn struct {
+	Enabled    *bool    `json:"enabled"`
+	Window     *string  `json:"window"`
+	Floor      *float64 `json:"floor"`
+	Aggression *float64 `json:"aggression"`
 }
 
 type breakerIn struct {
@@ -106,6 +160,7 @@ func (s settingsIn) changes() []change {
 	opt(&cs, "refresh", "balancers.refresh", s.Refresh)
 	opt(&cs, "hash_on", "balancers.hash_on", s.HashOn)
 	opt(&cs, "subset", "balancers.subset", s.Subset)
+	opt(&cs, "aperture", "balancers.aperture", s.Aperture)
 	opt(&cs, "choices", "balancers.choices", s.Choices)
 	opt(&cs, "vnodes", "balancers.vnodes", s.VNodes)
 	opt(&cs, "epsilon", "balancers.epsilon", s.Epsilon)
@@ -116,6 +171,23 @@ func (s settingsIn) changes() []change {
 		opt(&cs, "breaker.threshold", "balancers.breaker.threshold", b.Threshold)
 		opt(&cs, "breaker.open", "balancers.breaker.open", b.Open)
 		opt(&cs, "breaker.probes", "balancers.breaker.probes", b.Probes)
+	}
+	if o := s.Outlier; o != nil {
+		opt(&cs, "outlier.enabled", "balancers.outlier.enabled", o.Enabled)
+		opt(&cs, "outlier.consecutive_failures", "balancers.outlier.consecutive_failures", o.ConsecutiveFailures)
+		opt(&cs, "outlier.interval", "balancers.outlier.interval", o.Interval)
+		opt(&cs, "outlier.base_ejection", "balancers.outlier.base_ejection", o.BaseEjection)
+		opt(&cs, "outlier.max_ejection", "balancers.outlier.max_ejection", o.MaxEjection)
+		opt(&cs, "outlier.max_ejection_share", "balancers.outlier.max_ejection_share", o.MaxEjectionShare)
+		opt(&cs, "outlier.success_rate_k", "balancers.outlier.success_rate_k", o.SuccessRateK)
+		opt(&cs, "outlier.latency_k", "balancers.outlier.latency_k", o.LatencyK)
+		opt(&cs, "outlier.min_requests", "balancers.outlier.min_requests", o.MinRequests)
+	}
+	if ss := s.SlowStart; ss != nil {
+		opt(&cs, "slow_start.enabled", "balancers.slow_start.enabled", ss.Enabled)
+		opt(&cs, "slow_start.window", "balancers.slow_start.window", ss.Window)
+		opt(&cs, "slow_start.floor", "balancers.slow_start.floor", ss.Floor)
+		opt(&cs, "slow_start.aggression", "balancers.slow_start.aggression", ss.Aggression)
 	}
 	if h := s.Health; h != nil {
 		opt(&cs, "health.enabled", "balancers.health.enabled", h.Enabled)
@@ -163,7 +235,7 @@ func (l *LB) change(cs []change) error {
 // load mode, subset, decay or seed need a fresh pipeline. Caller holds mu.
 func (l *LB) commit(nl *labfile.Lab) error {
 	oc, nc := BalancerConfig(l.lab, l.cfg.Index), BalancerConfig(nl, l.cfg.Index)
-	if err := l.precheck(nl, nc.Algorithm, nc.Breaker); err != nil {
+	if err := l.precheck(nl, nc); err != nil {
 		return err
 	}
 	old := l.lab
@@ -180,6 +252,8 @@ func (l *LB) commit(nl *labfile.Lab) error {
 		if !sameBreaker(oc.Breaker, nc.Breaker) {
 			_ = l.bal.SetBreaker(nc.Breaker) // prechecked
 		}
+		_ = l.bal.SetOutlier(nc.Outlier)     // prechecked; the same settings change nothing
+		_ = l.bal.SetSlowStart(nc.SlowStart) // prechecked; ramps under way go on
 		l.bal.SetTimeout(nc.Timeout)
 	}
 	l.derive()
@@ -192,13 +266,23 @@ func (l *LB) commit(nl *labfile.Lab) error {
 }
 
 // precheck finds every reason commit could fail before anything changes.
-func (l *LB) precheck(nl *labfile.Lab, algo balance.Config, br *breaker.Config) error {
-	if _, err := balance.New(algo); err != nil {
+func (l *LB) precheck(nl *labfile.Lab, nc policy.BalancerConfig) error {
+	if _, err := balance.New(nc.Algorithm); err != nil {
 		return fmt.Errorf("algorithm: %w", err)
 	}
-	if br != nil {
+	if br := nc.Breaker; br != nil {
 		if err := br.Validate(); err != nil {
 			return fmt.Errorf("breaker: %w", err)
+		}
+	}
+	if o := nc.Outlier; o != nil {
+		if err := o.Validate(); err != nil {
+			return fmt.Errorf("outlier: %w", err)
+		}
+	}
+	if ss := nc.SlowStart; ss != nil {
+		if err := ss.Validate(); err != nil {
+			return fmt.Errorf("slow_start: %w", err)
 		}
 	}
 	if nl.Balancers.Load == labfile.SharedLoad {

@@ -29,6 +29,7 @@ type BackendState struct {
 	PeakEWMAMs  float64 `json:"peak_ewma_ms"` // Finagle peak EWMA, decayed to now
 	Breaker     string  `json:"breaker"`      // closed | open | half-open
 	Healthy     bool    `json:"healthy"`      // active health checks' verdict
+	Ejected     bool    `json:"ejected"`      // out of rotation as an outlier (balancers.outlier)
 	Member      bool    `json:"member"`       // in this balancer's subset
 	Share       float64 `json:"share"`        // of all picks so far
 	Picks       uint64  `json:"picks"`
@@ -61,7 +62,7 @@ func (l *LB) backendAt(now clock.Instant, i int, member bool) BackendState {
 	bs := BackendState{Name: b.Name, Addr: b.Addr, Admin: b.Admin, Weight: b.Weight,
 		Outstanding: st.Outstanding,
 		EWMAMs:      st.Latency.Value() / 1e6, PeakEWMAMs: st.Peak.At(now) / 1e6,
-		Breaker: l.bal.BreakerState(now, i).String(), Healthy: b.healthy, Member: member,
+		Breaker: l.bal.BreakerState(now, i).String(), Healthy: b.healthy, Ejected: l.bal.Ejected(i), Member: member,
 		Picks: b.picks, Present: b.present}
 	if st.HasReport { // without reports Queued only counts sends
 		bs.Queued, bs.InService = st.Queued, st.InService

@@ -1,0 +1,125 @@
+package balance
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/lblab/lblab/internal/rng"
+)
+
+// aperture is Finagle's deterministic aperture (finagle-core's
+// DeterministicAperture; "Deterministic Aperture: A distributed, load
+// balancing algorithm", Twitter engineering blog, 2019): many balancers
+// (peers) each talk to a small contiguous window of a ring of servers, so
+// each keeps few connections, and the windows are placed so that every
+// server carries the same load.
+//
+// The servers sit on the unit ring in an order fixed by their names (a hash,
+// so it does not depend on the list order), server k of M on [k/M, (k+1)/M).
+// Peer i of N starts its window at i/N; the window is
+//
+//	width = min(1, ceil(Aperture × N / M) / N)
+//
+// that is the wanted Aperture servers' worth (Aperture/M) rounded up to a
+// whole number of peer slots 1/N. Since every point of the ring then lies in
+// exactly width × N windows, peers sending at the same rate give every
+// server the same load, even when the window cuts a server in part: a point
+// drawn uniformly in the window lands on a server with probability its
+// overlap with the window over the width. A peer talks to about
+// width × M + 1 servers (the partial ones at the edges), each server to about
+// width × N + 1 peers.
+//
+// The p2c family draws its choices as points in the window (each redrawn up
+// to maxTries times while it lands on an ineligible member or one already
+// chosen) and keeps its own cost rule. When no eligible member turns up in
+// the window the first choice is drawn from the whole fleet instead (Finagle
+// widens its aperture when the window is unhealthy); a later choice that
+// does not turn up is left out.
+//
+// Not safe for concurrent use; the driver serializes calls.
+type aperture struct {
+	size        int // wanted servers per window
+	peer, peers int
+	order       []int   // member indices in ring order
+	lo, width   float64 // the window [lo, lo+width) on the unit ring
+}
+
+// newAperture returns the window of c, or nil when c.Aperture is 0.
+func newAperture(c Config) *aperture {
+	if c.Aperture <= 0 {
+		return nil
+	}
+	return &aperture{size: c.Aperture, peer: c.Peer, peers: max(c.Peers, 1)}
+}
+
+// SupportsAperture reports whether the named algorithm draws its choices
+// from an aperture when Config.Aperture is set.
+func SupportsAperture(name string) bool { return slices.Contains(ApertureAlgorithms, name) }
+
+// ApertureAlgorithms are the algorithms Config.Aperture works with: the
+// random-choice ones.
+var ApertureAlgorithms = []string{"p2c", "p2c-latency-load", "p2c-peak-ewma", "p2c-stale"}
+
+// update places the servers on the ring and sizes the window.
+func (a *aperture) update(servers []Server) {
+	m := len(servers)
+	a.order = make([]int, m)
+	pos := make([]uint64, m)
+	for j, s := range servers {
+		a.order[j] = j
+		pos[j] = rng.Hash(rng.StringHash(s.Name), 0, saltRing)
+	}
+	slices.SortFunc(a.order, func(x, y int) int {
+		return cmp.Or(cmp.Compare(pos[x], pos[y]), cmp.Compare(servers[x].Name, servers[y].Name), cmp.Compare(x, y))
+	})
+	n := float64(a.peers)
+	a.lo = float64(a.peer) / n
+	a.width = 1
+	if m > 0 {
+		a.width = math.Min(1, math.Ceil(float64(min(a.size, m))*n/float64(m))/n)
+	}
+}
+
+// at returns the member index under the point u in [0, 1) of the window.
+func (a *aperture) at(u float64) int {
+	p := a.lo + u*a.width
+	p -= math.Floor(p)
+	k := min(int(p*float64(len(a.order))), len(a.order)-1)
+	return a.order[k]
+}
+
+// draw fills out with different eligible members drawn from the window (see
+// above) and returns how many it found.
+func (a *aperture) draw(v View, seed, seq, salt uint64, out []int) int {
+	n := v.Len()
+	if len(a.order) == 0 || len(a.order) != n {
+		return drawDistinct(v, seed, seq, salt, out) // no ring for this view (a pick before Update)
+	}
+	for d := range out {
+		j := -1
+		for t := 0; t < maxTries && j < 0; t++ {
+			c := a.at(rng.HashFloat(seed, seq, salt^saltAperture^drawConst(d, t)))
+			if v.Ok(c) && !contains(out[:d], c) {
+				j = c
+			}
+		}
+		if j < 0 {
+			if d > 0 {
+				return d
+			}
+			return drawDistinct(v, seed, seq, salt^saltAperture, out[:1])
+		}
+		out[d] = j
+	}
+	return len(out)
+}
+
+// choose fills out with random choices: from the window when there is one,
+// else uniformly among all eligible members (drawDistinct).
+func choose(win *aperture, v View, seed, seq, salt uint64, out []int) int {
+	if win != nil {
+		return win.draw(v, seed, seq, salt, out)
+	}
+	return drawDistinct(v, seed, seq, salt, out)
+}
