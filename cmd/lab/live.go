@@ -85,6 +85,10 @@ run warns and runs without it).`,
 			if err != nil {
 				return err
 			}
+			seeds, err := seedsOf(f, cmd.Flags().Changed("seed"))
+			if err != nil {
+				return err
+			}
 			if err := lf.check(); err != nil {
 				return err
 			}
@@ -98,8 +102,11 @@ run warns and runs without it).`,
 			defer closeLogs()
 			ctx, stop := interruptible()
 			defer stop()
-			rep, err := livelab.Run(ctx, lab, settings, livelab.RunOptions{Options: opts,
-				Series: f.series || f.plot != "", Progress: cmd.ErrOrStderr(), Dashboard: dashboard})
+			ropts := livelab.RunOptions{Options: opts, Series: f.series || f.plot != "", Progress: cmd.ErrOrStderr(), Dashboard: dashboard}
+			if seeds != nil {
+				return liveSeeds(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), lab, settings, seeds, f, ropts)
+			}
+			rep, err := livelab.Run(ctx, lab, settings, ropts)
 			if err != nil {
 				return err
 			}

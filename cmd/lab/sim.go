@@ -23,6 +23,7 @@ type simFlags struct {
 	series   bool
 	check    bool
 	plot     string
+	seeds    string // --seeds: many seeds with intervals (seeds.go)
 }
 
 func simCommand() *cobra.Command {
@@ -59,12 +60,19 @@ func reportFlags(cmd *cobra.Command, f *simFlags) {
 	fl.BoolVar(&f.json, "json", false, "print the JSON report (docs/report.md)")
 	fl.BoolVar(&f.series, "series", false, "include 250 ms time series in the report")
 	fl.StringVar(&f.plot, "plot", "", "also draw p99 over time and latency CDFs into FILE.svg or FILE.png")
+	fl.StringVar(&f.seeds, "seeds", "", "run every setting on each seed (N = 1..N, A-B, or 7,9,11) and report means with 95% intervals")
 }
 
 func runSim(out, errOut io.Writer, arg string, f simFlags, seedSet bool) error {
 	lab, settings, err := prepare(arg, f, seedSet)
 	if err != nil {
 		return err
+	}
+	if seeds, err := seedsOf(f, seedSet); err != nil || seeds != nil {
+		if err != nil {
+			return err
+		}
+		return simSeeds(out, errOut, lab, settings, seeds, f)
 	}
 	rep, err := sim.Compare(lab, settings, sim.Options{Series: f.series || f.plot != "", Check: f.check})
 	if err != nil {
