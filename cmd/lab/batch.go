@@ -24,6 +24,14 @@ type batch struct {
 	what     string // "lab sim rr-slow", heads the progress lines
 	labs     []*labfile.Lab
 	settings []labfile.Setting
+	names    []string // what lab i is, for live progress lines (default: its seed)
+}
+
+func (b batch) name(i int) string {
+	if b.names != nil {
+		return b.names[i]
+	}
+	return fmt.Sprintf("seed %d", b.labs[i].Seed)
 }
 
 func (b batch) runs() int { return len(b.labs) * len(b.settings) }
@@ -97,7 +105,7 @@ func (b batch) live(ctx context.Context, opts livelab.RunOptions, errOut io.Writ
 		if i > 0 { // measured so far
 			left = time.Since(start) / time.Duration(i) * time.Duration(len(b.labs)-i)
 		}
-		fmt.Fprintf(errOut, "%s: seed %d, lab %d of %d, about %v left\n", b.what, l.Seed, i+1, len(b.labs), left.Round(time.Second))
+		fmt.Fprintf(errOut, "%s: %s (%d of %d), about %v left\n", b.what, b.name(i), i+1, len(b.labs), left.Round(time.Second))
 		rep, err := livelab.Run(ctx, l, b.settings, opts)
 		if err != nil {
 			return out, err

@@ -19,7 +19,11 @@ func (r *Report) writeSeedsTable(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "\n%s\n", IntervalNote(len(s.List), s.Confidence))
 	ranked := Ranked(s.Settings, "p99")
-	if err := writeSummaries(w, ranked, "setting", func(x Summary) string { return x.Name }); err != nil {
+	rows := make([]labeled, len(ranked))
+	for i, x := range ranked {
+		rows[i] = labeled{labels: []string{x.Name}, sum: x}
+	}
+	if err := writeSummaries(w, []string{"setting"}, rows); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
@@ -59,28 +63,34 @@ var countColumns = []struct{ head, figure string }{
 	{"retries", "retries"}, {"hedges", "hedges"}, {"wasted", "wasted"},
 }
 
-// writeSummaries prints one row per summary: the latency figures and
-// goodput with their intervals, attempts per request, and the counts that
-// are not zero everywhere. label heads the first column and names a row.
-func writeSummaries(w io.Writer, rows []Summary, head string, label func(Summary) string) error {
+// labeled is a summary with the labels of its table row.
+type labeled struct {
+	labels []string
+	sum    Summary
+}
+
+// writeSummaries prints one row per summary: its labels (under heads), the
+// latency figures and goodput with their intervals, attempts per request,
+// and the counts that are not zero everywhere.
+func writeSummaries(w io.Writer, heads []string, rows []labeled) error {
 	var counts []int
 	for i, c := range countColumns {
 		for _, x := range rows {
-			if x.Figures[c.figure].Mean != 0 {
+			if x.sum.Figures[c.figure].Mean != 0 {
 				counts = append(counts, i)
 				break
 			}
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%s\tp50\tp95\tp99\tp99.9\tmean\tgoodput\tatt/req\t", head)
+	fmt.Fprintf(tw, "%s\tp50\tp95\tp99\tp99.9\tmean\tgoodput\tatt/req\t", strings.Join(heads, "\t"))
 	for _, i := range counts {
 		fmt.Fprintf(tw, "%s\t", countColumns[i].head)
 	}
 	fmt.Fprintln(tw)
 	for _, x := range rows {
-		f := x.Figures
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t", label(x),
+		f := x.sum.Figures
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t", strings.Join(x.labels, "\t"),
 			withPM(f["p50"], ms), withPM(f["p95"], ms), withPM(f["p99"], ms), withPM(f["p999"], ms),
 			withPM(f["mean"], ms), withPM(f["goodput"], pct), f["attempts_per_request"].Mean)
 		for _, i := range counts {

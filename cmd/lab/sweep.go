@@ -1,0 +1,527 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	livelab "github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/sim"
+	"github.com/lblab/lblab/internal/stats/confidence"
+)
+
+// Bounds on a sweep's size, checked before anything runs.
+const (
+	maxAxisValues = 1000 // values of one --vary
+	maxSweepRuns  = 1000000
+)
+
+type sweepFlags struct {
+	vary      []string
+	seeds     string
+	seed      uint64
+	duration  time.Duration
+	compare   string
+	json      bool
+	csv       string
+	plot      string
+	knee      string
+	live      bool
+	maxPoints int
+	dashboard string
+}
+
+func sweepCommand() *cobra.Command {
+	var f sweepFlags
+	var lf liveFlags
+	cmd := &cobra.Command{
+		Use:   "sweep FILE|SCENARIO --vary PATH=FROM:TO:STEP [--vary PATH=V1,V2,...]",
+		Short: "Run a lab over a grid of settings: p99 against load, one curve per algorithm, knees marked",
+		Long: `sweep runs a lab at every point of a grid of one or two varied settings, each
+point under every compare setting (--compare, or the lab's compare list) and on
+every seed (--seeds), in parallel on all cores, and prints one row per point.
+
+--vary PATH=FROM:TO:STEP is a range (numbers, or durations like 50ms:250ms:50ms);
+--vary PATH=V1,V2,... a list. PATH is any path a compare setting's set: accepts
+(docs/labfile.md), or "algorithm" (balancers.algorithm, or clients.algorithm when
+the lab balances client-side). When an axis varies the algorithm, the lab's own
+compare list is not used. The first axis is the x of the curves; each setting and
+value of the second axis is a line. A line's knee is the highest x whose mean p99
+stays under --knee: a duration, or a factor of the line's p99 at its lowest x.
+
+--live runs the points one after another with real processes, as lab run does,
+and refuses more than --max-points runs (points x settings x seeds).`,
+		Example: `  lab sweep slow-server --vary clients.rate=50:300:25 --compare round-robin,least-outstanding,p2c --plot knee.svg
+  lab sweep slow-server --vary clients.rate=50:300:50 --compare round-robin,p2c --seeds 10 --csv sweep.csv
+  lab sweep rr-slow --vary clients.rate=100:500:100 --vary algorithm=round-robin,p2c --json
+  lab sweep rr-slow --vary clients.rate=200,400 --compare round-robin,p2c --duration 10s --live`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSweep(cmd, args[0], f, lf)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.vary, "vary", nil, "a setting to vary: PATH=FROM:TO:STEP or PATH=V1,V2,... (once or twice)")
+	fl.StringVar(&f.seeds, "seeds", "", "run every point on each seed (N = 1..N, A-B, or 7,9,11): means with 95% intervals")
+	fl.Uint64Var(&f.seed, "seed", 0, "random seed (default: the lab file's seed)")
+	fl.DurationVar(&f.duration, "duration", 0, "override the lab's duration (e.g. 10s)")
+	fl.StringVar(&f.compare, "compare", "", "comma-separated settings or algorithms: one line each")
+	fl.BoolVar(&f.json, "json", false, "print the JSON sweep report (docs/report.md) instead of the table")
+	fl.StringVar(&f.csv, "csv", "", "also write one row per point and setting to FILE.csv")
+	fl.StringVar(&f.plot, "plot", "", "also draw p99 against the first axis into FILE.svg or FILE.png")
+	fl.StringVar(&f.knee, "knee", "10x", "the p99 bound of a knee: a duration (200ms) or a factor of the lowest point's p99 (10x)")
+	fl.BoolVar(&f.live, "live", false, "run the points live with real processes, one after another")
+	fl.IntVar(&f.maxPoints, "max-points", 12, "live: refuse more runs than this (points x settings x seeds)")
+	fl.StringVar(&f.dashboard, "dashboard", "", `live: serve the dashboard on ADDR while each point runs ("" = none)`)
+	lf.add(cmd)
+	return cmd
+}
+
+// axis is one --vary: a path and its values in order.
+type axis struct {
+	path   string
+	values []string
+	nums   []float64 // each value as a number (ms for durations); nil when not numeric
+	unit   string    // "" numbers, "ms" durations, "text" otherwise
+}
+
+// parseVary reads PATH=FROM:TO:STEP or PATH=V1,V2,...
+func parseVary(spec string) (axis, error) {
+	bad := func(format string, a ...any) (axis, error) {
+		return axis{}, usageError{fmt.Errorf("--vary %s: "+format, append([]any{spec}, a...)...)}
+	}
+	path, list, ok := strings.Cut(spec, "=")
+	path, list = strings.TrimSpace(path), strings.TrimSpace(list)
+	if !ok || path == "" || list == "" {
+		return bad("want PATH=FROM:TO:STEP (clients.rate=100:1000:100) or PATH=V1,V2,... (algorithm=round-robin,p2c)")
+	}
+	a := axis{path: path}
+	if strings.Contains(list, ":") {
+		parts := strings.Split(list, ":")
+		if len(parts) != 3 {
+			return bad("a range is FROM:TO:STEP, like 100:1000:100 or 50ms:250ms:50ms")
+		}
+		from, to, step, unit, err := rangeBounds(parts)
+		if err != nil {
+			return bad("%v", err)
+		}
+		switch {
+		case step <= 0:
+			return bad("the step must be more than 0")
+		case to < from:
+			return bad("the range is empty: FROM must not exceed TO")
+		case (to-from)/step+1 > maxAxisValues:
+			return bad("more than %d values; take a larger step", maxAxisValues)
+		}
+		n := int(math.Floor((to-from)/step+1e-9)) + 1
+		decimals := 0
+		for _, p := range parts {
+			if i := strings.IndexByte(p, '.'); i >= 0 && unit == "" {
+				decimals = max(decimals, len(p)-i-1)
+			}
+		}
+		a.unit = unit
+		for i := range n {
+			v := from + float64(i)*step
+			if unit == "ms" {
+				a.values = append(a.values, time.Duration(math.Round(v*float64(time.Millisecond))).String())
+			} else {
+				v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'f', decimals, 64), 64)
+				a.values = append(a.values, strconv.FormatFloat(v, 'f', decimals, 64))
+			}
+			a.nums = append(a.nums, v)
+		}
+		return a, nil
+	}
+	for _, v := range strings.Split(list, ",") {
+		v = strings.TrimSpace(v)
+		switch {
+		case v == "":
+			return bad("an empty value in the list")
+		case slices.Contains(a.values, v):
+			return bad("%s is listed twice", v)
+		}
+		a.values = append(a.values, v)
+	}
+	if len(a.values) > maxAxisValues {
+		return bad("more than %d values", maxAxisValues)
+	}
+	a.nums, a.unit = listNumbers(a.values)
+	return a, nil
+}
+
+// rangeBounds parses FROM, TO and STEP, all numbers or all durations (in ms).
+func rangeBounds(parts []string) (from, to, step float64, unit string, err error) {
+	var f [3]float64
+	numbers := true
+	for i, p := range parts {
+		if f[i], err = strconv.ParseFloat(strings.TrimSpace(p), 64); err != nil || math.IsNaN(f[i]) || math.IsInf(f[i], 0) {
+			numbers = false
+		}
+	}
+	if numbers {
+		return f[0], f[1], f[2], "", nil
+	}
+	for i, p := range parts {
+		d, err := time.ParseDuration(strings.TrimSpace(p))
+		if err != nil {
+			return 0, 0, 0, "", fmt.Errorf("%q is neither a number nor a duration; FROM, TO and STEP are all numbers or all durations", p)
+		}
+		f[i] = float64(d) / float64(time.Millisecond)
+	}
+	return f[0], f[1], f[2], "ms", nil
+}
+
+// listNumbers reads a list's values as numbers, or durations in ms; text
+// when they are neither.
+func listNumbers(values []string) ([]float64, string) {
+	nums := make([]float64, len(values))
+	for _, unit := range []string{"", "ms"} {
+		ok := true
+		for i, v := range values {
+			var err error
+			if unit == "" {
+				nums[i], err = strconv.ParseFloat(v, 64)
+			} else {
+				var d time.Duration
+				d, err = time.ParseDuration(v)
+				nums[i] = float64(d) / float64(time.Millisecond)
+			}
+			if err != nil || math.IsNaN(nums[i]) || math.IsInf(nums[i], 0) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return nums, unit
+		}
+	}
+	return nil, "text"
+}
+
+// setsAlgorithm reports whether a path chooses the balancing algorithm.
+func setsAlgorithm(path string) bool {
+	return path == "algorithm" || path == "balancers.algorithm" || path == "clients.algorithm"
+}
+
+// applyAxis returns a copy of l with one axis at one value, validated.
+func applyAxis(l *labfile.Lab, path, value string) (*labfile.Lab, error) {
+	if path == "algorithm" {
+		return l.WithSetting(labfile.Setting{Name: value, Algorithm: value})
+	}
+	c := l.Clone()
+	if err := c.Apply(path, value); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// parseKnee reads --knee: a factor like 10x, or a duration.
+func parseKnee(s string) (report.KneeRule, error) {
+	if f, ok := strings.CutSuffix(s, "x"); ok {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(v > 1) || math.IsInf(v, 0) {
+			return report.KneeRule{}, usageError{fmt.Errorf("--knee %s: a factor is a number over 1 followed by x, like 10x", s)}
+		}
+		return report.KneeRule{Factor: v}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return report.KneeRule{}, usageError{fmt.Errorf("--knee %s: want a duration like 200ms or a factor like 10x", s)}
+	}
+	return report.KneeRule{BoundMS: float64(d) / float64(time.Millisecond)}, nil
+}
+
+// sweepPlan is a checked sweep: every lab it will run, built and validated.
+type sweepPlan struct {
+	lab      *labfile.Lab // the lab as loaded (with --duration)
+	axes     []axis
+	settings []labfile.Setting
+	seeds    []uint64
+	grid     [][]string     // each point's axis values: the first axis varies fastest
+	labs     []*labfile.Lab // grid point g on seed k at g*len(seeds)+k
+	names    []string       // each lab's point and seed, for progress lines
+	lines    []string       // each (point, setting)'s line, at g*len(settings)+j
+	knee     report.KneeRule
+}
+
+// planSweep checks every flag and builds every lab, so that bad input is
+// refused (exit 2) before anything runs.
+func planSweep(arg string, f sweepFlags, seedSet bool) (*sweepPlan, error) {
+	if len(f.vary) == 0 || len(f.vary) > 2 {
+		return nil, usageError{fmt.Errorf("--vary: give one or two axes (got %d), like --vary clients.rate=100:1000:100", len(f.vary))}
+	}
+	p := &sweepPlan{}
+	for _, spec := range f.vary {
+		a, err := parseVary(spec)
+		if err != nil {
+			return nil, err
+		}
+		if len(p.axes) == 1 && p.axes[0].path == a.path {
+			return nil, usageError{fmt.Errorf("--vary %s is given twice", a.path)}
+		}
+		p.axes = append(p.axes, a)
+	}
+	var err error
+	if p.knee, err = parseKnee(f.knee); err != nil {
+		return nil, err
+	}
+	if f.plot != "" && !strings.HasSuffix(f.plot, ".svg") && !strings.HasSuffix(f.plot, ".png") {
+		return nil, usageError{fmt.Errorf("--plot %s: the file must end in .svg or .png", f.plot)}
+	}
+	if f.plot != "" && p.axes[0].unit == "text" {
+		return nil, usageError{fmt.Errorf("--plot: the first --vary axis (%s) is not numeric, so it cannot be the x of a curve; put the numeric axis first", p.axes[0].path)}
+	}
+	sf := simFlags{seed: f.seed, duration: f.duration, compare: f.compare}
+	if p.lab, err = loadLab(arg); err != nil {
+		return nil, err
+	}
+	if seedSet {
+		p.lab.Seed = f.seed
+	}
+	if f.duration < 0 {
+		return nil, usageError{fmt.Errorf("--duration %v: must be positive", f.duration)}
+	}
+	if f.duration > 0 {
+		if err := p.lab.Apply("duration", f.duration.String()); err != nil {
+			return nil, usageError{fmt.Errorf("--duration: %w", err)}
+		}
+	}
+	p.seeds = []uint64{p.lab.Seed}
+	if f.seeds != "" {
+		sf.seeds = f.seeds
+		if p.seeds, err = seedsOf(sf, seedSet); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.chooseSettings(f.compare); err != nil {
+		return nil, err
+	}
+	if err := p.build(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// chooseSettings picks the lines' settings: --compare, else the lab's
+// compare list unless an axis varies the algorithm (then the lab as it is),
+// and refuses a setting that would override an axis.
+func (p *sweepPlan) chooseSettings(compare string) error {
+	algoAxis := slices.ContainsFunc(p.axes, func(a axis) bool { return setsAlgorithm(a.path) })
+	if compare == "" && algoAxis {
+		p.settings = []labfile.Setting{{Name: p.lab.Name}}
+	} else {
+		s, err := chooseSettings(p.lab, compare)
+		if err != nil {
+			return usageError{err}
+		}
+		p.settings = s
+	}
+	for _, s := range p.settings {
+		for _, a := range p.axes {
+			_, sets := s.Set[a.path]
+			if sets || setsAlgorithm(a.path) && (s.Algorithm != "" || s.Set["balancers.algorithm"] != "" || s.Set["clients.algorithm"] != "") {
+				return usageError{fmt.Errorf("--vary %s: the setting %q sets it too; vary it or compare it, not both (choose settings with --compare)", a.path, s.Name)}
+			}
+		}
+	}
+	p.lab.Compare = nil // the settings are chosen; a varied knob must not be checked against the list
+	return nil
+}
+
+// build applies every grid point to the lab, checks each under every
+// setting, and names the lines.
+func (p *sweepPlan) build() error {
+	second := []string{""}
+	if len(p.axes) == 2 {
+		second = p.axes[1].values
+	}
+	for _, v2 := range second { // the first axis varies fastest: a line's points are adjacent
+		for _, v1 := range p.axes[0].values {
+			g := []string{v1}
+			if len(p.axes) == 2 {
+				g = append(g, v2)
+			}
+			p.grid = append(p.grid, g)
+		}
+	}
+	if runs := len(p.grid) * len(p.settings) * len(p.seeds); runs > maxSweepRuns {
+		return usageError{fmt.Errorf("lab sweep: %s is more than %d", p.size(), maxSweepRuns)}
+	}
+	for _, g := range p.grid {
+		l := p.lab
+		for i, v := range g {
+			var err error
+			if l, err = applyAxis(l, p.axes[i].path, v); err != nil {
+				return usageError{fmt.Errorf("--vary %s=%s: %w", p.axes[i].path, v, err)}
+			}
+		}
+		for _, s := range p.settings {
+			if _, err := l.WithSetting(s); err != nil {
+				return usageError{fmt.Errorf("at %s: %w", pointText(p.axes, g), err)}
+			}
+			p.lines = append(p.lines, p.lineName(s, g))
+		}
+		for _, sl := range withSeeds(l, p.seeds) {
+			p.labs = append(p.labs, sl)
+			p.names = append(p.names, fmt.Sprintf("%s, seed %d", pointText(p.axes, g), sl.Seed))
+		}
+	}
+	return nil
+}
+
+// lineName names the curve a point is on: its setting (when there are
+// several, or no second axis) and its second-axis value.
+func (p *sweepPlan) lineName(s labfile.Setting, g []string) string {
+	var parts []string
+	if len(p.settings) > 1 || len(g) < 2 {
+		parts = append(parts, s.Name)
+	}
+	if len(g) == 2 {
+		if setsAlgorithm(p.axes[1].path) {
+			parts = append(parts, g[1])
+		} else {
+			parts = append(parts, p.axes[1].path+"="+g[1])
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// size says how many runs the sweep makes and why.
+func (p *sweepPlan) size() string {
+	return fmt.Sprintf("%d runs (%s x %s x %s)", len(p.grid)*len(p.settings)*len(p.seeds),
+		plural(len(p.grid), "point"), plural(len(p.settings), "setting"), plural(len(p.seeds), "seed"))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func pointText(axes []axis, g []string) string {
+	parts := make([]string, len(g))
+	for i, v := range g {
+		parts[i] = axes[i].path + "=" + v
+	}
+	return strings.Join(parts, " ")
+}
+
+// report assembles the sweep from one report per lab (in plan order).
+func (p *sweepPlan) report(mode string, reps []*report.Report) *report.Sweep {
+	s := &report.Sweep{Mode: mode, Lab: p.lab.Name, DurationS: p.lab.Duration.Seconds(), Seeds: p.seeds,
+		Method: confidence.Method, Confidence: confidence.Level, Knee: p.knee}
+	for _, a := range p.axes {
+		s.Axes = append(s.Axes, report.SweepAxis{Path: a.path, Values: a.values, Unit: a.unit})
+	}
+	ns, nk := len(p.settings), len(p.seeds)
+	for j := range p.settings { // line by line: setting, then second-axis value
+		for g0 := 0; g0 < len(p.grid); g0 += len(p.axes[0].values) {
+			for g := g0; g < g0+len(p.axes[0].values); g++ {
+				runs := make([]report.Run, nk)
+				for k := range nk {
+					runs[k] = reps[g*nk+k].Runs[j]
+				}
+				pt := report.SweepPoint{Values: p.grid[g], Line: p.lines[g*ns+j], Summary: report.Summarize(runs)}
+				if a := p.axes[0]; a.nums != nil {
+					pt.X = a.nums[g-g0]
+				}
+				s.Points = append(s.Points, pt)
+			}
+		}
+	}
+	s.FindKnees()
+	return s
+}
+
+func runSweep(cmd *cobra.Command, arg string, f sweepFlags, lf liveFlags) error {
+	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	p, err := planSweep(arg, f, cmd.Flags().Changed("seed"))
+	if err != nil {
+		return err
+	}
+	b := batch{what: "lab sweep " + p.lab.Name, labs: p.labs, settings: p.settings, names: p.names}
+	var reps []*report.Report
+	mode := "sim"
+	if f.live {
+		mode = "live"
+		if reps, err = p.runLive(b, f, lf, errOut); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(errOut, "lab sweep %s: %s\n", p.lab.Name, p.size())
+		if reps, err = b.simulate(func(int) sim.Options { return sim.Options{} }, errOut); err != nil {
+			return err
+		}
+	}
+	s := p.report(mode, reps)
+	if f.csv != "" {
+		if err := writeFile(f.csv, s.WriteCSV); err != nil {
+			return err
+		}
+		fmt.Fprintf(errOut, "CSV written to %s\n", f.csv)
+	}
+	if f.plot != "" {
+		if err := s.WritePlot(f.plot); err != nil {
+			return err
+		}
+		fmt.Fprintf(errOut, "plot written to %s\n", f.plot)
+	}
+	if f.json {
+		return s.WriteJSON(out)
+	}
+	return s.WriteTable(out)
+}
+
+// runLive checks the live limits and runs the sweep's labs one after another.
+func (p *sweepPlan) runLive(b batch, f sweepFlags, lf liveFlags, errOut io.Writer) ([]*report.Report, error) {
+	if err := lf.check(); err != nil {
+		return nil, err
+	}
+	if f.maxPoints < 1 {
+		return nil, usageError{fmt.Errorf("--max-points: must be at least 1, got %d", f.maxPoints)}
+	}
+	estimate := time.Duration(len(b.labs)) * liveEstimate(p.lab, len(p.settings))
+	if b.runs() > f.maxPoints {
+		return nil, usageError{fmt.Errorf("lab sweep --live: %s would take about %v; the limit is %d runs "+
+			"(--max-points %d runs them all; --duration, fewer values, --compare, or lab sweep without --live cut them)",
+			p.size(), estimate.Round(time.Second), f.maxPoints, b.runs())}
+	}
+	for _, l := range b.labs {
+		if err := livelab.CheckRun(l, p.settings, lf.maxServers); err != nil {
+			return nil, usageError{err}
+		}
+	}
+	opts, closeLogs, err := lf.options(errOut)
+	if err != nil {
+		return nil, err
+	}
+	defer closeLogs()
+	fmt.Fprintf(errOut, "lab sweep %s --live: %d runs, about %v\n", p.lab.Name, b.runs(), estimate.Round(time.Second))
+	ctx, stop := interruptible()
+	defer stop()
+	return b.live(ctx, livelab.RunOptions{Options: opts, Progress: errOut, Dashboard: f.dashboard}, errOut)
+}
+
+// writeFile creates path and writes it with write.
+func writeFile(path string, write func(io.Writer) error) error {
+	file, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(file); err != nil {
+		file.Close()
+		return err
+	}
+	return file.Close()
+}
