@@ -124,9 +124,10 @@ func withPM(f Figure, format func(float64) string) string {
 
 func pct(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
 
-// count formats the mean of a count: whole numbers as such.
+// count formats the mean of a count: whole numbers and large ones without
+// decimals.
 func count(v float64) string {
-	if v == math.Trunc(v) {
+	if v == math.Trunc(v) || math.Abs(v) >= 100 {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64)

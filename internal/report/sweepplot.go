@@ -51,6 +51,9 @@ func (s *Sweep) curves() (*plot.Plot, error) {
 	if len(s.Seeds) >= 2 {
 		p.Title.Text += ", band: 95% interval"
 	}
+	if len(s.Knees) > 0 {
+		p.Title.Text += "\nknee: the highest " + s.Axes[0].Path + " whose mean p99 stays under " + s.Knee.String()
+	}
 	p.X.Label.Text = x
 	p.Y.Label.Text = "p99 (ms)"
 	p.Y.Min = 0 // the stick of the hockey stick rises from the floor
