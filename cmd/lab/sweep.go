@@ -266,8 +266,8 @@ func planSweep(arg string, f sweepFlags, seedSet bool) (*sweepPlan, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(p.axes) == 1 && p.axes[0].path == a.path {
-			return nil, usageError{fmt.Errorf("--vary %s is given twice", a.path)}
+		if len(p.axes) == 1 && (p.axes[0].path == a.path || setsAlgorithm(p.axes[0].path) && setsAlgorithm(a.path)) {
+			return nil, usageError{fmt.Errorf("--vary %s: the first axis (%s) sets the same knob", a.path, p.axes[0].path)}
 		}
 		p.axes = append(p.axes, a)
 	}
@@ -275,31 +275,16 @@ func planSweep(arg string, f sweepFlags, seedSet bool) (*sweepPlan, error) {
 	if p.knee, err = parseKnee(f.knee); err != nil {
 		return nil, err
 	}
-	if f.plot != "" && !strings.HasSuffix(f.plot, ".svg") && !strings.HasSuffix(f.plot, ".png") {
-		return nil, usageError{fmt.Errorf("--plot %s: the file must end in .svg or .png", f.plot)}
-	}
 	if f.plot != "" && p.axes[0].unit == "text" {
 		return nil, usageError{fmt.Errorf("--plot: the first --vary axis (%s) is not numeric, so it cannot be the x of a curve; put the numeric axis first", p.axes[0].path)}
 	}
-	sf := simFlags{seed: f.seed, duration: f.duration, compare: f.compare}
-	if p.lab, err = loadLab(arg); err != nil {
+	// the lab with --seed and --duration, as lab sim takes them (the settings are chosen below)
+	if p.lab, _, err = prepare(arg, simFlags{seed: f.seed, duration: f.duration, plot: f.plot}, seedSet); err != nil {
 		return nil, err
-	}
-	if seedSet {
-		p.lab.Seed = f.seed
-	}
-	if f.duration < 0 {
-		return nil, usageError{fmt.Errorf("--duration %v: must be positive", f.duration)}
-	}
-	if f.duration > 0 {
-		if err := p.lab.Apply("duration", f.duration.String()); err != nil {
-			return nil, usageError{fmt.Errorf("--duration: %w", err)}
-		}
 	}
 	p.seeds = []uint64{p.lab.Seed}
 	if f.seeds != "" {
-		sf.seeds = f.seeds
-		if p.seeds, err = seedsOf(sf, seedSet); err != nil {
+		if p.seeds, err = seedsOf(simFlags{seeds: f.seeds}, seedSet); err != nil {
 			return nil, err
 		}
 	}
