@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/sim"
 )
 
 // labEnv runs the built binary with extra environment variables.
@@ -207,5 +211,42 @@ func TestRunSeedsLive(t *testing.T) {
 		if f := s.Figures["requests"]; len(f.PerSeed) != 2 || f.PerSeed[0] < 100 || f.PerSeed[1] < 100 {
 			t.Errorf("%s: requests per seed %v, want about 150 each", s.Name, f.PerSeed)
 		}
+	}
+}
+
+// The pool returns each lab's runs in setting order, exactly as one
+// sequential compare per seed does, and a failing run is reported (run
+// under -race, this also checks the workers share nothing).
+func TestBatchSimulateMatchesSequential(t *testing.T) {
+	lab, err := loadLab("rr-slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lab.Apply("duration", "6s"); err != nil {
+		t.Fatal(err)
+	}
+	settings, _ := chooseSettings(lab, "round-robin,p2c,least-outstanding")
+	b := batch{what: "test", labs: withSeeds(lab, []uint64{3, 1, 2, 9}), settings: settings}
+	var progress bytes.Buffer
+	reps, err := b.simulate(func(int) sim.Options { return sim.Options{} }, &progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(progress.String(), "test: 12 runs in") {
+		t.Errorf("progress %q", progress.String())
+	}
+	for i, l := range b.labs {
+		want, err := sim.Compare(l, settings, sim.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reps[i].Seed != l.Seed || !reflect.DeepEqual(reps[i].Runs, want.Runs) {
+			t.Errorf("seed %d: the pool's runs differ from a sequential compare", l.Seed)
+		}
+	}
+	bad := labfile.Setting{Name: "broken", Set: map[string]string{"clients.rate": "-1"}}
+	b.settings = append(b.settings, bad)
+	if _, err := b.simulate(func(int) sim.Options { return sim.Options{} }, io.Discard); err == nil || !strings.Contains(err.Error(), "broken") {
+		t.Errorf("a failing setting: %v", err)
 	}
 }
