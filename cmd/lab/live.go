@@ -78,6 +78,7 @@ with the same seeded request stream as "lab sim". Meanwhile the live dashboard
 of the setting running is served on --dashboard (if that address is taken, lab
 run warns and runs without it).`,
 		Example: `  lab run rr-slow --compare round-robin,p2c
+  lab run rr-slow --seeds 5 --compare round-robin,p2c --duration 10s
   lab run my-lab.yaml --duration 30s --json > live.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

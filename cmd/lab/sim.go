@@ -37,8 +37,12 @@ discrete-event simulator. The same seed gives the same report, byte for byte.
 With --compare a,b,c the same seeded request stream goes through each setting:
 a name of one of the lab's compare entries, or an algorithm (see "lab algorithms").
 Without --compare, a lab with compare entries runs all of them; otherwise the
-lab runs as written.`,
+lab runs as written.
+
+With --seeds every setting runs on each seed, in parallel on all cores, and each
+figure is the mean over the seeds with a 95% interval (docs/sweeps.md).`,
 		Example: `  lab sim rr-slow --compare round-robin,least-outstanding,p2c
+  lab sim rr-slow --seeds 30 --compare round-robin,p2c
   lab sim herd --json
   lab sim my-lab.yaml --seed 7 --duration 60s --series --json > run.json`,
 		Args: cobra.ExactArgs(1),
