@@ -26,9 +26,11 @@ func (r *Report) writeSeedsTable(w io.Writer) error {
 	if err := writeSummaries(w, []string{"setting"}, rows); err != nil {
 		return err
 	}
-	fmt.Fprintln(w)
-	if err := WriteVerdicts(w, s.Ranking); err != nil {
-		return err
+	if len(s.Ranking) > 0 {
+		fmt.Fprintln(w)
+		if err := WriteVerdicts(w, s.Ranking); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(w, "\nshare of attempts per server (mean of %d seeds)\n", len(s.List))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
