@@ -78,10 +78,15 @@ with the same seeded request stream as "lab sim". Meanwhile the live dashboard
 of the setting running is served on --dashboard (if that address is taken, lab
 run warns and runs without it).`,
 		Example: `  lab run rr-slow --compare round-robin,p2c
+  lab run rr-slow --seeds 5 --compare round-robin,p2c --duration 10s
   lab run my-lab.yaml --duration 30s --json > live.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			lab, settings, err := prepare(args[0], f, cmd.Flags().Changed("seed"))
+			if err != nil {
+				return err
+			}
+			seeds, err := seedsOf(f, cmd.Flags().Changed("seed"))
 			if err != nil {
 				return err
 			}
@@ -98,8 +103,11 @@ run warns and runs without it).`,
 			defer closeLogs()
 			ctx, stop := interruptible()
 			defer stop()
-			rep, err := livelab.Run(ctx, lab, settings, livelab.RunOptions{Options: opts,
-				Series: f.series || f.plot != "", Progress: cmd.ErrOrStderr(), Dashboard: dashboard})
+			ropts := livelab.RunOptions{Options: opts, Series: f.series || f.plot != "", Progress: cmd.ErrOrStderr(), Dashboard: dashboard}
+			if seeds != nil {
+				return liveSeeds(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), lab, settings, seeds, f, ropts)
+			}
+			rep, err := livelab.Run(ctx, lab, settings, ropts)
 			if err != nil {
 				return err
 			}

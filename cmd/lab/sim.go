@@ -23,6 +23,7 @@ type simFlags struct {
 	series   bool
 	check    bool
 	plot     string
+	seeds    string // --seeds: many seeds with intervals (seeds.go)
 }
 
 func simCommand() *cobra.Command {
@@ -36,8 +37,12 @@ discrete-event simulator. The same seed gives the same report, byte for byte.
 With --compare a,b,c the same seeded request stream goes through each setting:
 a name of one of the lab's compare entries, or an algorithm (see "lab algorithms").
 Without --compare, a lab with compare entries runs all of them; otherwise the
-lab runs as written.`,
+lab runs as written.
+
+With --seeds every setting runs on each seed, in parallel on all cores, and each
+figure is the mean over the seeds with a 95% interval (docs/sweeps.md).`,
 		Example: `  lab sim rr-slow --compare round-robin,least-outstanding,p2c
+  lab sim rr-slow --seeds 30 --compare round-robin,p2c
   lab sim herd --json
   lab sim my-lab.yaml --seed 7 --duration 60s --series --json > run.json`,
 		Args: cobra.ExactArgs(1),
@@ -59,12 +64,19 @@ func reportFlags(cmd *cobra.Command, f *simFlags) {
 	fl.BoolVar(&f.json, "json", false, "print the JSON report (docs/report.md)")
 	fl.BoolVar(&f.series, "series", false, "include 250 ms time series in the report")
 	fl.StringVar(&f.plot, "plot", "", "also draw p99 over time and latency CDFs into FILE.svg or FILE.png")
+	fl.StringVar(&f.seeds, "seeds", "", "run every setting on each seed (N = 1..N, A-B, or 7,9,11) and report means with 95% intervals")
 }
 
 func runSim(out, errOut io.Writer, arg string, f simFlags, seedSet bool) error {
 	lab, settings, err := prepare(arg, f, seedSet)
 	if err != nil {
 		return err
+	}
+	if seeds, err := seedsOf(f, seedSet); err != nil || seeds != nil {
+		if err != nil {
+			return err
+		}
+		return simSeeds(out, errOut, lab, settings, seeds, f)
 	}
 	rep, err := sim.Compare(lab, settings, sim.Options{Series: f.series || f.plot != "", Check: f.check})
 	if err != nil {

@@ -16,7 +16,8 @@ type Report struct {
 	Seed      uint64  `json:"seed"`
 	DurationS float64 `json:"duration_s"`
 	Runs      []Run   `json:"runs"`
-	Narration string  `json:"-"` // what to watch, printed above the table
+	Seeds     *Seeds  `json:"seeds,omitempty"` // several seeds: intervals and per-seed values (seeds.go)
+	Narration string  `json:"-"`               // what to watch, printed above the table
 }
 
 // Run is one setting's result: the same request stream through one policy.

@@ -10,6 +10,9 @@ import (
 // WriteTable prints the human report: one row per setting ranked by p99,
 // then each server's share of the attempts per setting.
 func (r *Report) WriteTable(w io.Writer) error {
+	if r.Seeds != nil {
+		return r.writeSeedsTable(w)
+	}
 	fmt.Fprintf(w, "lab %s (%s, seed %d, %gs)\n", r.Lab, r.Mode, r.Seed, r.DurationS)
 	if r.Narration != "" {
 		fmt.Fprintf(w, "\n%s\n", wrap(r.Narration, 78))

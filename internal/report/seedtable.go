@@ -1,0 +1,195 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// writeSeedsTable prints a report run on several seeds: every figure as
+// mean ±half-interval, the ranking verdicts, and the mean server shares.
+func (r *Report) writeSeedsTable(w io.Writer) error {
+	s := r.Seeds
+	fmt.Fprintf(w, "lab %s (%s, %d seeds: %s, %gs)\n", r.Lab, r.Mode, len(s.List), SeedList(s.List), r.DurationS)
+	if r.Narration != "" {
+		fmt.Fprintf(w, "\n%s\n", wrap(r.Narration, 78))
+	}
+	fmt.Fprintf(w, "\n%s\n", IntervalNote(len(s.List), s.Confidence))
+	ranked := Ranked(s.Settings, "p99")
+	rows := make([]labeled, len(ranked))
+	for i, x := range ranked {
+		rows[i] = labeled{labels: []string{x.Name}, sum: x}
+	}
+	if err := writeSummaries(w, []string{"setting"}, rows); err != nil {
+		return err
+	}
+	if len(s.Ranking) > 0 {
+		fmt.Fprintln(w)
+		if err := WriteVerdicts(w, s.Ranking); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "\nshare of attempts per server (mean of %d seeds)\n", len(s.List))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	var names []string
+	for _, srv := range ranked[0].Servers {
+		names = append(names, srv.Name)
+	}
+	fmt.Fprintf(tw, "setting\t%s\t\n", strings.Join(names, "\t"))
+	for _, x := range ranked {
+		cells := make([]string, len(x.Servers))
+		for i, srv := range x.Servers {
+			cells[i] = fmt.Sprintf("%.1f%%", 100*srv.Share.Mean)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t\n", x.Name, strings.Join(cells, "\t"))
+	}
+	return tw.Flush()
+}
+
+// IntervalNote says how to read the ± of a table over n seeds.
+func IntervalNote(n int, level float64) string {
+	if n < 2 {
+		return "one seed: no intervals (give --seeds N for them)"
+	}
+	return fmt.Sprintf("mean of %d seeds ±half its %g%% confidence interval, relative to the mean\n"+
+		"(Student's t on the per-seed values; each seed's percentiles are that run's own)", n, 100*level)
+}
+
+// countColumns are the per-run counts a summary table shows when any row
+// has one: their means, without an interval.
+var countColumns = []struct{ head, figure string }{
+	{"timeouts", "timeouts"}, {"503s", "rejected"}, {"5xx", "errors"},
+	{"retries", "retries"}, {"hedges", "hedges"}, {"wasted", "wasted"},
+}
+
+// labeled is a summary with the labels of its table row.
+type labeled struct {
+	labels []string
+	sum    Summary
+}
+
+// writeSummaries prints one row per summary: its labels (under heads), the
+// latency figures and goodput with their intervals, attempts per request,
+// and the counts that are not zero everywhere.
+func writeSummaries(w io.Writer, heads []string, rows []labeled) error {
+	var counts []int
+	for i, c := range countColumns {
+		for _, x := range rows {
+			if x.sum.Figures[c.figure].Mean != 0 {
+				counts = append(counts, i)
+				break
+			}
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%s\tp50\tp95\tp99\tp99.9\tmean\tgoodput\tatt/req\t", strings.Join(heads, "\t"))
+	for _, i := range counts {
+		fmt.Fprintf(tw, "%s\t", countColumns[i].head)
+	}
+	fmt.Fprintln(tw)
+	for _, x := range rows {
+		f := x.sum.Figures
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t", strings.Join(x.labels, "\t"),
+			withPM(f["p50"], ms), withPM(f["p95"], ms), withPM(f["p99"], ms), withPM(f["p999"], ms),
+			withPM(f["mean"], ms), withPM(f["goodput"], pct), f["attempts_per_request"].Mean)
+		for _, i := range counts {
+			fmt.Fprintf(tw, "%s\t", count(f[countColumns[i].figure].Mean))
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
+
+// withPM formats a figure as "mean ±x%" (x: the half-interval relative to
+// the mean), or the mean alone for a single seed.
+func withPM(f Figure, format func(float64) string) string {
+	if len(f.PerSeed) < 2 {
+		return format(f.Mean)
+	}
+	half := (f.Hi - f.Lo) / 2
+	if f.Mean == 0 {
+		if half == 0 {
+			return format(0) + " ±0%"
+		}
+		return format(0) + " ±" + format(half)
+	}
+	rel := 100 * half / math.Abs(f.Mean)
+	prec := 0
+	if rel < 10 {
+		prec = 1
+	}
+	return format(f.Mean) + " ±" + strconv.FormatFloat(rel, 'f', prec, 64) + "%"
+}
+
+func pct(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
+
+// count formats the mean of a count: whole numbers and large ones without
+// decimals.
+func count(v float64) string {
+	if v == math.Trunc(v) || math.Abs(v) >= 100 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+// WriteVerdicts prints one line per verdict, in the manner of benchstat:
+//
+//	least-outstanding's p99 < p2c's  (28/30 seeds; diff -52ms [-61ms, -43ms] paired; 95% CIs disjoint)
+func WriteVerdicts(w io.Writer, vs []Verdict) error {
+	if len(vs) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "%s, ranked by mean, each against the next on the same seeds\n", vs[0].Figure)
+	fmt.Fprintln(w, "(distinguishable: the paired 95% interval of the per-seed differences excludes 0)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, v := range vs {
+		rel := "<"
+		if !v.Distinguishable {
+			rel = "~"
+		}
+		cis := "CIs overlap"
+		if v.Disjoint {
+			cis = "95% CIs disjoint"
+		}
+		verdict := ""
+		if !v.Distinguishable {
+			verdict = "; not distinguishable"
+		}
+		fmt.Fprintf(tw, "  %s's %s %s %s's\t(%d/%d seeds lower; diff %s [%s, %s] %s; %s%s)\n",
+			v.Better, v.Figure, rel, v.Worse, v.Wins, v.Seeds, signedMs(v.Diff.Mean),
+			signedMs(v.Diff.Lo), signedMs(v.Diff.Hi), signedPct(v.DiffRatio), cis, verdict)
+	}
+	return tw.Flush()
+}
+
+func signedMs(v float64) string {
+	if v < 0 {
+		return "-" + ms(-v)
+	}
+	return "+" + ms(v)
+}
+
+func signedPct(v float64) string { return fmt.Sprintf("%+.0f%%", 100*v) }
+
+// SeedList writes seeds compactly: runs of consecutive seeds as ranges
+// ("1-30", "1-5, 9, 11").
+func SeedList(seeds []uint64) string {
+	var parts []string
+	for i := 0; i < len(seeds); {
+		j := i
+		for j+1 < len(seeds) && seeds[j+1] == seeds[j]+1 {
+			j++
+		}
+		switch {
+		case j == i:
+			parts = append(parts, strconv.FormatUint(seeds[i], 10))
+		default:
+			parts = append(parts, fmt.Sprintf("%d-%d", seeds[i], seeds[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
