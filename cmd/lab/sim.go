@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -91,8 +93,8 @@ func prepare(arg string, f simFlags, seedSet bool) (*labfile.Lab, []labfile.Sett
 			return nil, nil, usageError{fmt.Errorf("--duration: %w", err)}
 		}
 	}
-	if f.plot != "" && !strings.HasSuffix(f.plot, ".svg") && !strings.HasSuffix(f.plot, ".png") {
-		return nil, nil, usageError{fmt.Errorf("--plot %s: the file must end in .svg or .png", f.plot)}
+	if err := checkPlotPath(f.plot); err != nil {
+		return nil, nil, usageError{err}
 	}
 	settings, err := chooseSettings(lab, f.compare)
 	if err != nil {
@@ -101,23 +103,42 @@ func prepare(arg string, f simFlags, seedSet bool) (*labfile.Lab, []labfile.Sett
 	return lab, settings, nil
 }
 
-// printReport writes the plot (if asked), then the table or the JSON.
+// printReport prints the table or the JSON, then draws the plot (if
+// asked): a plot that cannot be drawn is an error after the report.
 func printReport(out, errOut io.Writer, rep *report.Report, f simFlags) error {
-	if f.plot != "" {
-		if err := rep.WritePlot(f.plot); err != nil {
-			return err
-		}
-		if !f.series { // the series were only for the plot
-			for i := range rep.Runs {
-				rep.Runs[i].Series = nil
-			}
-		}
-		fmt.Fprintf(errOut, "plot written to %s\n", f.plot)
+	shown := rep
+	if f.plot != "" && !f.series {
+		shown = rep.WithoutSeries() // the series were only for the plot
 	}
+	var err error
 	if f.json {
-		return rep.WriteJSON(out)
+		err = shown.WriteJSON(out)
+	} else {
+		err = shown.WriteTable(out)
 	}
-	return rep.WriteTable(out)
+	if err != nil || f.plot == "" {
+		return err
+	}
+	if err := rep.WritePlot(f.plot); err != nil {
+		return fmt.Errorf("the report is printed, but not the plot: %w", err)
+	}
+	fmt.Fprintf(errOut, "plot written to %s\n", f.plot)
+	return nil
+}
+
+// checkPlotPath refuses, before anything runs, a --plot file that cannot
+// be written: a wrong extension or a directory that does not exist.
+func checkPlotPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	if ext := strings.ToLower(filepath.Ext(path)); ext != ".svg" && ext != ".png" {
+		return fmt.Errorf("--plot %s: the file must end in .svg or .png", path)
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		return fmt.Errorf("--plot %s: no directory %s to write it in", path, filepath.Dir(path))
+	}
+	return nil
 }
 
 // chooseSettings turns --compare (or the lab's own compare list) into settings.

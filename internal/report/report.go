@@ -43,7 +43,7 @@ type Run struct {
 	Little             *Little    `json:"little,omitempty"`
 	Log                []LogLine  `json:"log,omitempty"` // breaker transitions, chaos and changes, in time order
 	Events             uint64     `json:"sim_events,omitempty"`
-	CDF                []float64  `json:"-"`                // latency (ms) at quantiles 0, 0.01, ..., 1, for plots
+	CDF                []float64  `json:"cdf_ms,omitempty"` // with the series: latency (ms) at quantiles 0, 0.01, ..., 1 (what --plot draws)
 	Pacing             *Pacing    `json:"pacing,omitempty"` // live runs: how punctually the loadgen started requests
 }
 
@@ -131,6 +131,17 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+// WithoutSeries is a copy of r without the series and CDFs: what to print
+// when they were gathered only for a plot.
+func (r *Report) WithoutSeries() *Report {
+	c := *r
+	c.Runs = append([]Run(nil), r.Runs...)
+	for i := range c.Runs {
+		c.Runs[i].Series, c.Runs[i].CDF = nil, nil
+	}
+	return &c
 }
 
 // Ranked returns the runs ordered by p99 (then name), best first.

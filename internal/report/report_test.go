@@ -92,7 +92,7 @@ func TestJSONFieldNames(t *testing.T) {
 	}
 	run := m["runs"].([]any)[0].(map[string]any)
 	if _, ok := run["CDF"]; ok {
-		t.Error("the CDF is for plots, not part of the JSON contract")
+		t.Error("the CDF is in the JSON as cdf_ms")
 	}
 	if _, ok := run["latency_ms"]; !ok {
 		t.Error("latency_ms missing")
@@ -119,5 +119,63 @@ func TestWritePlot(t *testing.T) {
 	}
 	if err := testReport().WritePlot(filepath.Join(dir, "a.gif")); err == nil {
 		t.Error("a .gif plot should be refused")
+	}
+}
+
+// A report without latency data (a live run's report without its CDF, or a
+// run where nothing succeeded) is a clear error, never a panic; one with
+// only some of the data draws what it has.
+func TestWritePlotMissingData(t *testing.T) {
+	dir := t.TempDir()
+	empty := &Report{Mode: "live", Lab: "t", Runs: []Run{{Name: "a"}, {Name: "b", CDF: make([]float64, 101),
+		Series: []Bin{{T: 0}, {T: 0.25}}}}}
+	err := empty.WritePlot(filepath.Join(dir, "empty.png"))
+	if err == nil || !strings.Contains(err.Error(), "nothing to draw") {
+		t.Errorf("a report with no latency at all: %v, want an error saying there is nothing to draw", err)
+	}
+	noCDF := testReport()
+	for i := range noCDF.Runs {
+		noCDF.Runs[i].CDF = nil
+	}
+	constant := testReport()
+	for i := range constant.Runs {
+		for j := range constant.Runs[i].CDF {
+			constant.Runs[i].CDF[j] = 5
+		}
+		constant.Runs[i].Series = nil
+	}
+	for name, rep := range map[string]*Report{"no-cdf.png": noCDF, "constant.svg": constant, "no-cdf.svg": noCDF} {
+		path := filepath.Join(dir, name)
+		if err := rep.WritePlot(path); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Size() < 1000 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// The CDF travels with the series: in the JSON as cdf_ms when series are
+// kept (a live run's plot reads it from the loadgen's report), absent
+// otherwise; WithoutSeries drops both from a copy.
+func TestCDFWithSeries(t *testing.T) {
+	var run, bare Run
+	record(300).Fill(&run, clock.Instant(3*time.Second))
+	NewRecorder(false).Fill(&bare, clock.Instant(3*time.Second))
+	rep := &Report{Runs: []Run{run, bare}}
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Runs[0].CDF) != 101 || back.Runs[0].CDF[100] != run.CDF[100] || run.CDF[100] < 50 || back.Runs[1].CDF != nil {
+		t.Errorf("cdf_ms after a JSON round trip: %d and %d values", len(back.Runs[0].CDF), len(back.Runs[1].CDF))
+	}
+	if c := rep.WithoutSeries(); c.Runs[0].CDF != nil || c.Runs[0].Series != nil || rep.Runs[0].CDF == nil {
+		t.Error("WithoutSeries should drop the series and CDF from a copy only")
 	}
 }
