@@ -101,8 +101,12 @@ func decodeBody(w http.ResponseWriter, req *http.Request, v any) bool {
 }
 
 // validate checks a drill against lab as the lab file would check it as a
-// script event; an add-server drill gets its generated name.
+// script event; an add-server drill without a target gets its generated
+// name (nextServerName).
 func validate(lab *labfile.Lab, ev *labfile.Event) error {
+	if ev.Action == "add-server" && ev.Target == "" {
+		ev.Target = nextServerName(lab)
+	}
 	probe := lab
 	probe.Compare = nil
 	for i := range probe.Events {
