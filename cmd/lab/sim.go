@@ -44,7 +44,7 @@ lab runs as written.`,
   lab sim my-lab.yaml --seed 7 --duration 60s --series --json > run.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSim(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f, cmd.Flags().Changed("seed"))
+			return runSim(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f, cmd.Flags().Changed)
 		},
 	}
 	reportFlags(cmd, &f)
@@ -59,12 +59,12 @@ func reportFlags(cmd *cobra.Command, f *simFlags) {
 	fl.DurationVar(&f.duration, "duration", 0, "override the lab's duration (e.g. 60s)")
 	fl.StringVar(&f.compare, "compare", "", "comma-separated settings or algorithms to compare on one stream")
 	fl.BoolVar(&f.json, "json", false, "print the JSON report (docs/report.md)")
-	fl.BoolVar(&f.series, "series", false, "include 250 ms time series in the report")
+	fl.BoolVar(&f.series, "series", false, "include 250 ms time series and the latency CDF in the JSON report (needs --json)")
 	fl.StringVar(&f.plot, "plot", "", "also draw p99 over time and latency CDFs into FILE.svg or FILE.png")
 }
 
-func runSim(out, errOut io.Writer, arg string, f simFlags, seedSet bool) error {
-	lab, settings, err := prepare(arg, f, seedSet)
+func runSim(out, errOut io.Writer, arg string, f simFlags, changed func(flag string) bool) error {
+	lab, settings, err := prepare(arg, f, changed)
 	if err != nil {
 		return err
 	}
@@ -76,16 +76,20 @@ func runSim(out, errOut io.Writer, arg string, f simFlags, seedSet bool) error {
 }
 
 // prepare loads the lab, applies --seed and --duration and picks the
-// settings; every problem is a usage error (exit 2).
-func prepare(arg string, f simFlags, seedSet bool) (*labfile.Lab, []labfile.Setting, error) {
+// settings; every problem is a usage error (exit 2). changed reports
+// whether a flag was given.
+func prepare(arg string, f simFlags, changed func(flag string) bool) (*labfile.Lab, []labfile.Setting, error) {
+	if f.series && !f.json {
+		return nil, nil, usageError{fmt.Errorf("--series: the series are part of the JSON report: add --json (--plot draws them without --series)")}
+	}
 	lab, err := loadLab(arg)
 	if err != nil {
 		return nil, nil, err
 	}
-	if seedSet {
+	if changed("seed") {
 		lab.Seed = f.seed
 	}
-	if f.duration < 0 {
+	if changed("duration") && f.duration <= 0 {
 		return nil, nil, usageError{fmt.Errorf("--duration %v: must be positive", f.duration)}
 	}
 	if f.duration > 0 {
