@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -89,11 +88,19 @@ func (c *Controller) handleChaos(w http.ResponseWriter, req *http.Request) {
 	writeJSON(w, 200, map[string]any{"ok": true, "applied": describe(ev)})
 }
 
-// decodeBody reads a small strict JSON body; on bad input it answers 400.
+// maxBody bounds a controller request's body (a drill or a scenario name).
+const maxBody = 64 << 10
+
+// decodeBody reads a small strict JSON body; on bad input it answers 400,
+// on a body over maxBody 413.
 func decodeBody(w http.ResponseWriter, req *http.Request, v any) bool {
-	dec := json.NewDecoder(io.LimitReader(req.Body, 64<<10))
+	dec := json.NewDecoder(http.MaxBytesReader(w, req.Body, maxBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			writeJSON(w, 413, map[string]any{"error": "request body too large: the limit is 64 KiB", "code": 413})
+			return false
+		}
 		writeJSON(w, 400, map[string]any{"error": "bad JSON body: " + err.Error(), "code": 400})
 		return false
 	}
