@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -35,15 +36,32 @@ func Tool(t testing.TB, name, install string, also ...string) string {
 }
 
 // Skip skips the test with a loud reason. When $LBLAB_SKIPS names a file it
-// also appends "package test: reason" there, so that make test can list
+// also appends "./internal/lab TestName: reason" there, so that make test can list
 // every test that did not run after the (otherwise quiet) go test output.
 func Skip(t testing.TB, why string) {
 	t.Helper()
 	if path := os.Getenv("LBLAB_SKIPS"); path != "" {
 		if f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-			fmt.Fprintf(f, "%s: %s\n", t.Name(), why)
+			fmt.Fprintf(f, "%s %s: %s\n", packageDir(), t.Name(), why)
 			f.Close()
 		}
 	}
 	t.Skipf("SKIPPED: %s", why)
+}
+
+// packageDir is the test's package directory relative to the module root
+// (go test runs a package's tests in its directory).
+func packageDir() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "?"
+	}
+	for dir := wd; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			if rel, err := filepath.Rel(dir, wd); err == nil {
+				return "./" + filepath.ToSlash(rel)
+			}
+		}
+	}
+	return wd
 }

@@ -28,7 +28,7 @@ func TestToolMissing(t *testing.T) {
 	recorded, _ := os.ReadFile(skips)
 	if err != nil || !strings.Contains(out, "--- SKIP") ||
 		!strings.Contains(out, "SKIPPED: lblab-no-such-tool is not installed (not on PATH nor at /no/such/path): apt-get install -y lblab-no-such-tool") ||
-		!strings.Contains(string(recorded), "TestToolMissing: lblab-no-such-tool is not installed") {
+		!strings.Contains(string(recorded), "./internal/testbin TestToolMissing: lblab-no-such-tool is not installed") {
 		t.Errorf("locally: %v\n%s\nrecorded: %q", err, out, recorded)
 	}
 	out, err = run("true")
