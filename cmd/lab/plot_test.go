@@ -55,3 +55,22 @@ func TestPlotPathCheckedFirst(t *testing.T) {
 		}
 	}
 }
+
+// balls-bins (1,000 servers, nothing ever finishes) prints a readable
+// table ranked by its headline, the fullest server's queue, and no 0 ms
+// latencies for requests that never finished.
+func TestBallsBinsTable(t *testing.T) {
+	out, errOut, code := lab(t, "sim", "balls-bins")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if len(line) > 130 {
+			t.Fatalf("a line of %d characters", len(line))
+		}
+	}
+	if !strings.Contains(out, "ranked by the fullest server's longest queue (max queue)") || strings.Contains(out, "0.0ms") ||
+		!strings.Contains(out, "busiest") || strings.Index(out, "three-choices") > strings.Index(out, "one-choice") {
+		t.Errorf("balls-bins table:\n%s", out)
+	}
+}

@@ -6,7 +6,8 @@ package report
 import (
 	"encoding/json"
 	"io"
-	"sort"
+
+	"github.com/lblab/lblab/internal/labfile"
 )
 
 // Report is the result of one lab run or compare.
@@ -17,6 +18,9 @@ type Report struct {
 	DurationS float64 `json:"duration_s"`
 	Runs      []Run   `json:"runs"`
 	Narration string  `json:"-"` // what to watch, printed above the table
+	// Headline is the figure the lab is about (its report.headline): the
+	// table ranks the settings by it and shows it first.
+	Headline labfile.Headline `json:"-"`
 }
 
 // Run is one setting's result: the same request stream through one policy.
@@ -142,18 +146,6 @@ func (r *Report) WithoutSeries() *Report {
 		c.Runs[i].Series, c.Runs[i].CDF = nil, nil
 	}
 	return &c
-}
-
-// Ranked returns the runs ordered by p99 (then name), best first.
-func (r *Report) Ranked() []Run {
-	runs := append([]Run(nil), r.Runs...)
-	sort.SliceStable(runs, func(i, j int) bool {
-		if runs[i].Latency.P99 != runs[j].Latency.P99 {
-			return runs[i].Latency.P99 < runs[j].Latency.P99
-		}
-		return runs[i].Name < runs[j].Name
-	})
-	return runs
 }
 
 // HitRatio is the run's cache hit ratio over all servers, weighted by attempts.

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 )
 
@@ -177,5 +179,70 @@ func TestCDFWithSeries(t *testing.T) {
 	}
 	if c := rep.WithoutSeries(); c.Runs[0].CDF != nil || c.Runs[0].Series != nil || rep.Runs[0].CDF == nil {
 		t.Error("WithoutSeries should drop the series and CDF from a copy only")
+	}
+}
+
+// wideReport is a compare over n servers where nothing finished: each
+// server holds what it was sent.
+func wideReport(n int) *Report {
+	rep := &Report{Mode: "sim", Lab: "wide", Seed: 1, DurationS: 10, Headline: labfile.HeadlineMaxQueue}
+	for k, name := range []string{"spread", "lumpy"} {
+		run := Run{Name: name, Requests: uint64(100 * n), Timeouts: uint64(100 * n)}
+		for i := 0; i < n; i++ {
+			q := 100 + (i%7-3)*(k+1)
+			if i == n/2 {
+				q = 100 + 40*k + 5
+			}
+			run.Servers = append(run.Servers, Server{Name: fmt.Sprintf("s%d", i+1), Sent: uint64(q), MaxQueue: q,
+				Share: float64(q) / float64(100*n)})
+		}
+		rep.Runs = append(rep.Runs, run)
+	}
+	return rep
+}
+
+// A fleet wider than WideFleet gets a summary of the shares, not a column
+// per server; a lab whose headline is max_queue is ranked by it and shows
+// it; a setting where nothing succeeded shows no latency rather than 0 ms.
+func TestTableWideFleetAndHeadline(t *testing.T) {
+	var buf bytes.Buffer
+	if err := wideReport(1000).WriteTable(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, line := range strings.Split(out, "\n") {
+		if len(line) > 130 {
+			t.Fatalf("a line of %d characters:\n%s", len(line), line)
+		}
+	}
+	for _, want := range []string{"ranked by the fullest server's longest queue", "max queue", "105 (s501)", "145 (s501)",
+		"busiest", "idlest", "No request succeeded in spread, lumpy"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Index(out, "  spread ") > strings.Index(out, "  lumpy ") || strings.Contains(out, "0.0ms") {
+		t.Errorf("want spread (fuller server 105) ranked before lumpy (145), and no 0.0ms latency:\n%s", out)
+	}
+	buf.Reset()
+	narrow := wideReport(WideFleet)
+	narrow.WriteTable(&buf)
+	if !strings.Contains(buf.String(), "s12") || strings.Contains(buf.String(), "busiest") {
+		t.Errorf("%d servers should each get a column:\n%s", WideFleet, buf.String())
+	}
+}
+
+// Ranked by p99, a run without a successful request (p99 0) comes last,
+// not first.
+func TestRankedNoSuccessLast(t *testing.T) {
+	rep := testReport()
+	rep.Runs = append(rep.Runs, Run{Name: "aaa-nothing", Requests: 10, Timeouts: 10})
+	if r := rep.Ranked(); r[len(r)-1].Name != "aaa-nothing" || r[0].Name != "fast" {
+		t.Errorf("ranked %s, %s, %s", r[0].Name, r[1].Name, r[2].Name)
+	}
+	rep.Headline = labfile.HeadlineGoodput
+	rep.Runs[0].Goodput, rep.Runs[1].Goodput = 0.5, 0.9
+	if r := rep.Ranked(); r[0].Name != "fast" || r[1].Name != "slow" {
+		t.Errorf("by goodput: %s, %s", r[0].Name, r[1].Name)
 	}
 }
