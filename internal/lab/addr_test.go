@@ -53,3 +53,19 @@ func TestDecodeBodyLimit(t *testing.T) {
 		}
 	}
 }
+
+// The banner's changes: what differs from the first reading, said as the
+// dashboard shows it.
+func TestChanges(t *testing.T) {
+	start := Settings{Rate: 200, Algorithm: "p2c", Discipline: "fifo"}
+	if c := changes(start, start); len(c) != 0 {
+		t.Errorf("no drill, changes %v", c)
+	}
+	now := start
+	now.Algorithm, now.Rate, now.Breaker, now.Hedge = "round-robin", 400, true, "p95"
+	got := strings.Join(changes(start, now), "; ")
+	want := "algorithm round-robin (was p2c); rate 400/s (was 200/s); hedging p95 (was none); breakers on (was off)"
+	if got != want {
+		t.Errorf("changes:\n got %s\nwant %s", got, want)
+	}
+}
