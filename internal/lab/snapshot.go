@@ -22,7 +22,7 @@ type Snapshot struct {
 	Description string         `json:"description,omitempty"`
 	Narration   string         `json:"narration,omitempty"`
 	Changes     []string       `json:"changes"` // settings changed since the lab started (see changes)
-	T           num            `json:"t_s"` // seconds since this lab started
+	T           num            `json:"t_s"`     // seconds since this lab started
 	AtUnixMs    int64          `json:"at_unix_ms"`
 	Features    Features       `json:"features"`
 	Algorithms  []string       `json:"algorithms"`
