@@ -41,7 +41,7 @@ func ParseEndpoints(flag, list string) ([]Endpoint, error) {
 		if !ok || name == "" || addr == "" {
 			return nil, fmt.Errorf("%s: %q: want NAME=HOST:PORT", flag, item)
 		}
-		addr, err := DialAddr(flag+" "+name+"=", addr)
+		addr, err := DialAddr(flag+" "+name, addr)
 		if err != nil {
 			return nil, err
 		}
