@@ -47,8 +47,8 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 	}
 	addr := startUp(t, lab)
-	b.do(t, 15*time.Second, chromedp.Navigate("http://"+addr+"/"))
-	b.wait(t, 10*time.Second, `document.querySelectorAll('#diagram .server').length === 3 && !!document.querySelector('#chart-latency .uplot')`)
+	b.do(t, 60*time.Second, chromedp.Navigate("http://"+addr+"/"))
+	b.wait(t, 30*time.Second, `document.querySelectorAll('#diagram .server').length === 3 && !!document.querySelector('#chart-latency .uplot')`)
 	names := eval[string](t, b, `[...document.querySelectorAll('#diagram .server')].map(e => e.dataset.name).join(',')`)
 	if names != "s1,s2,s3" {
 		t.Fatalf("servers drawn: %q, want s1,s2,s3", names)
@@ -123,8 +123,8 @@ func share(t *testing.T, b *browser, name string) float64 {
 func TestDashboardScenarioPicker(t *testing.T) {
 	b := newBrowser(t)
 	addr := startUp(t, smallLab(t, "p2c", 3600))
-	b.do(t, 15*time.Second, chromedp.Navigate("http://"+addr+"/"))
-	b.wait(t, 10*time.Second, `document.querySelectorAll('#diagram .server').length === 3 && document.querySelector('#scenario').options.length > 10`)
+	b.do(t, 60*time.Second, chromedp.Navigate("http://"+addr+"/"))
+	b.wait(t, 30*time.Second, `document.querySelectorAll('#diagram .server').length === 3 && document.querySelector('#scenario').options.length > 10`)
 	b.do(t, 5*time.Second, chromedp.Evaluate[chromedp.Void](`document.querySelector('#scenario').value = 'slow-server'`),
 		click(`#scenario-run`))
 	b.wait(t, 15*time.Second, `document.querySelectorAll('#diagram .server').length === 5 && !!document.querySelector('#diagram .server[data-name="slow"]') && document.querySelector('#lab-name').textContent === 'slow-server'`)
