@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -82,7 +84,7 @@ run warns and runs without it).`,
   lab run my-lab.yaml --duration 30s --json > live.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lab, settings, err := prepare(args[0], f, cmd.Flags().Changed("seed"))
+			lab, settings, err := prepare(args[0], f, cmd.Flags().Changed)
 			if err != nil {
 				return err
 			}
@@ -92,6 +94,11 @@ run warns and runs without it).`,
 			}
 			if err := lf.check(); err != nil {
 				return err
+			}
+			if dashboard != "" {
+				if dashboard, err = livelab.ListenAddr("--dashboard", dashboard); err != nil {
+					return usageError{err}
+				}
 			}
 			if err := livelab.CheckRun(lab, settings, lf.maxServers); err != nil {
 				return usageError{err} // refused before anything starts: exit 2
@@ -116,7 +123,7 @@ run warns and runs without it).`,
 	}
 	reportFlags(cmd, &f)
 	lf.add(cmd)
-	cmd.Flags().StringVar(&dashboard, "dashboard", "127.0.0.1:8000", `serve the live dashboard on ADDR while the lab runs ("" = none)`)
+	cmd.Flags().StringVar(&dashboard, "dashboard", livelab.DefaultControllerAddr, `serve the live dashboard on ADDR while the lab runs ("" = none)`)
 	return cmd
 }
 
@@ -154,6 +161,18 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 			if err := livelab.CheckFleet(lab, lf.maxServers); err != nil {
 				return usageError{err} // refused before anything starts: exit 2
 			}
+			if listen, err = livelab.ListenAddr("--listen", listen); err == nil {
+				lbAddr, err = livelab.ListenAddr("--lb", lbAddr)
+			}
+			if err == nil {
+				err = livelab.CheckFree("--listen", listen)
+			}
+			if err == nil {
+				err = livelab.CheckFree("--lb", lbAddr)
+			}
+			if err != nil {
+				return usageError{err} // a port in use: refused before anything starts
+			}
 			opts, closeLogs, err := lf.options(cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -162,12 +181,12 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 			opts.LBAddr = lbAddr
 			ctx, stop := interruptible()
 			defer stop()
-			err = livelab.Up(ctx, lab, livelab.UpOptions{Options: opts, Listen: listen, Out: cmd.OutOrStdout()})
+			err = livelab.Up(ctx, lab, livelab.UpOptions{Options: opts, Listen: listen, Out: cmd.OutOrStdout(), Command: invokedAs()})
 			fmt.Fprintln(cmd.ErrOrStderr(), "lab up: stopped every process")
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8000", "the controller's address (dashboard, state and chaos API)")
+	cmd.Flags().StringVar(&listen, "listen", livelab.DefaultControllerAddr, "the controller's address (dashboard, state and chaos API)")
 	cmd.Flags().StringVar(&lbAddr, "lb", "127.0.0.1:8080", "the balancer's traffic address")
 	lf.add(cmd)
 	return cmd
@@ -182,17 +201,24 @@ func chaosCommand() *cobra.Command {
 lab file. Actions: slow, restore, kill, restart, gc, fail, recover, errors, rate,
 algorithm, add-server, remove-server, set. Settings: speed=0.25, pause=300ms,
 share=0.1, rate=800, algorithm=p2c, or any dotted lab path for set
-(clients.budget=0.1, balancers.breaker.enabled=true).`,
+(clients.budget=0.1, balancers.breaker.enabled=true). add-server without a name
+adds a server like the last one named as a lab file would (s6 for the first one
+added to five). --lab-url takes HOST:PORT or http://HOST:PORT/.`,
 		Example: `  lab chaos kill s2
   lab chaos restart s2
   lab chaos slow s3 speed=0.25
   lab chaos gc s1 pause=300ms
   lab chaos algorithm algorithm=round-robin
-  lab chaos set clients.retries=2 clients.budget=0.1`,
+  lab chaos set clients.retries=2 clients.budget=0.1
+  lab chaos add-server
+  lab chaos --lab-url http://127.0.0.1:8001 kill s2`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ev, err := livelab.ParseDrill(args)
 			if err != nil {
+				return usageError{err}
+			}
+			if addr, err = livelab.DialAddr("--lab-url", addr); err != nil {
 				return usageError{err}
 			}
 			ctx, stop := interruptible()
@@ -209,7 +235,7 @@ share=0.1, rate=800, algorithm=p2c, or any dotted lab path for set
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&addr, "lab-url", "127.0.0.1:8000", "the address of the lab up controller")
+	cmd.Flags().StringVar(&addr, "lab-url", livelab.DefaultControllerAddr, "the address of the lab up controller (HOST:PORT or http://HOST:PORT)")
 	return cmd
 }
 
@@ -238,6 +264,9 @@ lab file the processes run, to check drills against (default: the playground).`,
 				fmt.Fprintf(cmd.OutOrStdout(), "lab dashboard: configuration ok: %d balancers, %d backends, loadgen %s\n", len(o.LBs), len(o.Backends), o.Loadgen)
 				return nil
 			}
+			if listen, err = livelab.ListenAddr("--listen", listen); err != nil {
+				return usageError{err}
+			}
 			log := wire.Logger("lab", verbose)
 			defer func() { _ = log.Sync() }()
 			o.Listen, o.Out, o.Log, o.Logs = listen, cmd.OutOrStdout(), log, io.Discard
@@ -249,7 +278,7 @@ lab file the processes run, to check drills against (default: the playground).`,
 	cmd.Flags().StringVar(&lbs, "lb", "", "the balancers' admin addresses, NAME=HOST:PORT,...")
 	cmd.Flags().StringVar(&backends, "backends", "", "the backends' admin addresses, NAME=HOST:PORT,... (in fleet order)")
 	cmd.Flags().StringVar(&loadgen, "loadgen", "", "the loadgen's admin address, HOST:PORT")
-	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8000", "the dashboard's address")
+	cmd.Flags().StringVar(&listen, "listen", livelab.DefaultControllerAddr, "the dashboard's address")
 	cmd.Flags().StringVar(&labArg, "lab", "", "the lab file or scenario the processes run (to check drills; default: the playground)")
 	cmd.Flags().BoolVar(&check, "check-config", false, "validate the flags, print a summary and exit (0 ok, 2 bad)")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logging")
@@ -270,11 +299,31 @@ func attachOptions(lbs, backends, loadgen, labArg string) (livelab.AttachOptions
 			return o, err
 		}
 	}
-	o.Loadgen = loadgen
+	if loadgen != "" {
+		if o.Loadgen, err = livelab.DialAddr("--loadgen", loadgen); err != nil {
+			return o, err
+		}
+	}
 	if labArg != "" {
 		if o.Lab, err = loadLab(labArg); err != nil {
 			return o, err
 		}
 	}
 	return o, nil
+}
+
+// invokedAs is how the user ran lab, for hints they can paste: the first
+// argument as typed (bin/lab, ./lab, or lab found on PATH), or go run
+// ./cmd/lab when go run built it.
+func invokedAs() string {
+	arg0 := os.Args[0]
+	if strings.Contains(arg0, "go-build") {
+		return "go run ./cmd/lab"
+	}
+	if filepath.IsAbs(arg0) {
+		if p, err := exec.LookPath(filepath.Base(arg0)); err == nil && p == arg0 {
+			return filepath.Base(arg0)
+		}
+	}
+	return arg0
 }

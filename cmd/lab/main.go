@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -29,8 +30,10 @@ time and prints the report. See docs/labfile.md for the lab-file reference.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SuggestionsMinimumDistance = 2
 	root.AddCommand(simCommand(), sweepCommand(), runCommand(), upCommand(), dashboardCommand(), chaosCommand(), scenariosCommand(), algorithmsCommand())
 	root.AddCommand(processCommands()...)
+	usageArgs(root)
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "lab:", err)
 		var u usageError
@@ -40,4 +43,36 @@ time and prints the report. See docs/labfile.md for the lab-file reference.`,
 		}
 		os.Exit(1)
 	}
+}
+
+// usageArgs makes a wrong number of arguments, and an unknown command, a
+// usage error (exit 2) that shows how to call the command; lab alone
+// prints its help.
+func usageArgs(root *cobra.Command) {
+	root.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("unknown command %q (lab --help lists them)", args[0])
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg = fmt.Sprintf("unknown command %q: did you mean %s?", args[0], strings.Join(s, " or "))
+		}
+		return usageError{errors.New(msg)}
+	}
+	root.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	var wrap func(*cobra.Command)
+	wrap = func(c *cobra.Command) {
+		if check := c.Args; check != nil && c != root {
+			c.Args = func(cmd *cobra.Command, args []string) error {
+				if err := check(cmd, args); err != nil {
+					return usageError{fmt.Errorf("%s: %w (usage: %s)", cmd.CommandPath(), err, cmd.UseLine())}
+				}
+				return nil
+			}
+		}
+		for _, sub := range c.Commands() {
+			wrap(sub)
+		}
+	}
+	wrap(root)
 }

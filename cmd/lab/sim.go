@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -47,7 +49,7 @@ figure is the mean over the seeds with a 95% interval (docs/sweeps.md).`,
   lab sim my-lab.yaml --seed 7 --duration 60s --series --json > run.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSim(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f, cmd.Flags().Changed("seed"))
+			return runSim(cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f, cmd.Flags().Changed)
 		},
 	}
 	reportFlags(cmd, &f)
@@ -62,17 +64,17 @@ func reportFlags(cmd *cobra.Command, f *simFlags) {
 	fl.DurationVar(&f.duration, "duration", 0, "override the lab's duration (e.g. 60s)")
 	fl.StringVar(&f.compare, "compare", "", "comma-separated settings or algorithms to compare on one stream")
 	fl.BoolVar(&f.json, "json", false, "print the JSON report (docs/report.md)")
-	fl.BoolVar(&f.series, "series", false, "include 250 ms time series in the report")
+	fl.BoolVar(&f.series, "series", false, "include 250 ms time series and the latency CDF in the JSON report (needs --json)")
 	fl.StringVar(&f.plot, "plot", "", "also draw p99 over time and latency CDFs into FILE.svg or FILE.png")
 	fl.StringVar(&f.seeds, "seeds", "", "run every setting on each seed (N = 1..N, A-B, or 7,9,11) and report means with 95% intervals")
 }
 
-func runSim(out, errOut io.Writer, arg string, f simFlags, seedSet bool) error {
-	lab, settings, err := prepare(arg, f, seedSet)
+func runSim(out, errOut io.Writer, arg string, f simFlags, changed func(flag string) bool) error {
+	lab, settings, err := prepare(arg, f, changed)
 	if err != nil {
 		return err
 	}
-	if seeds, err := seedsOf(f, seedSet); err != nil || seeds != nil {
+	if seeds, err := seedsOf(f, changed("seed")); err != nil || seeds != nil {
 		if err != nil {
 			return err
 		}
@@ -86,16 +88,20 @@ func runSim(out, errOut io.Writer, arg string, f simFlags, seedSet bool) error {
 }
 
 // prepare loads the lab, applies --seed and --duration and picks the
-// settings; every problem is a usage error (exit 2).
-func prepare(arg string, f simFlags, seedSet bool) (*labfile.Lab, []labfile.Setting, error) {
+// settings; every problem is a usage error (exit 2). changed reports
+// whether a flag was given.
+func prepare(arg string, f simFlags, changed func(flag string) bool) (*labfile.Lab, []labfile.Setting, error) {
+	if f.series && !f.json {
+		return nil, nil, usageError{fmt.Errorf("--series: the series are part of the JSON report: add --json (--plot draws them without --series)")}
+	}
 	lab, err := loadLab(arg)
 	if err != nil {
 		return nil, nil, err
 	}
-	if seedSet {
+	if changed("seed") {
 		lab.Seed = f.seed
 	}
-	if f.duration < 0 {
+	if changed("duration") && f.duration <= 0 {
 		return nil, nil, usageError{fmt.Errorf("--duration %v: must be positive", f.duration)}
 	}
 	if f.duration > 0 {
@@ -103,8 +109,8 @@ func prepare(arg string, f simFlags, seedSet bool) (*labfile.Lab, []labfile.Sett
 			return nil, nil, usageError{fmt.Errorf("--duration: %w", err)}
 		}
 	}
-	if f.plot != "" && !strings.HasSuffix(f.plot, ".svg") && !strings.HasSuffix(f.plot, ".png") {
-		return nil, nil, usageError{fmt.Errorf("--plot %s: the file must end in .svg or .png", f.plot)}
+	if err := checkPlotPath(f.plot); err != nil {
+		return nil, nil, usageError{err}
 	}
 	settings, err := chooseSettings(lab, f.compare)
 	if err != nil {
@@ -113,23 +119,42 @@ func prepare(arg string, f simFlags, seedSet bool) (*labfile.Lab, []labfile.Sett
 	return lab, settings, nil
 }
 
-// printReport writes the plot (if asked), then the table or the JSON.
+// printReport prints the table or the JSON, then draws the plot (if
+// asked): a plot that cannot be drawn is an error after the report.
 func printReport(out, errOut io.Writer, rep *report.Report, f simFlags) error {
-	if f.plot != "" {
-		if err := rep.WritePlot(f.plot); err != nil {
-			return err
-		}
-		if !f.series { // the series were only for the plot
-			for i := range rep.Runs {
-				rep.Runs[i].Series = nil
-			}
-		}
-		fmt.Fprintf(errOut, "plot written to %s\n", f.plot)
+	shown := rep
+	if f.plot != "" && !f.series {
+		shown = rep.WithoutSeries() // the series were only for the plot
 	}
+	var err error
 	if f.json {
-		return rep.WriteJSON(out)
+		err = shown.WriteJSON(out)
+	} else {
+		err = shown.WriteTable(out)
 	}
-	return rep.WriteTable(out)
+	if err != nil || f.plot == "" {
+		return err
+	}
+	if err := rep.WritePlot(f.plot); err != nil {
+		return fmt.Errorf("the report is printed, but not the plot: %w", err)
+	}
+	fmt.Fprintf(errOut, "plot written to %s\n", f.plot)
+	return nil
+}
+
+// checkPlotPath refuses, before anything runs, a --plot file that cannot
+// be written: a wrong extension or a directory that does not exist.
+func checkPlotPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	if ext := strings.ToLower(filepath.Ext(path)); ext != ".svg" && ext != ".png" {
+		return fmt.Errorf("--plot %s: the file must end in .svg or .png", path)
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		return fmt.Errorf("--plot %s: no directory %s to write it in", path, filepath.Dir(path))
+	}
+	return nil
 }
 
 // chooseSettings turns --compare (or the lab's own compare list) into settings.

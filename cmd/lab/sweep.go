@@ -99,7 +99,7 @@ type sweepPlan struct {
 
 // planSweep checks every flag and builds every lab, so that bad input is
 // refused (exit 2) before anything runs.
-func planSweep(arg string, f sweepFlags, seedSet bool) (*sweepPlan, error) {
+func planSweep(arg string, f sweepFlags, changed func(flag string) bool) (*sweepPlan, error) {
 	if len(f.vary) == 0 || len(f.vary) > 2 {
 		return nil, usageError{fmt.Errorf("--vary: give one or two axes (got %d), like --vary clients.rate=100:1000:100", len(f.vary))}
 	}
@@ -122,12 +122,12 @@ func planSweep(arg string, f sweepFlags, seedSet bool) (*sweepPlan, error) {
 		return nil, usageError{fmt.Errorf("--plot: the first --vary axis (%s) is not numeric, so it cannot be the x of a curve; put the numeric axis first", p.axes[0].path)}
 	}
 	// the lab with --seed and --duration, as lab sim takes them (the settings are chosen below)
-	if p.lab, _, err = prepare(arg, simFlags{seed: f.seed, duration: f.duration, plot: f.plot}, seedSet); err != nil {
+	if p.lab, _, err = prepare(arg, simFlags{seed: f.seed, duration: f.duration, plot: f.plot}, changed); err != nil {
 		return nil, err
 	}
 	p.seeds = []uint64{p.lab.Seed}
 	if f.seeds != "" {
-		if p.seeds, err = seedsOf(simFlags{seeds: f.seeds}, seedSet); err != nil {
+		if p.seeds, err = seedsOf(simFlags{seeds: f.seeds}, changed("seed")); err != nil {
 			return nil, err
 		}
 	}
@@ -274,7 +274,7 @@ func (p *sweepPlan) report(mode string, reps []*report.Report) *report.Sweep {
 
 func runSweep(cmd *cobra.Command, arg string, f sweepFlags, lf liveFlags) error {
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	p, err := planSweep(arg, f, cmd.Flags().Changed("seed"))
+	p, err := planSweep(arg, f, cmd.Flags().Changed)
 	if err != nil {
 		return err
 	}

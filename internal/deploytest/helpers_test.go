@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lblab/lblab/internal/testbin"
 )
 
 // rootDir is the repository root; binDir holds the binaries, built at most
@@ -71,19 +73,11 @@ func binaries(t *testing.T) string {
 	return binDir
 }
 
-// tool finds an external program; without it the test is skipped locally
-// and fails under CI (where .ci/run installs it).
+// tool finds prometheus or promtool; without it the test is skipped
+// locally and fails under CI (where .ci/run installs it).
 func tool(t *testing.T, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err == nil {
-		return p
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%s is not installed (apt-get install -y prometheus): %v", name, err)
-	}
-	t.Skipf("%s is not installed (apt-get install -y prometheus); skipping", name)
-	return ""
+	return testbin.Tool(t, name, "apt-get install -y prometheus")
 }
 
 // freePort returns a port on 127.0.0.1 that was free a moment ago.

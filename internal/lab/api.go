@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -89,11 +88,19 @@ func (c *Controller) handleChaos(w http.ResponseWriter, req *http.Request) {
 	writeJSON(w, 200, map[string]any{"ok": true, "applied": ev.String()})
 }
 
-// decodeBody reads a small strict JSON body; on bad input it answers 400.
+// maxBody bounds a controller request's body (a drill or a scenario name).
+const maxBody = 64 << 10
+
+// decodeBody reads a small strict JSON body; on bad input it answers 400,
+// on a body over maxBody 413.
 func decodeBody(w http.ResponseWriter, req *http.Request, v any) bool {
-	dec := json.NewDecoder(io.LimitReader(req.Body, 64<<10))
+	dec := json.NewDecoder(http.MaxBytesReader(w, req.Body, maxBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			writeJSON(w, 413, map[string]any{"error": "request body too large: the limit is 64 KiB", "code": 413})
+			return false
+		}
 		writeJSON(w, 400, map[string]any{"error": "bad JSON body: " + err.Error(), "code": 400})
 		return false
 	}
@@ -101,8 +108,12 @@ func decodeBody(w http.ResponseWriter, req *http.Request, v any) bool {
 }
 
 // validate checks a drill against lab as the lab file would check it as a
-// script event; an add-server drill gets its generated name.
+// script event; an add-server drill without a target gets its generated
+// name (nextServerName).
 func validate(lab *labfile.Lab, ev *labfile.Event) error {
+	if ev.Action == "add-server" && ev.Target == "" {
+		ev.Target = nextServerName(lab)
+	}
 	probe := lab
 	probe.Compare = nil
 	for i := range probe.Events {

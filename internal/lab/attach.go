@@ -31,7 +31,8 @@ type AttachOptions struct {
 	Out      io.Writer
 }
 
-// ParseEndpoints reads NAME=HOST:PORT,... (flag names the flag in errors).
+// ParseEndpoints reads NAME=HOST:PORT,... (flag names the flag in errors);
+// each address may also be a URL (see DialAddr).
 func ParseEndpoints(flag, list string) ([]Endpoint, error) {
 	var out []Endpoint
 	seen := map[string]bool{}
@@ -40,8 +41,9 @@ func ParseEndpoints(flag, list string) ([]Endpoint, error) {
 		if !ok || name == "" || addr == "" {
 			return nil, fmt.Errorf("%s: %q: want NAME=HOST:PORT", flag, item)
 		}
-		if err := checkAddr(addr); err != nil {
-			return nil, fmt.Errorf("%s: %s: %v", flag, name, err)
+		addr, err := DialAddr(flag+" "+name, addr)
+		if err != nil {
+			return nil, err
 		}
 		if seen[name] {
 			return nil, fmt.Errorf("%s: %s is given twice", flag, name)
@@ -50,17 +52,6 @@ func ParseEndpoints(flag, list string) ([]Endpoint, error) {
 		out = append(out, Endpoint{Name: name, Admin: addr})
 	}
 	return out, nil
-}
-
-func checkAddr(addr string) error {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return err
-	}
-	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 || host == "" {
-		return fmt.Errorf("%q: want HOST:PORT with a port in 1..65535", addr)
-	}
-	return nil
 }
 
 // Check validates the options and returns the lab drills are checked
@@ -75,8 +66,8 @@ func (o AttachOptions) Check() (*labfile.Lab, error) {
 	case o.Loadgen == "":
 		return nil, fmt.Errorf("--loadgen: give the loadgen's admin address")
 	}
-	if err := checkAddr(o.Loadgen); err != nil {
-		return nil, fmt.Errorf("--loadgen: %v", err)
+	if _, err := DialAddr("--loadgen", o.Loadgen); err != nil {
+		return nil, err
 	}
 	lab := o.Lab
 	if lab == nil {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/lblab/lblab/internal/testbin"
 )
 
 // The browser tests drive Debian's chromium (headless, through chromedp)
@@ -19,20 +21,14 @@ import (
 // under CI, where they fail. DASHBOARD_SCREENSHOTS names a directory to keep
 // the screenshots in (default: the test's temp dir).
 
-// chromiumPath finds the browser, or skips (fails under CI).
+// chromiumPath finds the browser ($CHROMIUM, or chromium on PATH), or
+// skips (fails under CI).
 func chromiumPath(t *testing.T) string {
 	t.Helper()
-	path := os.Getenv("CHROMIUM")
-	if path == "" {
-		path = "/usr/bin/chromium"
+	if path := os.Getenv("CHROMIUM"); path != "" {
+		return testbin.Tool(t, path, "apt-get install -y chromium, or unset $CHROMIUM")
 	}
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("chromium is not installed at %s (apt-get install -y chromium)", path)
-		}
-		t.Skipf("chromium not installed at %s: apt-get install -y chromium", path)
-	}
-	return path
+	return testbin.Tool(t, "chromium", "apt-get install -y chromium", "/usr/bin/chromium")
 }
 
 // browser is one headless chromium tab that records JavaScript errors.
@@ -120,7 +116,7 @@ func (b *browser) wait(t *testing.T, limit time.Duration, cond string) {
 // eval evaluates a JavaScript expression into T.
 func eval[T any](t *testing.T, b *browser, expr string) T {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
 	defer cancel()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
 	if err != nil {

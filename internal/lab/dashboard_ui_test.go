@@ -47,12 +47,28 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 	}
 	addr := startUp(t, lab)
-	b.do(t, 15*time.Second, chromedp.Navigate("http://"+addr+"/"))
-	b.wait(t, 10*time.Second, `document.querySelectorAll('#diagram .server').length === 3 && !!document.querySelector('#chart-latency .uplot')`)
+	b.do(t, 60*time.Second, chromedp.Navigate("http://"+addr+"/"))
+	b.wait(t, 30*time.Second, `document.querySelectorAll('#diagram .server').length === 3 && !!document.querySelector('#chart-latency .uplot')`)
 	names := eval[string](t, b, `[...document.querySelectorAll('#diagram .server')].map(e => e.dataset.name).join(',')`)
 	if names != "s1,s2,s3" {
 		t.Fatalf("servers drawn: %q, want s1,s2,s3", names)
 	}
+
+	t.Run("legends show the latest values without hovering", func(t *testing.T) {
+		// every legend value a number (not "–"), on every line chart
+		b.wait(t, 10*time.Second, `(() => { const v = [...document.querySelectorAll('#charts .u-legend .u-value')];
+			return v.length >= 10 && v.every(e => /^[0-9.]+( s)?$/.test(e.textContent.trim())); })()`)
+		offered := eval[string](t, b, `document.querySelector('#chart-load .u-legend .u-series:nth-child(2) .u-value').textContent`)
+		if v, err := strconv.ParseFloat(offered, 64); err != nil || v < 50 || v > 400 {
+			t.Errorf("offered in the legend: %q, want the latest rate (about 150/s)", offered)
+		}
+	})
+
+	t.Run("one small line per server", func(t *testing.T) {
+		b.wait(t, 5*time.Second, `(() => { const r = [...document.querySelectorAll('#chart-servers .spark-row')];
+			return r.map(e => e.dataset.name).join(',') === 's1,s2,s3' &&
+				r.every(e => !!e.querySelector('.uplot') && /^[0-9]+$/.test(e.querySelector('.spark-value').textContent)); })()`)
+	})
 
 	t.Run("slowed server's share falls under p2c", func(t *testing.T) {
 		b.do(t, 5*time.Second, click(`#diagram .server[data-name="s1"]`), click(`#inspector button[data-action="slow"]`),
@@ -65,6 +81,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		b.do(t, 5*time.Second, chromedp.Evaluate[chromedp.Void](
 			`(() => { const s = document.querySelector('#algorithm'); s.value = 'p2c'; s.dispatchEvent(new Event('change')); })()`))
+		b.wait(t, 5*time.Second, `(document.querySelector('#narration .changes') || {}).textContent === 'now: algorithm p2c (was round-robin)'`)
 		b.wait(t, 12*time.Second, `Number(document.querySelector('#diagram .server[data-name="s1"]').dataset.share) < 0.12`)
 		t.Logf("s1's share: %.3f under round robin, %.3f under p2c", before, share(t, b, "s1"))
 	})
@@ -106,8 +123,8 @@ func share(t *testing.T, b *browser, name string) float64 {
 func TestDashboardScenarioPicker(t *testing.T) {
 	b := newBrowser(t)
 	addr := startUp(t, smallLab(t, "p2c", 3600))
-	b.do(t, 15*time.Second, chromedp.Navigate("http://"+addr+"/"))
-	b.wait(t, 10*time.Second, `document.querySelectorAll('#diagram .server').length === 3 && document.querySelector('#scenario').options.length > 10`)
+	b.do(t, 60*time.Second, chromedp.Navigate("http://"+addr+"/"))
+	b.wait(t, 30*time.Second, `document.querySelectorAll('#diagram .server').length === 3 && document.querySelector('#scenario').options.length > 10`)
 	b.do(t, 5*time.Second, chromedp.Evaluate[chromedp.Void](`document.querySelector('#scenario').value = 'slow-server'`),
 		click(`#scenario-run`))
 	b.wait(t, 15*time.Second, `document.querySelectorAll('#diagram .server').length === 5 && !!document.querySelector('#diagram .server[data-name="slow"]') && document.querySelector('#lab-name').textContent === 'slow-server'`)

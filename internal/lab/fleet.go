@@ -2,7 +2,6 @@ package lab
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -170,15 +169,7 @@ func adminsList(procs []*proc) string {
 // addBackend starts a new server like the lab's last one, named name, and
 // adds it to every balancer.
 func (f *fleet) addBackend(ctx context.Context, name string) error {
-	lab := f.lab.Clone()
-	last := lab.Servers[len(lab.Servers)-1]
-	last.Count, last.Name = 1, name
-	if name == fmt.Sprintf("s%d", len(lab.ExpandServers())+1) {
-		last.Name = "" // the next generated name: s1..sN are reserved for unnamed servers
-	}
-	lab.Servers = append(lab.Servers, last)
-	lab.Events, lab.Compare = nil, nil
-	path, err := f.writeLab(lab, "lab-"+name+".yaml")
+	path, err := f.writeLab(addedServerLab(f.lab, name), "lab-"+name+".yaml")
 	if err != nil {
 		return err
 	}

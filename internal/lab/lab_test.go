@@ -165,20 +165,8 @@ func TestKillMidRun(t *testing.T) {
 
 // hey against the balancer completes with only 200s.
 func TestHeyOnlyOKs(t *testing.T) {
-	hey, err := exec.LookPath("hey")
-	if err != nil {
-		if home, _ := os.UserHomeDir(); home != "" {
-			if _, err2 := os.Stat(filepath.Join(home, "go", "bin", "hey")); err2 == nil {
-				hey, err = filepath.Join(home, "go", "bin", "hey"), nil
-			}
-		}
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("hey is not installed (.ci/run installs github.com/rakyll/hey@v0.1.5)")
-		}
-		t.Skip("hey not installed: go install github.com/rakyll/hey@v0.1.5")
-	}
+	home, _ := os.UserHomeDir()
+	hey := testbin.Tool(t, "hey", "go install github.com/rakyll/hey@v0.1.5", filepath.Join(home, "go", "bin", "hey"))
 	ctx := ctxFor(t, 60*time.Second)
 	f, err := startFleet(ctx, smallLab(t, "p2c", 5), testOptions(t))
 	if err != nil {

@@ -24,6 +24,9 @@ type liveRun struct {
 	scenario string // the built-in scenario it runs ("" = a lab file or the default)
 	setting  string // the compare setting applied ("" = the lab as written)
 	attached bool   // processes someone else started: never stopped by us
+	// first holds the settings at the run's first reading, which the
+	// snapshot's changes are measured from.
+	first    atomic.Pointer[Settings]
 	ctx      context.Context
 	cancel   context.CancelFunc
 	stopOnce sync.Once

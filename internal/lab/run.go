@@ -33,7 +33,7 @@ func Run(ctx context.Context, lab *labfile.Lab, settings []labfile.Setting, opts
 		return nil, err
 	}
 	rep := &report.Report{Mode: "live", Lab: lab.Name, Seed: lab.Seed, DurationS: lab.Duration.Seconds(),
-		Narration: lab.Narration}
+		Narration: lab.Narration, Headline: lab.Report.Headline}
 	dash, stopDash := runDashboard(ctx, opts)
 	defer stopDash()
 	for i, s := range settings {

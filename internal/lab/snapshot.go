@@ -21,7 +21,8 @@ type Snapshot struct {
 	Setting     string         `json:"setting,omitempty"`
 	Description string         `json:"description,omitempty"`
 	Narration   string         `json:"narration,omitempty"`
-	T           num            `json:"t_s"` // seconds since this lab started
+	Changes     []string       `json:"changes"` // settings changed since the lab started (see changes)
+	T           num            `json:"t_s"`     // seconds since this lab started
 	AtUnixMs    int64          `json:"at_unix_ms"`
 	Features    Features       `json:"features"`
 	Algorithms  []string       `json:"algorithms"`

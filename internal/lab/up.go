@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync/atomic"
 
 	"github.com/lblab/lblab/internal/labfile"
@@ -15,6 +16,9 @@ type UpOptions struct {
 	Options
 	Listen string    // the controller's address (dashboard, API), e.g. 127.0.0.1:8000
 	Out    io.Writer // where the URLs are printed
+	// Command is how the user ran lab (bin/lab, lab, go run ./cmd/lab),
+	// for the hints printed at start ("" = lab).
+	Command string
 }
 
 // lastControllerAddr is the address of the last controller started (tests
@@ -41,7 +45,7 @@ func Up(ctx context.Context, lab *labfile.Lab, opts UpOptions) error {
 	c := newController(ctx, "up", ln, opts.Options)
 	c.begin(r, lab.Events)
 	lastControllerAddr.Store(c.addr)
-	c.printWelcome(opts.Out, r)
+	c.printWelcome(opts.Out, r, opts.Command)
 	<-ctx.Done()
 	c.close()
 	c.mu.Lock() // let a scenario switch finish first
@@ -59,9 +63,15 @@ func (c *Controller) begin(r *liveRun, events []labfile.Event) {
 	c.watchLoadgen(r)
 }
 
-func (c *Controller) printWelcome(w io.Writer, r *liveRun) {
+// printWelcome prints where everything is, with hints that work as
+// printed: the lab binary as it was run, and --lab-url when the controller
+// is not where lab chaos looks by default.
+func (c *Controller) printWelcome(w io.Writer, r *liveRun, command string) {
 	if w == nil {
 		return
+	}
+	if command == "" {
+		command = "lab"
 	}
 	lab := r.labCopy()
 	fmt.Fprintf(w, "dashboard:  %s\n", c.dashboardURL())
@@ -72,6 +82,10 @@ func (c *Controller) printWelcome(w io.Writer, r *liveRun) {
 		fmt.Fprintf(w, "  balancer:   %s        try: curl %s/hello\n", lbURL, lbURL)
 		fmt.Fprintf(w, "                                            hey -z 10s -q 20 -c 5 %s/\n", lbURL)
 	}
-	fmt.Fprintf(w, "  controller: http://%s/api/state    drills: lab chaos kill s2 (see lab chaos --help)\n", c.addr)
+	chaos := command + " chaos"
+	if here := strings.TrimSuffix(strings.TrimPrefix(c.dashboardURL(), "http://"), "/"); here != DefaultControllerAddr {
+		chaos += " --lab-url " + here
+	}
+	fmt.Fprintf(w, "  controller: http://%s/api/state    drills: %s kill s2 (see %s --help)\n", c.addr, chaos, command+" chaos")
 	fmt.Fprintf(w, "Ctrl-C stops every process.\n")
 }

@@ -27,6 +27,9 @@ func snapshot(r *liveRun, d *deriver, cur *reading, mode string) *Snapshot {
 		s.LatencySource = "histogram"
 	}
 	s.Settings = settingsNow(lab, cur)
+	first := s.Settings
+	r.first.CompareAndSwap(nil, &first)
+	s.Changes = changes(*r.first.Load(), s.Settings)
 	s.Clients = clientsView(cur, s.Window)
 	s.Balancers = balancerViews(d, cur)
 	var names []string

@@ -4,20 +4,44 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 )
 
-// Load reads the lab file at path and parses it (see Parse).
+// Load reads the lab file at path and parses it (see Parse). A file with
+// nothing but blank lines and comments is an error (a mistake, not a lab);
+// a lab without a name is named after its file (my-lab.yaml: my-lab).
 func Load(path string) (*Lab, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	if blank(data) {
+		return nil, &Error{File: path, Msg: "the lab file is empty: give at least its name (name: my-lab); docs/labfile.md has every section"}
+	}
+	lab, err := Parse(path, data)
+	if err == nil && lab.Name == "" {
+		base := filepath.Base(path)
+		lab.Name = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	return lab, err
+}
+
+// blank reports whether a YAML text holds only blank lines, comments and
+// document markers.
+func blank(data []byte) bool {
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line != "" && !strings.HasPrefix(line, "#") && line != "---" && line != "..." {
+			return false
+		}
+	}
+	return true
 }
 
 // Parse decodes a lab file strictly, applies defaults and validates it.

@@ -51,6 +51,7 @@ func applyDefaults(l *Lab, present func(path string) bool) {
 		defaultServer(d, &l.Servers[i], indexPath("servers", i))
 	}
 	defaultEvents(l)
+	def(d, &l.Report.Headline, "report.headline", HeadlineP99)
 }
 
 func defaultClients(d defaulter, c *Clients) {

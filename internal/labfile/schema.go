@@ -29,6 +29,7 @@ type Lab struct {
 	Servers     []ServerGroup `yaml:"servers"` // default: one group of 5 servers
 	Compare     []Setting     `yaml:"compare"` // settings a compare runs the same stream through
 	Events      []Event       `yaml:"events"`  // the timed script, in time order
+	Report      ReportSpec    `yaml:"report"`  // how the report presents the result (report.go)
 }
 
 // Network is the per-hop one-way delay (client -> balancer -> server and back).

@@ -255,7 +255,7 @@ func checkTarget(e *Event, p string, fl *fleet, r *reporter) {
 	switch {
 	case e.Action == ActionAddServer:
 		if e.Target == "" {
-			r.add(field, "add-server needs the new server's name (Parse names it s<N+k> when the file leaves it out)")
+			r.add(field, "add-server needs the new server's name")
 		} else if msg := checkServerName(e.Target); msg != "" {
 			r.add(field, "%s", msg)
 		} else if fl.has[e.Target] {

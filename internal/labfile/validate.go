@@ -54,6 +54,7 @@ func validateCore(l *Lab, r *reporter) {
 	validateClients(&l.Clients, r)
 	validateBalancers(&l.Balancers, r)
 	validateServers(l.Servers, r)
+	r.oneOf("report.headline", string(l.Report.Headline), headlineNames()...)
 }
 
 func validateClients(c *Clients, r *reporter) {

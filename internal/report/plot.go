@@ -21,20 +21,32 @@ var palette = []color.RGBA{
 }
 
 // WritePlot draws the report into path (.svg or .png): p99 latency over time
-// per setting (from the 250 ms series, when present) above a latency CDF per
-// setting, so a compare can be looked at rather than read.
-func (r *Report) WritePlot(path string) error {
+// per setting (from the 250 ms series) above a latency CDF per setting, so a
+// compare can be looked at rather than read. A panel without data is left
+// out; with no data at all, or if drawing fails, it returns an error naming
+// why (it never panics).
+func (r *Report) WritePlot(path string) (err error) {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".svg" && ext != ".png" {
 		return fmt.Errorf("--plot %s: the file must end in .svg or .png", path)
 	}
-	over, err := r.overTime()
-	if err != nil {
-		return err
+	defer func() { // gonum panics on data it cannot scale; that is an error here
+		if p := recover(); p != nil {
+			err = fmt.Errorf("--plot %s: cannot draw the report: %v", path, p)
+		}
+	}()
+	var panels []*plot.Plot
+	for _, panel := range []func() (*plot.Plot, bool, error){r.overTime, r.cdf} {
+		p, ok, err := panel()
+		if err != nil {
+			return err
+		}
+		if ok {
+			panels = append(panels, p)
+		}
 	}
-	cdf, err := r.cdf()
-	if err != nil {
-		return err
+	if len(panels) == 0 {
+		return fmt.Errorf("--plot %s: nothing to draw: no setting has a successful request (no latency series, no CDF)", path)
 	}
 	const w, h = 22 * vg.Centimeter, 26 * vg.Centimeter
 	var canvas vg.CanvasWriterTo
@@ -45,13 +57,16 @@ func (r *Report) WritePlot(path string) error {
 	}
 	dc := draw.New(canvas)
 	tiles := draw.Tiles{Rows: 2, Cols: 1, PadY: vg.Centimeter}
-	over.Draw(tiles.At(dc, 0, 0))
-	cdf.Draw(tiles.At(dc, 0, 1))
+	for i, p := range panels {
+		p.Draw(tiles.At(dc, 0, i))
+	}
 	return writeCanvas(path, canvas)
 }
 
-func (r *Report) overTime() (*plot.Plot, error) {
-	p := plot.New()
+// overTime is the p99 of each 250 ms bin per setting; ok is false when no
+// run has a bin with a successful request.
+func (r *Report) overTime() (p *plot.Plot, ok bool, err error) {
+	p = plot.New()
 	p.Title.Text = fmt.Sprintf("%s: p99 latency over time (250 ms bins)", r.Lab)
 	p.X.Label.Text = "time (s)"
 	p.Y.Label.Text = "p99 (ms)"
@@ -67,14 +82,17 @@ func (r *Report) overTime() (*plot.Plot, error) {
 			}
 		}
 		if err := addLine(p, run.Name, pts, i); err != nil {
-			return nil, err
+			return nil, false, err
 		}
+		ok = ok || len(pts) > 0
 	}
-	return p, nil
+	return p, ok, nil
 }
 
-func (r *Report) cdf() (*plot.Plot, error) {
-	p := plot.New()
+// cdf is the latency CDF per setting on a log axis; ok is false when no run
+// has a positive latency to draw (a log scale cannot show zeros).
+func (r *Report) cdf() (p *plot.Plot, ok bool, err error) {
+	p = plot.New()
 	p.Title.Text = "latency CDF of successful requests"
 	p.X.Label.Text = "latency (ms, log scale)"
 	p.Y.Label.Text = "share of requests"
@@ -90,10 +108,11 @@ func (r *Report) cdf() (*plot.Plot, error) {
 			}
 		}
 		if err := addLine(p, run.Name, pts, i); err != nil {
-			return nil, err
+			return nil, false, err
 		}
+		ok = ok || len(pts) > 0
 	}
-	return p, nil
+	return p, ok, nil
 }
 
 func addLine(p *plot.Plot, name string, pts plotter.XYs, i int) error {

@@ -36,7 +36,8 @@ type Recorder struct {
 	Bins   []Bin
 }
 
-// NewRecorder returns an empty recorder; series keeps 250 ms bins.
+// NewRecorder returns an empty recorder; series keeps 250 ms bins and the
+// latency CDF (Fill's run.CDF).
 func NewRecorder(series bool) *Recorder {
 	r := &Recorder{Lat: stats.NewHistogram(), series: series}
 	if series {
@@ -160,9 +161,11 @@ func (r *Recorder) Fill(run *Run, end clock.Instant) {
 	run.Latency = Latency{P50: Ms(r.Lat.Quantile(0.5)), P95: Ms(r.Lat.Quantile(0.95)),
 		P99: Ms(r.Lat.Quantile(0.99)), P999: Ms(r.Lat.Quantile(0.999)), Mean: Ms(r.Lat.Mean()),
 		Max: Ms(r.Lat.Max())}
-	run.CDF = make([]float64, 101)
-	for i := range run.CDF {
-		run.CDF[i] = Ms(r.Lat.Quantile(float64(i) / 100))
+	if r.series { // the CDF travels with the series (a live run's plot reads it from the loadgen's JSON)
+		run.CDF = make([]float64, 101)
+		for i := range run.CDF {
+			run.CDF[i] = Ms(r.Lat.Quantile(float64(i) / 100))
+		}
 	}
 	if end > 0 && r.finished > 0 {
 		run.Little = &Little{L: r.inSystem.Mean(end), Lambda: float64(t.Offered) / end.Seconds(),

@@ -6,7 +6,8 @@ package report
 import (
 	"encoding/json"
 	"io"
-	"sort"
+
+	"github.com/lblab/lblab/internal/labfile"
 )
 
 // Report is the result of one lab run or compare.
@@ -18,6 +19,9 @@ type Report struct {
 	Runs      []Run   `json:"runs"`
 	Seeds     *Seeds  `json:"seeds,omitempty"` // several seeds: intervals and per-seed values (seeds.go)
 	Narration string  `json:"-"`               // what to watch, printed above the table
+	// Headline is the figure the lab is about (its report.headline): the
+	// table ranks the settings by it and shows it first.
+	Headline labfile.Headline `json:"-"`
 }
 
 // Run is one setting's result: the same request stream through one policy.
@@ -44,7 +48,7 @@ type Run struct {
 	Little             *Little    `json:"little,omitempty"`
 	Log                []LogLine  `json:"log,omitempty"` // breaker transitions, chaos and changes, in time order
 	Events             uint64     `json:"sim_events,omitempty"`
-	CDF                []float64  `json:"-"`                // latency (ms) at quantiles 0, 0.01, ..., 1, for plots
+	CDF                []float64  `json:"cdf_ms,omitempty"` // with the series: latency (ms) at quantiles 0, 0.01, ..., 1 (what --plot draws)
 	Pacing             *Pacing    `json:"pacing,omitempty"` // live runs: how punctually the loadgen started requests
 }
 
@@ -135,16 +139,15 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// Ranked returns the runs ordered by p99 (then name), best first.
-func (r *Report) Ranked() []Run {
-	runs := append([]Run(nil), r.Runs...)
-	sort.SliceStable(runs, func(i, j int) bool {
-		if runs[i].Latency.P99 != runs[j].Latency.P99 {
-			return runs[i].Latency.P99 < runs[j].Latency.P99
-		}
-		return runs[i].Name < runs[j].Name
-	})
-	return runs
+// WithoutSeries is a copy of r without the series and CDFs: what to print
+// when they were gathered only for a plot.
+func (r *Report) WithoutSeries() *Report {
+	c := *r
+	c.Runs = append([]Run(nil), r.Runs...)
+	for i := range c.Runs {
+		c.Runs[i].Series, c.Runs[i].CDF = nil, nil
+	}
+	return &c
 }
 
 // HitRatio is the run's cache hit ratio over all servers, weighted by attempts.

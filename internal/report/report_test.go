@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 )
 
@@ -92,7 +94,7 @@ func TestJSONFieldNames(t *testing.T) {
 	}
 	run := m["runs"].([]any)[0].(map[string]any)
 	if _, ok := run["CDF"]; ok {
-		t.Error("the CDF is for plots, not part of the JSON contract")
+		t.Error("the CDF is in the JSON as cdf_ms")
 	}
 	if _, ok := run["latency_ms"]; !ok {
 		t.Error("latency_ms missing")
@@ -119,5 +121,128 @@ func TestWritePlot(t *testing.T) {
 	}
 	if err := testReport().WritePlot(filepath.Join(dir, "a.gif")); err == nil {
 		t.Error("a .gif plot should be refused")
+	}
+}
+
+// A report without latency data (a live run's report without its CDF, or a
+// run where nothing succeeded) is a clear error, never a panic; one with
+// only some of the data draws what it has.
+func TestWritePlotMissingData(t *testing.T) {
+	dir := t.TempDir()
+	empty := &Report{Mode: "live", Lab: "t", Runs: []Run{{Name: "a"}, {Name: "b", CDF: make([]float64, 101),
+		Series: []Bin{{T: 0}, {T: 0.25}}}}}
+	err := empty.WritePlot(filepath.Join(dir, "empty.png"))
+	if err == nil || !strings.Contains(err.Error(), "nothing to draw") {
+		t.Errorf("a report with no latency at all: %v, want an error saying there is nothing to draw", err)
+	}
+	noCDF := testReport()
+	for i := range noCDF.Runs {
+		noCDF.Runs[i].CDF = nil
+	}
+	constant := testReport()
+	for i := range constant.Runs {
+		for j := range constant.Runs[i].CDF {
+			constant.Runs[i].CDF[j] = 5
+		}
+		constant.Runs[i].Series = nil
+	}
+	for name, rep := range map[string]*Report{"no-cdf.png": noCDF, "constant.svg": constant, "no-cdf.svg": noCDF} {
+		path := filepath.Join(dir, name)
+		if err := rep.WritePlot(path); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Size() < 1000 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// The CDF travels with the series: in the JSON as cdf_ms when series are
+// kept (a live run's plot reads it from the loadgen's report), absent
+// otherwise; WithoutSeries drops both from a copy.
+func TestCDFWithSeries(t *testing.T) {
+	var run, bare Run
+	record(300).Fill(&run, clock.Instant(3*time.Second))
+	NewRecorder(false).Fill(&bare, clock.Instant(3*time.Second))
+	rep := &Report{Runs: []Run{run, bare}}
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Runs[0].CDF) != 101 || back.Runs[0].CDF[100] != run.CDF[100] || run.CDF[100] < 50 || back.Runs[1].CDF != nil {
+		t.Errorf("cdf_ms after a JSON round trip: %d and %d values", len(back.Runs[0].CDF), len(back.Runs[1].CDF))
+	}
+	if c := rep.WithoutSeries(); c.Runs[0].CDF != nil || c.Runs[0].Series != nil || rep.Runs[0].CDF == nil {
+		t.Error("WithoutSeries should drop the series and CDF from a copy only")
+	}
+}
+
+// wideReport is a compare over n servers where nothing finished: each
+// server holds what it was sent.
+func wideReport(n int) *Report {
+	rep := &Report{Mode: "sim", Lab: "wide", Seed: 1, DurationS: 10, Headline: labfile.HeadlineMaxQueue}
+	for k, name := range []string{"spread", "lumpy"} {
+		run := Run{Name: name, Requests: uint64(100 * n), Timeouts: uint64(100 * n)}
+		for i := 0; i < n; i++ {
+			q := 100 + (i%7-3)*(k+1)
+			if i == n/2 {
+				q = 100 + 40*k + 5
+			}
+			run.Servers = append(run.Servers, Server{Name: fmt.Sprintf("s%d", i+1), Sent: uint64(q), MaxQueue: q,
+				Share: float64(q) / float64(100*n)})
+		}
+		rep.Runs = append(rep.Runs, run)
+	}
+	return rep
+}
+
+// A fleet wider than WideFleet gets a summary of the shares, not a column
+// per server; a lab whose headline is max_queue is ranked by it and shows
+// it; a setting where nothing succeeded shows no latency rather than 0 ms.
+func TestTableWideFleetAndHeadline(t *testing.T) {
+	var buf bytes.Buffer
+	if err := wideReport(1000).WriteTable(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, line := range strings.Split(out, "\n") {
+		if len(line) > 130 {
+			t.Fatalf("a line of %d characters:\n%s", len(line), line)
+		}
+	}
+	for _, want := range []string{"ranked by the fullest server's longest queue", "max queue", "105 (s501)", "145 (s501)",
+		"busiest", "idlest", "No request succeeded in spread, lumpy"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Index(out, "  spread ") > strings.Index(out, "  lumpy ") || strings.Contains(out, "0.0ms") {
+		t.Errorf("want spread (fuller server 105) ranked before lumpy (145), and no 0.0ms latency:\n%s", out)
+	}
+	buf.Reset()
+	narrow := wideReport(WideFleet)
+	narrow.WriteTable(&buf)
+	if !strings.Contains(buf.String(), "s12") || strings.Contains(buf.String(), "busiest") {
+		t.Errorf("%d servers should each get a column:\n%s", WideFleet, buf.String())
+	}
+}
+
+// Ranked by p99, a run without a successful request (p99 0) comes last,
+// not first.
+func TestRankedNoSuccessLast(t *testing.T) {
+	rep := testReport()
+	rep.Runs = append(rep.Runs, Run{Name: "aaa-nothing", Requests: 10, Timeouts: 10})
+	if r := rep.Ranked(); r[len(r)-1].Name != "aaa-nothing" || r[0].Name != "fast" {
+		t.Errorf("ranked %s, %s, %s", r[0].Name, r[1].Name, r[2].Name)
+	}
+	rep.Headline = labfile.HeadlineGoodput
+	rep.Runs[0].Goodput, rep.Runs[1].Goodput = 0.5, 0.9
+	if r := rep.Ranked(); r[0].Name != "fast" || r[1].Name != "slow" {
+		t.Errorf("by goodput: %s, %s", r[0].Name, r[1].Name)
 	}
 }

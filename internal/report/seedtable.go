@@ -124,8 +124,6 @@ func withPM(f Figure, format func(float64) string) string {
 	return format(f.Mean) + " ±" + strconv.FormatFloat(rel, 'f', prec, 64) + "%"
 }
 
-func pct(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
-
 // count formats the mean of a count: whole numbers and large ones without
 // decimals.
 func count(v float64) string {

@@ -3,12 +3,20 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
+	"sort"
 	"strings"
 	"text/tabwriter"
 )
 
-// WriteTable prints the human report: one row per setting ranked by p99,
-// then each server's share of the attempts per setting.
+// WideFleet is the most servers the share table shows one column each;
+// above it the table shows the busiest and the idlest server and the
+// spread instead (balls-bins has 1,000).
+const WideFleet = 12
+
+// WriteTable prints the human report: one row per setting, ranked by the
+// lab's headline figure (p99 unless it names another), then each server's
+// share of the attempts per setting.
 func (r *Report) WriteTable(w io.Writer) error {
 	if r.Seeds != nil {
 		return r.writeSeedsTable(w)
@@ -18,19 +26,39 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "\n%s\n", wrap(r.Narration, 78))
 	}
 	fmt.Fprintln(w)
+	h := r.headline()
+	if h.column != "" || h.higher {
+		fmt.Fprintf(w, "ranked by %s\n", h.caption)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "setting\tp50\tp95\tp99\tp99.9\tmean\tgoodput\tatt/req\ttimeouts\t503s\t5xx\tretries\thedges\twasted\t")
+	head := "setting\t"
+	if h.column != "" {
+		head += h.column + "\t"
+	}
+	fmt.Fprintln(tw, head+"p50\tp95\tp99\tp99.9\tmean\tgoodput\tatt/req\ttimeouts\t503s\t5xx\tretries\thedges\twasted\t")
+	var none []string // settings where no request succeeded
 	for _, run := range r.Ranked() {
+		row := run.Name + "\t"
+		if h.column != "" {
+			row += headlineCell(r.Headline, &run) + "\t"
+		}
 		l := run.Latency
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.1f%%\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t\n",
-			run.Name, ms(l.P50), ms(l.P95), ms(l.P99), ms(l.P999), ms(l.Mean),
+		lat := []string{ms(l.P50), ms(l.P95), ms(l.P99), ms(l.P999), ms(l.Mean)}
+		if run.Succeeded == 0 {
+			lat = []string{"-", "-", "-", "-", "-"}
+			none = append(none, run.Name)
+		}
+		fmt.Fprintf(tw, "%s%s\t%.1f%%\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t\n", row, strings.Join(lat, "\t"),
 			100*run.Goodput, run.AttemptsPerRequest, run.Timeouts, run.Rejected, run.Errors,
 			run.Retries, run.Hedges, run.Wasted)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nshare of attempts per server")
+	if len(none) > 0 {
+		fmt.Fprintf(w, "\n%s\n", wrap(fmt.Sprintf("No request succeeded in %s, so there is no latency (-). A request still "+
+			"queued or in service when the run ended counts as a timeout.", strings.Join(none, ", ")), 78))
+	}
 	r.writeShares(w)
 	r.writeCache(w)
 	for _, run := range r.Runs {
@@ -42,8 +70,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 	return nil
 }
 
-func (r *Report) writeShares(w io.Writer) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+// serverNames lists the servers of every run, in first-seen order.
+func (r *Report) serverNames() []string {
 	var names []string
 	seen := map[string]bool{}
 	for _, run := range r.Runs {
@@ -54,6 +82,19 @@ func (r *Report) writeShares(w io.Writer) {
 			}
 		}
 	}
+	return names
+}
+
+// writeShares prints each server's share of the attempts per setting, or
+// for a fleet wider than WideFleet a summary per setting.
+func (r *Report) writeShares(w io.Writer) {
+	names := r.serverNames()
+	if len(names) > WideFleet {
+		r.writeSpread(w, len(names))
+		return
+	}
+	fmt.Fprintln(w, "\nshare of attempts per server")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "setting\t%s\t\n", strings.Join(names, "\t"))
 	for _, run := range r.Ranked() {
 		share := map[string]float64{}
@@ -67,6 +108,47 @@ func (r *Report) writeShares(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t\n", run.Name, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
+}
+
+// writeSpread summarises the shares of a wide fleet: the busiest and the
+// idlest server with their shares as a multiple of an even share, and the
+// coefficient of variation (standard deviation / mean) of all the shares.
+func (r *Report) writeSpread(w io.Writer, servers int) {
+	fmt.Fprintf(w, "\nshare of attempts per server: %d servers, so the busiest, the idlest and the spread\n", servers)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "setting\tbusiest\tshare\tx even\tidlest\tshare\tx even\tcv\t")
+	for _, run := range r.Ranked() {
+		if len(run.Servers) == 0 {
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t\n", run.Name)
+			continue
+		}
+		s := append([]Server(nil), run.Servers...)
+		sort.SliceStable(s, func(i, j int) bool { return s[i].Share > s[j].Share })
+		busy, idle := s[0], s[len(s)-1]
+		even := 1 / float64(len(s))
+		var mean, sq float64
+		for _, x := range s {
+			mean += x.Share / float64(len(s))
+		}
+		for _, x := range s {
+			sq += (x.Share - mean) * (x.Share - mean) / float64(len(s))
+		}
+		cv := 0.0
+		if mean > 0 {
+			cv = math.Sqrt(sq) / mean
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%s\t%s\t%.2f\t%.1f%%\t\n", run.Name, busy.Name, pct(busy.Share), busy.Share/even,
+			idle.Name, pct(idle.Share), idle.Share/even, 100*cv)
+	}
+	tw.Flush()
+}
+
+// pct writes a share with enough digits for a thousandth of a fleet.
+func pct(share float64) string {
+	if share < 0.01 {
+		return fmt.Sprintf("%.3f%%", 100*share)
+	}
+	return fmt.Sprintf("%.1f%%", 100*share)
 }
 
 func ms(v float64) string {

@@ -34,7 +34,7 @@ func Run(lab *labfile.Lab, opts Options) (Result, error) {
 // returns one report with a run per setting.
 func Compare(lab *labfile.Lab, settings []labfile.Setting, opts Options) (*report.Report, error) {
 	rep := &report.Report{Mode: "sim", Lab: lab.Name, Seed: lab.Seed, DurationS: lab.Duration.Seconds(),
-		Narration: lab.Narration}
+		Narration: lab.Narration, Headline: lab.Report.Headline}
 	for _, s := range settings {
 		l, err := lab.WithSetting(s)
 		if err != nil {

@@ -1,8 +1,10 @@
-// The four charts of the last 20 s (uPlot), one point per 250 ms reading;
-// hovering or tapping shows the values in the legend.
+// The four charts of the last 20 s (uPlot), one point per 250 ms reading.
+// The legends show the latest values; hovering or tapping shows those of
+// that moment. The servers' chart is a small line per server (sparks.js).
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { h } from './dom.js';
+import { renderSparks, latest } from './sparks.js';
 
 const palette = ['#2563eb', '#16a34a', '#dc2626', '#9333ea', '#ea580c', '#0891b2', '#ca8a04', '#db2777',
   '#4b5563', '#65a30d', '#7c3aed', '#0d9488'];
@@ -16,7 +18,7 @@ const specs = [
   { id: 'trouble', title: 'Timeouts, rejections, retries and failures (per second)', pick: (s) => [
     ['failed', s.failed, palette[8]], ['timeouts', s.timeouts, palette[2]], ['rejected', s.rejected, palette[6]],
     ['retries', s.retries, palette[4]]] },
-  { id: 'servers', title: 'Requests in each server (queued + busy)', pick: serverSeries },
+  { id: 'servers', title: 'Requests in each server (queued + busy)', pick: serverSeries, sparks: true },
 ];
 
 const charts = new Map(); // id -> {plot, key, box, title}
@@ -38,9 +40,9 @@ function serverSeries(s) {
 export function initCharts(el) {
   const boxes = specs.map((spec) => {
     const box = h('div', { class: 'chart', id: 'chart-' + spec.id });
-    const title = h('h3', { text: spec.title });
+    const title = h('span', { text: spec.title });
     charts.set(spec.id, { box, title, plot: null, key: '' });
-    return h('figure', { class: 'chart-wrap' }, title, box);
+    return h('figure', { class: 'chart-wrap' }, h('h3', {}, title), box);
   });
   const toggle = h('button', { class: 'small', id: 'limit-toggle', text: 'show limits', onclick: () => {
     showLimit = !showLimit;
@@ -50,10 +52,11 @@ export function initCharts(el) {
     c.key = ''; // rebuild
     if (lastSnap) renderCharts(lastSnap);
   } });
-  charts.get('servers').title.append(' ', toggle);
+  charts.get('servers').title.after(' ', toggle);
   el.replaceChildren(...boxes);
   new ResizeObserver(() => {
     for (const c of charts.values()) if (c.plot) c.plot.setSize(size(c.box));
+    if (lastSnap) renderCharts(lastSnap); // the sparklines follow the width
   }).observe(el);
 }
 
@@ -72,6 +75,10 @@ export function renderCharts(snap) {
   for (const spec of specs) {
     const c = charts.get(spec.id);
     const series = spec.pick(s, snap);
+    if (spec.sparks) {
+      renderSparks(c.box, xs, series.map((x) => x[0]), series.map((x) => x[1]), size(c.box).width);
+      continue;
+    }
     const key = series.map((x) => x[0]).join('|');
     const data = [xs, ...series.map((x) => x[1] || [])];
     if (!c.plot || c.key !== key) {
@@ -81,6 +88,7 @@ export function renderCharts(snap) {
     } else {
       c.plot.setData(data);
     }
+    if (c.plot.cursor.idx == null) c.plot.setLegend({ idx: null }); // not hovered: the latest values
   }
 }
 
@@ -95,11 +103,20 @@ function options(series, sz, log) {
       { size: 48, values: (u, ticks) => ticks.map(compact) },
     ],
     series: [
-      { label: 't', value: (u, v) => (v == null ? '–' : v.toFixed(2) + ' s') },
+      { label: 't', value: (u, v, si, idx) => fmt(u, v, si, idx, (x) => x.toFixed(2) + ' s') },
       ...series.map(([label, , stroke]) => ({ label, stroke, width: 1.5, spanGaps: false, points: { show: false },
-        value: (u, v) => (v == null ? '–' : v.toFixed(v >= 100 ? 0 : 1)) })),
+        value: (u, v, si, idx) => fmt(u, v, si, idx, (x) => x.toFixed(x >= 100 ? 0 : 1)) })),
     ],
   };
+}
+
+/**
+ * fmt is a legend value: at the cursor when hovering (idx set), else the
+ * series' latest known value, so the legend is never just dashes.
+ */
+function fmt(u, v, si, idx, f) {
+  const x = idx == null ? latest(u.data[si]) : v;
+  return x == null ? '–' : f(x);
 }
 
 /** compact writes an axis value in few characters: 950, 1.5k, 12k. */

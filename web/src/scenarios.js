@@ -35,16 +35,24 @@ async function run() {
   }
 }
 
-/** renderScenario shows the description and narration of the lab running. */
+/**
+ * renderScenario shows the description and narration of the lab running.
+ * They describe the lab as it started; once a drill has changed a setting
+ * (p2c switched to round robin, say) a line says what is in force now.
+ */
 export function renderScenario(snap) {
   const parts = [];
+  const changes = snap.changes || [];
   if (snap.scenario || snap.lab) parts.push(h('strong', { text: snap.scenario || snap.lab }));
   if (snap.setting) parts.push(` (setting ${snap.setting})`);
   if (snap.description) parts.push(' — ' + snap.description);
-  const key = [snap.scenario, snap.lab, snap.setting, snap.narration].join('|');
+  if (snap.description && changes.length) parts.push(h('span', { class: 'as-started', text: ' (as it started)' }));
+  const key = [snap.scenario, snap.lab, snap.setting, snap.narration, ...changes].join('|');
   if (narration.dataset.key !== key) {
     narration.dataset.key = key;
-    narration.replaceChildren(h('p', { class: 'desc' }, ...parts), snap.narration ? h('p', { class: 'narr', text: snap.narration }) : '');
+    narration.replaceChildren(h('p', { class: 'desc' }, ...parts),
+      changes.length ? h('p', { class: 'changes' }, h('strong', { text: 'now: ' }), changes.join(' · ')) : '',
+      snap.narration ? h('p', { class: 'narr', text: snap.narration }) : '');
   }
   narration.hidden = parts.length === 0;
   if (document.activeElement !== select && snap.scenario && select.value !== snap.scenario && !runButton.disabled) {

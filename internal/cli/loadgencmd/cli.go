@@ -197,6 +197,8 @@ func serveAdmin(addr string, r *loadgen.Runner, out io.Writer) (func(), error) {
 		return nil, err
 	}
 	srv := &fasthttp.Server{Handler: r.Admin(), Name: "loadgen"}
+	srv.MaxRequestBodySize, srv.ReadBufferSize = 64<<10, 8<<10 // admin bodies are small JSON
+	wire.LimitErrors(srv)
 	wire.Serve(srv, ln, nil)
 	if err := wire.PrintReady(out, wire.Ready{Name: "loadgen", Admin: ln.Addr().String(), PID: os.Getpid()}); err != nil {
 		return nil, err

@@ -30,10 +30,12 @@ import (
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
-// Limits on what a client may send; fasthttp answers 431 or 413 beyond them.
+// Limits on what a client may send (beyond them: 431 or 413 with a JSON
+// reason). They exceed the lb's (8 KiB of headers, to which it adds its
+// own, and 1 MiB of body), so whatever an lb accepts reaches the server.
 const (
-	maxHeaderBytes = 8 << 10
-	maxBodyBytes   = 64 << 10
+	maxHeaderBytes = 16 << 10
+	maxBodyBytes   = 1 << 20
 )
 
 // maxIdleWorker is fasthttp's MaxIdleWorkerDuration. Its pool cleaner
@@ -199,6 +201,7 @@ func (b *Backend) serve(addr string, h fasthttp.RequestHandler) (*listener, erro
 		NoDefaultDate:         true, // the Date header would start fasthttp's global ticker goroutine
 		Logger:                zapPrintf{b.log},
 	}}
+	wire.LimitErrors(l.srv)
 	l.done = wire.Serve(l.srv, ln, func(err error) {
 		b.log.Warn("serve ended", zap.String("addr", l.addr), zap.Error(err))
 	})

@@ -122,6 +122,8 @@ func New(cfg Config) (*LB, error) {
 	l.admin = &fasthttp.Server{Handler: l.serveAdmin, Name: "lblab-lb-admin", MaxRequestBodySize: 64 << 10,
 		ReadBufferSize: cfg.MaxHeader, NoDefaultServerHeader: true, CloseOnShutdown: true,
 		Logger: zapPrintf{l.log}}
+	wire.LimitErrors(l.data) // 413 / 431 with a JSON reason naming the limit
+	wire.LimitErrors(l.admin)
 	return l, nil
 }
 

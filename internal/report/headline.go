@@ -1,0 +1,81 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/lblab/lblab/internal/labfile"
+)
+
+// headlineFigure is a figure a lab can rank its settings by: how to read it off a run and which way is
+// better. ok is false when the run has no such figure (no request
+// succeeded: no latency); such runs rank last.
+type headlineFigure struct {
+	caption string // for the line above the table
+	column  string // its column, when the main table does not already have one
+	value   func(r *Run) (v float64, ok bool)
+	higher  bool // higher is better
+}
+
+var headlines = map[labfile.Headline]headlineFigure{
+	labfile.HeadlineP99: {caption: "p99 latency of successful requests",
+		value: func(r *Run) (float64, bool) { return r.Latency.P99, r.Succeeded > 0 }},
+	labfile.HeadlineGoodput: {caption: "goodput, the share of requests that succeeded", higher: true,
+		value: func(r *Run) (float64, bool) { return r.Goodput, r.Requests > 0 }},
+	labfile.HeadlineMaxQueue: {caption: "the fullest server's longest queue (max queue)", column: "max queue",
+		value: func(r *Run) (float64, bool) {
+			if s := r.Fullest(); s != nil {
+				return float64(s.MaxQueue), true
+			}
+			return 0, false
+		}},
+}
+
+// headline is the report's headline figure (p99 unless the lab names another).
+func (r *Report) headline() headlineFigure {
+	if f, ok := headlines[r.Headline]; ok {
+		return f
+	}
+	return headlines[labfile.HeadlineP99]
+}
+
+// Ranked returns the runs best first by the headline figure (then by name);
+// runs without the figure come last.
+func (r *Report) Ranked() []Run {
+	h := r.headline()
+	runs := append([]Run(nil), r.Runs...)
+	sort.SliceStable(runs, func(i, j int) bool {
+		a, aok := h.value(&runs[i])
+		b, bok := h.value(&runs[j])
+		switch {
+		case aok != bok:
+			return aok
+		case a != b:
+			return a < b != h.higher
+		}
+		return runs[i].Name < runs[j].Name
+	})
+	return runs
+}
+
+// Fullest is the server with the longest queue of the run (the first of
+// equals), or nil without servers.
+func (r *Run) Fullest() *Server {
+	var best *Server
+	for i := range r.Servers {
+		if best == nil || r.Servers[i].MaxQueue > best.MaxQueue {
+			best = &r.Servers[i]
+		}
+	}
+	return best
+}
+
+// headlineCell is a run's cell in the headline column: "141 (s901)".
+func headlineCell(h labfile.Headline, run *Run) string {
+	if h == labfile.HeadlineMaxQueue {
+		if s := run.Fullest(); s != nil {
+			return fmt.Sprintf("%d (%s)", s.MaxQueue, s.Name)
+		}
+	}
+	return "-"
+}
