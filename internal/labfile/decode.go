@@ -3,6 +3,7 @@ package labfile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 
@@ -11,9 +12,16 @@ import (
 	"github.com/goccy/go-yaml/parser"
 )
 
-// Load reads the lab file at path and parses it (see Parse).
+// Load reads the lab file at path and parses it (see Parse). It reads no
+// more than one byte over MaxFileSize, so a huge file is refused without
+// being read whole.
 func Load(path string) (*Lab, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, err
 	}
@@ -33,6 +41,9 @@ func Load(path string) (*Lab, error) {
 //
 // The error is an *Error, or Errors when there are several.
 func Parse(file string, data []byte) (*Lab, error) {
+	if e := precheck(file, data); e != nil {
+		return nil, e
+	}
 	f, err := parseYAML(data)
 	if err != nil {
 		return nil, syntaxError(file, err)
