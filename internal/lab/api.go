@@ -75,6 +75,10 @@ func (c *Controller) handleChaos(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
 		return
 	}
+	if n, max := len(run.backends()), maxServers(c.opts.MaxServers); ev.Action == "add-server" && n >= max {
+		writeJSON(w, 400, map[string]any{"error": fmt.Sprintf("add-server: the lab runs %d servers, the most --max-servers allows (%d): each server is a process", n, max), "code": 400})
+		return
+	}
 	err := run.sc.apply(req.Context(), ev)
 	text := "chaos: " + describe(ev)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // Options configure how a lab's processes are started.
@@ -25,6 +26,14 @@ type Options struct {
 	// MaxServers bounds the servers (processes) a run may start
 	// (0 = DefaultMaxServers); see CheckFleet.
 	MaxServers int
+	// Token is the admin token of the processes: lab up and lab run give
+	// it to those they start ("" = a fresh random one), lab dashboard
+	// presents it to those it attaches to. Access guards the controller
+	// itself (its token may be "" on a loopback address).
+	Token  string
+	Access wire.Access
+	// Restart says what lab up does when a process exits on its own.
+	Restart RestartPolicy
 }
 
 // fleet is one running copy of a lab: its backends and balancers.
@@ -36,7 +45,10 @@ type fleet struct {
 	ownDir   bool
 	backends []*proc // in server order; added servers at the end
 	lbs      []*proc
-	mu       sync.Mutex
+	initial  int         // backends started with the fleet (the rest were added)
+	onStart  func(*proc) // called for each process added later (supervision)
+	stopped  bool        // stop has begun: no process joins any more
+	mu       sync.Mutex  // guards backends, lbs (restarts replace entries), stopped
 }
 
 // startFleet writes the lab for the processes and starts a backend per
@@ -58,6 +70,7 @@ func startFleet(ctx context.Context, lab *labfile.Lab, opts Options) (*fleet, er
 		f.stop()
 		return nil, err
 	}
+	f.initial = len(f.backends)
 	if lab.Clients.Algorithm == "" {
 		if err := f.startBalancers(ctx); err != nil {
 			f.stop()
@@ -182,10 +195,18 @@ func (f *fleet) addBackend(ctx context.Context, name string) error {
 		return err
 	}
 	f.mu.Lock()
+	if f.stopped {
+		f.mu.Unlock()
+		p.stop()
+		return fmt.Errorf("the lab is stopping")
+	}
 	f.backends = append(f.backends, p)
 	f.mu.Unlock()
+	if f.onStart != nil {
+		f.onStart(p)
+	}
 	body := map[string]string{"name": name, "addr": p.ready.Addr, "admin": p.ready.Admin}
-	for _, l := range f.lbs {
+	for _, l := range f.balancers() {
 		if err := call(ctx, l.ready.Admin, "POST", "/admin/backends", body, nil); err != nil {
 			return err
 		}
@@ -195,8 +216,11 @@ func (f *fleet) addBackend(ctx context.Context, name string) error {
 
 // stop stops every process of the fleet, all at once, and removes its files.
 func (f *fleet) stop() {
+	f.mu.Lock()
+	f.stopped = true
+	f.mu.Unlock()
 	var wg sync.WaitGroup
-	for _, p := range append(append([]*proc(nil), f.lbs...), f.backends...) {
+	for _, p := range f.all() {
 		wg.Add(1)
 		go func() { defer wg.Done(); p.stop() }()
 	}
@@ -204,6 +228,13 @@ func (f *fleet) stop() {
 	if f.ownDir {
 		os.RemoveAll(f.dir)
 	}
+}
+
+// balancers returns the balancers.
+func (f *fleet) balancers() []*proc {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]*proc(nil), f.lbs...)
 }
 
 // all returns every process, balancers first.

@@ -27,7 +27,7 @@ func newScript(f *fleet, loadgen *proc, log *zap.Logger) *script {
 
 // followBalancers copies every balancer's event stream into the log.
 func (s *script) followBalancers(ctx context.Context) {
-	for _, p := range s.f.lbs {
+	for _, p := range s.f.balancers() {
 		go s.events.follow(ctx, p)
 	}
 }
@@ -88,11 +88,11 @@ func (s *script) apply(ctx context.Context, ev labfile.Event) error {
 		}
 		return call(ctx, s.loadgen.ready.Admin, "PUT", "/admin/rate", map[string]float64{"rate": ev.Rate}, nil)
 	case "algorithm":
-		return s.each(ctx, s.f.lbs, "PUT", "/admin/algorithm", map[string]string{"algorithm": ev.Algorithm})
+		return s.each(ctx, s.f.balancers(), "PUT", "/admin/algorithm", map[string]string{"algorithm": ev.Algorithm})
 	case "add-server":
 		return s.f.addBackend(ctx, ev.Target)
 	case "remove-server":
-		return s.each(ctx, s.f.lbs, "DELETE", "/admin/backends/"+ev.Target, nil)
+		return s.each(ctx, s.f.balancers(), "DELETE", "/admin/backends/"+ev.Target, nil)
 	case "set":
 		return s.set(ctx, ev.Set)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/breaker"
+	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
 )
@@ -118,6 +119,9 @@ func (l *LB) addBackend(s BackendSpec) error {
 	defer l.mu.Unlock()
 	if _, ok := l.byName[s.Name]; ok {
 		return errConflict{fmt.Errorf("name: backend %q already exists", s.Name)}
+	}
+	if max := labfile.Bounds.Servers.Max; len(l.backends) >= max { // removed ones keep their slot
+		return fmt.Errorf("name: this balancer has had %d backends, the most a lab may have", max)
 	}
 	if s.Admin == "" && l.lab.Balancers.Load == "shared" {
 		return fmt.Errorf("admin: needed when balancers.load is shared")
