@@ -41,7 +41,7 @@ function drawBadges(box, s) {
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   const list = (s.badges || []).map((b) => h('span', { class: 'badge ' + b.kind, text: b.text }));
-  if (s.error) list.push(h('span', { class: 'badge unread', title: s.error, text: 'NO STATE' }));
+  if (s.error && !s.exited) list.push(h('span', { class: 'badge unread', title: s.error, text: 'NO STATE' }));
   box.replaceChildren(...list);
 }
 
