@@ -27,7 +27,7 @@ export function updateCard(el, s) {
   const b = s.backend || {};
   el.dataset.share = isNum(s.share) ? s.share.toFixed(4) : '';
   el.dataset.rate = isNum(s.rate) ? s.rate.toFixed(2) : '0';
-  el.classList.toggle('down', b.up === false);
+  el.classList.toggle('down', b.up === false || !!s.exited);
   el.classList.toggle('unread', !s.backend);
   drawBadges(el.parts.badges, s);
   drawWorkers(el.parts.workers, b.workers || 0, b.busy || 0);
