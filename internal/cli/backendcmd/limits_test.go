@@ -168,15 +168,13 @@ func TestSIGTERMStopsWithinTheDrainTime(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			cmd, rd := startUnder(t, nil, "--lab", writeLab(t, lab))
-			var conns []net.Conn
-			for i := 0; i < 3; i++ {
+			for i := 0; i < 3; i++ { // three requests in flight
 				c, err := net.Dial("tcp", rd.Addr)
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer c.Close()
 				io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n"+wire.HWork+": 1h\r\n\r\n")
-				conns = append(conns, c)
 			}
 			time.Sleep(200 * time.Millisecond) // in flight
 			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
