@@ -11,6 +11,7 @@ import (
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // State is GET /api/state: every process's own state, and the event log.
@@ -127,6 +128,10 @@ func validate(lab *labfile.Lab, ev *labfile.Event) error {
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
+	// The server's write timeout counts from the request; an answer that
+	// took its time to gather (GET /api/state asks every process) still gets
+	// the whole timeout to be written.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wire.AdminLimits.WriteTimeout))
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(v)
