@@ -193,3 +193,23 @@ func TestSIGTERMStopsWithinTheDrainTime(t *testing.T) {
 		})
 	}
 }
+
+// An admin listener on a non-loopback address needs a token: without one
+// the backend refuses to start (exit 2); LBLAB_TOKEN gives it one.
+func TestNonLoopbackAdminNeedsAToken(t *testing.T) {
+	t.Setenv(wire.TokenEnv, "")
+	code, _, stderr := runBackend(t, "--admin", "0.0.0.0:0", "--check-config")
+	if code != 2 || !strings.Contains(stderr, "non-loopback address needs a token") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := runBackend(t, "--allow-host", "*", "--check-config"); code != 2 || !strings.Contains(stderr, "needs a token") {
+		t.Fatalf("--allow-host *: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := runBackend(t, "--token", "short", "--check-config"); code != 2 || !strings.Contains(stderr, "16 to 256") {
+		t.Fatalf("a short token: exit %d, stderr %q", code, stderr)
+	}
+	t.Setenv(wire.TokenEnv, "0123456789abcdef0123")
+	if code, _, stderr := runBackend(t, "--admin", "0.0.0.0:0", "--check-config"); code != 0 {
+		t.Fatalf("with LBLAB_TOKEN: exit %d, stderr %q", code, stderr)
+	}
+}
