@@ -22,6 +22,7 @@ type liveFlags struct {
 	logs       string
 	verbose    bool
 	maxServers int
+	access     accessFlags
 }
 
 func (lf *liveFlags) add(cmd *cobra.Command) {
@@ -29,13 +30,42 @@ func (lf *liveFlags) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&lf.verbose, "verbose", "v", false, "debug logging of lab itself")
 	cmd.Flags().IntVar(&lf.maxServers, "max-servers", livelab.DefaultMaxServers,
 		"refuse a lab with more servers than this (each server is a process)")
+	lf.access.add(cmd, "the admin token: given to the processes lab starts (default: a random one) and required by the controller (default: $"+wire.TokenEnv+")")
 }
 
-// check refuses flag values no run can use.
-func (lf *liveFlags) check() error {
+// check refuses flag values no run can use; listenFlag and listen are the
+// controller's address, which needs a token unless it is loopback.
+func (lf *liveFlags) check(listenFlag, listen string) error {
 	if lf.maxServers < 1 {
 		return usageError{fmt.Errorf("--max-servers: must be at least 1, got %d", lf.maxServers)}
 	}
+	return lf.access.check(listenFlag, listen)
+}
+
+// accessFlags are --token and --allow-host: who may use the controller,
+// and the token of the processes.
+type accessFlags struct {
+	token  string
+	allow  []string
+	access wire.Access
+}
+
+func (af *accessFlags) add(cmd *cobra.Command, tokenHelp string) {
+	cmd.Flags().StringVar(&af.token, "token", "", tokenHelp)
+	cmd.Flags().StringSliceVar(&af.allow, "allow-host", nil, "further Host names the controller answers to: NAME, NAME:PORT, or * (needs a token); default: $"+wire.AllowHostEnv)
+}
+
+// check reads the flags (and the environment) and refuses a controller at
+// listen that anyone could drive: a non-loopback address needs a token.
+func (af *accessFlags) check(listenFlag, listen string) error {
+	a, err := wire.NewAccess(af.token, af.allow)
+	if err == nil && listen != "" {
+		err = a.Check(listenFlag, listen)
+	}
+	if err != nil {
+		return usageError{err}
+	}
+	af.access = a
 	return nil
 }
 
@@ -55,7 +85,8 @@ func (lf *liveFlags) options(errOut io.Writer) (livelab.Options, func(), error) 
 	}
 	fmt.Fprintf(errOut, "process logs: %s\n", path)
 	log := wire.Logger("lab", lf.verbose)
-	return livelab.Options{Launch: launch, Logs: f, Log: log, MaxServers: lf.maxServers}, func() { _ = log.Sync(); f.Close() }, nil
+	return livelab.Options{Launch: launch, Logs: f, Log: log, MaxServers: lf.maxServers,
+		Token: lf.access.access.Token, Access: lf.access.access}, func() { _ = log.Sync(); f.Close() }, nil
 }
 
 // interruptible is a context ended by Ctrl-C or SIGTERM.
@@ -92,7 +123,7 @@ run warns and runs without it).`,
 			if err != nil {
 				return err
 			}
-			if err := lf.check(); err != nil {
+			if err := lf.check("--dashboard", dashboard); err != nil {
 				return err
 			}
 			if dashboard != "" {
@@ -129,7 +160,7 @@ run warns and runs without it).`,
 
 func upCommand() *cobra.Command {
 	var lf liveFlags
-	var listen, lbAddr string
+	var listen, lbAddr, restart string
 	cmd := &cobra.Command{
 		Use:   "up [FILE|SCENARIO]",
 		Short: "Run the live playground (or a lab) until Ctrl-C; point curl or hey at the balancer",
@@ -155,8 +186,12 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 			if err := lab.Apply("duration", "8760h"); err != nil { // a year: until Ctrl-C
 				return err
 			}
-			if err := lf.check(); err != nil {
+			if err := lf.check("--listen", listen); err != nil {
 				return err
+			}
+			policy, err := livelab.ParseRestart(restart)
+			if err != nil {
+				return usageError{err}
 			}
 			if err := livelab.CheckFleet(lab, lf.maxServers); err != nil {
 				return usageError{err} // refused before anything starts: exit 2
@@ -178,7 +213,7 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 				return err
 			}
 			defer closeLogs()
-			opts.LBAddr = lbAddr
+			opts.LBAddr, opts.Restart = lbAddr, policy
 			ctx, stop := interruptible()
 			defer stop()
 			err = livelab.Up(ctx, lab, livelab.UpOptions{Options: opts, Listen: listen, Out: cmd.OutOrStdout(), Command: invokedAs()})
@@ -188,12 +223,14 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 	}
 	cmd.Flags().StringVar(&listen, "listen", livelab.DefaultControllerAddr, "the controller's address (dashboard, state and chaos API)")
 	cmd.Flags().StringVar(&lbAddr, "lb", "127.0.0.1:8080", "the balancer's traffic address")
+	cmd.Flags().StringVar(&restart, "restart", string(livelab.RestartNever), "when a backend or balancer process exits on its own: never (it stays down, shown as EXITED)\nor on-failure (started again on its ports after a signal or a non-zero exit)")
 	lf.add(cmd)
 	return cmd
 }
 
 func chaosCommand() *cobra.Command {
 	var addr string
+	var af accessFlags
 	cmd := &cobra.Command{
 		Use:   "chaos ACTION [TARGET] [key=value...]",
 		Short: "Send a drill to the running lab (lab up)",
@@ -221,9 +258,12 @@ added to five). --lab-url takes HOST:PORT or http://HOST:PORT/.`,
 			if addr, err = livelab.DialAddr("--lab-url", addr); err != nil {
 				return usageError{err}
 			}
+			if err := af.check("", ""); err != nil {
+				return err
+			}
 			ctx, stop := interruptible()
 			defer stop()
-			applied, err := livelab.SendDrill(ctx, addr, ev)
+			applied, err := livelab.SendDrill(livelab.WithToken(ctx, af.access.Token), addr, ev)
 			var refused *livelab.StatusError
 			if errors.As(err, &refused) && refused.Code == 400 {
 				return usageError{err} // the drill itself was bad: exit 2
@@ -236,12 +276,14 @@ added to five). --lab-url takes HOST:PORT or http://HOST:PORT/.`,
 		},
 	}
 	cmd.Flags().StringVar(&addr, "lab-url", livelab.DefaultControllerAddr, "the address of the lab up controller (HOST:PORT or http://HOST:PORT)")
+	cmd.Flags().StringVar(&af.token, "token", "", "the controller's token, when it requires one (default: $"+wire.TokenEnv+")")
 	return cmd
 }
 
 func dashboardCommand() *cobra.Command {
 	var lbs, backends, loadgen, listen, labArg string
 	var check, verbose bool
+	var af accessFlags
 	cmd := &cobra.Command{
 		Use:   "dashboard --lb NAME=ADMINADDR[,...] --backends NAME=ADMINADDR[,...] --loadgen ADMINADDR",
 		Short: "Serve the live dashboard and chaos API for lab processes started elsewhere (compose)",
@@ -260,6 +302,10 @@ lab file the processes run, to check drills against (default: the playground).`,
 			if _, err := o.Check(); err != nil {
 				return usageError{err}
 			}
+			if err := af.check("--listen", listen); err != nil {
+				return err
+			}
+			o.Token, o.Access = af.access.Token, af.access
 			if check {
 				fmt.Fprintf(cmd.OutOrStdout(), "lab dashboard: configuration ok: %d balancers, %d backends, loadgen %s\n", len(o.LBs), len(o.Backends), o.Loadgen)
 				return nil
@@ -282,6 +328,7 @@ lab file the processes run, to check drills against (default: the playground).`,
 	cmd.Flags().StringVar(&labArg, "lab", "", "the lab file or scenario the processes run (to check drills; default: the playground)")
 	cmd.Flags().BoolVar(&check, "check-config", false, "validate the flags, print a summary and exit (0 ok, 2 bad)")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logging")
+	af.add(cmd, "the processes' admin token, presented to them and required by the dashboard (default: $"+wire.TokenEnv+"; required when --listen is not loopback)")
 	return cmd
 }
 

@@ -69,3 +69,23 @@ func TestChaosErrors(t *testing.T) {
 		t.Errorf("no lab: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// Access and restart flags are checked before anything starts: a
+// controller on a non-loopback address without a token, any Host name
+// without a token, a short token, an unknown restart policy: exit 2.
+func TestLiveAccessFlagsExit2(t *testing.T) {
+	t.Setenv("LBLAB_TOKEN", "")
+	cases := map[string][]string{
+		"needs a token":        {"up", "--listen", "0.0.0.0:0"},
+		"--dashboard 0.0.0.0:": {"run", "rr-slow", "--dashboard", "0.0.0.0:0"},
+		"--allow-host *":       {"up", "--allow-host", "*", "--listen", "127.0.0.1:0"},
+		"16 to 256 characters": {"chaos", "kill", "s1", "--token", "short"},
+		"--restart":            {"up", "--restart", "always", "--listen", "127.0.0.1:0"},
+		"--listen 0.0.0.0:0":   {"dashboard", "--lb", "lb1=127.0.0.1:9080", "--backends", "s1=127.0.0.1:9081", "--loadgen", "127.0.0.1:9090", "--listen", "0.0.0.0:0", "--check-config"},
+	}
+	for want, args := range cases {
+		if _, errOut, code := lab(t, args...); code != 2 || !strings.Contains(errOut, want) || strings.Contains(errOut, "process logs") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and a reason mentioning %q", args, code, errOut, want)
+		}
+	}
+}

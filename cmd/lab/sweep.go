@@ -313,7 +313,7 @@ func runSweep(cmd *cobra.Command, arg string, f sweepFlags, lf liveFlags) error 
 
 // runLive checks the live limits and runs the sweep's labs one after another.
 func (p *sweepPlan) runLive(b batch, f sweepFlags, lf liveFlags, errOut io.Writer) ([]*report.Report, error) {
-	if err := lf.check(); err != nil {
+	if err := lf.check("--dashboard", f.dashboard); err != nil {
 		return nil, err
 	}
 	if f.maxPoints < 1 {

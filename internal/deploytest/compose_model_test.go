@@ -20,12 +20,30 @@ type compose struct {
 }
 
 type service struct {
-	Image       string   `yaml:"image"`
-	Command     []string `yaml:"command"`
-	Ports       []string `yaml:"ports"`
-	Volumes     []string `yaml:"volumes"`
-	NetworkMode string   `yaml:"network_mode"`
-	DependsOn   []string `yaml:"depends_on"`
+	Image       string            `yaml:"image"`
+	Command     []string          `yaml:"command"`
+	Ports       []string          `yaml:"ports"`
+	Volumes     []string          `yaml:"volumes"`
+	NetworkMode string            `yaml:"network_mode"`
+	DependsOn   []string          `yaml:"depends_on"`
+	Environment map[string]string `yaml:"environment"`
+}
+
+// composeTestToken stands for the LBLAB_TOKEN a user exports before
+// docker compose up.
+const composeTestToken = "compose-check-0123456789abcdef"
+
+// env is the service's environment as a process would get it, with
+// ${NAME...} references resolved (LBLAB_TOKEN to composeTestToken).
+func (s service) env() []string {
+	out := os.Environ()
+	for k, v := range s.Environment {
+		if strings.HasPrefix(v, "${LBLAB_TOKEN") {
+			v = composeTestToken
+		}
+		out = append(out, k+"="+v)
+	}
+	return out
 }
 
 func loadCompose(t *testing.T) compose {

@@ -30,6 +30,7 @@ func call(ctx context.Context, addr, method, path string, body, out any) error {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	authorize(req)
 	resp, err := adminClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("%s %s on %s: %w", method, path, addr, err)

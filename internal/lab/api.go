@@ -10,6 +10,7 @@ import (
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // State is GET /api/state: every process's own state, and the event log.
@@ -74,6 +75,10 @@ func (c *Controller) handleChaos(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
 		return
 	}
+	if n, max := len(run.backends()), maxServers(c.opts.MaxServers); ev.Action == "add-server" && n >= max {
+		writeJSON(w, 400, map[string]any{"error": fmt.Sprintf("add-server: the lab runs %d servers, the most --max-servers allows (%d): each server is a process", n, max), "code": 400})
+		return
+	}
 	err := run.sc.apply(req.Context(), ev)
 	text := "chaos: " + ev.String()
 	if err != nil {
@@ -134,6 +139,10 @@ func validate(lab *labfile.Lab, ev *labfile.Event) error {
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
+	// The server's write timeout counts from the request; an answer that
+	// took its time to gather (GET /api/state asks every process) still gets
+	// the whole timeout to be written.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wire.AdminLimits.WriteTimeout))
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(v)

@@ -103,6 +103,7 @@ func Attach(ctx context.Context, o AttachOptions) error {
 	if err != nil {
 		return err
 	}
+	ctx = WithToken(ctx, o.Token)
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", o.Listen, err)
@@ -115,7 +116,7 @@ func Attach(ctx context.Context, o AttachOptions) error {
 		f.lbs = append(f.lbs, attached("lb", e))
 	}
 	rctx, cancel := context.WithCancel(ctx)
-	r := newRun(rctx, cancel, lab, f, attached("loadgen", Endpoint{Name: "loadgen", Admin: o.Loadgen}))
+	r := newRun(rctx, cancel, "attach", lab, f, attached("loadgen", Endpoint{Name: "loadgen", Admin: o.Loadgen}))
 	r.attached = true
 	r.sc.followBalancers(rctx)
 	c := newController(ctx, "attach", ln, o.Options)

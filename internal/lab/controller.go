@@ -13,6 +13,7 @@ import (
 
 	"github.com/lblab/lblab/internal/lab/webui"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // Controller serves the dashboard, the lab's state and a chaos API that
@@ -36,9 +37,13 @@ type Controller struct {
 func newController(ctx context.Context, mode string, ln net.Listener, opts Options) *Controller {
 	c := &Controller{mode: mode, opts: opts, ctx: ctx, hub: newHub(), addr: ln.Addr().String(), done: make(chan struct{})}
 	c.status.Store("starting")
-	c.srv = &http.Server{Handler: c.routes(), ReadHeaderTimeout: 5 * time.Second, MaxHeaderBytes: 64 << 10,
+	lim := wire.AdminLimits
+	c.srv = &http.Server{Handler: wire.NewGuard(opts.Access, ln.Addr()).HTTP(c.routes()),
+		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: lim.ReadTimeout, WriteTimeout: lim.WriteTimeout, // the stream extends it per write
+		IdleTimeout: lim.IdleTimeout, MaxHeaderBytes: 64 << 10,
 		BaseContext: func(net.Listener) context.Context { return ctx }} // ends the streams on shutdown
-	go func() { _ = c.srv.Serve(ln) }()
+	logf := func(format string, args ...any) { opts.Log.Sugar().Warnf(format, args...) }
+	go func() { _ = c.srv.Serve(wire.Listen(ln, lim.MaxConns, logf)) }()
 	go c.aggregate(ctx)
 	return c
 }
@@ -130,5 +135,9 @@ func (c *Controller) dashboardURL() string {
 	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
 		host = "127.0.0.1"
 	}
-	return "http://" + net.JoinHostPort(host, port) + "/"
+	u := "http://" + net.JoinHostPort(host, port) + "/"
+	if t := c.opts.Access.Token; t != "" {
+		u += "?" + wire.TokenQuery + "=" + t // opened once, it becomes the page's cookie
+	}
+	return u
 }

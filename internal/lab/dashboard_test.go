@@ -150,12 +150,13 @@ func checkPage(t *testing.T, addr string) {
 // lab dashboard attaches to processes it did not start: it reads them and
 // forwards drills, but refuses to add servers or switch scenarios.
 func TestAttachToRunningLab(t *testing.T) {
-	upAddr := startUp(t, smallLab(t, "p2c", 3600))
+	token := NewToken() // the processes' token, which the attached dashboard must present
+	upAddr := startUp(t, smallLab(t, "p2c", 3600), func(o *UpOptions) { o.Token = token })
 	var sd []sdTarget
 	if err := call(context.Background(), upAddr, "GET", "/api/sd", nil, &sd); err != nil {
 		t.Fatal(err)
 	}
-	o := AttachOptions{Options: Options{Log: zap.NewNop(), Logs: io.Discard}, Listen: "127.0.0.1:0"}
+	o := AttachOptions{Options: Options{Log: zap.NewNop(), Logs: io.Discard, Token: token}, Listen: "127.0.0.1:0"}
 	for _, e := range sd {
 		ep := Endpoint{Name: e.Labels["name"], Admin: e.Targets[0]}
 		switch e.Labels["process"] {

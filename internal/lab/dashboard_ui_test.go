@@ -14,13 +14,17 @@ import (
 
 // startUp runs Up on 127.0.0.1:0 until the test ends and returns the
 // controller's address.
-func startUp(t *testing.T, lab *labfile.Lab) string {
+func startUp(t *testing.T, lab *labfile.Lab, mods ...func(*UpOptions)) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	lastControllerAddr.Store("")
+	opts := UpOptions{Options: testOptions(t), Listen: "127.0.0.1:0"}
+	for _, m := range mods {
+		m(&opts)
+	}
 	go func() {
-		done <- Up(ctx, lab, UpOptions{Options: testOptions(t), Listen: "127.0.0.1:0"})
+		done <- Up(ctx, lab, opts)
 	}()
 	t.Cleanup(func() {
 		cancel()

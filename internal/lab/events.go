@@ -63,6 +63,7 @@ func (l *eventLog) read(ctx context.Context, p *proc, last int64) int64 {
 	if err != nil {
 		return last
 	}
+	authorize(req)
 	resp, err := http.DefaultClient.Do(req) // no timeout: the stream is long-lived
 	if err != nil {
 		return last

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // Options configure how a lab's processes are started.
@@ -24,6 +26,14 @@ type Options struct {
 	// MaxServers bounds the servers (processes) a run may start
 	// (0 = DefaultMaxServers); see CheckFleet.
 	MaxServers int
+	// Token is the admin token of the processes: lab up and lab run give
+	// it to those they start ("" = a fresh random one), lab dashboard
+	// presents it to those it attaches to. Access guards the controller
+	// itself (its token may be "" on a loopback address).
+	Token  string
+	Access wire.Access
+	// Restart says what lab up does when a process exits on its own.
+	Restart RestartPolicy
 }
 
 // fleet is one running copy of a lab: its backends and balancers.
@@ -34,9 +44,12 @@ type fleet struct {
 	dir     string
 	ownDir  bool
 
-	mu       sync.Mutex // guards backends and lbs: drills add servers while others read
+	mu       sync.Mutex // guards backends, lbs and stopped: drills add servers, restarts replace them, while others read
 	backends []*proc    // in server order; added servers at the end
 	lbs      []*proc
+	initial  int         // backends started with the fleet (the rest were added)
+	onStart  func(*proc) // called for each process added later (supervision)
+	stopped  bool        // stop has begun: no process joins any more
 }
 
 // startFleet writes the lab for the processes and starts a backend per
@@ -58,6 +71,7 @@ func startFleet(ctx context.Context, lab *labfile.Lab, opts Options) (*fleet, er
 		f.stop()
 		return nil, err
 	}
+	f.initial = len(f.servers())
 	if lab.Clients.Algorithm == "" {
 		if err := f.startBalancers(ctx); err != nil {
 			f.stop()
@@ -178,8 +192,16 @@ func (f *fleet) addBackend(ctx context.Context, name string) error {
 		return err
 	}
 	f.mu.Lock()
+	if f.stopped {
+		f.mu.Unlock()
+		p.stop()
+		return fmt.Errorf("the lab is stopping")
+	}
 	f.backends = append(f.backends, p)
 	f.mu.Unlock()
+	if f.onStart != nil {
+		f.onStart(p)
+	}
 	body := map[string]string{"name": name, "addr": p.ready.Addr, "admin": p.ready.Admin}
 	for _, l := range f.balancers() {
 		if err := call(ctx, l.ready.Admin, "POST", "/admin/backends", body, nil); err != nil {
@@ -191,6 +213,9 @@ func (f *fleet) addBackend(ctx context.Context, name string) error {
 
 // stop stops every process of the fleet, all at once, and removes its files.
 func (f *fleet) stop() {
+	f.mu.Lock()
+	f.stopped = true
+	f.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, p := range f.all() {
 		wg.Go(p.stop)
@@ -199,6 +224,13 @@ func (f *fleet) stop() {
 	if f.ownDir {
 		os.RemoveAll(f.dir)
 	}
+}
+
+// balancers returns the balancers.
+func (f *fleet) balancers() []*proc {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]*proc(nil), f.lbs...)
 }
 
 // all returns every process, balancers first.
@@ -213,11 +245,4 @@ func (f *fleet) servers() []*proc {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]*proc(nil), f.backends...)
-}
-
-// balancers returns the balancer processes.
-func (f *fleet) balancers() []*proc {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]*proc(nil), f.lbs...)
 }

@@ -21,15 +21,17 @@ type reading struct {
 }
 
 type lbReading struct {
-	name string
-	st   *lb.State
-	err  string
+	name   string
+	st     *lb.State
+	err    string
+	exited string // how its process ended, when nobody asked it to
 }
 
 type serverReading struct {
-	name string
-	st   *backend.State
-	err  string
+	name   string
+	st     *backend.State
+	err    string
+	exited string
 }
 
 // gatherTimeout bounds one reading, so one stuck process delays a tick,
@@ -46,18 +48,18 @@ func gather(ctx context.Context, r *liveRun) *reading {
 	for i, p := range lbs {
 		wg.Go(func() {
 			var st lb.State
-			out.lbs[i] = lbReading{name: p.name, st: &st}
+			out.lbs[i] = lbReading{name: p.name, st: &st, exited: p.exitedHow()}
 			if err := call(ctx, p.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
-				out.lbs[i] = lbReading{name: p.name, err: err.Error()}
+				out.lbs[i] = lbReading{name: p.name, err: err.Error(), exited: p.exitedHow()}
 			}
 		})
 	}
 	for i, p := range backs {
 		wg.Go(func() {
 			var st backend.State
-			out.servers[i] = serverReading{name: p.name, st: &st}
+			out.servers[i] = serverReading{name: p.name, st: &st, exited: p.exitedHow()}
 			if err := call(ctx, p.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
-				out.servers[i] = serverReading{name: p.name, err: err.Error()}
+				out.servers[i] = serverReading{name: p.name, err: err.Error(), exited: p.exitedHow()}
 			}
 		})
 	}

@@ -28,6 +28,7 @@ func readLatency(ctx context.Context, admin string) *buckets {
 	if err != nil {
 		return nil
 	}
+	authorize(req)
 	resp, err := adminClient.Do(req)
 	if err != nil {
 		return nil

@@ -24,6 +24,7 @@ type liveRun struct {
 	scenario string // the built-in scenario it runs ("" = a lab file or the default)
 	setting  string // the compare setting applied ("" = the lab as written)
 	attached bool   // processes someone else started: never stopped by us
+	mode     string // up | run | attach
 	// first holds the settings at the run's first reading, which the
 	// snapshot's changes are measured from.
 	first    atomic.Pointer[Settings]
@@ -37,7 +38,7 @@ var runIDs atomic.Uint64
 // launch starts a lab's backends, balancers and loadgen, and follows the
 // balancers' event streams. The caller starts the script (sc.run) when it
 // wants the clock of the script to begin.
-func launch(ctx context.Context, lab *labfile.Lab, opts Options, series bool) (*liveRun, error) {
+func launch(ctx context.Context, mode string, lab *labfile.Lab, opts Options, series bool) (*liveRun, error) {
 	rctx, cancel := context.WithCancel(ctx)
 	f, err := startFleet(rctx, lab, opts)
 	if err != nil {
@@ -54,13 +55,17 @@ func launch(ctx context.Context, lab *labfile.Lab, opts Options, series bool) (*
 		cancel()
 		return nil, err
 	}
-	r := newRun(rctx, cancel, lab, f, lg)
+	r := newRun(rctx, cancel, mode, lab, f, lg)
 	r.sc.followBalancers(rctx)
+	for _, p := range f.all() {
+		r.supervise(p, 0)
+	}
+	f.onStart = func(p *proc) { r.supervise(p, 0) }
 	return r, nil
 }
 
-func newRun(ctx context.Context, cancel context.CancelFunc, lab *labfile.Lab, f *fleet, lg *proc) *liveRun {
-	r := &liveRun{id: runIDs.Add(1), lab: lab.Clone(), f: f, loadgen: lg, ctx: ctx, cancel: cancel}
+func newRun(ctx context.Context, cancel context.CancelFunc, mode string, lab *labfile.Lab, f *fleet, lg *proc) *liveRun {
+	r := &liveRun{id: runIDs.Add(1), lab: lab.Clone(), f: f, loadgen: lg, ctx: ctx, cancel: cancel, mode: mode}
 	r.sc = newScript(f, lg, f.opts.Log)
 	r.started = r.sc.events.start
 	return r

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -43,12 +44,18 @@ type proc struct {
 	name  string
 	role  string
 	cmd   *exec.Cmd
+	args  []string  // as started (restartArgs fills in the bound ports)
+	start time.Time // when it was started
 	ready wire.Ready
-	out   strings.Builder // stdout after the readiness line (the loadgen's report)
-	done  chan struct{}   // closed when the process has exited
-	err   error           // its exit status
-	tail  tailBuffer      // the end of its stderr, for error messages
-	mu    sync.Mutex
+	// stopping is set before lab stops the process, so its exit is not
+	// news; exited is how it ended when nobody asked it to ("" = running).
+	stopping atomic.Bool
+	exited   atomic.Value
+	out      strings.Builder // stdout after the readiness line (the loadgen's report)
+	done     chan struct{}   // closed when the process has exited
+	err      error           // its exit status
+	tail     tailBuffer      // the end of its stderr, for error messages
+	mu       sync.Mutex
 }
 
 // StartError is a process that exited before it was ready: its exit status
@@ -100,9 +107,10 @@ const readyTimeout = 15 * time.Second
 // start launches a child, waits for its readiness line and returns it. Its
 // stderr (logs) goes to logs; it dies with lab (Pdeathsig on Linux).
 func start(ctx context.Context, launch Launcher, role, name string, args []string, logs io.Writer, log *zap.Logger) (*proc, error) {
-	p := &proc{name: name, role: role, cmd: launch(role, args), done: make(chan struct{})}
+	p := &proc{name: name, role: role, cmd: launch(role, args), args: args, start: time.Now(), done: make(chan struct{})}
 	p.cmd.Stderr = io.MultiWriter(logs, &p.tail)
 	p.cmd.SysProcAttr = childAttrs()
+	passToken(ctx, p.cmd)
 	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -173,6 +181,7 @@ func (p *proc) output() string {
 // stop asks the child to shut down gracefully (SIGTERM), and kills it if it
 // is still there after 6 s (it drains in-flight requests within 5 s).
 func (p *proc) stop() {
+	p.stopping.Store(true)
 	select {
 	case <-p.done:
 		return
@@ -189,6 +198,7 @@ func (p *proc) stop() {
 
 // kill ends the child at once (SIGKILL) and waits for it.
 func (p *proc) kill() {
+	p.stopping.Store(true)
 	select {
 	case <-p.done:
 		return
@@ -206,4 +216,11 @@ func (p *proc) wait(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// exitedHow is how the process ended when nobody asked it to ("" while it
+// runs, or when lab stopped it).
+func (p *proc) exitedHow() string {
+	s, _ := p.exited.Load().(string)
+	return s
 }

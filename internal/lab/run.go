@@ -7,12 +7,14 @@ import (
 	"io"
 	"net"
 	"syscall"
+	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/backend"
+	"github.com/lblab/lblab/internal/shell/lb"
 )
 
 // RunOptions configure `lab run`.
@@ -32,6 +34,7 @@ func Run(ctx context.Context, lab *labfile.Lab, settings []labfile.Setting, opts
 	if err := CheckRun(lab, settings, opts.MaxServers); err != nil {
 		return nil, err
 	}
+	ctx = WithToken(ctx, orNewToken(opts.Token))
 	rep := &report.Report{Mode: "live", Lab: lab.Name, Seed: lab.Seed, DurationS: lab.Duration.Seconds(),
 		Narration: lab.Narration, Headline: lab.Report.Headline}
 	dash, stopDash := runDashboard(ctx, opts)
@@ -98,7 +101,7 @@ func runDashboard(ctx context.Context, opts RunOptions) (*Controller, func()) {
 // runOne starts the processes of one setting, runs the loadgen and the
 // script, gathers the report and stops everything.
 func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions, dash *Controller) (*report.Run, error) {
-	r, err := launch(ctx, lab, opts.Options, opts.Series)
+	r, err := launch(ctx, "run", lab, opts.Options, opts.Series)
 	if err != nil {
 		return nil, err
 	}
@@ -126,11 +129,11 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 	if err != nil {
 		return nil, err
 	}
+	run.Servers = r.f.serverFigures(ctxAlive(ctx), r.sc.events)
 	run.Name, run.Log = name, append(r.sc.events.snapshot(), run.Log...)
 	if run.Algorithm == "" {
 		run.Algorithm = lab.Balancers.Algorithm
 	}
-	run.Servers = r.f.serverFigures(context.Background())
 	return run, nil
 }
 
@@ -147,29 +150,58 @@ func parseLoadgenReport(out string) (*report.Run, error) {
 }
 
 // serverFigures asks every backend for its counters: what reached it, what
-// it served, its longest queue and its cache hit ratio.
-func (f *fleet) serverFigures(ctx context.Context) []report.Server {
+// it served, its longest queue and its cache hit ratio. A backend whose
+// counters are lost (its process died) is given the balancers' view: the
+// requests they sent it; what it completed is then unknown (0), and the
+// log says so.
+func (f *fleet) serverFigures(ctx context.Context, log *eventLog) []report.Server {
 	var out []report.Server
 	var total uint64
+	var picks map[string]uint64 // the balancers' picks per server, read once if needed
 	for _, b := range f.all() {
 		if b.role != "backend" {
 			continue
 		}
 		var st backend.State
-		if err := call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
-			f.opts.Log.Warn("cannot read a server's counters", zap.String("server", b.name), zap.Error(err))
-		}
+		err := call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &st)
 		c := st.Counters
 		s := report.Server{Name: b.name, Sent: c.Arrived, Completed: c.Completed, MaxQueue: c.MaxQueue}
+		if err != nil {
+			f.opts.Log.Warn("cannot read a server's counters", zap.String("server", b.name), zap.Error(err))
+			if picks == nil {
+				picks = f.balancerPicks(ctx)
+			}
+			if n, ok := picks[b.name]; ok {
+				s.Sent = n
+				log.add(time.Now(), fmt.Sprintf("%s: its own counters are lost (%s); sent is what the balancers sent it, completed is unknown",
+					b.name, firstLine(err.Error())))
+			}
+		}
 		if c.CacheLookups > 0 {
 			s.CacheHitRatio = float64(c.CacheHits) / float64(c.CacheLookups)
 		}
-		total += c.Arrived
+		total += s.Sent
 		out = append(out, s)
 	}
 	for i := range out {
 		if total > 0 {
 			out[i].Share = float64(out[i].Sent) / float64(total)
+		}
+	}
+	return out
+}
+
+// balancerPicks sums, over the balancers that answer, how many requests
+// each sent to each server.
+func (f *fleet) balancerPicks(ctx context.Context) map[string]uint64 {
+	out := map[string]uint64{}
+	for _, l := range f.balancers() {
+		var st lb.State
+		if call(ctx, l.ready.Admin, "GET", "/admin/state", nil, &st) != nil {
+			continue
+		}
+		for _, b := range st.Backends {
+			out[b.Name] += b.Picks
 		}
 	}
 	return out

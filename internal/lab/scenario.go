@@ -18,16 +18,29 @@ import (
 const DefaultMaxServers = 40
 
 // CheckFleet refuses a live run of a lab with more than max servers
-// (0 = DefaultMaxServers), naming the ways out.
+// (0 = DefaultMaxServers), counting those its script adds, naming the ways
+// out.
 func CheckFleet(lab *labfile.Lab, max int) error {
-	if max <= 0 {
-		max = DefaultMaxServers
+	max = maxServers(max)
+	n := len(lab.ExpandServers())
+	for _, ev := range lab.Events {
+		if ev.Action == "add-server" {
+			n++
+		}
 	}
-	if n := len(lab.ExpandServers()); n > max {
-		return fmt.Errorf("%s has %d servers, too many processes for a live run (at most %d; --max-servers raises it): try lab sim %s",
+	if n > max {
+		return fmt.Errorf("%s has %d servers with those its script adds, too many processes for a live run (at most %d; --max-servers raises it): try lab sim %s",
 			lab.Name, n, max, lab.Name)
 	}
 	return nil
+}
+
+// maxServers is the --max-servers bound in force (0 = DefaultMaxServers).
+func maxServers(max int) int {
+	if max <= 0 {
+		return DefaultMaxServers
+	}
+	return max
 }
 
 // upDuration keeps a lab's loadgen sending until the lab is stopped.
@@ -145,11 +158,11 @@ func (c *Controller) switchTo(lab *labfile.Lab, name, setting string) error {
 		prev = old.labCopy()
 		old.kill()
 	}
-	r, err := launch(c.ctx, lab, c.opts, false)
+	r, err := launch(c.ctx, c.mode, lab, c.opts, false)
 	if err != nil {
 		c.opts.Log.Warn("cannot start the scenario", zap.String("scenario", name), zap.Error(err))
 		if prev != nil {
-			if back, err2 := launch(c.ctx, prev, c.opts, false); err2 == nil {
+			if back, err2 := launch(c.ctx, c.mode, prev, c.opts, false); err2 == nil {
 				back.scenario, back.setting = old.scenario, old.setting
 				c.begin(back, nil)
 			}

@@ -81,16 +81,18 @@ type BalancerView struct {
 	Rate      num          `json:"rate"` // picks per second, last 1 s
 	Settings  *lb.Settings `json:"settings,omitempty"`
 	Error     string       `json:"error,omitempty"`
+	Exited    string       `json:"exited,omitempty"` // its process ended unasked: how ("signal: killed")
 }
 
 // ServerView is one backend, with what the balancers think of it.
 type ServerView struct {
 	Name    string            `json:"name"`
-	Error   string            `json:"error,omitempty"` // its state could not be read
-	Backend *backend.State    `json:"backend"`         // its GET /admin/state
-	Views   []lb.BackendState `json:"balancers"`       // each balancer's view of it, in lb order
-	Rate    num               `json:"rate"`            // requests/s sent to it, last 1 s
-	Share   num               `json:"share"`           // its share of the requests sent, last 2 s
+	Error   string            `json:"error,omitempty"`  // its state could not be read
+	Exited  string            `json:"exited,omitempty"` // its process ended unasked: how ("signal: killed")
+	Backend *backend.State    `json:"backend"`          // its GET /admin/state
+	Views   []lb.BackendState `json:"balancers"`        // each balancer's view of it, in lb order
+	Rate    num               `json:"rate"`             // requests/s sent to it, last 1 s
+	Share   num               `json:"share"`            // its share of the requests sent, last 2 s
 	// CacheHitRatio is over the last 2 s (null: no lookups in that time).
 	CacheHitRatio num     `json:"cache_hit_ratio"`
 	EWMAMs        num     `json:"ewma_ms"`     // the first balancer's latency estimate
@@ -99,8 +101,8 @@ type ServerView struct {
 	Badges        []Badge `json:"badges"`
 }
 
-// Badge is a mark on a server card: down, slowed, gc, failing, open,
-// half-open, unhealthy or removed.
+// Badge is a mark on a server card: exited, down, slowed, gc, failing,
+// open, half-open, unhealthy or removed.
 type Badge struct {
 	Kind string `json:"kind"`
 	Text string `json:"text"`

@@ -32,11 +32,12 @@ func Up(ctx context.Context, lab *labfile.Lab, opts UpOptions) error {
 	if err := CheckFleet(lab, opts.MaxServers); err != nil {
 		return err
 	}
+	ctx = WithToken(ctx, orNewToken(opts.Token))
 	ln, err := net.Listen("tcp", opts.Listen)
 	if err != nil {
 		return fmt.Errorf("controller address %s: %w", opts.Listen, err)
 	}
-	r, err := launch(ctx, lab, opts.Options, false)
+	r, err := launch(ctx, "up", lab, opts.Options, false)
 	if err != nil {
 		ln.Close()
 		return err

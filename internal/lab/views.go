@@ -125,7 +125,7 @@ func balancerViews(d *deriver, cur *reading) []BalancerView {
 	}
 	out := make([]BalancerView, 0, len(cur.lbs))
 	for _, l := range cur.lbs {
-		v := BalancerView{Name: l.name, Error: l.err, Rate: ratio(picks[l.name], secs)}
+		v := BalancerView{Name: l.name, Error: l.err, Exited: l.exited, Rate: ratio(picks[l.name], secs)}
 		if l.st != nil {
 			v.Algorithm, v.Picks, v.Settings = l.st.Algorithm, l.st.Picks, &l.st.Settings
 		}
@@ -137,7 +137,7 @@ func balancerViews(d *deriver, cur *reading) []BalancerView {
 // serverView is one server card: its state, the balancers' views of it,
 // the rate and share of requests it gets, and its badges.
 func serverView(d *deriver, cur *reading, sr serverReading) ServerView {
-	v := ServerView{Name: sr.name, Error: sr.err, Backend: sr.st, Rate: null, Share: null,
+	v := ServerView{Name: sr.name, Error: sr.err, Exited: sr.exited, Backend: sr.st, Rate: null, Share: null,
 		CacheHitRatio: null, EWMAMs: null, Breaker: "closed"}
 	for _, l := range cur.lbs {
 		if l.st == nil {
@@ -169,6 +169,9 @@ func serverView(d *deriver, cur *reading, sr serverReading) ServerView {
 	}
 	v.CacheHitRatio = ratio(hits, lookups)
 	v.Badges = badges(sr.st, v.Views)
+	if sr.exited != "" { // its state is the last one read: the process is gone
+		v.Badges = append([]Badge{{"exited", "EXITED"}}, v.Badges...)
+	}
 	return v
 }
 

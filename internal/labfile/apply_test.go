@@ -171,7 +171,7 @@ func TestEventsValidation(t *testing.T) {
 		{"  - {at: 1s, action: slow, target: s1}\n", "events[0].speed: slow needs speed in (0, 100]"},
 		{"  - {at: 1s, action: slow, speed: 0.5}\n", "events[0].target: action slow needs a target: a server name (s1, s2, s3, s4, s5) or all"},
 		{"  - {at: 1s, action: kill, target: s6}\n", `events[0].target: no server named "s6" at 1s; servers then: s1, s2, s3, s4, s5, or all`},
-		{"  - {at: 1s, action: gc, target: s1}\n", "events[0].pause: gc needs pause > 0"},
+		{"  - {at: 1s, action: gc, target: s1}\n", "events[0].pause: gc needs pause in (0s, 1h]"},
 		{"  - {at: 1s, action: errors, target: s1, share: 2}\n", "events[0].share: must be in [0, 1], got 2"},
 		{"  - {at: 1s, action: rate, rate: -5}\n", "events[0].rate: must be in [0, 1000000]"},
 		{"  - {at: 1s, action: algorithm, algorithm: fastest}\n", "events[0].algorithm: must be one of round-robin"},

@@ -3,6 +3,7 @@ package labfile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,15 +14,22 @@ import (
 	"github.com/goccy/go-yaml/parser"
 )
 
-// Load reads the lab file at path and parses it (see Parse). A file with
-// nothing but blank lines and comments is an error (a mistake, not a lab);
-// a lab without a name is named after its file (my-lab.yaml: my-lab).
+// Load reads the lab file at path and parses it (see Parse). It reads no
+// more than one byte over MaxFileSize, so a huge file is refused without
+// being read whole. A file with nothing but blank lines and comments is an
+// error (a mistake, not a lab); a lab without a name is named after its file
+// (my-lab.yaml: my-lab).
 func Load(path string) (*Lab, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if blank(data) {
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) <= MaxFileSize && blank(data) { // too big is Parse's to say
 		return nil, &Error{File: path, Msg: "the lab file is empty: give at least its name (name: my-lab); docs/labfile.md has every section"}
 	}
 	lab, err := Parse(path, data)
@@ -57,6 +65,9 @@ func blank(data []byte) bool {
 //
 // The error is an *Error, or Errors when there are several.
 func Parse(file string, data []byte) (*Lab, error) {
+	if e := precheck(file, data); e != nil {
+		return nil, e
+	}
 	f, err := parseYAML(data)
 	if err != nil {
 		return nil, syntaxError(file, err)

@@ -2,11 +2,11 @@ package labfile
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 )
 
@@ -204,43 +204,13 @@ func unknownKeyMsg(key, where string, allowed []string) string {
 	return msg + " (allowed: " + strings.Join(allowed, ", ") + ")"
 }
 
-// Range helpers. Each is written so that NaN fails.
-
-func (r *reporter) intIn(path string, v, lo, hi int) {
-	if v < lo || v > hi {
-		r.add(path, "must be between %d and %d, got %d", lo, hi, v)
+// num formats a float without exponent noise: 1000000, 0.25; only a huge
+// or tiny number gets an exponent (1e+308), not hundreds of digits.
+func num(f float64) string {
+	if a := math.Abs(f); a != 0 && (a >= 1e21 || a < 1e-6) {
+		return strconv.FormatFloat(f, 'g', -1, 64)
 	}
-}
-
-func (r *reporter) intMin(path string, v, lo int) {
-	if v < lo {
-		r.add(path, "must be >= %d, got %d", lo, v)
-	}
-}
-
-// floatIn checks lo <= v <= hi, or lo < v <= hi when loOpen.
-func (r *reporter) floatIn(path string, v, lo, hi float64, loOpen bool) {
-	ok := v >= lo && v <= hi
-	open := "["
-	if loOpen {
-		ok, open = v > lo && v <= hi, "("
-	}
-	if !ok {
-		r.add(path, "must be in %s%s, %s], got %s", open, num(lo), num(hi), num(v))
-	}
-}
-
-// num formats a float without exponent noise: 1000000, 0.25.
-func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-// durMin checks d >= lo, or d > lo when strict.
-func (r *reporter) durMin(path string, d, lo time.Duration, strict bool) {
-	switch {
-	case strict && d <= lo:
-		r.add(path, "must be > %v, got %v", lo, d)
-	case !strict && d < lo:
-		r.add(path, "must be >= %v, got %v", lo, d)
-	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // oneOfEnum is oneOf for a setting's word type.

@@ -222,17 +222,17 @@ func usedEventFields(e *Event) []string {
 func checkEventValues(e *Event, p string, r *reporter, ch *setChecker) {
 	switch e.Action {
 	case ActionSlow:
-		if !(e.Speed > 0 && e.Speed <= 100) {
-			r.add(p+".speed", "slow needs speed in (0, 100] (0.25 = quarter speed), got %s", num(e.Speed))
+		if !Bounds.Speed.In(e.Speed) {
+			r.add(p+".speed", "slow needs speed %s (0.25 = quarter speed), got %s", Bounds.Speed, num(e.Speed))
 		}
 	case ActionGC:
-		if e.Pause <= 0 {
-			r.add(p+".pause", "gc needs pause > 0 (how long the stop-the-world pause lasts), got %v", e.Pause)
+		if !Bounds.Pause.In(e.Pause) {
+			r.add(p+".pause", "gc needs pause %s (how long the stop-the-world pause lasts), got %v", Bounds.Pause, e.Pause)
 		}
 	case ActionErrors:
-		r.floatIn(p+".share", e.Share, 0, 1, false)
+		check(r, p+".share", Bounds.Share, e.Share)
 	case ActionRate:
-		r.floatIn(p+".rate", e.Rate, 0, maxRate, false)
+		check(r, p+".rate", Bounds.Rate, e.Rate)
 	case ActionAlgorithm:
 		if slices.Contains(Algorithms, e.Algorithm) {
 			ch.check(r, p, e.Algorithm, nil) // it must suit the other settings (aperture)

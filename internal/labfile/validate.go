@@ -8,19 +8,11 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/core/balance"
-	"github.com/lblab/lblab/internal/core/breaker"
 	"github.com/lblab/lblab/internal/core/limit"
-	"github.com/lblab/lblab/internal/core/outlier"
-	"github.com/lblab/lblab/internal/core/slowstart"
 )
 
-// Limits of the ranges Validate enforces.
-const (
-	maxServers   = 10000
-	maxBalancers = 1000
-	maxRate      = 1e6
-	maxHop       = 10 * time.Second
-)
+// maxMixParts bounds a mixture's parts.
+const maxMixParts = 100
 
 // Algorithms are the balancing algorithms a lab may name (balancers.algorithm,
 // clients.algorithm, compare settings and algorithm events): the core's
@@ -45,12 +37,12 @@ func validateLab(l *Lab, r *reporter) {
 
 // validateCore checks the knobs: everything but compare and events.
 func validateCore(l *Lab, r *reporter) {
-	r.durMin("duration", l.Duration, 0, true)
-	r.durMin("network.hop", l.Network.Hop, 0, false)
-	if l.Network.Hop >= maxHop {
-		r.add("network.hop", "must be less than %v, got %v", maxHop, l.Network.Hop)
-	}
-	r.durMin("network.jitter", l.Network.Jitter, 0, false)
+	checkText(r, "name", l.Name, MaxNameLen)
+	checkText(r, "description", l.Description, MaxTextLen)
+	checkText(r, "narration", l.Narration, MaxTextLen)
+	check(r, "duration", Bounds.Duration, l.Duration)
+	check(r, "network.hop", Bounds.Network, l.Network.Hop)
+	check(r, "network.jitter", Bounds.Network, l.Network.Jitter)
 	validateClients(&l.Clients, r)
 	validateBalancers(&l.Balancers, r)
 	validateServers(l.Servers, r)
@@ -60,37 +52,37 @@ func validateCore(l *Lab, r *reporter) {
 func validateClients(c *Clients, r *reporter) {
 	oneOfEnum(r, "clients.mode", c.Mode, OpenLoop, ClosedLoop)
 	if c.Mode == ClosedLoop {
-		r.floatIn("clients.rate", c.Rate, 0, maxRate, false)
+		check(r, "clients.rate", Bounds.Rate, c.Rate)
 	} else {
-		r.floatIn("clients.rate", c.Rate, 0, maxRate, true)
+		check(r, "clients.rate", Bounds.ArrivalRate, c.Rate)
 	}
-	r.intIn("clients.users", c.Users, 1, 100000)
-	r.durMin("clients.think", c.Think, 0, false)
-	r.intIn("clients.count", c.Count, 1, 1000000)
+	check(r, "clients.users", Bounds.Users, c.Users)
+	check(r, "clients.think", Bounds.Timeout, c.Think)
+	check(r, "clients.count", Bounds.Clients, c.Count)
 	oneOfEnum(r, "clients.activity", c.Activity, EvenActivity, ZipfActivity)
 	oneOfEnum(r, "clients.work_at", c.WorkAt, WorkAtClient, WorkAtServer)
-	r.intIn("clients.keys", c.Keys, 1, 1000000)
-	r.floatIn("clients.zipf", c.Zipf, 0, 5, false)
+	check(r, "clients.keys", Bounds.Keys, c.Keys)
+	check(r, "clients.zipf", Bounds.Zipf, c.Zipf)
 	validateDist("clients.work", &c.Work, r)
-	r.durMin("clients.timeout", c.Timeout, 0, false)
-	r.durMin("clients.attempt_timeout", c.AttemptTimeout, 0, false)
-	r.intIn("clients.retries", c.Retries, 0, 10)
-	r.durMin("clients.backoff.base", c.Backoff.Base, 0, false)
+	check(r, "clients.timeout", Bounds.Timeout, c.Timeout)
+	check(r, "clients.attempt_timeout", Bounds.Timeout, c.AttemptTimeout)
+	check(r, "clients.retries", Bounds.Retries, c.Retries)
+	check(r, "clients.backoff.base", Bounds.Timeout, c.Backoff.Base)
 	oneOfEnum(r, "clients.backoff.jitter", c.Backoff.Jitter, FullJitter, NoJitter)
-	r.floatIn("clients.budget", c.Budget, 0, 1, false)
+	check(r, "clients.budget", Bounds.Budget, c.Budget)
 	if msg := checkHedge(c.Hedge); msg != "" {
 		r.add("clients.hedge", "%s", msg)
 	}
 	if c.Algorithm != "" {
 		r.oneOf("clients.algorithm", c.Algorithm, Algorithms...)
 	}
-	r.intMin("clients.subset", c.Subset, 0)
+	check(r, "clients.subset", Bounds.Subset, c.Subset)
 	if c.Aperture != 0 && c.Algorithm == "" {
 		r.add("clients.aperture", "is for clients that balance themselves: set clients.algorithm too (got aperture %d)", c.Aperture)
 	} else {
 		validateAperture("clients", c.Algorithm, c.Aperture, c.Subset, r)
 	}
-	r.durMin("clients.refresh", c.Refresh, 0, false)
+	check(r, "clients.refresh", Bounds.Refresh, c.Refresh)
 }
 
 // validateAperture checks section.aperture: in range, with an algorithm
@@ -98,8 +90,8 @@ func validateClients(c *Clients, r *reporter) {
 func validateAperture(section, algorithm string, aperture, subset int, r *reporter) {
 	p := section + ".aperture"
 	switch {
-	case aperture < 0 || aperture > balance.MaxAperture:
-		r.intIn(p, aperture, 0, balance.MaxAperture)
+	case !Bounds.Aperture.In(aperture):
+		check(r, p, Bounds.Aperture, aperture)
 	case aperture == 0:
 	case !balance.SupportsAperture(algorithm):
 		r.add(p, "works with the algorithms that draw random choices (%s); %s.algorithm is %s",
@@ -126,6 +118,9 @@ func checkHedge(h string) string {
 	if err != nil || d <= 0 {
 		return fmt.Sprintf("%s; got %s", want, quote(h))
 	}
+	if !Bounds.Timeout.In(d) {
+		return "a delay " + Bounds.Timeout.msg(d)
+	}
 	return ""
 }
 
@@ -136,74 +131,74 @@ func validateDist(path string, w *Dist, r *reporter) {
 		if len(w.Mix) == 0 {
 			r.add(path+".mix", "a mixture needs at least one part (- {p: 0.7, value: 4ms})")
 		}
+		if len(w.Mix) > maxMixParts {
+			r.add(path+".mix", "a mixture has at most %d parts, got %d", maxMixParts, len(w.Mix))
+		}
 		for i, m := range w.Mix {
 			p := indexPath(path+".mix", i)
-			if !(m.P > 0) {
-				r.add(p+".p", "must be > 0 (shares are normalised to sum to 1), got %g", m.P)
+			if !Bounds.MixShare.In(m.P) {
+				r.add(p+".p", "%s (shares are normalised to sum to 1)", Bounds.MixShare.msg(m.P))
 			}
-			r.durMin(p+".value", m.Value, 0, true)
+			check(r, p+".value", Bounds.Work, m.Value)
 		}
 		return
 	}
 	if len(w.Mix) > 0 {
 		r.add(path+".mix", "mix is used only with dist: mixture (dist is %q)", w.Kind)
 	}
-	r.durMin(path+".mean", w.Mean, 0, true)
-	if !(w.CV >= 0 && w.CV <= 100) {
-		r.add(path+".cv", "must be in [0, 100], got %g", w.CV)
-	}
+	check(r, path+".mean", Bounds.Work, w.Mean)
+	check(r, path+".cv", Bounds.CV, w.CV)
 }
 
 func validateBalancers(b *Balancers, r *reporter) {
-	r.intIn("balancers.count", b.Count, 1, maxBalancers)
+	check(r, "balancers.count", Bounds.Balancers, b.Count)
 	r.oneOf("balancers.algorithm", b.Algorithm, Algorithms...)
 	oneOfEnum(r, "balancers.load", b.Load, LocalLoad, SharedLoad)
-	r.durMin("balancers.refresh", b.Refresh, 0, false)
-	r.durMin("balancers.timeout", b.Timeout, 0, false)
-	r.intMin("balancers.subset", b.Subset, 0)
-	r.intIn("balancers.choices", b.Choices, 1, 3)
+	check(r, "balancers.refresh", Bounds.Period, b.Refresh)
+	check(r, "balancers.timeout", Bounds.Timeout, b.Timeout)
+	check(r, "balancers.subset", Bounds.Subset, b.Subset)
+	check(r, "balancers.choices", Bounds.Choices, b.Choices)
 	oneOfEnum(r, "balancers.hash_on", b.HashOn, HashKey, HashClient)
-	r.intIn("balancers.vnodes", b.VNodes, 1, 10000)
-	r.floatIn("balancers.epsilon", b.Epsilon, 0, 10, true)
-	r.durMin("balancers.decay", b.Decay, 0, true)
-	r.intIn("balancers.breaker.window", b.Breaker.Window, breaker.MinWindow, breaker.MaxWindow)
-	r.floatIn("balancers.breaker.threshold", b.Breaker.Threshold, 0, 1, true)
-	r.durMin("balancers.breaker.open", b.Breaker.Open, 0, true)
-	r.intIn("balancers.breaker.probes", b.Breaker.Probes, 1, 100)
+	check(r, "balancers.vnodes", Bounds.VNodes, b.VNodes)
+	check(r, "balancers.epsilon", Bounds.Epsilon, b.Epsilon)
+	check(r, "balancers.decay", Bounds.Decay, b.Decay)
+	check(r, "balancers.breaker.window", Bounds.Window, b.Breaker.Window)
+	check(r, "balancers.breaker.threshold", Bounds.Threshold, b.Breaker.Threshold)
+	check(r, "balancers.breaker.open", Bounds.Pause, b.Breaker.Open)
+	check(r, "balancers.breaker.probes", Bounds.Probes, b.Breaker.Probes)
 	validateAperture("balancers", b.Algorithm, b.Aperture, b.Subset, r)
 	validateOutlier(&b.Outlier, r)
 	validateSlowStart(&b.SlowStart, r)
-	r.durMin("balancers.health.interval", b.Health.Interval, 0, true)
-	r.intMin("balancers.health.fails", b.Health.Fails, 1)
-	r.intMin("balancers.health.passes", b.Health.Passes, 1)
+	check(r, "balancers.health.interval", Bounds.Period, b.Health.Interval)
+	check(r, "balancers.health.fails", Bounds.Checks, b.Health.Fails)
+	check(r, "balancers.health.passes", Bounds.Checks, b.Health.Passes)
 }
 
 // validateOutlier checks balancers.outlier against the bounds of package
 // outlier (whether or not it is enabled, like the breaker).
 func validateOutlier(o *Outlier, r *reporter) {
 	const p = "balancers.outlier."
-	r.intIn(p+"consecutive_failures", o.ConsecutiveFailures, 0, outlier.MaxConsecutive)
-	r.durMin(p+"interval", o.Interval, outlier.MinInterval, false)
-	r.durMin(p+"base_ejection", o.BaseEjection, 0, true)
+	check(r, p+"consecutive_failures", Bounds.ConsecutiveFailures, o.ConsecutiveFailures)
+	check(r, p+"interval", Bounds.OutlierInterval, o.Interval)
+	check(r, p+"base_ejection", Bounds.Ejection, o.BaseEjection)
 	if o.MaxEjection < o.BaseEjection {
 		r.add(p+"max_ejection", "must be at least base_ejection (%v), got %v", o.BaseEjection, o.MaxEjection)
+	} else {
+		check(r, p+"max_ejection", Bounds.Ejection, o.MaxEjection)
 	}
-	r.floatIn(p+"max_ejection_share", o.MaxEjectionShare, 0, 1, true)
-	r.floatIn(p+"success_rate_k", o.SuccessRateK, 0, outlier.MaxK, false)
-	r.floatIn(p+"latency_k", o.LatencyK, 0, outlier.MaxK, false)
-	r.intIn(p+"min_requests", o.MinRequests, 1, outlier.MaxMinRequests)
+	check(r, p+"max_ejection_share", Bounds.EjectionShare, o.MaxEjectionShare)
+	check(r, p+"success_rate_k", Bounds.OutlierK, o.SuccessRateK)
+	check(r, p+"latency_k", Bounds.OutlierK, o.LatencyK)
+	check(r, p+"min_requests", Bounds.MinRequests, o.MinRequests)
 }
 
 // validateSlowStart checks balancers.slow_start against the bounds of
 // package slowstart.
 func validateSlowStart(s *SlowStart, r *reporter) {
 	const p = "balancers.slow_start."
-	r.durMin(p+"window", s.Window, 0, true)
-	r.floatIn(p+"floor", s.Floor, 0, 1, true)
-	if !(s.Aggression >= slowstart.MinAggression && s.Aggression <= slowstart.MaxAggression) {
-		r.add(p+"aggression", "must be in [%s, %s] (1 = linear), got %s",
-			num(slowstart.MinAggression), num(slowstart.MaxAggression), num(s.Aggression))
-	}
+	check(r, p+"window", Bounds.RampWindow, s.Window)
+	check(r, p+"floor", Bounds.RampFloor, s.Floor)
+	check(r, p+"aggression", Bounds.Aggression, s.Aggression)
 }
 
 func validateServers(groups []ServerGroup, r *reporter) {
@@ -216,7 +211,7 @@ func validateServers(groups []ServerGroup, r *reporter) {
 	for i := range groups {
 		p := indexPath("servers", i)
 		g := &groups[i]
-		r.intIn(p+".count", g.Count, 1, maxServers)
+		check(r, p+".count", Bounds.Servers, g.Count)
 		total += min(max(g.Count, 0), maxServers+1)
 		validateName(p, g, seen, r)
 		validateServer(p, &g.Server, r)
@@ -283,24 +278,24 @@ func isGeneratedName(name string) bool {
 }
 
 func validateServer(p string, s *Server, r *reporter) {
-	r.intIn(p+".workers", s.Workers, 1, 10000)
-	r.intMin(p+".queue.capacity", s.Queue.Capacity, 0)
+	check(r, p+".workers", Bounds.Workers, s.Workers)
+	check(r, p+".queue.capacity", Bounds.QueueCapacity, s.Queue.Capacity)
 	oneOfEnum(r, p+".queue.discipline", s.Queue.Discipline, FIFO, LIFO)
-	r.intMin(p+".max_outstanding", s.MaxOutstanding, 0)
-	r.durMin(p+".queue_timeout", s.QueueTimeout, 0, false)
-	r.floatIn(p+".speed", s.Speed, 0, 100, true)
+	check(r, p+".max_outstanding", Bounds.Outstanding, s.MaxOutstanding)
+	check(r, p+".queue_timeout", Bounds.Timeout, s.QueueTimeout)
+	check(r, p+".speed", Bounds.Speed, s.Speed)
 	if s.Work != nil {
 		validateDist(p+".work", s.Work, r)
 	}
-	r.durMin(p+".gc.every", s.GC.Every, 0, false)
-	r.durMin(p+".gc.pause", s.GC.Pause, 0, false)
+	check(r, p+".gc.every", Bounds.Every, s.GC.Every)
+	check(r, p+".gc.pause", Bounds.Every, s.GC.Pause)
 	if s.GC.Every > 0 && !(s.GC.Pause > 0 && s.GC.Pause < s.GC.Every) {
 		r.add(p+".gc.pause", "with gc.every %v the pause must be > 0 and < every, got %v", s.GC.Every, s.GC.Pause)
 	}
-	r.floatIn(p+".errors", s.Errors, 0, 1, false)
-	r.durMin(p+".error_time", s.ErrorTime, 0, false)
-	r.intMin(p+".cache.size", s.Cache.Size, 0)
-	r.floatIn(p+".cache.hit_factor", s.Cache.HitFactor, 0, 1, false)
+	check(r, p+".errors", Bounds.Share, s.Errors)
+	check(r, p+".error_time", Bounds.Timeout, s.ErrorTime)
+	check(r, p+".cache.size", Bounds.CacheSize, s.Cache.Size)
+	check(r, p+".cache.hit_factor", Bounds.Share, s.Cache.HitFactor)
 	validateLimiter(p+".limiter", &s.Limiter, r)
 }
 
@@ -310,6 +305,9 @@ func validateLimiter(p string, lim *Limiter, r *reporter) {
 	}
 	bad := ""
 	switch {
+	case !Bounds.Limit.In(lim.Max):
+		r.add(p+".max", "%s", Bounds.Limit.msg(lim.Max))
+		return
 	case lim.Min < 1:
 		bad = ".min"
 	case lim.Initial < lim.Min:

@@ -40,7 +40,11 @@ export function renderDiagram(snap) {
   const c = snap.clients || {};
   setText(clientsNode, `clients\n${rate(c.offered)} offered\n${c.pending ?? 0} pending`);
   syncNodes(lbNodes, lbTier, snap.balancers || [], (b) => h('button', { class: 'node balancer', 'data-kind': 'balancer', 'data-name': b.name }),
-    (el, b) => setText(el, `${b.name}\n${b.algorithm || '?'}\n${rate(b.rate)}`));
+    (el, b) => {
+      el.classList.toggle('exited', !!b.exited);
+      el.title = b.exited ? `its process exited: ${b.exited}` : '';
+      setText(el, `${b.name}${b.exited ? ' EXITED' : ''}\n${b.algorithm || '?'}\n${rate(b.rate)}`);
+    });
   lbTier.hidden = (snap.balancers || []).length === 0;
   root.classList.toggle('no-lb', lbTier.hidden);
   syncNodes(cards, serverTier, snap.servers || [], (s) => makeCard(s.name), updateCard);

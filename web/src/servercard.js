@@ -27,7 +27,7 @@ export function updateCard(el, s) {
   const b = s.backend || {};
   el.dataset.share = isNum(s.share) ? s.share.toFixed(4) : '';
   el.dataset.rate = isNum(s.rate) ? s.rate.toFixed(2) : '0';
-  el.classList.toggle('down', b.up === false);
+  el.classList.toggle('down', b.up === false || !!s.exited);
   el.classList.toggle('unread', !s.backend);
   drawBadges(el.parts.badges, s);
   drawWorkers(el.parts.workers, b.workers || 0, b.busy || 0);
@@ -41,7 +41,7 @@ function drawBadges(box, s) {
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   const list = (s.badges || []).map((b) => h('span', { class: 'badge ' + b.kind, text: b.text }));
-  if (s.error) list.push(h('span', { class: 'badge unread', title: s.error, text: 'NO STATE' }));
+  if (s.error && !s.exited) list.push(h('span', { class: 'badge unread', title: s.error, text: 'NO STATE' }));
   box.replaceChildren(...list);
 }
 

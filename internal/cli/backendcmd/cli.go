@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lblab/lblab/internal/cli/adminflags"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/backend"
 	"github.com/lblab/lblab/internal/shell/wire"
@@ -50,6 +51,7 @@ type options struct {
 	lab          string
 	hop          time.Duration
 	check, debug bool
+	access       *adminflags.Flags
 }
 
 func newOptions(stderr io.Writer) *options {
@@ -66,6 +68,7 @@ func newOptions(stderr io.Writer) *options {
 	fs.BoolVar(&o.cfg.CancelOnClose, "cancel-on-close", false, "cancel a queued request when its client closes the connection\n"+
 		"(off: the model keeps serving attempts a balancer timed out)")
 	fs.BoolVar(&o.debug, "debug", false, "debug logging")
+	o.access = adminflags.Add(fs, true)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: backend [flags]\n\nOne emulated server of a lab, on the wall clock.\n"+
 			"Prints %s{json} on stdout once it listens; SIGTERM drains for %v.\n\nflags:\n", wire.ReadyPrefix, drainTime)
@@ -89,10 +92,14 @@ func parse(args []string, stderr io.Writer) (cfg backend.Config, check, debug bo
 	switch {
 	case o.fs.NArg() > 0:
 		err = fmt.Errorf("unexpected argument %q (see --help)", o.fs.Arg(0))
-	case flagSet(o.fs, "hop") && (o.hop < 0 || o.hop >= 10*time.Second):
-		err = fmt.Errorf("--hop %v: must be in [0, 10s)", o.hop)
+	case flagSet(o.fs, "hop") && !labfile.Bounds.Network.In(o.hop):
+		err = fmt.Errorf("--hop %v: must be %s", o.hop, labfile.Bounds.Network)
 	case flagSet(o.fs, "hop"):
 		o.cfg.Hop = o.hop
+	}
+	if err == nil {
+		o.cfg.Access, err = o.access.Access(o.cfg.Admin)
+		o.cfg.MaxConns = o.access.MaxConns()
 	}
 	if err == nil {
 		o.cfg.Lab, err = loadLab(o.lab)

@@ -107,7 +107,7 @@ func get(addr, path string, hdr string) (string, error) {
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: b\r\nConnection: close\r\n%s\r\n", path, hdr)
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n%s\r\n", path, addr, hdr)
 	out, err := io.ReadAll(c)
 	return string(out), err
 }

@@ -19,6 +19,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/cli/adminflags"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/lb"
@@ -33,6 +34,7 @@ type options struct {
 	hop                                                 *time.Duration
 	check, debug                                        *bool
 	set                                                 map[string]bool // flags given explicitly
+	access                                              *adminflags.Flags
 }
 
 func defineFlags(fs *flag.FlagSet) *options {
@@ -58,6 +60,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lb", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := defineFlags(fs)
+	o.access = adminflags.Add(fs, true)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: lb --backends s1=HOST:PORT,... [flags]\n\nlb balances HTTP requests over backends. "+
 			"Once listening it prints one line\n%s{\"name\",\"addr\",\"admin\",\"pid\"} on stdout.\n\nFlags:\n", wire.ReadyPrefix)
@@ -94,8 +97,12 @@ func (o *options) build(extra []string, log *zap.Logger) (*lb.LB, error) {
 	if err != nil {
 		return nil, err
 	}
+	access, err := o.access.Access(*o.admin)
+	if err != nil {
+		return nil, err
+	}
 	return lb.New(lb.Config{Name: *o.name, Index: *o.index, Backends: specs, Lab: lab,
-		Addr: *o.addr, Admin: *o.admin, Logger: log})
+		Addr: *o.addr, Admin: *o.admin, Logger: log, Access: access, MaxClientConns: o.access.MaxConns()})
 }
 
 // loadLab reads the lab (or the default) and applies the flag overrides.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/lblab/lblab/internal/cli/adminflags"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/loadgen"
 	"github.com/lblab/lblab/internal/shell/wire"
@@ -42,6 +43,7 @@ type options struct {
 	rate                       float64
 	maxInflight                int
 	json, series, check, debug bool
+	access                     *adminflags.Flags
 }
 
 // Main is the whole program; it returns the exit status: 0, 2 on bad input,
@@ -79,6 +81,7 @@ func parseFlags(args []string, errOut io.Writer) (options, *flag.FlagSet, error)
 	fs.StringVar(&o.admin, "admin", "", "serve the admin API on this address (e.g. 127.0.0.1:0) and print the LBLAB-READY line first")
 	fs.BoolVar(&o.check, "check-config", false, "validate the flags and the lab, print a summary and exit")
 	fs.BoolVar(&o.debug, "debug", false, "debug logging (every attempt) on stderr")
+	o.access = adminflags.Add(fs, false)
 	fs.Usage = func() {
 		fmt.Fprintln(errOut, "usage: loadgen --target [NAME=]URL[,...] | --servers s1=HOST:PORT,... [flags]\n\nflags:")
 		fs.PrintDefaults()
@@ -167,12 +170,18 @@ func run(args []string, out, errOut io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	var access wire.Access
+	if o.admin != "" {
+		if access, err = o.access.Access(o.admin); err != nil {
+			return usageError{err}
+		}
+	}
 	if o.check {
 		fmt.Fprintf(out, "config ok: lab %s, seed %d, %v, %s loop, %d target(s)\n", lab.Name, lab.Seed, lab.Duration, lab.Clients.Mode, max(len(cfg.Targets), 1))
 		return nil
 	}
 	if o.admin != "" {
-		stop, err := serveAdmin(o.admin, r, out)
+		stop, err := serveAdmin(o.admin, access, r, out)
 		if err != nil {
 			return usageError{fmt.Errorf("--admin: %w", err)}
 		}
@@ -190,16 +199,16 @@ func run(args []string, out, errOut io.Writer) error {
 	return rep.WriteTable(out)
 }
 
-// serveAdmin listens on addr, prints the readiness line and serves the admin API.
-func serveAdmin(addr string, r *loadgen.Runner, out io.Writer) (func(), error) {
+// serveAdmin listens on addr, prints the readiness line and serves the
+// admin API behind its access guard.
+func serveAdmin(addr string, access wire.Access, r *loadgen.Runner, out io.Writer) (func(), error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	srv := &fasthttp.Server{Handler: r.Admin(), Name: "loadgen"}
-	srv.MaxRequestBodySize, srv.ReadBufferSize = 64<<10, 8<<10 // admin bodies are small JSON
-	wire.LimitErrors(srv)
-	wire.Serve(srv, ln, nil)
+	srv := &fasthttp.Server{Handler: wire.NewGuard(access, ln.Addr()).Fasthttp(r.Admin()), Name: "loadgen",
+		MaxRequestBodySize: 64 << 10, ReadBufferSize: 8 << 10} // admin bodies are small JSON
+	wire.Serve(srv, ln, wire.AdminLimits, nil)
 	if err := wire.PrintReady(out, wire.Ready{Name: "loadgen", Admin: ln.Addr().String(), PID: os.Getpid()}); err != nil {
 		return nil, err
 	}

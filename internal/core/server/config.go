@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/lblab/lblab/internal/core/limit"
@@ -34,6 +33,18 @@ type Config struct {
 // DefaultErrorTime is how long a fast 500 takes when ErrorTime is 0.
 const DefaultErrorTime = time.Millisecond
 
+// Bounds of the settings New and the setters accept; the lab file and the
+// admin APIs check against the same constants (labfile.Bounds). Speed is
+// bounded because the work clock integrates speed x time in a float64: a
+// huge speed overflows it and wedges the server for good; the queue and the
+// cache are allocated up front at their capacity.
+const (
+	MaxSpeed     = 100
+	MaxWorkers   = 10000
+	MaxQueueCap  = 100_000
+	MaxCacheSize = 1_000_000
+)
+
 // withDefaults returns cfg with zero Speed and ErrorTime replaced by their
 // defaults, or an error naming the first field out of its range.
 func (cfg Config) withDefaults() (Config, error) {
@@ -51,10 +62,10 @@ func (cfg Config) withDefaults() (Config, error) {
 
 func (cfg *Config) check() error {
 	switch {
-	case cfg.Workers < 1:
-		return fmt.Errorf("workers = %d, must be >= 1", cfg.Workers)
-	case cfg.QueueCap < 0:
-		return fmt.Errorf("queue.capacity = %d, must be >= 0 (0 = unbounded)", cfg.QueueCap)
+	case cfg.Workers < 1 || cfg.Workers > MaxWorkers:
+		return fmt.Errorf("workers = %d, must be in [1, %d]", cfg.Workers, MaxWorkers)
+	case cfg.QueueCap < 0 || cfg.QueueCap > MaxQueueCap:
+		return fmt.Errorf("queue.capacity = %d, must be in [0, %d] (0 = unbounded)", cfg.QueueCap, MaxQueueCap)
 	case cfg.MaxOutstanding < 0:
 		return fmt.Errorf("max_outstanding = %d, must be >= 0 (0 = no limit)", cfg.MaxOutstanding)
 	case cfg.QueueTimeout < 0:
@@ -63,8 +74,8 @@ func (cfg *Config) check() error {
 		return fmt.Errorf("work is required (the distribution for jobs that carry no work)")
 	case cfg.ErrorTime < 0:
 		return fmt.Errorf("error_time = %v, must be >= 0", cfg.ErrorTime)
-	case cfg.CacheSize < 0:
-		return fmt.Errorf("cache.size = %d, must be >= 0 (0 = none)", cfg.CacheSize)
+	case cfg.CacheSize < 0 || cfg.CacheSize > MaxCacheSize:
+		return fmt.Errorf("cache.size = %d, must be in [0, %d] (0 = none)", cfg.CacheSize, MaxCacheSize)
 	case !(cfg.HitFactor >= 0 && cfg.HitFactor <= 1):
 		return fmt.Errorf("cache.hit_factor = %g, must be in [0, 1]", cfg.HitFactor)
 	}
@@ -78,8 +89,8 @@ func (cfg *Config) check() error {
 }
 
 func checkSpeed(speed float64) error {
-	if !(speed > 0) || math.IsInf(speed, 0) {
-		return fmt.Errorf("speed = %g, must be > 0 and finite", speed)
+	if !(speed > 0 && speed <= MaxSpeed) {
+		return fmt.Errorf("speed = %g, must be in (0, %d]", speed, MaxSpeed)
 	}
 	return nil
 }

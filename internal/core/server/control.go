@@ -112,8 +112,8 @@ func (s *Server) SetLimit(now clock.Instant, l limit.Limit) {
 // as the new discipline would treat it: LIFO evicts the oldest jobs
 // ("lifo-evicted"), FIFO rejects the newest ("queue-full").
 func (s *Server) SetQueue(now clock.Instant, capacity int, lifo, dropExpired bool) error {
-	if capacity < 0 {
-		return fmt.Errorf("server %q: queue.capacity = %d, must be >= 0 (0 = unbounded)", s.cfg.Name, capacity)
+	if capacity < 0 || capacity > MaxQueueCap {
+		return fmt.Errorf("server %q: queue.capacity = %d, must be in [0, %d] (0 = unbounded)", s.cfg.Name, capacity, MaxQueueCap)
 	}
 	s.settle(now)
 	s.cfg.QueueCap, s.cfg.LIFO, s.cfg.DropExpired = capacity, lifo, dropExpired

@@ -185,11 +185,15 @@ func TestConfigErrors(t *testing.T) {
 		mod  func(*Config)
 		want string
 	}{
-		{func(c *Config) { c.Workers = 0 }, `server "s1": workers = 0, must be >= 1`},
+		{func(c *Config) { c.Workers = 0 }, `server "s1": workers = 0, must be in [1, 10000]`},
+		{func(c *Config) { c.Workers = MaxWorkers + 1 }, "workers = 10001"},
+		{func(c *Config) { c.QueueCap = MaxQueueCap + 1 }, "queue.capacity = 100001"},
+		{func(c *Config) { c.CacheSize = MaxCacheSize + 1 }, "cache.size = 1000001"},
+		{func(c *Config) { c.Speed = 1e308 }, "speed = 1e+308, must be in (0, 100]"},
 		{func(c *Config) { c.QueueCap = -1 }, "queue.capacity = -1"},
 		{func(c *Config) { c.MaxOutstanding = -2 }, "max_outstanding = -2"},
 		{func(c *Config) { c.QueueTimeout = -1 }, "queue_timeout = -1ns"},
-		{func(c *Config) { c.Speed = -1 }, "speed = -1, must be > 0"},
+		{func(c *Config) { c.Speed = -1 }, "speed = -1, must be in (0, 100]"},
 		{func(c *Config) { c.Work = nil }, "work is required"},
 		{func(c *Config) { c.Errors = 1.5 }, "errors = 1.5, must be in [0, 1]"},
 		{func(c *Config) { c.ErrorTime = -1 }, "error_time = -1ns"},
@@ -213,8 +217,14 @@ func TestConfigErrors(t *testing.T) {
 	if err := s.SetSpeed(0, 0); err == nil || !strings.Contains(err.Error(), "speed = 0") {
 		t.Errorf("SetSpeed(0): %v", err)
 	}
+	if err := s.SetSpeed(0, 1e308); err == nil || !strings.Contains(err.Error(), "speed = 1e+308") {
+		t.Errorf("SetSpeed(1e308): %v", err)
+	}
 	if err := s.SetErrors(0, -0.1); err == nil || !strings.Contains(err.Error(), "errors = -0.1") {
 		t.Errorf("SetErrors(-0.1): %v", err)
+	}
+	if err := s.SetQueue(0, MaxQueueCap+1, false, false); err == nil || !strings.Contains(err.Error(), "queue.capacity = 100001") {
+		t.Errorf("SetQueue(MaxQueueCap+1): %v", err)
 	}
 	if err := s.SetQueue(0, -1, false, false); err == nil || !strings.Contains(err.Error(), "queue.capacity = -1") {
 		t.Errorf("SetQueue(-1): %v", err)

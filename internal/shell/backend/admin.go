@@ -1,7 +1,6 @@
 package backend
 
 import (
-	"math"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -9,11 +8,9 @@ import (
 
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
-
-// maxPause bounds an on-demand GC pause.
-const maxPause = time.Hour
 
 // action is one POST /admin/... endpoint: it decodes and checks its body,
 // answering 400 and changing nothing on bad input, and returns false then.
@@ -98,8 +95,11 @@ func (b *Backend) adminSlow(ctx *fasthttp.RequestCtx) bool {
 	if !wire.DecodeJSON(ctx, &req) {
 		return false
 	}
-	if req.Speed == nil || !(*req.Speed > 0) || math.IsInf(*req.Speed, 0) {
-		wire.BadRequest(ctx, "speed: required, a positive number (1 = normal, 0.25 = quarter speed)")
+	if req.Speed == nil {
+		wire.BadRequest(ctx, "speed: required, a number in %s (1 = normal, 0.25 = quarter speed)", labfile.Bounds.Speed)
+		return false
+	}
+	if !inBounds(ctx, labfile.Bounds.Speed.Check("speed", *req.Speed)) {
 		return false
 	}
 	return b.change(ctx, func(now clock.Instant) { _ = b.core.SetSpeed(now, *req.Speed) })
@@ -120,8 +120,11 @@ func (b *Backend) adminGC(ctx *fasthttp.RequestCtx) bool {
 		return false
 	}
 	d, err := time.ParseDuration(req.Pause)
-	if err != nil || d <= 0 || d > maxPause {
-		wire.BadRequest(ctx, "pause: required, a duration in (0, %v] like 300ms; got %q", maxPause, req.Pause)
+	if err != nil {
+		wire.BadRequest(ctx, "pause: required, a duration %s like 300ms; got %q", labfile.Bounds.Pause, req.Pause)
+		return false
+	}
+	if !inBounds(ctx, labfile.Bounds.Pause.Check("pause", d)) {
 		return false
 	}
 	return b.change(ctx, func(now clock.Instant) { b.core.Pause(now, d) })
@@ -152,8 +155,11 @@ func (b *Backend) adminErrors(ctx *fasthttp.RequestCtx) bool {
 	if !wire.DecodeJSON(ctx, &req) {
 		return false
 	}
-	if req.Share == nil || !(*req.Share >= 0 && *req.Share <= 1) {
-		wire.BadRequest(ctx, "share: required, a number in [0, 1] (0.1 = 10%% fast 500s)")
+	if req.Share == nil {
+		wire.BadRequest(ctx, "share: required, a number %s (0.1 = 10%% fast 500s)", labfile.Bounds.Share)
+		return false
+	}
+	if !inBounds(ctx, labfile.Bounds.Share.Check("share", *req.Share)) {
 		return false
 	}
 	return b.change(ctx, func(now clock.Instant) { _ = b.core.SetErrors(now, *req.Share) })
@@ -211,4 +217,13 @@ type cancelResult struct {
 func decodeEmpty(ctx *fasthttp.RequestCtx) bool {
 	var req struct{}
 	return wire.DecodeJSON(ctx, &req)
+}
+
+// inBounds answers 400 naming the field when e (a value out of the range
+// labfile.Bounds gives it: the lab file's own) is not nil.
+func inBounds(ctx *fasthttp.RequestCtx, e *labfile.Error) bool {
+	if e != nil {
+		wire.Invalid(ctx, e.Field, e.Error())
+	}
+	return e == nil
 }

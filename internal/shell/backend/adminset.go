@@ -33,6 +33,14 @@ func (b *Backend) adminLimiter(ctx *fasthttp.RequestCtx) bool {
 		wire.BadRequest(ctx, "kind: required, one of none, %s; got %q", strings.Join(limit.Kinds, ", "), req.Kind)
 		return false
 	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"initial", req.Initial}, {"min", req.Min}, {"max", req.Max}} {
+		if f.v > labfile.Bounds.Limit.Max { // the lower bounds are the limiter's own (below)
+			return inBounds(ctx, labfile.Bounds.Limit.Check(f.name, f.v))
+		}
+	}
 	var spec limit.Spec
 	if req.Kind != "none" {
 		b.mu.Lock()
@@ -64,8 +72,7 @@ func (b *Backend) adminQueue(ctx *fasthttp.RequestCtx) bool {
 	if !wire.DecodeJSON(ctx, &req) {
 		return false
 	}
-	if req.Capacity != nil && *req.Capacity < 0 {
-		wire.BadRequest(ctx, "capacity: must be 0 (unbounded) or more; got %d", *req.Capacity)
+	if req.Capacity != nil && !inBounds(ctx, labfile.Bounds.QueueCapacity.Check("capacity", *req.Capacity)) {
 		return false
 	}
 	if d := req.Discipline; d != nil && *d != labfile.FIFO && *d != labfile.LIFO {
@@ -88,7 +95,7 @@ func (b *Backend) adminQueue(ctx *fasthttp.RequestCtx) bool {
 }
 
 func (b *Backend) setQueueLocked(now clock.Instant, q queueSettings) {
-	_ = b.core.SetQueue(now, q.capacity, q.lifo, q.dropExpired) // capacity is checked >= 0
+	_ = b.core.SetQueue(now, q.capacity, q.lifo, q.dropExpired) // capacity is checked against labfile.Bounds
 	b.queue = q
 }
 

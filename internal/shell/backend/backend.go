@@ -74,6 +74,8 @@ type Backend struct {
 	data   *listener
 	admin  *listener
 	closed bool
+
+	drainOver chan struct{} // closed when a shutdown's drain time is over
 }
 
 // addrs are the bound addresses; restart re-binds data on the same one.
@@ -106,8 +108,9 @@ func New(cfg Config) (*Backend, error) {
 	b := &Backend{
 		cfg: cfg, clk: clock.NewWall(), log: cfg.Log.With(zap.String("server", cfg.Name)),
 		core: core, waiters: map[uint64]*waiter{}, lab: cfg.Lab, spec: ns,
-		queue:   queueSettings{capacity: sc.QueueCap, lifo: sc.LIFO, dropExpired: sc.DropExpired},
-		limiter: assemble.LimitSpec(cfg.Lab, ns),
+		queue:     queueSettings{capacity: sc.QueueCap, lifo: sc.LIFO, dropExpired: sc.DropExpired},
+		limiter:   assemble.LimitSpec(cfg.Lab, ns),
+		drainOver: make(chan struct{}),
 	}
 	b.newMetrics()
 	b.timer = time.AfterFunc(time.Hour, b.onTimer)
@@ -122,11 +125,11 @@ func (b *Backend) Start() error {
 	if b.closed || b.admin != nil {
 		return errors.New("backend: Start called twice or after Shutdown")
 	}
-	admin, err := b.serve(b.cfg.Admin, b.serveAdmin)
+	admin, err := b.serve(b.cfg.Admin, b.serveAdmin, true)
 	if err != nil {
 		return fmt.Errorf("admin listener: %w", err)
 	}
-	data, err := b.serve(b.cfg.Addr, b.serveData)
+	data, err := b.serve(b.cfg.Addr, b.serveData, false)
 	if err != nil {
 		_ = admin.shutdown(context.Background(), nil)
 		return fmt.Errorf("data listener: %w", err)
@@ -162,6 +165,7 @@ func (b *Backend) Shutdown(ctx context.Context) error {
 		b.setOpen(false)
 		err = data.shutdown(ctx, func() {
 			b.log.Warn("drain time is over: the requests left end lost")
+			close(b.drainOver)
 			b.killCore()
 		})
 	}
@@ -188,21 +192,26 @@ type listener struct {
 	done <-chan struct{} // closed when Serve returns
 }
 
-// serve listens on addr and serves h there in a goroutine.
-func (b *Backend) serve(addr string, h fasthttp.RequestHandler) (*listener, error) {
+// serve listens on addr and serves h there in a goroutine: the admin API
+// behind the access guard, with the admin listeners' limits; the data
+// port open to any client (it is the service under test), with its
+// connection cap.
+func (b *Backend) serve(addr string, h fasthttp.RequestHandler, admin bool) (*listener, error) {
 	ln, err := b.cfg.Listen(addr)
 	if err != nil {
 		return nil, err
 	}
+	lim := wire.DataLimits(b.cfg.MaxConns)
+	if admin {
+		h, lim = wire.NewGuard(b.cfg.Access, ln.Addr()).Fasthttp(h), wire.AdminLimits
+	}
 	l := &listener{addr: ln.Addr().String(), srv: &fasthttp.Server{
 		Handler: h, Name: "lblab-backend", ReadBufferSize: maxHeaderBytes, MaxRequestBodySize: maxBodyBytes,
-		ReadTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		MaxIdleWorkerDuration: maxIdleWorker,
 		NoDefaultDate:         true, // the Date header would start fasthttp's global ticker goroutine
 		Logger:                zapPrintf{b.log},
 	}}
-	wire.LimitErrors(l.srv)
-	l.done = wire.Serve(l.srv, ln, func(err error) {
+	l.done = wire.Serve(l.srv, ln, lim, func(err error) {
 		b.log.Warn("serve ended", zap.String("addr", l.addr), zap.Error(err))
 	})
 	return l, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // Config configures one backend process.
@@ -30,6 +31,12 @@ type Config struct {
 	// balancer timed out (and fasthttp clients close the connection on a
 	// timeout), so only hedge cancellation wants it. Unix TCP only.
 	CancelOnClose bool
+
+	// Access guards the admin listener (origin and Host checks, the
+	// token); MaxConns caps the data listener's connections (0 = from the
+	// open-files limit, wire.DataConns).
+	Access   wire.Access
+	MaxConns int
 
 	Log *zap.Logger // nil = no logging
 

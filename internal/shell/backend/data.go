@@ -11,12 +11,10 @@ import (
 
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/rng"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
-
-// maxWork bounds X-Lab-Work: one request may not hold a worker for longer.
-const maxWork = time.Hour
 
 // serveData answers one request on the data port: GET /healthz is a health
 // probe, every other request is a job for the emulated server.
@@ -58,8 +56,8 @@ func (b *Backend) parseJob(ctx *fasthttp.RequestCtx) (server.Job, reqInfo, error
 	job := server.Job{Work: -1, Key: keyOf(ctx), Kind: info.kind}
 	if v := h.Peek(wire.HWork); len(v) > 0 {
 		d, ok := wire.ParseWork(v)
-		if !ok || d > maxWork {
-			return job, info, fmt.Errorf("%s: %q is not a duration in [0, %v] like 12.5ms", wire.HWork, v, maxWork)
+		if max := labfile.Bounds.Work.Max; !ok || d > max { // one request may not hold a worker for longer
+			return job, info, fmt.Errorf("%s: %q is not a duration in [0, %v] like 12.5ms", wire.HWork, v, max)
 		}
 		job.Work = d
 	}
@@ -114,8 +112,9 @@ func (b *Backend) answer(ctx *fasthttp.RequestCtx, info reqInfo, o outcome) {
 		dropConn(ctx)
 		return
 	}
-	if d := b.wait(r, info); d > 0 {
-		time.Sleep(d)
+	if d := b.wait(r, info); d > 0 && !b.hold(d) {
+		dropConn(ctx) // the drain time ran out first: the answer is lost
+		return
 	}
 	code := httpCode(r.Status)
 	h := &ctx.Response.Header
@@ -152,7 +151,7 @@ func httpCode(s server.Status) int {
 // dropConn closes the connection without a response once the handler
 // returns; on TCP with linger 0, so the client sees a reset.
 func dropConn(ctx *fasthttp.RequestCtx) {
-	raw := ctx.Conn()
+	raw := wire.NetConn(ctx.Conn())
 	ctx.HijackSetNoResponse(true)
 	ctx.Hijack(func(net.Conn) {
 		if tc, ok := raw.(*net.TCPConn); ok {
@@ -181,3 +180,17 @@ func (b *Backend) health(ctx *fasthttp.RequestCtx) {
 func msFloat(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
 
 func ms(d time.Duration) string { return strconv.FormatFloat(msFloat(d), 'f', -1, 64) }
+
+// hold waits d before an answer leaves; it returns false, at once, if the
+// drain time of a shutdown runs out meanwhile, so that SIGTERM ends the
+// process within its drain limit whatever answer is on its way.
+func (b *Backend) hold(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-b.drainOver:
+		return false
+	}
+}

@@ -19,7 +19,8 @@ import (
 
 func startTCP(t *testing.T, cancelOnClose bool) (*Backend, tcpClient) {
 	t.Helper()
-	b, err := New(Config{Lab: labWith(t), Hop: 2 * time.Millisecond, CancelOnClose: cancelOnClose})
+	b, err := New(Config{Lab: labWith(t), Hop: 2 * time.Millisecond, CancelOnClose: cancelOnClose,
+		Access: wire.Access{AllowHosts: []string{"backend"}}}) // the Host the test client sends
 	if err != nil {
 		t.Fatal(err)
 	}

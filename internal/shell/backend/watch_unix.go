@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // aLongTimeAgo is a read deadline that wakes a blocked read at once.
@@ -22,7 +24,7 @@ var aLongTimeAgo = time.Unix(1, 0)
 // resets deadlines set through ctx after the handler. Only TCP connections
 // are watched.
 func watchClose(ctx *fasthttp.RequestCtx, onClose func()) (stop func()) {
-	sc, ok := ctx.Conn().(syscall.Conn)
+	sc, ok := wire.NetConn(ctx.Conn()).(syscall.Conn)
 	if !ok {
 		return func() {}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -68,7 +69,11 @@ func reply(ctx *fasthttp.RequestCtx, err error, v func() any) {
 	case err == nil:
 		wire.WriteJSON(ctx, fasthttp.StatusOK, v())
 	case errors.As(err, &bad):
-		wire.BadRequest(ctx, "%v", err)
+		var field string
+		if le := (*labfile.Error)(nil); errors.As(err, &le) {
+			field = le.Field
+		}
+		wire.Invalid(ctx, field, err.Error())
 	case errors.As(err, &conflict):
 		wire.WriteError(ctx, fasthttp.StatusConflict, "%v", err)
 	default:

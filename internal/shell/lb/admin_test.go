@@ -45,6 +45,13 @@ func TestBadAdminInputChangesNothing(t *testing.T) {
 		{"POST", "/admin/backends", `{"name":"s 2","addr":"127.0.0.1:1"}`, "name"},
 		{"POST", "/admin/backends", `{"name":"s2","addr":"nowhere"}`, "addr"},
 		{"POST", "/admin/backends", `{"name":"s2","addr":"127.0.0.1:1","weight":-1}`, "weight"},
+		// the lab file's bounds (labfile.Bounds), named with the field
+		{"PUT", "/admin/settings", `{"jitter":"100h"}`, `network.jitter: must be in [0s, 10s], got 100h","code":400,"field":"network.jitter"`},
+		{"PUT", "/admin/settings", `{"timeout":"100h"}`, `balancers.timeout: must be in [0s, 1h], got 100h`},
+		{"PUT", "/admin/settings", `{"subset":1000000000}`, `balancers.subset: must be between 0 and 10000`},
+		{"PUT", "/admin/settings", `{"health":{"enabled":true,"interval":"1ns"}}`, `balancers.health.interval: must be in [10ms, 1h], got 1ns`},
+		{"POST", "/admin/set", `{"path":"balancers.refresh","value":"1ns"}`, `balancers.refresh: must be in [10ms, 1h]`},
+		{"POST", "/admin/backends", `{"name":"s2","addr":"127.0.0.1:99999"}`, `addr: backend s2: \"127.0.0.1:99999\": the port must be a number in 1..65535`},
 	}
 	for _, tc := range cases {
 		a := c.call(t, tc.method, tc.path, tc.body)
@@ -168,7 +175,7 @@ func TestShutdownEndsEventStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	fmt.Fprintf(conn, "GET /admin/events HTTP/1.1\r\nHost: lb\r\n\r\n")
+	fmt.Fprintf(conn, "GET /admin/events HTTP/1.1\r\nHost: %s\r\n\r\n", l.AdminAddr())
 	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if line, err := bufio.NewReader(conn).ReadString('}'); err != nil || !strings.Contains(line, "random") {
 		t.Fatalf("stream: %q %v", line, err)

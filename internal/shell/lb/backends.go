@@ -125,6 +125,9 @@ func (l *LB) addBackend(s BackendSpec) error {
 	if _, ok := l.byName[s.Name]; ok {
 		return errConflict{fmt.Errorf("name: backend %q already exists", s.Name)}
 	}
+	if max := labfile.Bounds.Servers.Max; len(l.backends) >= max { // removed ones keep their slot
+		return fmt.Errorf("name: this balancer has had %d backends, the most a lab may have", max)
+	}
 	if s.Admin == "" && l.lab.Balancers.Load == labfile.SharedLoad {
 		return fmt.Errorf("admin: needed when balancers.load is shared")
 	}

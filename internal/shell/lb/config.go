@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/lblab/lblab/internal/assemble"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // Size limits: a lab request is a few headers and a tiny body, so anything
@@ -49,6 +51,12 @@ type Config struct {
 
 	MaxBody, MaxHeader, MaxRespBody, MaxConns int // 0 = the defaults above
 	IdleConn                                  time.Duration
+
+	// Access guards the admin listener (origin and Host checks, the
+	// token); MaxClientConns caps the traffic listener's connections (0 =
+	// from the open-files limit, wire.DataConns).
+	Access         wire.Access
+	MaxClientConns int
 }
 
 // BalancerConfig maps a lab's balancers section to the pipeline config of the
@@ -117,8 +125,8 @@ func checkSpec(s BackendSpec) error {
 			return fmt.Errorf("admin: backend %s: %w", s.Name, err)
 		}
 	}
-	if s.Weight < 0 || s.Weight > 1e6 {
-		return fmt.Errorf("weight: backend %s: must be in [0, 1e6], got %g", s.Name, s.Weight)
+	if e := labfile.Bounds.Weight.Check("weight", s.Weight); e != nil {
+		return fmt.Errorf("weight: backend %s: %s", s.Name, e.Msg)
 	}
 	return nil
 }
@@ -136,12 +144,15 @@ func checkName(n string) error {
 	return nil
 }
 
-// checkAddr accepts HOST:PORT with a non-zero port (an empty host is
+// checkAddr accepts HOST:PORT with a port in 1..65535 (an empty host is
 // localhost to the dialer).
 func checkAddr(a string) error {
 	_, port, err := net.SplitHostPort(a)
-	if err != nil || port == "" || port == "0" {
+	if err != nil {
 		return fmt.Errorf("%q is not HOST:PORT", a)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+		return fmt.Errorf("%q: the port must be a number in 1..65535", a)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // Event is one line of the event log.
@@ -106,9 +107,14 @@ const keepAlive = 15 * time.Second
 func (l *LB) serveEvents(ctx *fasthttp.RequestCtx) {
 	ctx.SetContentType("text/event-stream")
 	ctx.Response.Header.Set("Cache-Control", "no-cache")
+	conn := ctx.Conn()
+	// The admin listener's write timeout bounds a whole response; a stream
+	// lives on, so each of its writes gets the timeout afresh.
+	extend := func() { _ = conn.SetWriteDeadline(time.Now().Add(wire.AdminLimits.WriteTimeout)) }
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
 		backlog, sub := l.ev.subscribe()
 		defer l.ev.unsubscribe(sub)
+		extend()
 		for _, ev := range backlog {
 			writeEvent(w, ev)
 		}
@@ -122,11 +128,13 @@ func (l *LB) serveEvents(ctx *fasthttp.RequestCtx) {
 			case <-l.done:
 				return
 			case ev := <-sub.ch:
+				extend()
 				if n := l.ev.takeDropped(sub); n > 0 {
 					fmt.Fprintf(w, ": %d events dropped (slow reader)\n\n", n)
 				}
 				writeEvent(w, ev)
 			case <-tick.C:
+				extend()
 				w.WriteString(": keep-alive\n\n")
 			}
 			if w.Flush() != nil {

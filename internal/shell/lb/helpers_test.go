@@ -50,7 +50,7 @@ func newFake(name string, ln net.Listener, log fasthttp.Logger) *fake {
 	f := &fake{name: name, ln: ln}
 	f.status.Store(200)
 	f.srv = &fasthttp.Server{Handler: f.handle, NoDefaultServerHeader: true, Logger: log}
-	wire.Serve(f.srv, ln, nil) // so a Shutdown right after cannot miss the listener
+	wire.Serve(f.srv, ln, wire.Limits{}, nil) // so a Shutdown right after cannot miss the listener
 	return f
 }
 
@@ -218,7 +218,7 @@ func awaitEvents(t testing.TB, adminAddr string, want ...string) string {
 	}
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(5 * time.Second))
-	fmt.Fprintf(conn, "GET /admin/events HTTP/1.1\r\nHost: lb\r\n\r\n")
+	fmt.Fprintf(conn, "GET /admin/events HTTP/1.1\r\nHost: %s\r\n\r\n", adminAddr)
 	var seen strings.Builder
 	r := bufio.NewReader(conn)
 	for {

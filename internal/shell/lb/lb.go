@@ -119,11 +119,9 @@ func New(cfg Config) (*LB, error) {
 	l.data = &fasthttp.Server{Handler: l.serveProxy, Name: "lblab-lb", MaxRequestBodySize: cfg.MaxBody,
 		ReadBufferSize: cfg.MaxHeader, NoDefaultServerHeader: true, CloseOnShutdown: true,
 		Logger: zapPrintf{l.log}}
-	l.admin = &fasthttp.Server{Handler: l.serveAdmin, Name: "lblab-lb-admin", MaxRequestBodySize: 64 << 10,
+	l.admin = &fasthttp.Server{Name: "lblab-lb-admin", // Handler: Start puts the access guard in front MaxRequestBodySize: 64 << 10,
 		ReadBufferSize: cfg.MaxHeader, NoDefaultServerHeader: true, CloseOnShutdown: true,
 		Logger: zapPrintf{l.log}}
-	wire.LimitErrors(l.data) // 413 / 431 with a JSON reason naming the limit
-	wire.LimitErrors(l.admin)
 	return l, nil
 }
 
@@ -137,8 +135,9 @@ func (l *LB) Start() error {
 		l.ln.Close()
 		return fmt.Errorf("admin: %w", err)
 	}
-	l.serve(l.data, l.ln)
-	l.serve(l.admin, l.adLn)
+	l.admin.Handler = wire.NewGuard(l.cfg.Access, l.adLn.Addr()).Fasthttp(l.serveAdmin)
+	l.serve(l.data, l.ln, wire.DataLimits(l.cfg.MaxClientConns))
+	l.serve(l.admin, l.adLn, wire.AdminLimits)
 	l.wg.Add(2)
 	go l.loop(l.kickLoad, l.loadPeriod, l.pollLoads)
 	go l.loop(l.kickCheck, l.checkPeriod, l.checkHealth)
@@ -154,9 +153,9 @@ func listen(given net.Listener, addr string) (net.Listener, error) {
 	return net.Listen("tcp", addr)
 }
 
-// serve starts s on ln; Shutdown waits for it to end.
-func (l *LB) serve(s *fasthttp.Server, ln net.Listener) {
-	done := wire.Serve(s, ln, func(err error) { l.log.Error("serve", zap.Error(err)) })
+// serve starts s on ln with lim; Shutdown waits for it to end.
+func (l *LB) serve(s *fasthttp.Server, ln net.Listener, lim wire.Limits) {
+	done := wire.Serve(s, ln, lim, func(err error) { l.log.Error("serve", zap.Error(err)) })
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()

@@ -1,15 +1,15 @@
 package loadgen
 
 import (
-	"github.com/lblab/lblab/internal/assemble"
-	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
@@ -99,8 +99,12 @@ func rateCommand(ctx *fasthttp.RequestCtx) (command, bool) {
 	if !wire.DecodeJSON(ctx, &b) {
 		return command{}, false
 	}
-	if b.Rate == nil || !(*b.Rate >= 0) || math.IsInf(*b.Rate, 1) {
-		wire.BadRequest(ctx, `want {"rate": N} with N a finite number >= 0 (requests/s)`)
+	if b.Rate == nil {
+		wire.BadRequest(ctx, `want {"rate": N} with N a number %s (requests/s; 0 pauses)`, labfile.Bounds.Rate)
+		return command{}, false
+	}
+	if e := labfile.Bounds.Rate.Check("rate", *b.Rate); e != nil {
+		wire.Invalid(ctx, e.Field, e.Error())
 		return command{}, false
 	}
 	return command{op: "rate", rate: *b.Rate}, true

@@ -86,6 +86,8 @@ func TestAdminAPI(t *testing.T) {
 	h := r.Admin()
 	for _, c := range []struct{ method, path, body string }{
 		{"PUT", "/admin/rate", `{"rate": -1}`},
+		{"PUT", "/admin/rate", `{"rate": 1e9}`},
+		{"PUT", "/admin/rate", `{"rate": 1e308}`},
 		{"PUT", "/admin/rate", `800`},
 		{"PUT", "/admin/rate", `{"rate": 800, "extra": 1}`},
 		{"POST", "/admin/set", `{"path": "clients.budget", "value": "lots"}`},

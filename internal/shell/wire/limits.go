@@ -15,8 +15,8 @@ const fasthttpReadBuffer = 4096
 // error body and a status that says why, naming the limit: 413 for a body
 // over srv.MaxRequestBodySize, 431 for headers over srv.ReadBufferSize,
 // 408 for a read that timed out, 400 for anything else. (fasthttp's own
-// answers are text/plain, and 400 for a body too large.) Call it before
-// serving.
+// answers are text/plain, and 400 for a body too large.) Serve installs it
+// on every server that has no ErrorHandler of its own.
 func LimitErrors(srv *fasthttp.Server) {
 	body, header := srv.MaxRequestBodySize, srv.ReadBufferSize
 	if body <= 0 {

@@ -17,8 +17,7 @@ func TestLimitErrors(t *testing.T) {
 	ln := fasthttputil.NewInmemoryListener()
 	srv := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) { ctx.SetBodyString("ok") },
 		MaxRequestBodySize: 64 << 10, ReadBufferSize: 4 << 10}
-	LimitErrors(srv)
-	done := Serve(srv, ln, nil)
+	done := Serve(srv, ln, Limits{}, nil) // Serve installs LimitErrors itself
 	defer func() { srv.Shutdown(); <-done }()
 	big := strings.Repeat("x", 65<<10)
 	cases := []struct {

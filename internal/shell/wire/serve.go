@@ -8,13 +8,24 @@ import (
 )
 
 // Serve runs srv on ln in a goroutine and returns once srv accepts
-// connections (or has already stopped). fasthttp's Shutdown closes only the
-// listeners Serve has registered, so a Shutdown that came before would
-// return at once and leave Serve accepting forever. The channel is closed
-// when Serve returns; onErr, if not nil, gets the error it returned.
-func Serve(srv *fasthttp.Server, ln net.Listener, onErr func(error)) <-chan struct{} {
+// connections (or has already stopped). A request srv cannot read gets a
+// JSON error naming the limit it broke (LimitErrors). lim's timeouts are set on srv
+// where lim gives them, and ln is wrapped by Listen with lim's cap, so a
+// temporary accept error never ends the server. fasthttp's Shutdown closes
+// only the listeners Serve has registered, so a Shutdown that came before
+// would return at once and leave Serve accepting forever. The channel is
+// closed when Serve returns; onErr, if not nil, gets the error it returned.
+func Serve(srv *fasthttp.Server, ln net.Listener, lim Limits, onErr func(error)) <-chan struct{} {
+	lim.apply(srv)
+	if srv.ErrorHandler == nil {
+		LimitErrors(srv) // 413 / 431 with a JSON reason naming the limit
+	}
+	var logf func(string, ...any)
+	if srv.Logger != nil {
+		logf = srv.Logger.Printf
+	}
 	done := make(chan struct{})
-	accepting := &acceptSignal{Listener: ln, ch: make(chan struct{})}
+	accepting := &acceptSignal{Listener: Listen(ln, lim.MaxConns, logf), ch: make(chan struct{})}
 	go func() {
 		defer close(done)
 		if err := srv.Serve(accepting); err != nil && onErr != nil {
@@ -26,6 +37,19 @@ func Serve(srv *fasthttp.Server, ln net.Listener, onErr func(error)) <-chan stru
 	case <-done:
 	}
 	return done
+}
+
+// apply sets the timeouts lim gives on srv (zero leaves srv's own).
+func (lim Limits) apply(srv *fasthttp.Server) {
+	if lim.ReadTimeout > 0 {
+		srv.ReadTimeout = lim.ReadTimeout
+	}
+	if lim.WriteTimeout > 0 {
+		srv.WriteTimeout = lim.WriteTimeout
+	}
+	if lim.IdleTimeout > 0 {
+		srv.IdleTimeout = lim.IdleTimeout
+	}
 }
 
 // acceptSignal closes ch on the first Accept: by then fasthttp's Serve has

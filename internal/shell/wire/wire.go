@@ -52,10 +52,12 @@ type Reply struct {
 	CacheHit  bool    `json:"cache_hit,omitempty"`
 }
 
-// ErrorBody is the JSON body of every error: {"error": "...", "code": 400}.
+// ErrorBody is the JSON body of every error: {"error": "...", "code": 400};
+// a value out of its range also names its field.
 type ErrorBody struct {
 	Error string `json:"error"`
 	Code  int    `json:"code"`
+	Field string `json:"field,omitempty"`
 }
 
 // WriteJSON answers with code and v as JSON.
@@ -73,6 +75,12 @@ func WriteJSON(ctx *fasthttp.RequestCtx, code int, v any) {
 // WriteError answers with code and {"error": msg, "code": code}.
 func WriteError(ctx *fasthttp.RequestCtx, code int, format string, args ...any) {
 	WriteJSON(ctx, code, ErrorBody{Error: fmt.Sprintf(format, args...), Code: code})
+}
+
+// Invalid answers 400 for a value out of its range: msg says what is
+// allowed ("speed: must be in (0, 100], got 1e+308"), field names it.
+func Invalid(ctx *fasthttp.RequestCtx, field, msg string) {
+	WriteJSON(ctx, fasthttp.StatusBadRequest, ErrorBody{Error: msg, Code: fasthttp.StatusBadRequest, Field: field})
 }
 
 // BadRequest answers 400 with a reason.

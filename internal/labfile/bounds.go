@@ -1,0 +1,192 @@
+package labfile
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lblab/lblab/internal/core/balance"
+	"github.com/lblab/lblab/internal/core/breaker"
+	"github.com/lblab/lblab/internal/core/outlier"
+	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/core/slowstart"
+)
+
+// Range is the allowed range of one kind of value: [Min, Max], or (Min,
+// Max] with MinOpen; with ZeroOK, 0 is allowed too (it means off, none or
+// unbounded) whatever Min is. The lab-file validator and every admin API
+// check their values with Check, against the ranges of Bounds.
+type Range[T int | float64 | time.Duration] struct {
+	Min, Max T
+	MinOpen  bool
+	ZeroOK   bool
+}
+
+// In reports whether v is allowed (NaN never is).
+func (r Range[T]) In(v T) bool {
+	var zero T
+	if r.ZeroOK && v == zero {
+		return true
+	}
+	if r.MinOpen {
+		return v > r.Min && v <= r.Max
+	}
+	return v >= r.Min && v <= r.Max
+}
+
+// Check returns nil, or an error naming field and the allowed range:
+// "speed: must be in (0, 100], got 1e+308".
+func (r Range[T]) Check(field string, v T) *Error {
+	if r.In(v) {
+		return nil
+	}
+	return &Error{Field: field, Msg: r.msg(v)}
+}
+
+// msg says what is wrong with v.
+func (r Range[T]) msg(v T) string {
+	return "must be " + r.String() + ", got " + format(v)
+}
+
+// String is the range as the messages and docs/labfile.md write it:
+// "between 1 and 10000" for whole numbers, "in (0, 100]" otherwise, with
+// "0 or " in front when ZeroOK.
+func (r Range[T]) String() string {
+	var s string
+	if _, ok := any(r.Min).(int); ok {
+		s = "between " + format(r.Min) + " and " + format(r.Max)
+	} else {
+		open := "["
+		if r.MinOpen {
+			open = "("
+		}
+		s = "in " + open + format(r.Min) + ", " + format(r.Max) + "]"
+	}
+	if r.ZeroOK {
+		s = "0 or " + s
+	}
+	return s
+}
+
+func format[T int | float64 | time.Duration](v T) string {
+	switch v := any(v).(type) {
+	case int:
+		return strconv.Itoa(v)
+	case float64:
+		return num(v)
+	case time.Duration:
+		return shortDur(v)
+	}
+	return fmt.Sprint(v)
+}
+
+// shortDur writes a duration without zero units: 1h, 10ms, 1m30s.
+func shortDur(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// Limits every lab file and admin API share.
+const (
+	maxServers   = 10000
+	maxBalancers = 1000
+	maxRate      = 1e6                   // requests per second
+	maxDelay     = time.Hour             // timeouts, pauses, work, periods
+	minPeriod    = 10 * time.Millisecond // health checks and load polls: a shorter period burns a core
+	maxNetwork   = 10 * time.Second      // hop and jitter
+	maxLabTime   = 365 * 24 * time.Hour
+	maxCount     = 1_000_000 // clients, keys, limits, outstanding
+	// MaxNameLen bounds the lab's name; MaxTextLen any other text (a
+	// description, a narration). Server names have their own, smaller
+	// bound (checkServerName).
+	MaxNameLen = 256
+	MaxTextLen = 64 << 10
+)
+
+// Bounds are the allowed ranges of the lab's values, one per kind of
+// value; docs/labfile.md lists them. The cores define the bounds they
+// depend on (server.MaxSpeed, breaker.MaxWindow, ...) and Bounds uses
+// those constants, so a lab file, an admin API and the core agree.
+var Bounds = struct {
+	Speed, Share, Rate, ArrivalRate, Zipf, CV, Budget, Epsilon, Threshold, Weight, MixShare Range[float64]
+	EjectionShare, OutlierK, RampFloor, Aggression                                          Range[float64]
+	Workers, QueueCapacity, Outstanding, CacheSize, Limit, Users, Clients, Keys, Retries    Range[int]
+	Subset, Aperture, Choices, VNodes, Window, Probes, Checks, Servers, Balancers           Range[int]
+	ConsecutiveFailures, MinRequests                                                        Range[int]
+	Duration, Network, Timeout, Work, Pause, Period, Refresh, Every, Decay                  Range[time.Duration]
+	OutlierInterval, Ejection, RampWindow                                                   Range[time.Duration]
+}{
+	Speed:       Range[float64]{Min: 0, Max: server.MaxSpeed, MinOpen: true},
+	Share:       Range[float64]{Min: 0, Max: 1},
+	Rate:        Range[float64]{Min: 0, Max: maxRate},
+	ArrivalRate: Range[float64]{Min: 0, Max: maxRate, MinOpen: true},
+	Zipf:        Range[float64]{Min: 0, Max: 5},
+	CV:          Range[float64]{Min: 0, Max: 100},
+	Budget:      Range[float64]{Min: 0, Max: 1},
+	Epsilon:     Range[float64]{Min: 0, Max: 10, MinOpen: true},
+	Threshold:   Range[float64]{Min: 0, Max: 1, MinOpen: true},
+	Weight:      Range[float64]{Min: 0, Max: 1e6},
+	MixShare:    Range[float64]{Min: 0, Max: 1e6, MinOpen: true},
+
+	EjectionShare: Range[float64]{Min: 0, Max: 1, MinOpen: true},
+	OutlierK:      Range[float64]{Min: 0, Max: outlier.MaxK},
+	RampFloor:     Range[float64]{Min: 0, Max: 1, MinOpen: true},
+	Aggression:    Range[float64]{Min: slowstart.MinAggression, Max: slowstart.MaxAggression},
+
+	Workers:       Range[int]{Min: 1, Max: server.MaxWorkers},
+	QueueCapacity: Range[int]{Min: 0, Max: server.MaxQueueCap},
+	Outstanding:   Range[int]{Min: 0, Max: maxCount},
+	CacheSize:     Range[int]{Min: 0, Max: server.MaxCacheSize},
+	Limit:         Range[int]{Min: 1, Max: maxCount},
+	Users:         Range[int]{Min: 1, Max: 100000},
+	Clients:       Range[int]{Min: 1, Max: maxCount},
+	Keys:          Range[int]{Min: 1, Max: maxCount},
+	Retries:       Range[int]{Min: 0, Max: 10},
+	Subset:        Range[int]{Min: 0, Max: maxServers},
+	Aperture:      Range[int]{Min: 0, Max: balance.MaxAperture},
+	Choices:       Range[int]{Min: 1, Max: balance.MaxChoices},
+	VNodes:        Range[int]{Min: 1, Max: balance.MaxVNodes},
+	Window:        Range[int]{Min: breaker.MinWindow, Max: breaker.MaxWindow},
+	Probes:        Range[int]{Min: 1, Max: 100},
+	Checks:        Range[int]{Min: 1, Max: 1000},
+	Servers:       Range[int]{Min: 1, Max: maxServers},
+	Balancers:     Range[int]{Min: 1, Max: maxBalancers},
+
+	ConsecutiveFailures: Range[int]{Min: 0, Max: outlier.MaxConsecutive},
+	MinRequests:         Range[int]{Min: 1, Max: outlier.MaxMinRequests},
+
+	Duration: Range[time.Duration]{Min: 0, Max: maxLabTime, MinOpen: true},
+	Network:  Range[time.Duration]{Min: 0, Max: maxNetwork},
+	Timeout:  Range[time.Duration]{Min: 0, Max: maxDelay},
+	Work:     Range[time.Duration]{Min: 0, Max: maxDelay, MinOpen: true},
+	Pause:    Range[time.Duration]{Min: 0, Max: maxDelay, MinOpen: true},
+	Period:   Range[time.Duration]{Min: minPeriod, Max: maxDelay},
+	Refresh:  Range[time.Duration]{Min: minPeriod, Max: maxDelay, ZeroOK: true},
+	Every:    Range[time.Duration]{Min: 0, Max: maxDelay},
+	Decay:    Range[time.Duration]{Min: 0, Max: maxDelay, MinOpen: true},
+
+	OutlierInterval: Range[time.Duration]{Min: outlier.MinInterval, Max: maxDelay},
+	Ejection:        Range[time.Duration]{Min: 0, Max: maxDelay, MinOpen: true},
+	RampWindow:      Range[time.Duration]{Min: 0, Max: maxDelay, MinOpen: true},
+}
+
+// check reports v at path when it is out of r.
+func check[T int | float64 | time.Duration](r *reporter, path string, b Range[T], v T) {
+	if !b.In(v) {
+		r.add(path, "%s", b.msg(v))
+	}
+}
+
+// checkText reports text at path longer than max bytes.
+func checkText(r *reporter, path, text string, max int) {
+	if len(text) > max {
+		r.add(path, "is %d bytes long; at most %d are allowed", len(text), max)
+	}
+}
