@@ -35,6 +35,23 @@ func (l *Lab) Apply(path, value string) error {
 	return nil
 }
 
+// ApplyAll sets several dotted paths at once, in order, and validates the
+// result once, so settings that only make sense together (aperture off and
+// a subset on) can be changed in one step. On error l is not changed.
+func (l *Lab) ApplyAll(pairs [][2]string) error {
+	c := l.Clone()
+	for _, kv := range pairs {
+		if err := setPath(c, kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	*l = *c
+	return nil
+}
+
 // WithSetting returns a copy of the lab with a compare setting applied: the
 // Algorithm shorthand (to clients.algorithm when the lab balances
 // client-side, else balancers.algorithm), then each Set entry in key order.

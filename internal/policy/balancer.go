@@ -31,6 +31,7 @@ type Ticket struct {
 	Server int  // global server index
 	Probe  bool // a half-open breaker probe
 	Valid  bool
+	gen    uint32 // the load figures it was counted in (Reconfigure may start them over)
 }
 
 // Balancer is the pipeline a balancer runs per attempt: the eligible members
@@ -57,6 +58,7 @@ type Balancer struct {
 	members  []int              // eligible global indices, rebuilt on change
 	warming  []int              // servers that joined or came back since the last call: their ramp starts then
 	last     clock.Instant      // the latest instant Pick or Done was handed
+	gen      uint32             // bumped when the load figures start over: older tickets are not counted
 	view     memberView
 
 	// OnBreaker is called on every breaker transition (for the event log).
@@ -78,10 +80,10 @@ func NewBalancer(cfg BalancerConfig, servers []balance.Server) (*Balancer, error
 		}
 	}
 	b := &Balancer{cfg: cfg, algo: algo, loads: load.NewTable(0, cfg.Load, cfg.Decay)}
-	if err := b.SetOutlier(cfg.Outlier); err != nil {
+	if err := b.setOutlier(cfg.Outlier); err != nil {
 		return nil, err
 	}
-	if err := b.SetSlowStart(cfg.SlowStart); err != nil {
+	if err := b.setSlowStart(cfg.SlowStart); err != nil {
 		return nil, err
 	}
 	b.view.b = b
@@ -198,7 +200,7 @@ func (b *Balancer) Pick(now clock.Instant, req balance.Request, exclude int) Tic
 		return Ticket{}
 	}
 	i := b.members[j]
-	t := Ticket{Server: i, Valid: true}
+	t := Ticket{Server: i, Valid: true, gen: b.gen}
 	if br := b.breakers[i]; br != nil {
 		ok, probe := br.Allow(now)
 		if !ok {
@@ -217,8 +219,8 @@ func (b *Balancer) Pick(now clock.Instant, req balance.Request, exclude int) Tic
 // (a cancelled probe gives its half-open place back) or the outlier
 // detector.
 func (b *Balancer) Done(now clock.Instant, t Ticket, r Result, rtt time.Duration) {
-	if !t.Valid {
-		return
+	if !b.Counted(t) {
+		return // no pick, or one counted in load figures that have started over since
 	}
 	b.advance(now)
 	br := b.breakers[t.Server]
@@ -238,11 +240,64 @@ func (b *Balancer) Done(now clock.Instant, t Ticket, r Result, rtt time.Duration
 	}
 }
 
+// Counted reports whether t is a pick whose outcome this balancer still
+// expects: valid, and counted in the current load figures.
+func (b *Balancer) Counted(t Ticket) bool { return t.Valid && t.gen == b.gen }
+
+// Reconfigure brings the pipeline to cfg, changing only what differs, so a
+// drill that changes one setting leaves the rest as it was: load figures,
+// breaker states, outlier ejections and slow-start ramps. A new load mode or
+// decay starts the load figures over (outcomes of earlier picks are then
+// ignored); a new subset or aperture redraws the members. Everything is
+// validated first: on error nothing has changed. The simulator, the live lb
+// and the loadgen's client-side balancers all apply settings through it.
+func (b *Balancer) Reconfigure(cfg BalancerConfig) error {
+	algo := b.algo
+	if cfg.Algorithm != b.cfg.Algorithm {
+		var err error
+		if algo, err = balance.New(cfg.Algorithm); err != nil {
+			return err
+		}
+	}
+	if c := cfg.Breaker; c != nil {
+		if err := c.Validate(); err != nil {
+			return fmt.Errorf("breaker: %w", err)
+		}
+	}
+	if c := cfg.Outlier; c != nil {
+		if err := c.Validate(); err != nil {
+			return fmt.Errorf("outlier: %w", err)
+		}
+	}
+	if c := cfg.SlowStart; c != nil {
+		if err := c.Validate(); err != nil {
+			return fmt.Errorf("slow start: %w", err)
+		}
+	}
+	old := b.cfg
+	b.cfg.Timeout = cfg.Timeout
+	if !same(old.Breaker, cfg.Breaker) {
+		_ = b.setBreaker(cfg.Breaker) // validated above
+	}
+	_ = b.setOutlier(cfg.Outlier)     // validated; the same settings change nothing
+	_ = b.setSlowStart(cfg.SlowStart) // validated; ramps under way go on
+	if cfg.Load != old.Load || cfg.Decay != old.Decay {
+		b.cfg.Load, b.cfg.Decay = cfg.Load, cfg.Decay
+		b.loads = load.NewTable(len(b.servers), cfg.Load, cfg.Decay)
+		b.gen++
+	}
+	b.cfg.Algorithm, b.algo = cfg.Algorithm, algo
+	if cfg.Subset != old.Subset || cfg.Seed != old.Seed || cfg.Salt != old.Salt {
+		b.cfg.Subset, b.cfg.Seed, b.cfg.Salt = cfg.Subset, cfg.Seed, cfg.Salt
+		b.resubset()
+	} else {
+		b.rebuild()
+	}
+	return nil
+}
+
 // Timeout is the per-attempt timeout (0 = none).
 func (b *Balancer) Timeout() time.Duration { return b.cfg.Timeout }
-
-// SetTimeout changes the per-attempt timeout.
-func (b *Balancer) SetTimeout(d time.Duration) { b.cfg.Timeout = d }
 
 // Loads is this balancer's load table (indexed by global server index).
 func (b *Balancer) Loads() *load.Table { return b.loads }
@@ -250,19 +305,8 @@ func (b *Balancer) Loads() *load.Table { return b.loads }
 // Algorithm is the current algorithm's name.
 func (b *Balancer) Algorithm() string { return b.algo.Name() }
 
-// SetAlgorithm switches algorithm, keeping load information.
-func (b *Balancer) SetAlgorithm(cfg balance.Config) error {
-	algo, err := balance.New(cfg)
-	if err != nil {
-		return err
-	}
-	b.cfg.Algorithm, b.algo = cfg, algo
-	b.rebuild()
-	return nil
-}
-
-// SetBreaker turns breakers on (cfg != nil, all fresh and closed) or off.
-func (b *Balancer) SetBreaker(cfg *breaker.Config) error {
+// setBreaker turns breakers on (cfg != nil, all fresh and closed) or off.
+func (b *Balancer) setBreaker(cfg *breaker.Config) error {
 	if cfg != nil {
 		if _, err := breaker.New(*cfg); err != nil {
 			return fmt.Errorf("breaker: %w", err)
@@ -275,10 +319,10 @@ func (b *Balancer) SetBreaker(cfg *breaker.Config) error {
 	return nil
 }
 
-// SetOutlier turns outlier ejection on (cfg != nil) or off. The same
+// setOutlier turns outlier ejection on (cfg != nil) or off. The same
 // settings again change nothing; new ones start over, every server in
 // rotation.
-func (b *Balancer) SetOutlier(cfg *outlier.Config) error {
+func (b *Balancer) setOutlier(cfg *outlier.Config) error {
 	if same(b.cfg.Outlier, cfg) && (cfg == nil) == (b.ejector == nil) {
 		return nil
 	}
@@ -306,10 +350,10 @@ func (b *Balancer) SetOutlier(cfg *outlier.Config) error {
 	return nil
 }
 
-// SetSlowStart turns slow start on (cfg != nil) or off. Ramps under way
+// setSlowStart turns slow start on (cfg != nil) or off. Ramps under way
 // keep going with the new settings; servers join or come back warm while it
 // is off.
-func (b *Balancer) SetSlowStart(cfg *slowstart.Config) error {
+func (b *Balancer) setSlowStart(cfg *slowstart.Config) error {
 	if cfg == nil {
 		b.cfg.SlowStart, b.ramp = nil, nil
 		return nil

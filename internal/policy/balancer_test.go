@@ -138,7 +138,9 @@ func TestBalancerOwnersAndAlgorithmSwitch(t *testing.T) {
 	if b.Owners(10) != nil {
 		t.Fatal("round robin has no key owners")
 	}
-	if err := b.SetAlgorithm(balance.Config{Name: "ring-hash", Seed: 1}); err != nil {
+	cfg := b.cfg
+	cfg.Algorithm = balance.Config{Name: "ring-hash", Seed: 1}
+	if err := b.Reconfigure(cfg); err != nil {
 		t.Fatal(err)
 	}
 	owners := b.Owners(1000)
@@ -149,8 +151,47 @@ func TestBalancerOwnersAndAlgorithmSwitch(t *testing.T) {
 	if len(counts) != 5 {
 		t.Fatalf("ring hash owners %v", counts)
 	}
-	if err := b.SetAlgorithm(balance.Config{Name: "no-such"}); err == nil || b.Algorithm() != "ring-hash" {
+	cfg.Algorithm.Name = "no-such"
+	if err := b.Reconfigure(cfg); err == nil || b.Algorithm() != "ring-hash" {
 		t.Fatal("a bad algorithm should be refused and leave the old one")
+	}
+}
+
+// Reconfigure changes only what differs: an unrelated change keeps the
+// breakers' states and the load figures; a bad setting changes nothing; a
+// new load mode starts the figures over, and the outcomes of earlier picks
+// are then ignored rather than counted against the new figures.
+func TestBalancerReconfigureKeepsWhatDidNotChange(t *testing.T) {
+	br := &breaker.Config{Window: 10, Threshold: 0.5, Open: time.Hour, Probes: 1}
+	b := newBal(t, "round-robin", br, 2)
+	for i := range 10 { // open server 0's breaker
+		tk := b.Pick(0, balance.Request{Seq: uint64(i)}, 1)
+		b.Done(0, tk, Error, time.Millisecond)
+	}
+	held := b.Pick(0, balance.Request{Seq: 99}, -1)
+	if b.BreakerState(0, 0) != breaker.Open || !held.Valid || held.Server != 1 || b.Loads().InFlight() != 1 {
+		t.Fatalf("setup: breaker %v, ticket %+v, in flight %d", b.BreakerState(0, 0), held, b.Loads().InFlight())
+	}
+	cfg := b.cfg
+	cfg.Timeout = time.Second
+	if err := b.Reconfigure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if b.BreakerState(0, 0) != breaker.Open || b.Loads().InFlight() != 1 || b.Timeout() != time.Second {
+		t.Fatalf("a timeout change reset the breaker (%v) or the load figures (%d in flight)", b.BreakerState(0, 0), b.Loads().InFlight())
+	}
+	bad := cfg
+	bad.Breaker = &breaker.Config{Window: 1}
+	if err := b.Reconfigure(bad); err == nil || b.BreakerState(0, 0) != breaker.Open {
+		t.Fatal("an invalid breaker was accepted, or changed the breakers")
+	}
+	cfg.Load = load.Shared
+	if err := b.Reconfigure(cfg); err != nil {
+		t.Fatal(err)
+	}
+	b.Done(0, held, OK, time.Millisecond) // picked under the old figures
+	if !held.Valid || b.Counted(held) || b.Loads().InFlight() != 0 || b.Loads().Stats[1].Outstanding != 0 {
+		t.Fatalf("a ticket of the old figures was counted in the new ones: in flight %d", b.Loads().InFlight())
 	}
 }
 

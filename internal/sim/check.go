@@ -65,7 +65,7 @@ func (w *world) checkStep() {
 	}
 	inflight := make([]int, len(w.bals))
 	w.rt.EachAttempt(func(_ uint64, a *attempt) {
-		if a.Net.ticket.Valid && !a.Net.lbDone {
+		if w.bals[a.Bal].Counted(a.Net.ticket) && !a.Net.lbDone {
 			inflight[a.Bal]++
 		}
 	})

@@ -108,17 +108,21 @@ func (w *world) setRate(rate float64) {
 }
 
 func (w *world) setAlgorithm(name string) error {
+	lab, err := w.lab.WithSetting(labfile.Setting{Name: "algorithm", Algorithm: name})
+	if err != nil {
+		return err
+	}
+	w.lab = lab
+	return w.retune()
+}
+
+// retune brings every balancer in line with the lab (policy.Balancer's
+// Reconfigure: what did not change stays).
+func (w *world) retune() error {
 	for i, b := range w.bals {
-		cfg := assemble.BalancerConfig(w.lab, i)
-		cfg.Algorithm.Name = name
-		if err := b.SetAlgorithm(cfg.Algorithm); err != nil {
+		if err := b.Reconfigure(assemble.BalancerConfig(w.lab, i)); err != nil {
 			return err
 		}
-	}
-	if w.clientLB {
-		w.lab.Clients.Algorithm = name
-	} else {
-		w.lab.Balancers.Algorithm = name
 	}
 	return nil
 }
@@ -170,20 +174,7 @@ func (w *world) reconfigure(oldRate float64) error {
 		return err
 	}
 	w.rt.Reconfigure(cc)
-	cfg := assemble.BalancerConfig(w.lab, 0)
-	for _, b := range w.bals {
-		b.SetTimeout(cfg.Timeout)
-		if err := b.SetBreaker(cfg.Breaker); err != nil {
-			return err
-		}
-		if err := b.SetOutlier(cfg.Outlier); err != nil {
-			return err
-		}
-		if err := b.SetSlowStart(cfg.SlowStart); err != nil {
-			return err
-		}
-	}
-	if err := w.setAlgorithm(cfg.Algorithm.Name); err != nil {
+	if err := w.retune(); err != nil {
 		return err
 	}
 	specs := w.lab.ExpandServers()

@@ -80,8 +80,8 @@ func (b *backend) close() {
 	}
 }
 
-// rebuild makes a fresh pipeline over the backend table from the lab copy
-// (load figures and breakers start over). Caller holds mu, or is New.
+// rebuild makes the pipeline over the backend table from the lab copy (New;
+// later settings go through policy.Balancer.Reconfigure).
 func (l *LB) rebuild() error {
 	servers := make([]balance.Server, len(l.backends))
 	for i, b := range l.backends {
@@ -100,7 +100,6 @@ func (l *LB) rebuild() error {
 	bal.OnBreaker = l.onBreaker
 	bal.OnOutlier = l.onOutlier
 	l.bal = bal
-	l.gen++
 	return nil
 }
 

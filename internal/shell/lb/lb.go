@@ -46,7 +46,6 @@ type LB struct {
 	mu       sync.Mutex // guards everything below it
 	lab      *labfile.Lab
 	bal      *policy.Balancer
-	gen      uint64 // bumped when the pipeline is rebuilt; stale tickets are dropped
 	backends []*backend
 	checks   *health.Checker // active health checks' runs, by backend index
 	byName   map[string]int  // present backends only

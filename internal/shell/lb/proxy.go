@@ -19,7 +19,6 @@ import (
 // instant it was picked and the settings in force then.
 type attempt struct {
 	t       policy.Ticket
-	gen     uint64
 	b       *backend // nil when no server was eligible
 	start   clock.Instant
 	timeout time.Duration
@@ -114,7 +113,7 @@ func (l *LB) pick(req balance.Request, client uint64, exclude []byte) attempt {
 	if i, ok := l.byName[string(exclude)]; ok && len(exclude) > 0 {
 		ex = i
 	}
-	a := attempt{t: l.bal.Pick(now, req, ex), gen: l.gen, start: now, timeout: l.bal.Timeout(),
+	a := attempt{t: l.bal.Pick(now, req, ex), start: now, timeout: l.bal.Timeout(),
 		net: l.net, pick: req.Seq}
 	if a.t.Valid {
 		a.b = l.backends[a.t.Server]
@@ -179,9 +178,7 @@ func (l *LB) report(a *attempt, res policy.Result, gaveUp bool) time.Duration {
 	if gaveUp && a.timeout > 0 {
 		rtt = a.timeout
 	}
-	if a.gen == l.gen {
-		l.bal.Done(now, a.t, res, rtt)
-	}
+	l.bal.Done(now, a.t, res, rtt) // a ticket of load figures started over since is ignored
 	return rtt
 }
 

@@ -4,10 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/lblab/lblab/internal/core/balance"
-	"github.com/lblab/lblab/internal/core/breaker"
 	"github.com/lblab/lblab/internal/labfile"
-	"github.com/lblab/lblab/internal/policy"
 )
 
 // Settings are the balancer knobs as the admin API shows them; every one is
@@ -214,13 +211,12 @@ func (l *LB) change(cs []change) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	nl := l.lab.Clone()
-	for _, c := range cs {
-		if err := nl.Apply(c.path, c.value); err != nil {
-			if c.field != c.path {
-				err = fmt.Errorf("%s: %w", c.field, err)
-			}
-			return badInput{err}
-		}
+	pairs := make([][2]string, len(cs))
+	for i, c := range cs {
+		pairs[i] = [2]string{c.path, c.value}
+	}
+	if err := nl.ApplyAll(pairs); err != nil {
+		return badInput{err}
 	}
 	was := l.lab.Balancers.Algorithm
 	if err := l.commit(nl); err != nil {
@@ -230,32 +226,18 @@ func (l *LB) change(cs []change) error {
 	return nil
 }
 
-// commit makes nl the lab and brings the pipeline in line with it: settings
-// the pipeline can change in place are changed there (load figures kept);
-// load mode, subset, decay or seed need a fresh pipeline. Caller holds mu.
+// commit makes nl the lab and brings the pipeline in line with it through
+// policy.Balancer.Reconfigure, as the simulator does: what did not change
+// (load figures, breaker states, ejections, ramps) stays. Caller holds mu.
 func (l *LB) commit(nl *labfile.Lab) error {
-	oc, nc := BalancerConfig(l.lab, l.cfg.Index), BalancerConfig(nl, l.cfg.Index)
-	if err := l.precheck(nl, nc); err != nil {
+	if err := l.precheck(nl); err != nil {
+		return err
+	}
+	if err := l.bal.Reconfigure(BalancerConfig(nl, l.cfg.Index)); err != nil {
 		return err
 	}
 	old := l.lab
 	l.lab = nl
-	if oc.Load != nc.Load || oc.Subset != nc.Subset || oc.Decay != nc.Decay || oc.Seed != nc.Seed {
-		if err := l.rebuild(); err != nil {
-			l.lab = old
-			return err
-		}
-	} else {
-		if oc.Algorithm != nc.Algorithm {
-			_ = l.bal.SetAlgorithm(nc.Algorithm) // prechecked
-		}
-		if !sameBreaker(oc.Breaker, nc.Breaker) {
-			_ = l.bal.SetBreaker(nc.Breaker) // prechecked
-		}
-		_ = l.bal.SetOutlier(nc.Outlier)     // prechecked; the same settings change nothing
-		_ = l.bal.SetSlowStart(nc.SlowStart) // prechecked; ramps under way go on
-		l.bal.SetTimeout(nc.Timeout)
-	}
 	l.derive()
 	if old.Balancers.Health.Enabled && !nl.Balancers.Health.Enabled {
 		l.healAll()
@@ -265,26 +247,9 @@ func (l *LB) commit(nl *labfile.Lab) error {
 	return nil
 }
 
-// precheck finds every reason commit could fail before anything changes.
-func (l *LB) precheck(nl *labfile.Lab, nc policy.BalancerConfig) error {
-	if _, err := balance.New(nc.Algorithm); err != nil {
-		return fmt.Errorf("algorithm: %w", err)
-	}
-	if br := nc.Breaker; br != nil {
-		if err := br.Validate(); err != nil {
-			return fmt.Errorf("breaker: %w", err)
-		}
-	}
-	if o := nc.Outlier; o != nil {
-		if err := o.Validate(); err != nil {
-			return fmt.Errorf("outlier: %w", err)
-		}
-	}
-	if ss := nc.SlowStart; ss != nil {
-		if err := ss.Validate(); err != nil {
-			return fmt.Errorf("slow_start: %w", err)
-		}
-	}
+// precheck finds what the pipeline cannot check itself: shared load needs
+// every backend's admin address to poll.
+func (l *LB) precheck(nl *labfile.Lab) error {
 	if nl.Balancers.Load == labfile.SharedLoad {
 		for _, b := range l.backends {
 			if b.present && b.Admin == "" {
@@ -293,13 +258,6 @@ func (l *LB) precheck(nl *labfile.Lab, nc policy.BalancerConfig) error {
 		}
 	}
 	return nil
-}
-
-func sameBreaker(a, b *breaker.Config) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 // announce logs applied changes: an algorithm switch as its own kind.

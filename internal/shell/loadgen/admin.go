@@ -221,15 +221,11 @@ func (l *loop) reconfigure(now clock.Instant, rate bool) error {
 	return nil
 }
 
-// rebalance applies the breaker and algorithm settings to t's client-side
-// balancers.
+// rebalance applies the balancer settings to t's client-side balancers, as
+// the simulator does.
 func (t *target) rebalance(l *loop) error {
 	for i, b := range t.rt.Balancers() {
-		cfg := assemble.BalancerConfig(l.lab, i)
-		if err := b.SetBreaker(cfg.Breaker); err != nil {
-			return err
-		}
-		if err := b.SetAlgorithm(cfg.Algorithm); err != nil {
+		if err := b.Reconfigure(assemble.BalancerConfig(l.lab, i)); err != nil {
 			return err
 		}
 	}
