@@ -118,7 +118,8 @@ func New(cfg Config) (*LB, error) {
 	l.data = &fasthttp.Server{Handler: l.serveProxy, Name: "lblab-lb", MaxRequestBodySize: cfg.MaxBody,
 		ReadBufferSize: cfg.MaxHeader, NoDefaultServerHeader: true, CloseOnShutdown: true,
 		Logger: zapPrintf{l.log}}
-	l.admin = &fasthttp.Server{Name: "lblab-lb-admin", // Handler: Start puts the access guard in front MaxRequestBodySize: 64 << 10,
+	// Handler: Start puts the access guard in front of the admin routes.
+	l.admin = &fasthttp.Server{Name: "lblab-lb-admin", MaxRequestBodySize: 64 << 10,
 		ReadBufferSize: cfg.MaxHeader, NoDefaultServerHeader: true, CloseOnShutdown: true,
 		Logger: zapPrintf{l.log}}
 	return l, nil

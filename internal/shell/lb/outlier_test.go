@@ -67,7 +67,7 @@ func TestOutlierAndSlowStartSettings(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"outlier":{"max_ejection_share":0}}`: "outlier.max_ejection_share: balancers.outlier.max_ejection_share: must be in (0, 1]",
 		`{"slow_start":{"floor":2}}`:           "slow_start.floor: balancers.slow_start.floor: must be in (0, 1]",
-		`{"subset":2,"aperture":3}`:            "aperture: balancers.aperture: and balancers.subset are two ways",
+		`{"subset":2,"aperture":3}`:            "balancers.aperture: and balancers.subset are two ways",
 	} {
 		a := c.call(t, "PUT", "/admin/settings", body)
 		if a.status != 400 || !strings.Contains(a.body, want) {

@@ -200,6 +200,18 @@ func ownsPath(path string) bool {
 	return strings.HasPrefix(path, "balancers.") || path == "network.hop" || path == "network.jitter"
 }
 
+// nameField puts the request's field name in front of an error about the
+// lab path it sets ("timeout: balancers.timeout: must be ..."), so the
+// caller sees both the name they sent and the setting it is.
+func nameField(cs []change, err error) error {
+	for _, c := range cs {
+		if c.field != c.path && strings.HasPrefix(err.Error(), c.path+":") {
+			return fmt.Errorf("%s: %w", c.field, err)
+		}
+	}
+	return err
+}
+
 // badInput is an error answered 400.
 type badInput struct{ error }
 
@@ -216,7 +228,7 @@ func (l *LB) change(cs []change) error {
 		pairs[i] = [2]string{c.path, c.value}
 	}
 	if err := nl.ApplyAll(pairs); err != nil {
-		return badInput{err}
+		return badInput{nameField(cs, err)}
 	}
 	was := l.lab.Balancers.Algorithm
 	if err := l.commit(nl); err != nil {
