@@ -91,6 +91,10 @@ run warns and runs without it).`,
 			if err := livelab.CheckRun(lab, settings, lf.maxServers); err != nil {
 				return usageError{err} // refused before anything starts: exit 2
 			}
+			lgArgs, err := f.tr.loadgenArgs(settings)
+			if err != nil {
+				return err
+			}
 			opts, closeLogs, err := lf.options(cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -99,7 +103,7 @@ run warns and runs without it).`,
 			ctx, stop := interruptible()
 			defer stop()
 			rep, err := livelab.Run(ctx, lab, settings, livelab.RunOptions{Options: opts,
-				Series: f.series || f.plot != "", Progress: cmd.ErrOrStderr(), Dashboard: dashboard})
+				Series: f.series || f.plot != "", Progress: cmd.ErrOrStderr(), Dashboard: dashboard, LoadgenArgs: lgArgs})
 			if err != nil {
 				return err
 			}

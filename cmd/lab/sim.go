@@ -23,6 +23,7 @@ type simFlags struct {
 	series   bool
 	check    bool
 	plot     string
+	tr       *traceFlags // --record, --replay, --out, --hdr-log (traces.go)
 }
 
 func simCommand() *cobra.Command {
@@ -59,6 +60,8 @@ func reportFlags(cmd *cobra.Command, f *simFlags) {
 	fl.BoolVar(&f.json, "json", false, "print the JSON report (docs/report.md)")
 	fl.BoolVar(&f.series, "series", false, "include 250 ms time series in the report")
 	fl.StringVar(&f.plot, "plot", "", "also draw p99 over time and latency CDFs into FILE.svg or FILE.png")
+	f.tr = &traceFlags{}
+	f.tr.add(cmd)
 }
 
 func runSim(out, errOut io.Writer, arg string, f simFlags, seedSet bool) error {
@@ -66,7 +69,7 @@ func runSim(out, errOut io.Writer, arg string, f simFlags, seedSet bool) error {
 	if err != nil {
 		return err
 	}
-	rep, err := sim.Compare(lab, settings, sim.Options{Series: f.series || f.plot != "", Check: f.check})
+	rep, err := f.tr.compare(lab, settings, sim.Options{Series: f.series || f.plot != "", Check: f.check})
 	if err != nil {
 		return err
 	}
@@ -97,6 +100,9 @@ func prepare(arg string, f simFlags, seedSet bool) (*labfile.Lab, []labfile.Sett
 	settings, err := chooseSettings(lab, f.compare)
 	if err != nil {
 		return nil, nil, usageError{err}
+	}
+	if err := f.tr.prepare(lab, settings, f.duration > 0); err != nil {
+		return nil, nil, err
 	}
 	return lab, settings, nil
 }

@@ -97,7 +97,7 @@ func TestRetryThenSuccessIsCountedOnce(t *testing.T) {
 	rt := New[tag](Config{Policy: policy.Client{Cfg: policy.ClientConfig{Retries: 2,
 		Backoff: retry.Backoff{Base: 10 * time.Millisecond}}}, Stream: stream(t, 0), StopAt: clock.Never}, n)
 	rt.Begin(0, req(9, 0), -1)
-	rt.Answer(5*ms, n.sent[0], policy.Error, LoadReport{})
+	rt.Answer(5*ms, n.sent[0], policy.Error, Reply{})
 	rt.Release(n.sent[0])
 	tm := n.last(t, Retry)
 	rt.Fire(tm.at, tm.t)
@@ -105,8 +105,8 @@ func TestRetryThenSuccessIsCountedOnce(t *testing.T) {
 	if a.Kind != server.Retry || a.Pick != policy.PickNumber(9, 2) {
 		t.Fatalf("retry %+v", a)
 	}
-	rt.Answer(30*ms, n.sent[1], policy.OK, LoadReport{})
-	rt.Answer(31*ms, n.sent[1], policy.OK, LoadReport{}) // a duplicate changes nothing
+	rt.Answer(30*ms, n.sent[1], policy.OK, Reply{})
+	rt.Answer(31*ms, n.sent[1], policy.OK, Reply{}) // a duplicate changes nothing
 	c := rt.Rec.Total
 	if rt.Pending() != 0 || c.Offered != 1 || c.Succeeded != 1 || c.Attempts != 2 || c.Retries != 1 || c.Errors != 1 || c.Wasted != 0 {
 		t.Fatalf("pending %d, counts %+v", rt.Pending(), c)
@@ -129,11 +129,11 @@ func TestHedgeLoserIsCancelledAndWasted(t *testing.T) {
 	if a := rt.Attempt(second); a.Kind != server.Hedge || a.Sibling != first {
 		t.Fatalf("hedge %+v", a)
 	}
-	rt.Answer(30*ms, second, policy.OK, LoadReport{})
+	rt.Answer(30*ms, second, policy.OK, Reply{})
 	if len(n.cancels) != 1 || n.cancels[0] != first {
 		t.Fatalf("cancelled %v, want the first attempt", n.cancels)
 	}
-	rt.Answer(40*ms, first, policy.OK, LoadReport{})
+	rt.Answer(40*ms, first, policy.OK, Reply{})
 	if c := rt.Rec.Total; c.Succeeded != 1 || c.Wasted != 1 || c.Hedges != 1 {
 		t.Fatalf("counts %+v", c)
 	}
@@ -173,7 +173,7 @@ func TestClosedLoopUsers(t *testing.T) {
 	if rt.Pending() != 1 || rt.Call(rt.Attempt(n.sent[0]).Call).User != 0 {
 		t.Fatal("user 0 did not start a request")
 	}
-	rt.Answer(20*ms, n.sent[0], policy.OK, LoadReport{})
+	rt.Answer(20*ms, n.sent[0], policy.OK, Reply{})
 	if tm := n.last(t, Think); tm.t.Ref != 0 || tm.at <= 20*ms {
 		t.Fatalf("user 0 thinks until %v", tm.at)
 	}
@@ -204,10 +204,10 @@ func TestClientSidePick(t *testing.T) {
 		if !first.Ticket.Valid || !hedged.Ticket.Valid || first.Ticket.Server == hedged.Ticket.Server {
 			t.Fatalf("first on %d, hedge on %d", first.Ticket.Server, hedged.Ticket.Server)
 		}
-		rt.Answer(10*ms, n.sent[1], policy.OK, LoadReport{At: 9 * ms, Queued: 4, Busy: 1, Known: true})
+		rt.Answer(10*ms, n.sent[1], policy.OK, Reply{Load: LoadReport{At: 9 * ms, Queued: 4, Busy: 1, Known: true}})
 		if q := b.Loads().Stats[hedged.Ticket.Server].Queued; q != 4 {
 			t.Fatalf("the piggybacked queue of 4 reached the balancer as %d", q)
 		}
-		rt.Answer(12*ms, n.sent[0], policy.Cancelled, LoadReport{})
+		rt.Answer(12*ms, n.sent[0], policy.Cancelled, Reply{})
 	}
 }

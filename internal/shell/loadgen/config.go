@@ -15,6 +15,8 @@ import (
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/workload"
 )
 
 // Defaults of the Config knobs left zero.
@@ -61,6 +63,17 @@ type Config struct {
 	// client-side, of a server to its admin address, where a hedge's loser
 	// is cancelled (cancel.go). An endpoint without one abandons its losers.
 	Admins map[string]string
+
+	HTTP HTTP // method, headers, body, plain mode (httpmode.go)
+	// Requests, from a targets file, replace Targets: request n goes to
+	// Requests[n mod len]; the run is one target called "targets".
+	Requests []Request
+	// Replay, when set, is played instead of the lab's generated arrivals
+	// (open loop, whatever the lab's mode).
+	Replay *workload.Trace
+	// Logs, when set, gives each target's request log (the exports), by
+	// the target's name; Run calls it as the run starts.
+	Logs func(target string) report.RequestLog
 }
 
 // withDefaults validates cfg and fills the zero knobs; it returns a config
@@ -73,6 +86,9 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, err
 	}
 	cfg.Lab = cfg.Lab.Clone()
+	if err := checkHTTP(&cfg); err != nil {
+		return cfg, err
+	}
 	if err := cfg.checkMode(); err != nil {
 		return cfg, err
 	}
@@ -150,6 +166,9 @@ func nameTargets(ts []Target, lab *labfile.Lab) error {
 		t := &ts[i]
 		if len(t.URLs) == 0 {
 			return fmt.Errorf("target %q has no URL", t.Name)
+		}
+		if len(t.URLs) == 0 && t.Name == "targets" {
+			continue // a targets file's: its URLs are its requests'
 		}
 		if t.Name == "" && len(ts) == 1 {
 			t.Name = lab.Balancers.Algorithm
