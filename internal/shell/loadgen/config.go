@@ -94,7 +94,7 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if len(cfg.Servers) == 0 {
 		cfg.Targets = slices.Clone(cfg.Targets)
-		if err := nameTargets(cfg.Targets, cfg.Lab); err != nil {
+		if err := nameTargets(cfg.Targets, cfg.Lab, cfg.Requests); err != nil {
 			return cfg, err
 		}
 	}
@@ -160,15 +160,15 @@ func checkServers(servers []Backend) error {
 
 // nameTargets gives unnamed targets a name: the lab's algorithm when there
 // is one target (the simulator's run name), else host:port of its first URL.
-func nameTargets(ts []Target, lab *labfile.Lab) error {
+func nameTargets(ts []Target, lab *labfile.Lab, cfgRequests []Request) error {
 	seen := map[string]bool{}
 	for i := range ts {
 		t := &ts[i]
+		if len(cfgRequests) > 0 {
+			continue // a targets file's: its URLs are its requests'
+		}
 		if len(t.URLs) == 0 {
 			return fmt.Errorf("target %q has no URL", t.Name)
-		}
-		if len(t.URLs) == 0 && t.Name == "targets" {
-			continue // a targets file's: its URLs are its requests'
 		}
 		if t.Name == "" && len(ts) == 1 {
 			t.Name = lab.Balancers.Algorithm
