@@ -60,9 +60,7 @@ func New(cfg Config) (*Runner, error) {
 	}
 	l.arrivals = l.stream
 	if cfg.Replay != nil {
-		if err := l.openReplay(cfg.Replay); err != nil {
-			return nil, err
-		}
+		l.users = 0 // a trace's instants are the arrivals (Run opens it)
 	}
 	r := &Runner{l: l, running: make(chan struct{}), stopped: make(chan struct{}), done: make(chan struct{})}
 	r.newMetrics()
@@ -153,6 +151,11 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	}
 	defer close(r.done)
 	l := r.l
+	if l.cfg.Replay != nil {
+		if err := l.openReplay(l.cfg.Replay); err != nil {
+			return nil, err
+		}
+	}
 	if l.cfg.Logs != nil {
 		for _, t := range l.targets {
 			t.rt.SetLog(l.cfg.Logs(t.name))
@@ -185,7 +188,7 @@ func (l *loop) openReplay(tr *workload.Trace) error {
 		rc.Close()
 		return err
 	}
-	l.arrivals, l.users, l.closeReplay = p, 0, func() { rc.Close() }
+	l.arrivals, l.closeReplay = p, func() { rc.Close() }
 	return nil
 }
 
