@@ -161,3 +161,34 @@ func TestReplaySetRateGivesTheArrivalAgain(t *testing.T) {
 		t.Errorf("after the end: %+v", end)
 	}
 }
+
+// No input crashes a replay, and what it returns is in time order with
+// client ids folded into the lab's.
+func FuzzReplay(f *testing.F) {
+	f.Add([]byte(header + `{"seq":1,"t_ms":1.5,"client":7,"key":2,"work_ms":3}` + "\n"))
+	f.Add([]byte("timestamp,duration,key\n1714564800.1,0.012,/a\n1714564800.2,15ms\n"))
+	f.Add([]byte("2024-05-01T12:00:00Z,1\n0001-01-01T00:00:00Z,1\n"))
+	f.Add([]byte("9999999999999999999.9,1\n0,1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := New(Config{Seed: 1, Clients: 3, Keys: 5, Work: rng.Constant{Value: time.Millisecond}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := NewReplay(strings.NewReader(string(data)), "fuzz", s)
+		if err != nil {
+			return
+		}
+		prev := clock.Instant(0)
+		for i := 0; i < 1000; i++ {
+			r := p.Next()
+			if r.At == clock.Never {
+				break
+			}
+			if r.At < prev || r.Client < 0 || r.Client >= 3 || r.Work < 0 || time.Duration(r.At) > MaxTraceSpan {
+				t.Fatalf("request %+v after %v", r, prev)
+			}
+			prev = r.At
+		}
+		_, _ = ScanTrace(strings.NewReader(string(data)), "fuzz")
+	})
+}
