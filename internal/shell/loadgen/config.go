@@ -92,9 +92,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	if err := cfg.checkMode(); err != nil {
 		return cfg, err
 	}
-	if len(cfg.Servers) == 0 {
+	if len(cfg.Servers) == 0 && len(cfg.Requests) == 0 { // a targets file's run is called "targets"
 		cfg.Targets = slices.Clone(cfg.Targets)
-		if err := nameTargets(cfg.Targets, cfg.Lab, cfg.Requests); err != nil {
+		if err := nameTargets(cfg.Targets, cfg.Lab); err != nil {
 			return cfg, err
 		}
 	}
@@ -160,13 +160,10 @@ func checkServers(servers []Backend) error {
 
 // nameTargets gives unnamed targets a name: the lab's algorithm when there
 // is one target (the simulator's run name), else host:port of its first URL.
-func nameTargets(ts []Target, lab *labfile.Lab, cfgRequests []Request) error {
+func nameTargets(ts []Target, lab *labfile.Lab) error {
 	seen := map[string]bool{}
 	for i := range ts {
 		t := &ts[i]
-		if len(cfgRequests) > 0 {
-			continue // a targets file's: its URLs are its requests'
-		}
 		if len(t.URLs) == 0 {
 			return fmt.Errorf("target %q has no URL", t.Name)
 		}

@@ -29,6 +29,13 @@ type HTTP struct {
 	Plain bool
 }
 
+func (h HTTP) method() string {
+	if h.Method == "" {
+		return http.MethodGet
+	}
+	return h.Method
+}
+
 // Header is one request header.
 type Header struct{ Name, Value string }
 
@@ -66,7 +73,10 @@ func ParseHeader(s string) (Header, error) {
 	return Header{Name: name, Value: strings.TrimSpace(value)}, nil
 }
 
-var requestLine = regexp.MustCompile(`^([A-Z]+)\s+(\S+)$`)
+var (
+	requestLine = regexp.MustCompile(`^([A-Z]+)\s+(\S+)$`)
+	methodName  = regexp.MustCompile(`^[A-Z]+$`)
+)
 
 // ReadTargetsFile reads a targets file in vegeta's text format: a target
 // is a line `METHOD URL`, then optional `Name: value` header lines and an
@@ -152,7 +162,7 @@ func readBody(path string) ([]byte, error) {
 
 // checkHTTP validates the HTTP settings and the targets file's requests.
 func checkHTTP(cfg *Config) error {
-	if m := cfg.HTTP.Method; m != "" && !regexp.MustCompile(`^[A-Z]+$`).MatchString(m) {
+	if m := cfg.HTTP.Method; m != "" && !methodName.MatchString(m) {
 		return fmt.Errorf("method %q: want an upper-case HTTP method such as GET or POST", m)
 	}
 	if len(cfg.Requests) > 0 {
@@ -168,10 +178,6 @@ func checkHTTP(cfg *Config) error {
 // file one per entry; their endpoints are added to t (one per host:port).
 func (l *loop) templates(t *target, tc Target) error {
 	h := l.cfg.HTTP
-	method := h.Method
-	if method == "" {
-		method = http.MethodGet
-	}
 	byAddr := map[string]int{}
 	add := func(raw, method string, header []Header, body []byte) error {
 		spec, err := parseURL(raw)
@@ -190,7 +196,7 @@ func (l *loop) templates(t *target, tc Target) error {
 	}
 	if len(l.cfg.Requests) == 0 {
 		for _, u := range tc.URLs {
-			if err := add(u, method, nil, h.Body); err != nil {
+			if err := add(u, h.method(), nil, h.Body); err != nil {
 				return err
 			}
 		}

@@ -117,15 +117,11 @@ func (l *loop) balancerTier(t *target, tc Target) error {
 // client id over them.
 func (l *loop) clientSide(t *target) ([]*policy.Balancer, error) {
 	t.algo = l.lab.Clients.Algorithm
-	method := l.cfg.HTTP.Method
-	if method == "" {
-		method = "GET"
-	}
 	for i, s := range l.cfg.Servers {
 		t.server(s.Name)
 		spec := endpointSpec{addr: s.Addr, uri: "/", host: s.Addr}
 		t.eps = append(t.eps, l.tr.endpoint(s.Name, spec, l.cfg.MaxConns))
-		t.tmpls = append(t.tmpls, template{ep: i, method: method, uri: spec.uri, host: spec.host,
+		t.tmpls = append(t.tmpls, template{ep: i, method: l.cfg.HTTP.method(), uri: spec.uri, host: spec.host,
 			header: l.cfg.HTTP.Header, body: l.cfg.HTTP.Body})
 	}
 	bals, err := buildBalancers(l.lab, serverWeights(l.lab, l.cfg.Servers))
