@@ -170,7 +170,10 @@ func (w *world) onReplyAtClient(h uint64) {
 	rep := client.Reply{Load: client.LoadReport{At: n.repAt, Queued: int(n.repLoadQ), Busy: int(n.repLoadS), Known: true}}
 	if n.server >= 0 { // who the balancer (or the client) picked: it answered, or the balancer gave up on it
 		rep.Server = w.servers[n.server].spec.Name
-		rep.Queue, rep.Service, rep.Timed = n.repQueue, n.repSvc, !n.timedOut
+		// Times only when the server itself answered: not after a balancer's
+		// 504, nor from a killed or down server (live: a reset connection).
+		rep.Queue, rep.Service = n.repQueue, n.repSvc
+		rep.Timed = !n.timedOut && n.status != server.Lost && n.status != server.Refused
 	}
 	w.rt.Answer(w.now, h, n.result, rep)
 	w.maybeFree(h, a)
