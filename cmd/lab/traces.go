@@ -23,10 +23,10 @@ type traceFlags struct {
 
 func (tf *traceFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&tf.files.Record, "record", "", "write the request stream and its answers as a trace to FILE (docs/traces.md); one setting")
-	fl.StringVar(&tf.replay, "replay", "", "play the requests of a trace FILE (an lblab trace, or a CSV timestamp,duration[,key])\ninstead of the lab's stream; the duration defaults to the trace's")
-	fl.StringVar(&tf.files.Out, "out", "", "write one CSV row per request to FILE (docs/report.md)")
-	fl.StringVar(&tf.files.HdrLog, "hdr-log", "", "write the latencies as an HdrHistogram interval log to FILE (docs/report.md)")
+	fl.StringVar(&tf.files.Record, "record", "", "write the request stream and its answers as a trace to `FILE` (docs/traces.md); one setting")
+	fl.StringVar(&tf.replay, "replay", "", "play the requests of a trace `FILE` (an lblab trace, or a CSV timestamp,duration[,key])\ninstead of the lab's stream; the duration defaults to the trace's")
+	fl.StringVar(&tf.files.Out, "out", "", "write one CSV row per request to `FILE` (docs/report.md)")
+	fl.StringVar(&tf.files.HdrLog, "hdr-log", "", "write the latencies as an HdrHistogram interval log to `FILE` (docs/report.md)")
 }
 
 // prepare checks the trace to replay (a bad line is exit 2, before
