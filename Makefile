@@ -38,10 +38,11 @@ test: vet
 race:
 	$(GO) test -race -count=1 -timeout 10m ./internal/shell/...
 
-# Short fuzz runs of the lab-file decoder and the pickers.
+# Short fuzz runs of the lab-file decoder, the pickers and the trace reader.
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/labfile
 	$(GO) test -run '^$$' -fuzz '^FuzzPick$$' -fuzztime $(FUZZTIME) ./internal/core/balance
+	$(GO) test -run '^$$' -fuzz '^FuzzReplay$$' -fuzztime $(FUZZTIME) ./internal/workload
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/sim ./internal/core/...

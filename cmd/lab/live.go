@@ -120,6 +120,9 @@ run warns and runs without it).`,
 				return err
 			}
 			seeds, err := seedsOf(f, cmd.Flags().Changed("seed"))
+			if err == nil {
+				err = f.tr.refuseWithSeeds(seeds)
+			}
 			if err != nil {
 				return err
 			}
@@ -134,6 +137,10 @@ run warns and runs without it).`,
 			if err := livelab.CheckRun(lab, settings, lf.maxServers); err != nil {
 				return usageError{err} // refused before anything starts: exit 2
 			}
+			lgArgs, err := f.tr.loadgenArgs(settings)
+			if err != nil {
+				return err
+			}
 			opts, closeLogs, err := lf.options(cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -141,7 +148,8 @@ run warns and runs without it).`,
 			defer closeLogs()
 			ctx, stop := interruptible()
 			defer stop()
-			ropts := livelab.RunOptions{Options: opts, Series: f.series || f.plot != "", Progress: cmd.ErrOrStderr(), Dashboard: dashboard}
+			ropts := livelab.RunOptions{Options: opts, Series: f.series || f.plot != "", Progress: cmd.ErrOrStderr(),
+				Dashboard: dashboard, LoadgenArgs: lgArgs}
 			if seeds != nil {
 				return liveSeeds(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), lab, settings, seeds, f, ropts)
 			}

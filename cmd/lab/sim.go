@@ -25,7 +25,8 @@ type simFlags struct {
 	series   bool
 	check    bool
 	plot     string
-	seeds    string // --seeds: many seeds with intervals (seeds.go)
+	seeds    string      // --seeds: many seeds with intervals (seeds.go)
+	tr       *traceFlags // --record, --replay, --out, --hdr-log (traces.go)
 }
 
 func simCommand() *cobra.Command {
@@ -67,6 +68,8 @@ func reportFlags(cmd *cobra.Command, f *simFlags) {
 	fl.BoolVar(&f.series, "series", false, "include 250 ms time series and the latency CDF in the JSON report (needs --json)")
 	fl.StringVar(&f.plot, "plot", "", "also draw p99 over time and latency CDFs into FILE.svg or FILE.png")
 	fl.StringVar(&f.seeds, "seeds", "", "run every setting on each seed (N = 1..N, A-B, or 7,9,11) and report means with 95% intervals")
+	f.tr = &traceFlags{}
+	f.tr.add(cmd)
 }
 
 func runSim(out, errOut io.Writer, arg string, f simFlags, changed func(flag string) bool) error {
@@ -75,12 +78,15 @@ func runSim(out, errOut io.Writer, arg string, f simFlags, changed func(flag str
 		return err
 	}
 	if seeds, err := seedsOf(f, changed("seed")); err != nil || seeds != nil {
+		if err == nil {
+			err = f.tr.refuseWithSeeds(seeds)
+		}
 		if err != nil {
 			return err
 		}
 		return simSeeds(out, errOut, lab, settings, seeds, f)
 	}
-	rep, err := sim.Compare(lab, settings, sim.Options{Series: f.series || f.plot != "", Check: f.check})
+	rep, err := f.tr.compare(lab, settings, sim.Options{Series: f.series || f.plot != "", Check: f.check})
 	if err != nil {
 		return err
 	}
@@ -115,6 +121,9 @@ func prepare(arg string, f simFlags, changed func(flag string) bool) (*labfile.L
 	settings, err := chooseSettings(lab, f.compare)
 	if err != nil {
 		return nil, nil, usageError{err}
+	}
+	if err := f.tr.prepare(lab, settings, f.duration > 0); err != nil {
+		return nil, nil, err
 	}
 	return lab, settings, nil
 }

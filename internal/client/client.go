@@ -59,13 +59,17 @@ type Config struct {
 	Series   bool             // keep 250 ms bins
 	Requests observe.Requests // nil = none
 	Attempts observe.Attempts // nil = none
+	// Log is told about every request and the answers it used (the
+	// exports: trace, CSV, HdrHistogram log); nil = none.
+	Log report.RequestLog
 }
 
 // Call is one request and its lifecycle.
 type Call struct {
 	policy.Call
 	Req  workload.Request
-	User int32 // closed-loop user, -1 for open loop
+	User int32         // closed-loop user, -1 for open loop
+	Sent clock.Instant // when its first attempt really left (Attempt.Left)
 }
 
 // Attempt is one try of a request. Net is what the driver's transport keeps
@@ -83,6 +87,10 @@ type Attempt[N any] struct {
 	Deadline clock.Instant // the tightest deadline it carries (clock.Never: none)
 	Ticket   policy.Ticket // the client's own pick (client-side balancing only)
 	SentAt   clock.Instant
+	// Left is when it really left the client: SentAt, unless the
+	// transport's Send says otherwise (live: the wall instant, later than
+	// SentAt when the generator lags). Only the request log reads it.
+	Left     clock.Instant
 	Answered bool // its answer reached the client (or it was abandoned there)
 	Net      N
 }
@@ -148,12 +156,16 @@ type Runtime[N any] struct {
 	att     slab.Slab[Attempt[N]]
 	pending int
 	userSeq uint64
+	log     report.RequestLog
+	// answeredBy is the server of the answer being handed to a call, for
+	// the request log's record if that answer ends the call.
+	answeredBy string
 }
 
 // New returns the runtime of cfg over tr.
 func New[N any](cfg Config, tr Transport[N]) *Runtime[N] {
 	rt := &Runtime[N]{cfg: cfg, policy: cfg.Policy, tr: tr, reqs: cfg.Requests, atts: cfg.Attempts,
-		Rec: report.NewRecorder(cfg.Series)}
+		Rec: report.NewRecorder(cfg.Series), log: cfg.Log}
 	if rt.reqs == nil {
 		rt.reqs = observe.Nop{}
 	}
@@ -177,10 +189,19 @@ func (rt *Runtime[N]) Start() {
 // there), for closed-loop user user (-1 in open loop).
 func (rt *Runtime[N]) Begin(now clock.Instant, req workload.Request, user int32) {
 	h, c := rt.calls.New()
-	c.Req, c.User, c.Tag, c.Seq = req, user, h, req.Seq
+	c.Req, c.User, c.Tag, c.Seq, c.Sent = req, user, h, req.Seq, now
 	rt.pending++
 	rt.Rec.Offered(now)
+	if rt.log != nil {
+		rt.log.RequestStarted(rt.record(c, now))
+	}
 	rt.policy.Begin(now, &c.Call, rt)
+}
+
+// record is the request log's record of call c.
+func (rt *Runtime[N]) record(c *Call, intended clock.Instant) report.RequestRecord {
+	return report.RequestRecord{Call: c.Tag, Seq: c.Req.Seq, Client: c.Req.Client, Key: c.Req.Key, Work: c.Req.Work,
+		Intended: intended, Sent: c.Sent, End: c.End, Attempts: c.Attempts, Outcome: c.Outcome}
 }
 
 // startUser begins user's next request at now, unless the arrivals are over.
@@ -215,6 +236,11 @@ func (rt *Runtime[N]) Fire(now clock.Instant, t Timer) {
 	case t.Kind == Patience && c.Live(h):
 		rt.Rec.Result(policy.Timeout)
 		rt.atts.AttemptAnswered(int(policy.Timeout))
+		if rt.log != nil {
+			a := rt.att.Get(t.Ref)
+			rt.log.AttemptAnswered(report.AttemptRecord{Call: a.Call, Kind: a.Kind, Sent: a.Left, At: now,
+				Result: policy.Timeout, Queue: -1, Service: -1})
+		}
 	case t.Kind == Deadline:
 		rt.Rec.Deadline()
 	}
@@ -229,12 +255,22 @@ type LoadReport struct {
 	Known        bool
 }
 
+// Reply is what an attempt's answer told the client besides its result.
+type Reply struct {
+	Load    LoadReport
+	Server  string        // who answered ("" = no server was picked, or the answer did not say)
+	Queue   time.Duration // time queued at the server, as answered (when Timed)
+	Service time.Duration // time in service, as answered (when Timed)
+	Timed   bool          // the answer gave Queue and Service
+}
+
 // Answer hands attempt h's answer, arrived at the client at now, to its
 // call: a client-side balancer learns the server's load and the result, a
-// live attempt's result goes to its call, and a success nobody waits for any
-// more counts as wasted work. The driver frees the attempt with Release when
-// it is done with it.
-func (rt *Runtime[N]) Answer(now clock.Instant, h uint64, res policy.Result, load LoadReport) {
+// live attempt's result goes to its call (and to the request log), and a
+// success nobody waits for any more counts as wasted work. The driver frees
+// the attempt with Release when it is done with it.
+func (rt *Runtime[N]) Answer(now clock.Instant, h uint64, res policy.Result, rep Reply) {
+	load := rep.Load
 	a := rt.att.Get(h)
 	if a == nil || a.Answered {
 		return
@@ -257,7 +293,27 @@ func (rt *Runtime[N]) Answer(now clock.Instant, h uint64, res policy.Result, loa
 	}
 	rt.Rec.Result(res)
 	rt.atts.AttemptAnswered(int(res))
+	if rt.log != nil {
+		ar := report.AttemptRecord{Call: a.Call, Kind: a.Kind, Sent: a.Left, At: now, Result: res, Server: rep.Server,
+			Queue: -1, Service: -1}
+		if rep.Timed {
+			ar.Queue, ar.Service = rep.Queue, rep.Service
+		}
+		rt.log.AttemptAnswered(ar)
+		rt.answeredBy = rep.Server
+	}
 	c.OnReply(now, int(h), res, rt)
+	rt.answeredBy = ""
+}
+
+// SetLog sets the request log, before the first request starts.
+func (rt *Runtime[N]) SetLog(log report.RequestLog) { rt.log = log }
+
+// Ended tells the request log that the run is over at end.
+func (rt *Runtime[N]) Ended(end clock.Instant) {
+	if rt.log != nil {
+		rt.log.RunEnded(end)
+	}
 }
 
 // Release frees attempt h; the driver calls it once neither it nor the
@@ -329,6 +385,7 @@ func (rt *Runtime[N]) Send(now clock.Instant, pc *policy.Call, kind server.Kind,
 	if sibling >= 0 {
 		a.Sibling = uint64(sibling)
 	}
+	a.Left = now
 	rt.Rec.Attempt(kind)
 	rt.atts.AttemptSent(int(kind))
 	if rt.cfg.Balancers != nil {
@@ -338,6 +395,9 @@ func (rt *Runtime[N]) Send(now clock.Instant, pc *policy.Call, kind server.Kind,
 		a.Bal = a.Client % int32(rt.cfg.Tier)
 	}
 	rt.tr.Send(now, h, a)
+	if pc.Attempts == 1 {
+		c.Sent = a.Left
+	}
 	return int(h)
 }
 
@@ -373,6 +433,11 @@ func (rt *Runtime[N]) Finish(now clock.Instant, pc *policy.Call) {
 	c := rt.calls.Get(pc.Tag)
 	rt.Rec.Finish(now, &c.Call)
 	rt.reqs.RequestEnded(int(c.Outcome), now.Sub(c.Start))
+	if rt.log != nil {
+		r := rt.record(c, c.Start)
+		r.Server = rt.answeredBy
+		rt.log.RequestEnded(r)
+	}
 	rt.pending--
 	if c.User >= 0 && now < rt.cfg.StopAt {
 		rt.tr.Arm(now.Add(rt.cfg.Stream.Think(int(c.User), c.Req.Seq)), Timer{Kind: Think, Ref: uint64(c.User)})

@@ -11,6 +11,7 @@ import (
 	"github.com/lblab/lblab/internal/core/retry"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/rng"
 	"github.com/lblab/lblab/internal/workload"
 )
@@ -97,7 +98,7 @@ func TestRetryThenSuccessIsCountedOnce(t *testing.T) {
 	rt := New[tag](Config{Policy: policy.Client{Cfg: policy.ClientConfig{Retries: 2,
 		Backoff: retry.Backoff{Base: 10 * time.Millisecond}}}, Stream: stream(t, 0), StopAt: clock.Never}, n)
 	rt.Begin(0, req(9, 0), -1)
-	rt.Answer(5*ms, n.sent[0], policy.Error, LoadReport{})
+	rt.Answer(5*ms, n.sent[0], policy.Error, Reply{})
 	rt.Release(n.sent[0])
 	tm := n.last(t, Retry)
 	rt.Fire(tm.at, tm.t)
@@ -105,8 +106,8 @@ func TestRetryThenSuccessIsCountedOnce(t *testing.T) {
 	if a.Kind != server.Retry || a.Pick != policy.PickNumber(9, 2) {
 		t.Fatalf("retry %+v", a)
 	}
-	rt.Answer(30*ms, n.sent[1], policy.OK, LoadReport{})
-	rt.Answer(31*ms, n.sent[1], policy.OK, LoadReport{}) // a duplicate changes nothing
+	rt.Answer(30*ms, n.sent[1], policy.OK, Reply{})
+	rt.Answer(31*ms, n.sent[1], policy.OK, Reply{}) // a duplicate changes nothing
 	c := rt.Rec.Total
 	if rt.Pending() != 0 || c.Offered != 1 || c.Succeeded != 1 || c.Attempts != 2 || c.Retries != 1 || c.Errors != 1 || c.Wasted != 0 {
 		t.Fatalf("pending %d, counts %+v", rt.Pending(), c)
@@ -129,11 +130,11 @@ func TestHedgeLoserIsCancelledAndWasted(t *testing.T) {
 	if a := rt.Attempt(second); a.Kind != server.Hedge || a.Sibling != first {
 		t.Fatalf("hedge %+v", a)
 	}
-	rt.Answer(30*ms, second, policy.OK, LoadReport{})
+	rt.Answer(30*ms, second, policy.OK, Reply{})
 	if len(n.cancels) != 1 || n.cancels[0] != first {
 		t.Fatalf("cancelled %v, want the first attempt", n.cancels)
 	}
-	rt.Answer(40*ms, first, policy.OK, LoadReport{})
+	rt.Answer(40*ms, first, policy.OK, Reply{})
 	if c := rt.Rec.Total; c.Succeeded != 1 || c.Wasted != 1 || c.Hedges != 1 {
 		t.Fatalf("counts %+v", c)
 	}
@@ -173,7 +174,7 @@ func TestClosedLoopUsers(t *testing.T) {
 	if rt.Pending() != 1 || rt.Call(rt.Attempt(n.sent[0]).Call).User != 0 {
 		t.Fatal("user 0 did not start a request")
 	}
-	rt.Answer(20*ms, n.sent[0], policy.OK, LoadReport{})
+	rt.Answer(20*ms, n.sent[0], policy.OK, Reply{})
 	if tm := n.last(t, Think); tm.t.Ref != 0 || tm.at <= 20*ms {
 		t.Fatalf("user 0 thinks until %v", tm.at)
 	}
@@ -204,10 +205,75 @@ func TestClientSidePick(t *testing.T) {
 		if !first.Ticket.Valid || !hedged.Ticket.Valid || first.Ticket.Server == hedged.Ticket.Server {
 			t.Fatalf("first on %d, hedge on %d", first.Ticket.Server, hedged.Ticket.Server)
 		}
-		rt.Answer(10*ms, n.sent[1], policy.OK, LoadReport{At: 9 * ms, Queued: 4, Busy: 1, Known: true})
+		rt.Answer(10*ms, n.sent[1], policy.OK, Reply{Load: LoadReport{At: 9 * ms, Queued: 4, Busy: 1, Known: true}})
 		if q := b.Loads().Stats[hedged.Ticket.Server].Queued; q != 4 {
 			t.Fatalf("the piggybacked queue of 4 reached the balancer as %d", q)
 		}
-		rt.Answer(12*ms, n.sent[0], policy.Cancelled, LoadReport{})
+		rt.Answer(12*ms, n.sent[0], policy.Cancelled, Reply{})
+	}
+}
+
+// logged records what the runtime tells its request log.
+type logged struct {
+	started, ended []report.RequestRecord
+	answers        []report.AttemptRecord
+	end            clock.Instant
+}
+
+func (l *logged) RequestStarted(r report.RequestRecord)  { l.started = append(l.started, r) }
+func (l *logged) AttemptAnswered(a report.AttemptRecord) { l.answers = append(l.answers, a) }
+func (l *logged) RequestEnded(r report.RequestRecord)    { l.ended = append(l.ended, r) }
+func (l *logged) RunEnded(end clock.Instant)             { l.end = end }
+
+// lateNet is a transport whose attempts really leave 2 ms after the
+// instant they are sent at (a lagging live generator).
+type lateNet struct{ net }
+
+func (n *lateNet) Send(now clock.Instant, h uint64, a *Attempt[tag]) {
+	n.net.Send(now, h, a)
+	a.Left = now + 2*ms
+}
+
+// The request log hears each request's start, the answers it used (a
+// client-side timeout included, with no server), its end with the server
+// whose answer ended it, and when each attempt really left.
+func TestRequestLog(t *testing.T) {
+	n, log := &lateNet{}, &logged{}
+	rt := New[tag](Config{Policy: policy.Client{Cfg: policy.ClientConfig{Retries: 1, AttemptTimeout: 20 * time.Millisecond,
+		Backoff: retry.Backoff{Base: time.Millisecond}}}, Stream: stream(t, 0), StopAt: clock.Never, Log: log}, n)
+	rt.Begin(10*ms, req(7, 2), -1)
+	rt.Fire(30*ms, n.last(t, Patience).t) // the first attempt's client-side timeout
+	rt.Fire(31*ms, n.last(t, Retry).t)
+	rt.Answer(40*ms, n.sent[1], policy.OK, Reply{Server: "s3", Queue: time.Millisecond, Service: 5 * time.Millisecond, Timed: true})
+	rt.Begin(50*ms, req(8, 1), -1)
+	rt.CutOff(60 * ms)
+	rt.Ended(70 * ms)
+	if len(log.started) != 2 || log.started[0].Seq != 7 || log.started[0].Intended != 10*ms || log.started[1].Seq != 8 {
+		t.Fatalf("started: %+v", log.started)
+	}
+	if len(log.answers) != 2 {
+		t.Fatalf("answers: %+v", log.answers)
+	}
+	timeout, ok := log.answers[0], log.answers[1]
+	if timeout.Result != policy.Timeout || timeout.Server != "" || timeout.Queue >= 0 || timeout.Sent != 12*ms || timeout.At != 30*ms {
+		t.Errorf("the timed out attempt: %+v", timeout)
+	}
+	if ok.Result != policy.OK || ok.Kind != server.Retry || ok.Server != "s3" || ok.Queue != time.Millisecond ||
+		ok.Service != 5*time.Millisecond || ok.Call != log.started[0].Call {
+		t.Errorf("the answer: %+v", ok)
+	}
+	if len(log.ended) != 2 {
+		t.Fatalf("ended: %+v", log.ended)
+	}
+	first, cut := log.ended[0], log.ended[1]
+	if first.Outcome != policy.Succeeded || first.Server != "s3" || first.Sent != 12*ms || first.End != 40*ms ||
+		first.Attempts != 2 || first.Latency() != 30*time.Millisecond || first.Key != 3 || first.Client != 2 {
+		t.Errorf("the first request ended as %+v", first)
+	}
+	if cut.Outcome != policy.TimedOut || cut.Server != "" || cut.End != 60*ms {
+		t.Errorf("the cut-off request ended as %+v", cut)
+	}
+	if log.end != 70*ms {
+		t.Errorf("run ended at %v", log.end)
 	}
 }

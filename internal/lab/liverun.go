@@ -38,7 +38,7 @@ var runIDs atomic.Uint64
 // launch starts a lab's backends, balancers and loadgen, and follows the
 // balancers' event streams. The caller starts the script (sc.run) when it
 // wants the clock of the script to begin.
-func launch(ctx context.Context, mode string, lab *labfile.Lab, opts Options, series bool) (*liveRun, error) {
+func launch(ctx context.Context, mode string, lab *labfile.Lab, opts Options, series bool, loadgenArgs ...string) (*liveRun, error) {
 	rctx, cancel := context.WithCancel(ctx)
 	f, err := startFleet(rctx, lab, opts)
 	if err != nil {
@@ -49,6 +49,7 @@ func launch(ctx context.Context, mode string, lab *labfile.Lab, opts Options, se
 	if series {
 		args = append(args, "--series")
 	}
+	args = append(args, loadgenArgs...)
 	lg, err := start(rctx, opts.Launch, "loadgen", "loadgen", args, opts.Logs, opts.Log)
 	if err != nil {
 		f.stop()

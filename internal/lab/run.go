@@ -23,6 +23,9 @@ type RunOptions struct {
 	Series    bool
 	Progress  io.Writer // one line per setting ("" = quiet)
 	Dashboard string    // serve the dashboard here while it runs ("" = none)
+	// LoadgenArgs are more flags for each setting's loadgen (lab run's
+	// --record, --replay, --out, --hdr-log).
+	LoadgenArgs []string
 }
 
 // Run runs each setting live, one after another, each on a fresh set of
@@ -101,7 +104,7 @@ func runDashboard(ctx context.Context, opts RunOptions) (*Controller, func()) {
 // runOne starts the processes of one setting, runs the loadgen and the
 // script, gathers the report and stops everything.
 func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions, dash *Controller) (*report.Run, error) {
-	r, err := launch(ctx, "run", lab, opts.Options, opts.Series)
+	r, err := launch(ctx, "run", lab, opts.Options, opts.Series, opts.LoadgenArgs...)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/workload"
 )
 
 // drainLimit is how long after the last arrival pending requests may still
@@ -20,7 +21,8 @@ const drainLimit = 30 * clock.Instant(1e9)
 
 // newWorld builds a run of lab (already validated and with the setting applied).
 func newWorld(lab *labfile.Lab, name string, opts Options) (*world, error) {
-	w := &world{lab: lab, name: name, net: assemble.Network(lab), check: opts.Check, arrivalAt: clock.Never}
+	w := &world{lab: lab, name: name, net: assemble.Network(lab), check: opts.Check, arrivalAt: clock.Never,
+		closeReplay: func() {}}
 	hc := lab.Balancers.Health
 	var err error
 	if w.health, err = health.New(health.Config{Fails: hc.Fails, Passes: hc.Passes}); err != nil {
@@ -36,7 +38,7 @@ func newWorld(lab *labfile.Lab, name string, opts Options) (*world, error) {
 	if err := w.buildBalancers(); err != nil {
 		return nil, err
 	}
-	if err := w.buildClients(opts.Series); err != nil {
+	if err := w.buildClients(opts); err != nil {
 		return nil, err
 	}
 	w.col = newCollector(w)
@@ -79,17 +81,33 @@ func (w *world) buildBalancers() error {
 	return nil
 }
 
-// buildClients makes the client runtime, with the simulator as its transport.
-func (w *world) buildClients(series bool) error {
+// buildClients makes the client runtime, with the simulator as its
+// transport, and its arrivals: the lab's stream, or the trace it replays.
+func (w *world) buildClients(opts Options) error {
 	cfg, err := assemble.ClientConfig(w.lab)
 	if err != nil {
 		return err
 	}
-	cfg.Series = series
+	cfg.Series = opts.Series
 	if w.clientLB {
 		cfg.Balancers = w.bals
 	}
+	if opts.Logs != nil {
+		cfg.Log = opts.Logs(w.name)
+	}
 	w.stream, w.users = cfg.Stream, cfg.Users
+	if opts.Replay != nil {
+		rc, err := opts.Replay.Open()
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		w.closeReplay = func() { rc.Close() }
+		if w.stream, err = workload.NewReplay(rc, opts.Replay.Name, cfg.Stream); err != nil {
+			rc.Close()
+			return err
+		}
+		w.users, cfg.Users = 0, 0 // the trace's instants are the arrivals
+	}
 	w.rt = client.New[transit](cfg, w)
 	return nil
 }

@@ -94,7 +94,7 @@ func (w *world) deliver(si int) {
 			continue
 		}
 		n := &a.Net
-		n.status, n.repAt = r.Status, r.At
+		n.status, n.repAt, n.repQueue, n.repSvc = r.Status, r.At, r.Queue, r.Service
 		if !n.lbDone { // a balancer that answered 504 (or 503) already stays answered
 			n.result = policy.ResultOf(r.Status)
 		}
@@ -167,7 +167,15 @@ func (w *world) onReplyAtClient(h uint64) {
 	}
 	n := &a.Net
 	n.clientGot = true
-	w.rt.Answer(w.now, h, n.result, client.LoadReport{At: n.repAt, Queued: int(n.repLoadQ), Busy: int(n.repLoadS), Known: true})
+	rep := client.Reply{Load: client.LoadReport{At: n.repAt, Queued: int(n.repLoadQ), Busy: int(n.repLoadS), Known: true}}
+	if n.server >= 0 { // who the balancer (or the client) picked: it answered, or the balancer gave up on it
+		rep.Server = w.servers[n.server].spec.Name
+		// Times only when the server itself answered: not after a balancer's
+		// 504, nor from a killed or down server (live: a reset connection).
+		rep.Queue, rep.Service = n.repQueue, n.repSvc
+		rep.Timed = !n.timedOut && n.status != server.Lost && n.status != server.Refused
+	}
+	w.rt.Answer(w.now, h, n.result, rep)
 	w.maybeFree(h, a)
 }
 

@@ -7,12 +7,19 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/workload"
 )
 
 // Options tune a simulated run.
 type Options struct {
 	Series bool // keep 250 ms bins in the report
 	Check  bool // check invariants after every event (slower); violations fail the run
+	// Replay, when set, is played instead of the lab's generated arrivals
+	// (open loop, whatever the lab's mode), opened once per run.
+	Replay *workload.Trace
+	// Logs, when set, gives each run's request log (the exports), by the
+	// run's name.
+	Logs func(run string) report.RequestLog
 }
 
 // Result is one simulated run's report row.
@@ -54,8 +61,13 @@ func run(lab *labfile.Lab, name string, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	defer w.closeReplay()
 	w.start()
 	end := w.loop()
+	w.rt.Ended(end)
+	if err := w.stream.Err(); err != nil {
+		return Result{}, err
+	}
 	if w.check {
 		w.checkEnd()
 		if len(w.fault) > 0 {

@@ -40,33 +40,37 @@ type transit struct {
 	repLoadQ  int32 // the server's queue when it replied (piggybacked load)
 	repLoadS  int32 // ... and requests in service
 	repAt     clock.Instant
-	lbDone    bool // the balancer has answered the client (forwarded or 504)
-	srvDone   bool // the server's part is over (replied, or never reached)
-	timedOut  bool // the balancer answered 504 before the server replied
-	clientGot bool // the answer reached the client
+	repQueue  time.Duration // the server's reply: time queued
+	repSvc    time.Duration // ... and in service
+	lbDone    bool          // the balancer has answered the client (forwarded or 504)
+	srvDone   bool          // the server's part is over (replied, or never reached)
+	timedOut  bool          // the balancer answered 504 before the server replied
+	clientGot bool          // the answer reached the client
 }
 
 type attempt = client.Attempt[transit]
 
 // world is one simulated run.
 type world struct {
-	lab       *labfile.Lab
-	name      string
-	now       clock.Instant
-	stopAt    clock.Instant // arrivals end here
-	cutAt     clock.Instant // requests still pending here are cut off
-	q         eventQueue
-	events    uint64
-	servers   []*srv
-	bals      []*policy.Balancer // the balancer tier, or one per client id when clients balance themselves
-	rt        *client.Runtime[transit]
-	clientLB  bool
-	stream    *workload.Stream
-	next      workload.Request // the pending open-loop arrival
-	arrivalAt clock.Instant    // when w.next is due; clock.Never when none
-	users     int
-	net       policy.Network
-	health    *health.Checker // nil when active health checks are off
+	lab      *labfile.Lab
+	name     string
+	now      clock.Instant
+	stopAt   clock.Instant // arrivals end here
+	cutAt    clock.Instant // requests still pending here are cut off
+	q        eventQueue
+	events   uint64
+	servers  []*srv
+	bals     []*policy.Balancer // the balancer tier, or one per client id when clients balance themselves
+	rt       *client.Runtime[transit]
+	clientLB bool
+	stream   workload.Source  // the arrivals: the lab's stream or a replayed trace
+	next     workload.Request // the pending open-loop arrival
+	// closeReplay closes the replayed trace (a no-op without one).
+	closeReplay func()
+	arrivalAt   clock.Instant // when w.next is due; clock.Never when none
+	users       int
+	net         policy.Network
+	health      *health.Checker // nil when active health checks are off
 
 	replyBuf []server.Reply
 

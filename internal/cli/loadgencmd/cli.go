@@ -22,8 +22,10 @@ import (
 
 	"github.com/lblab/lblab/internal/cli/adminflags"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/loadgen"
 	"github.com/lblab/lblab/internal/shell/wire"
+	"github.com/lblab/lblab/internal/workload"
 )
 
 // usageError is bad input: exit status 2.
@@ -37,7 +39,12 @@ func (l *list) Set(v string) error { *l = append(*l, v); return nil }
 
 type options struct {
 	targets, servers, admins   list
+	headers                    list
 	lab, admin                 string
+	replay, method, body       string
+	targetsFile                string
+	files                      report.ExportFiles
+	plain                      bool
 	seed                       uint64
 	duration, drain            time.Duration
 	rate                       float64
@@ -82,6 +89,15 @@ func parseFlags(args []string, errOut io.Writer) (options, *flag.FlagSet, error)
 	fs.BoolVar(&o.check, "check-config", false, "validate the flags and the lab, print a summary and exit")
 	fs.BoolVar(&o.debug, "debug", false, "debug logging (every attempt) on stderr")
 	o.access = adminflags.Add(fs, false)
+	fs.StringVar(&o.files.Record, "record", "", "write the request stream and the answers as a trace to `FILE` (docs/traces.md); one target only")
+	fs.StringVar(&o.replay, "replay", "", "send the requests of a trace `FILE` (an lblab trace, or a CSV timestamp,duration[,key])\ninstead of the lab's generated stream (docs/traces.md); the duration defaults to the trace's")
+	fs.StringVar(&o.files.Out, "out", "", "write one CSV row per request to `FILE` (docs/report.md)")
+	fs.StringVar(&o.files.HdrLog, "hdr-log", "", "write the latencies as an HdrHistogram interval log to `FILE`, one interval per second (docs/report.md)")
+	fs.StringVar(&o.method, "method", "GET", "the HTTP `METHOD` of every attempt")
+	fs.Var(&o.headers, "header", "\"Name: value\" header sent with every attempt; may be repeated")
+	fs.StringVar(&o.body, "body", "", "send the content of `FILE` as every attempt's body")
+	fs.StringVar(&o.targetsFile, "targets-file", "", "`FILE` of requests to send, in vegeta's text format (METHOD URL, Header: value lines, @body);\nrequest n goes to entry n mod count; replaces --target")
+	fs.BoolVar(&o.plain, "plain", false, "a service that is not lblab's: send no X-Lab-* headers and inject no network hop")
 	fs.Usage = func() {
 		fmt.Fprintln(errOut, "usage: loadgen --target [NAME=]URL[,...] | --servers s1=HOST:PORT,... [flags]\n\nflags:")
 		fs.PrintDefaults()
@@ -125,6 +141,50 @@ func loadLab(o options, fs *flag.FlagSet) (*labfile.Lab, error) {
 	return lab, nil
 }
 
+// replay checks the trace of --replay and, without --duration, runs for
+// the trace's duration.
+func replay(o options, fs *flag.FlagSet, lab *labfile.Lab) (*workload.Trace, error) {
+	if o.replay == "" {
+		return nil, nil
+	}
+	tr, err := report.OpenTrace(o.replay)
+	if err != nil {
+		return nil, fmt.Errorf("--replay: %w", err)
+	}
+	durationSet := false
+	fs.Visit(func(f *flag.Flag) { durationSet = durationSet || f.Name == "duration" })
+	if !durationSet {
+		if err := lab.Apply("duration", tr.Info.Duration().String()); err != nil {
+			return nil, fmt.Errorf("--replay: %w", err)
+		}
+	}
+	return tr, nil
+}
+
+// httpOptions reads --method, --header, --body, --targets-file and --plain.
+func httpOptions(o options, cfg *loadgen.Config) error {
+	cfg.HTTP = loadgen.HTTP{Method: o.method, Plain: o.plain}
+	for _, h := range o.headers {
+		hd, err := loadgen.ParseHeader(h)
+		if err != nil {
+			return fmt.Errorf("--header: %w", err)
+		}
+		cfg.HTTP.Header = append(cfg.HTTP.Header, hd)
+	}
+	var err error
+	if o.body != "" {
+		if cfg.HTTP.Body, err = loadgen.ReadBody(o.body); err != nil {
+			return fmt.Errorf("--body: %w", err)
+		}
+	}
+	if o.targetsFile != "" {
+		if cfg.Requests, err = loadgen.ReadTargetsFile(o.targetsFile); err != nil {
+			return fmt.Errorf("--targets-file: %w", err)
+		}
+	}
+	return nil
+}
+
 func config(o options, lab *labfile.Lab, errOut io.Writer) (loadgen.Config, error) {
 	if o.maxInflight <= 0 {
 		return loadgen.Config{}, fmt.Errorf("--max-inflight: must be at least 1, got %d", o.maxInflight)
@@ -150,7 +210,10 @@ func config(o options, lab *labfile.Lab, errOut io.Writer) (loadgen.Config, erro
 	if f, ok := errOut.(*os.File); ok && wire.IsTerminal(f) && !o.debug {
 		cfg.Progress = errOut
 	}
-	return cfg, nil
+	if o.files.Record != "" && len(cfg.Targets) > 1 {
+		return cfg, errors.New("--record: a trace holds one run: give one --target")
+	}
+	return cfg, httpOptions(o, &cfg)
 }
 
 func run(args []string, out, errOut io.Writer) error {
@@ -162,10 +225,17 @@ func run(args []string, out, errOut io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	trace, err := replay(o, fs, lab)
+	if err != nil {
+		return usageError{err}
+	}
 	cfg, err := config(o, lab, errOut)
 	if err != nil {
 		return usageError{err}
 	}
+	cfg.Replay = trace
+	var exports *report.Exports // opened once the configuration is known to be good
+	cfg.Logs = func(target string) report.RequestLog { return exports.Log(target) }
 	r, err := loadgen.New(cfg)
 	if err != nil {
 		return usageError{err}
@@ -180,6 +250,11 @@ func run(args []string, out, errOut io.Writer) error {
 		fmt.Fprintf(out, "config ok: lab %s, seed %d, %v, %s loop, %d target(s)\n", lab.Name, lab.Seed, lab.Duration, lab.Clients.Mode, max(len(cfg.Targets), 1))
 		return nil
 	}
+	exports, err = report.OpenExports(o.files, workload.TraceHeader{Lab: lab.Name, Mode: "live", Seed: lab.Seed,
+		Duration: workload.FormatMs(lab.Duration)})
+	if err != nil {
+		return usageError{err}
+	}
 	if o.admin != "" {
 		stop, err := serveAdmin(o.admin, access, r, out)
 		if err != nil {
@@ -190,6 +265,9 @@ func run(args []string, out, errOut io.Writer) error {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	rep, err := r.Run(ctx)
+	if err2 := exports.Close(); err == nil && err2 != nil {
+		err = fmt.Errorf("writing the exports: %w", err2)
+	}
 	if err != nil {
 		return err
 	}

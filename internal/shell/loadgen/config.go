@@ -15,6 +15,8 @@ import (
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/workload"
 )
 
 // Defaults of the Config knobs left zero.
@@ -61,6 +63,17 @@ type Config struct {
 	// client-side, of a server to its admin address, where a hedge's loser
 	// is cancelled (cancel.go). An endpoint without one abandons its losers.
 	Admins map[string]string
+
+	HTTP HTTP // method, headers, body, plain mode (httpmode.go)
+	// Requests, from a targets file, replace Targets: request n goes to
+	// Requests[n mod len]; the run is one target called "targets".
+	Requests []Request
+	// Replay, when set, is played instead of the lab's generated arrivals
+	// (open loop, whatever the lab's mode).
+	Replay *workload.Trace
+	// Logs, when set, gives each target's request log (the exports), by
+	// the target's name; Run calls it as the run starts.
+	Logs func(target string) report.RequestLog
 }
 
 // withDefaults validates cfg and fills the zero knobs; it returns a config
@@ -73,10 +86,13 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, err
 	}
 	cfg.Lab = cfg.Lab.Clone()
+	if err := checkHTTP(&cfg); err != nil {
+		return cfg, err
+	}
 	if err := cfg.checkMode(); err != nil {
 		return cfg, err
 	}
-	if len(cfg.Servers) == 0 {
+	if len(cfg.Servers) == 0 && len(cfg.Requests) == 0 { // a targets file's run is called "targets"
 		cfg.Targets = slices.Clone(cfg.Targets)
 		if err := nameTargets(cfg.Targets, cfg.Lab); err != nil {
 			return cfg, err

@@ -16,24 +16,32 @@ import (
 // straight to the server the client picked. The goroutine answers later,
 // never inside Send.
 func (t *target) Send(now clock.Instant, h uint64, a *attempt) {
+	a.Left = t.l.clock() // the generator may lag behind now, the intended instant
 	j := t.l.job(t, h, a, now)
+	tm := -1 // the template it sends
 	switch {
 	case !t.rt.ClientSide():
-		a.Net.ep = a.Bal
+		tm = int(a.Bal)
+		if t.bySeq {
+			tm = int(j.seq % uint64(len(t.tmpls)))
+		}
 		if s := t.rt.Attempt(a.Sibling); a.Sibling != 0 && s != nil {
 			j.exclude = s.Net.server // known only if the sibling already answered
 		}
 	case a.Ticket.Valid:
-		a.Net.ep = int32(a.Ticket.Server)
+		tm = a.Ticket.Server
 		if a.Ticket.Probe {
 			j.kind = server.Probe
 		}
 		t.servers[a.Ticket.Server].sent++
 	default:
-		a.Net.ep, j.reject = -1, true
+		j.reject = true
 	}
-	if a.Net.ep >= 0 {
-		j.ep = t.eps[a.Net.ep]
+	a.Net.ep = -1
+	if tm >= 0 {
+		j.tmpl = &t.tmpls[tm]
+		a.Net.ep = int32(j.tmpl.ep)
+		j.ep = t.eps[j.tmpl.ep]
 	}
 	a.Net.kind = j.kind // as sent: a client-side breaker probe says probe
 	t.l.launch(j)
@@ -49,7 +57,7 @@ func (l *loop) job(t *target, h uint64, a *attempt, now clock.Instant) job {
 	hop := l.net.Delay(a.Pick, policy.ClientOut)
 	seq, n := policy.SplitPick(a.Pick)
 	j := job{target: t.idx, h: h, seq: seq, try: n, client: int(a.Client), key: a.Key,
-		work: a.Work, kind: a.Kind, sendAt: l.wall(now.Add(hop))}
+		work: a.Work, kind: a.Kind, sendAt: l.wall(now.Add(hop)), plain: l.cfg.HTTP.Plain}
 	if a.Deadline != clock.Never { // the server may drop work past it
 		j.labDL = l.wall(a.Deadline).UnixNano()
 	}

@@ -114,6 +114,8 @@ type job struct {
 	target   int
 	h        uint64
 	ep       *endpoint
+	tmpl     *template // method, path, headers, body (read-only, shared)
+	plain    bool      // no X-Lab-* headers
 	sendAt   time.Time // after the client -> balancer hop
 	deadline time.Time // give up on the HTTP exchange here
 	reject   bool      // no eligible server (client-side): answer 503 after the hop
@@ -138,6 +140,9 @@ type result struct {
 	loadQ   int
 	loadB   int
 	hasLoad bool
+	queue   time.Duration // X-Lab-Queue-Ms
+	service time.Duration // X-Lab-Service-Ms
+	timed   bool          // both were given
 }
 
 // run performs one attempt and posts its answer; false when the loop has stopped.
@@ -166,9 +171,57 @@ func exchange(j *job, r *result) {
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
-	req.SetRequestURI(j.ep.spec.uri)
-	req.SetHost(j.ep.spec.host)
-	h := &req.Header
+	tm := j.tmpl
+	req.Header.SetMethod(tm.method)
+	req.SetRequestURI(tm.uri)
+	req.SetHost(tm.host)
+	for _, x := range tm.header {
+		req.Header.Set(x.Name, x.Value)
+	}
+	if tm.body != nil {
+		req.SetBodyRaw(tm.body)
+	}
+	if !j.plain {
+		labHeaders(j, &req.Header)
+	}
+	if err := j.ep.hc.DoDeadline(req, resp, j.deadline); err != nil {
+		r.err, r.res = err, wire.Classify(err, 0, nil)
+		return
+	}
+	r.status = resp.StatusCode()
+	r.res = wire.Classify(nil, r.status, resp.Header.Peek(wire.HReason))
+	r.server = string(resp.Header.Peek(wire.HServer))
+	if r.server == "" && j.plain {
+		r.server = j.ep.spec.addr // a service that is not lblab's: the host that answered
+	}
+	q, okQ := wire.ParseUint(resp.Header.Peek(wire.HLoadQueue))
+	b, okB := wire.ParseUint(resp.Header.Peek(wire.HLoadBusy))
+	if okQ && okB {
+		r.loadQ, r.loadB, r.hasLoad = int(min(q, 1<<30)), int(min(b, 1<<30)), true
+	}
+	qm, okQ := parseMs(resp.Header.Peek(wire.HQueueMs))
+	sm, okS := parseMs(resp.Header.Peek(wire.HServiceMs))
+	if okQ && okS {
+		r.queue, r.service, r.timed = qm, sm, true
+	}
+}
+
+// parseMs reads a header of milliseconds (X-Lab-Queue-Ms: 12.5).
+func parseMs(b []byte) (time.Duration, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || !(f >= 0) || f > 1e9 {
+		return 0, false
+	}
+	return time.Duration(f * 1e6), true
+}
+
+// labHeaders are what the lb and the backends read: the request's number,
+// client, key and work, the attempt's kind and number, its deadline and a
+// server to avoid.
+func labHeaders(j *job, h *fasthttp.RequestHeader) {
 	h.Set(wire.HRequest, strconv.FormatUint(j.seq, 10))
 	h.Set(wire.HClient, strconv.Itoa(j.client))
 	h.Set(wire.HKey, strconv.FormatUint(j.key, 10))
@@ -182,17 +235,5 @@ func exchange(j *job, r *result) {
 	}
 	if j.exclude != "" {
 		h.Set(wire.HExclude, j.exclude)
-	}
-	if err := j.ep.hc.DoDeadline(req, resp, j.deadline); err != nil {
-		r.err, r.res = err, wire.Classify(err, 0, nil)
-		return
-	}
-	r.status = resp.StatusCode()
-	r.res = wire.Classify(nil, r.status, resp.Header.Peek(wire.HReason))
-	r.server = string(resp.Header.Peek(wire.HServer))
-	q, okQ := wire.ParseUint(resp.Header.Peek(wire.HLoadQueue))
-	b, okB := wire.ParseUint(resp.Header.Peek(wire.HLoadBusy))
-	if okQ && okB {
-		r.loadQ, r.loadB, r.hasLoad = int(min(q, 1<<30)), int(min(b, 1<<30)), true
 	}
 }

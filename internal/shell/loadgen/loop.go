@@ -21,21 +21,24 @@ import (
 
 // loop is the run's single owner of the stream, the targets and the heap.
 type loop struct {
-	cfg     Config
-	lab     *labfile.Lab
-	log     *zap.Logger
-	obs     observe.Clients
-	note    observe.Events
-	stream  *workload.Stream
-	users   int // closed loop: users per target; 0 = open loop
-	targets []*target
-	net     policy.Network // the lab's hops
-	tr      *transport
-	q       timerQueue
-	timer   *time.Timer
-	results chan result
-	cmds    chan command
-	epoch   time.Time // instant 0
+	cfg    Config
+	lab    *labfile.Lab
+	log    *zap.Logger
+	obs    observe.Clients
+	note   observe.Events
+	stream *workload.Stream // the lab's: closed-loop draws, the rate
+	// arrivals are the open-loop requests: the lab's stream, or a trace.
+	arrivals    workload.Source
+	closeReplay func() // closes the replayed trace (a no-op without one)
+	users       int    // closed loop: users per target; 0 = open loop
+	targets     []*target
+	net         policy.Network // the lab's hops
+	tr          *transport
+	q           timerQueue
+	timer       *time.Timer
+	results     chan result
+	cmds        chan command
+	epoch       time.Time // instant 0
 
 	inflight int              // attempt goroutines not yet answered
 	peak     int              // the most attempts out at once
@@ -230,7 +233,7 @@ func (l *loop) release() {
 // scheduleArrival pulls the next open-loop request and schedules it if it
 // arrives before the end of the run.
 func (l *loop) scheduleArrival() {
-	l.next = l.stream.Next()
+	l.next = l.arrivals.Next()
 	if l.next.At < l.stopAt {
 		l.q.push(event{at: l.next.At, kind: evArrival, b: l.arrGen})
 	}
@@ -238,7 +241,7 @@ func (l *loop) scheduleArrival() {
 
 // setRate changes the open-loop rate and redraws the pending arrival.
 func (l *loop) setRate(now clock.Instant, rate float64) {
-	l.stream.SetRate(now, rate)
+	l.arrivals.SetRate(now, rate)
 	l.arrGen++
 	if now < l.stopAt {
 		l.scheduleArrival()

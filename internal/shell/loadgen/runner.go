@@ -29,6 +29,7 @@ import (
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/stats"
+	"github.com/lblab/lblab/internal/workload"
 )
 
 // Runner is one live run. Build it with New, start it once with Run; Admin
@@ -50,9 +51,16 @@ func New(cfg Config) (*Runner, error) {
 		return nil, err
 	}
 	l := &loop{cfg: cfg, lab: cfg.Lab, log: cfg.Log, tr: newTransport(cfg.Dial), net: assemble.Network(cfg.Lab),
-		results: make(chan result, 1024), cmds: make(chan command), lateness: stats.NewHistogram()}
+		results: make(chan result, 1024), cmds: make(chan command), lateness: stats.NewHistogram(), closeReplay: func() {}}
+	if cfg.HTTP.Plain {
+		l.net = policy.Network{} // a real service over a real network: nothing to inject
+	}
 	if l.stream, l.users, err = assemble.Stream(l.lab); err != nil {
 		return nil, err
+	}
+	l.arrivals = l.stream
+	if cfg.Replay != nil {
+		l.users = 0 // a trace's instants are the arrivals (Run opens it)
 	}
 	r := &Runner{l: l, running: make(chan struct{}), stopped: make(chan struct{}), done: make(chan struct{})}
 	r.newMetrics()
@@ -76,6 +84,7 @@ func (l *loop) newTarget(i int, tc Target) (*target, error) {
 	}
 	cfg.Stream, cfg.Series = l.stream, l.cfg.Series
 	cfg.Requests, cfg.Attempts = l.obs.Requests(tc.Name), l.obs.Attempts(tc.Name)
+	cfg.Users = l.users // 0 when a trace is replayed
 	if len(l.cfg.Servers) > 0 {
 		if cfg.Balancers, err = l.clientSide(t); err != nil {
 			return nil, err
@@ -94,27 +103,26 @@ func (l *loop) balancerTier(t *target, tc Target) error {
 	if slices.Contains(policy.Algorithms(), t.name) {
 		t.algo = t.name
 	}
-	for _, ns := range l.lab.ExpandServers() {
-		t.server(ns.Name)
-	}
-	for _, u := range tc.URLs {
-		spec, err := parseURL(u)
-		if err != nil {
-			return err
+	if l.cfg.HTTP.Plain {
+		t.algo = "" // not lblab's balancer: the servers are whoever answers
+	} else {
+		for _, ns := range l.lab.ExpandServers() {
+			t.server(ns.Name)
 		}
-		t.eps = append(t.eps, l.tr.endpoint(u, spec, l.cfg.MaxConns))
 	}
-	return nil
+	return l.templates(t, tc)
 }
 
 // clientSide points t at the given servers and returns one balancer per
 // client id over them.
 func (l *loop) clientSide(t *target) ([]*policy.Balancer, error) {
 	t.algo = l.lab.Clients.Algorithm
-	for _, s := range l.cfg.Servers {
+	for i, s := range l.cfg.Servers {
 		t.server(s.Name)
 		spec := endpointSpec{addr: s.Addr, uri: "/", host: s.Addr}
 		t.eps = append(t.eps, l.tr.endpoint(s.Name, spec, l.cfg.MaxConns))
+		t.tmpls = append(t.tmpls, template{ep: i, method: l.cfg.HTTP.method(), uri: spec.uri, host: spec.host,
+			header: l.cfg.HTTP.Header, body: l.cfg.HTTP.Body})
 	}
 	bals, err := buildBalancers(l.lab, serverWeights(l.lab, l.cfg.Servers))
 	if err != nil {
@@ -139,13 +147,45 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	}
 	defer close(r.done)
 	l := r.l
+	if l.cfg.Replay != nil {
+		if err := l.openReplay(l.cfg.Replay); err != nil {
+			return nil, err
+		}
+	}
+	if l.cfg.Logs != nil {
+		for _, t := range l.targets {
+			t.rt.SetLog(l.cfg.Logs(t.name))
+		}
+	}
 	l.start()
 	close(r.running)
 	end := l.run(ctx)
 	close(r.stopped)
 	l.shutdown()
+	l.closeReplay()
 	l.warnLate()
+	for _, t := range l.targets {
+		t.rt.Ended(end)
+	}
+	if err := l.arrivals.Err(); err != nil {
+		return nil, err
+	}
 	return l.report(end), nil
+}
+
+// openReplay makes the trace the run's arrivals (open loop).
+func (l *loop) openReplay(tr *workload.Trace) error {
+	rc, err := tr.Open()
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	p, err := workload.NewReplay(rc, tr.Name, l.stream)
+	if err != nil {
+		rc.Close()
+		return err
+	}
+	l.arrivals, l.closeReplay = p, func() { rc.Close() }
+	return nil
 }
 
 // Late returns how many requests started late (after Run).

@@ -43,7 +43,7 @@ func (l *loop) dropHeld(now clock.Instant) {
 	if !arrival {
 		return
 	}
-	for r := l.next; r.At < l.stopAt; r = l.stream.Next() {
+	for r := l.next; r.At < l.stopAt; r = l.arrivals.Next() {
 		l.unsent++
 	}
 	for _, t := range l.targets {

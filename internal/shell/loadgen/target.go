@@ -36,6 +36,8 @@ type target struct {
 	algo    string
 	rt      *client.Runtime[onWire]
 	eps     []*endpoint
+	tmpls   []template // what attempts send: per endpoint, or a targets file's entries
+	bySeq   bool       // request n uses tmpls[n mod len] (a targets file); else its client's balancer's
 	servers []srvStat
 	byName  map[string]int
 	log     []report.LogLine
@@ -62,7 +64,8 @@ func (t *target) onResult(now clock.Instant, r *result) {
 	}
 	t.l.noteResult(r)
 	t.noteServer(a, r)
-	t.rt.Answer(now, r.h, r.res, client.LoadReport{At: now, Queued: r.loadQ, Busy: r.loadB, Known: r.hasLoad})
+	t.rt.Answer(now, r.h, r.res, client.Reply{Load: client.LoadReport{At: now, Queued: r.loadQ, Busy: r.loadB, Known: r.hasLoad},
+		Server: a.Net.server, Queue: r.queue, Service: r.service, Timed: r.timed})
 	t.rt.Release(r.h)
 }
 

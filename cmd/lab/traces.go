@@ -1,0 +1,116 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/sim"
+	"github.com/lblab/lblab/internal/workload"
+)
+
+// traceFlags are lab sim's and lab run's record, replay and export flags
+// (docs/traces.md, docs/report.md).
+type traceFlags struct {
+	files  report.ExportFiles
+	replay string
+	trace  *workload.Trace // --replay, checked by prepare
+}
+
+func (tf *traceFlags) add(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&tf.files.Record, "record", "", "write the request stream and its answers as a trace to `FILE` (docs/traces.md); one setting")
+	fl.StringVar(&tf.replay, "replay", "", "play the requests of a trace `FILE` (an lblab trace, or a CSV timestamp,duration[,key])\ninstead of the lab's stream; the duration defaults to the trace's")
+	fl.StringVar(&tf.files.Out, "out", "", "write one CSV row per request to `FILE` (docs/report.md)")
+	fl.StringVar(&tf.files.HdrLog, "hdr-log", "", "write the latencies as an HdrHistogram interval log to `FILE` (docs/report.md)")
+}
+
+// prepare checks the trace to replay (a bad line is exit 2, before
+// anything runs) and, without --duration, runs the lab for the trace's
+// duration; a trace records one setting.
+func (tf *traceFlags) prepare(lab *labfile.Lab, settings []labfile.Setting, durationSet bool) error {
+	if tf == nil {
+		return nil
+	}
+	if tf.files.Record != "" && len(settings) > 1 {
+		return usageError{fmt.Errorf("--record: a trace holds one run, and %d settings would run: choose one with --compare NAME", len(settings))}
+	}
+	if tf.replay == "" {
+		return nil
+	}
+	tr, err := report.OpenTrace(tf.replay)
+	if err != nil {
+		return usageError{fmt.Errorf("--replay: %w", err)}
+	}
+	if !durationSet {
+		if err := lab.Apply("duration", tr.Info.Duration().String()); err != nil {
+			return usageError{fmt.Errorf("--replay: %w", err)}
+		}
+	}
+	tf.trace = tr
+	return nil
+}
+
+// compare runs lab sim's settings with the replay and the exports.
+func (tf *traceFlags) compare(lab *labfile.Lab, settings []labfile.Setting, opts sim.Options) (*report.Report, error) {
+	if tf == nil {
+		return sim.Compare(lab, settings, opts)
+	}
+	ex, err := report.OpenExports(tf.files, header(lab, "sim"))
+	if err != nil {
+		return nil, usageError{err}
+	}
+	opts.Replay = tf.trace
+	if ex != nil {
+		opts.Logs = ex.Log
+	}
+	rep, err := sim.Compare(lab, settings, opts)
+	return rep, errors.Join(err, ex.Close())
+}
+
+// loadgenArgs are the flags lab run passes on to each setting's loadgen,
+// with absolute paths. The loadgen of each setting would write the same
+// files over, so they take one setting.
+func (tf *traceFlags) loadgenArgs(settings []labfile.Setting) ([]string, error) {
+	var args []string
+	if tf == nil {
+		return nil, nil
+	}
+	for _, f := range []struct{ flag, path string }{{"--replay", tf.replay}, {"--record", tf.files.Record},
+		{"--out", tf.files.Out}, {"--hdr-log", tf.files.HdrLog}} {
+		if f.path == "" {
+			continue
+		}
+		if f.flag != "--replay" && len(settings) > 1 {
+			return nil, usageError{fmt.Errorf("%s: lab run writes it for one setting, and %d would run: choose one with --compare NAME (lab sim writes every setting's)", f.flag, len(settings))}
+		}
+		abs, err := filepath.Abs(f.path)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("%s: %w", f.flag, err)}
+		}
+		args = append(args, f.flag, abs)
+	}
+	return args, nil
+}
+
+func header(lab *labfile.Lab, mode string) workload.TraceHeader {
+	return workload.TraceHeader{Lab: lab.Name, Mode: mode, Seed: lab.Seed, Duration: workload.FormatMs(lab.Duration)}
+}
+
+// used reports whether any of the flags was given.
+func (tf *traceFlags) used() bool {
+	return tf != nil && (tf.replay != "" || tf.files != report.ExportFiles{})
+}
+
+// refuseWithSeeds refuses the trace flags with --seeds: they write or play
+// one run's stream, and many seeds are many runs.
+func (tf *traceFlags) refuseWithSeeds(seeds []uint64) error {
+	if seeds != nil && tf.used() {
+		return usageError{fmt.Errorf("--seeds: --record, --replay, --out and --hdr-log are for one run; give one --seed")}
+	}
+	return nil
+}
