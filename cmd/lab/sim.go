@@ -23,6 +23,8 @@ type simFlags struct {
 	series   bool
 	check    bool
 	plot     string
+	// maxPending is the simulator's memory guard (sim.Options.MaxPending).
+	maxPending int
 }
 
 func simCommand() *cobra.Command {
@@ -47,6 +49,8 @@ lab runs as written.`,
 	}
 	reportFlags(cmd, &f)
 	cmd.Flags().BoolVar(&f.check, "check", false, "check invariants after every event (slower)")
+	cmd.Flags().IntVar(&f.maxPending, "max-pending", sim.DefaultMaxPending,
+		"stop a run whose pending requests, requests at one server or queued events pass N (the memory guard)")
 	return cmd
 }
 
@@ -66,7 +70,10 @@ func runSim(out, errOut io.Writer, arg string, f simFlags, seedSet bool) error {
 	if err != nil {
 		return err
 	}
-	rep, err := sim.Compare(lab, settings, sim.Options{Series: f.series || f.plot != "", Check: f.check})
+	if f.maxPending < 1 {
+		return usageError{fmt.Errorf("--max-pending: must be at least 1, got %d", f.maxPending)}
+	}
+	rep, err := sim.Compare(lab, settings, sim.Options{Series: f.series || f.plot != "", Check: f.check, MaxPending: f.maxPending})
 	if err != nil {
 		return err
 	}

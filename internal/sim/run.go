@@ -13,6 +13,10 @@ import (
 type Options struct {
 	Series bool // keep 250 ms bins in the report
 	Check  bool // check invariants after every event (slower); violations fail the run
+	// MaxPending is the memory guard's bound (guard.go): a run whose pending
+	// requests, requests at one server or queued events pass it stops with
+	// an *OverflowError. 0 means DefaultMaxPending.
+	MaxPending int
 }
 
 // Result is one simulated run's report row.
@@ -56,6 +60,9 @@ func run(lab *labfile.Lab, name string, opts Options) (Result, error) {
 	}
 	w.start()
 	end := w.loop()
+	if w.overflow != nil {
+		return Result{}, w.overflow
+	}
 	if w.check {
 		w.checkEnd()
 		if len(w.fault) > 0 {
@@ -126,6 +133,11 @@ func (w *world) loop() clock.Instant {
 		}
 		if w.check {
 			w.checkStep()
+		}
+		if w.events%guardEvery == 0 {
+			if w.overflow = w.guard(); w.overflow != nil {
+				break
+			}
 		}
 	}
 	if w.now < w.stopAt {

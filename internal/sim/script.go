@@ -218,6 +218,13 @@ func (w *world) onRefresh() {
 			b.Loads().Report(w.now, i, q, in)
 		}
 	}
+	if w.check {
+		w.reported = w.reported[:0]
+		for _, s := range w.servers {
+			q, in := s.core.Load()
+			w.reported = append(w.reported, loadReport{q, in})
+		}
+	}
 	if w.now < w.cutAt {
 		w.push(w.now.Add(w.refreshEvery()), evRefresh, 0, 0)
 	}
