@@ -29,7 +29,7 @@ time and prints the report. See docs/labfile.md for the lab-file reference.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(simCommand(), runCommand(), upCommand(), dashboardCommand(), chaosCommand(), scenariosCommand(), algorithmsCommand())
+	root.AddCommand(simCommand(), runCommand(), upCommand(), dashboardCommand(), chaosCommand(), scenariosCommand(), algorithmsCommand(), tortureCommand())
 	root.AddCommand(processCommands()...)
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "lab:", err)
