@@ -3,6 +3,7 @@ package torture
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"runtime/debug"
 	"strings"
@@ -21,11 +22,13 @@ const (
 	Refused           // the simulator refused a script event the validator accepted
 	Overflow          // the memory guard stopped the run: work piled up without bound
 	Crashed           // the simulator panicked
+	Unstable          // the same lab and seed gave two different reports
+	RoundTrip         // labfile.Marshal wrote a file that parses to another lab
 )
 
 func (v Verdict) String() string {
 	return [...]string{"passed", "invalid lab (generator bug)", "invariant violated", "event refused",
-		"memory guard", "panic"}[v]
+		"memory guard", "panic", "nondeterministic", "marshal round trip"}[v]
 }
 
 // Outcome is one lab's run.
@@ -42,8 +45,10 @@ func (o Outcome) Failed() bool { return o.Verdict != Passed }
 
 // Check parses the lab tree and runs it in the simulator with every
 // invariant checked. A panic is caught and reported, so one bad lab does
-// not end a whole torture run.
-func Check(name string, tree Map) (out Outcome) {
+// not end a whole torture run. With deep, it also checks that the lab
+// survives labfile.Marshal and Parse unchanged (how lab run hands a lab to
+// its processes) and that a second run gives the same report.
+func Check(name string, tree Map, deep bool) (out Outcome) {
 	lab, err := labfile.Parse(name, tree.YAML())
 	if err != nil {
 		return Outcome{Verdict: Invalid, Detail: err.Error()}
@@ -53,6 +58,11 @@ func Check(name string, tree Map) (out Outcome) {
 			out = Outcome{Verdict: Crashed, Detail: fmt.Sprintf("panic: %v\n%s", p, debug.Stack())}
 		}
 	}()
+	if deep {
+		if detail := roundTrip(name, lab); detail != "" {
+			return Outcome{Verdict: RoundTrip, Detail: detail}
+		}
+	}
 	res, err := sim.Run(lab, sim.Options{Check: true})
 	var overflow *sim.OverflowError
 	switch {
@@ -60,6 +70,13 @@ func Check(name string, tree Map) (out Outcome) {
 		return Outcome{Verdict: Overflow, Detail: err.Error()}
 	case err != nil:
 		return Outcome{Verdict: Violation, Detail: err.Error()}
+	}
+	if deep {
+		again, err := sim.Run(lab, sim.Options{Check: true})
+		if err != nil || !reflect.DeepEqual(res.Run, again.Run) {
+			return Outcome{Verdict: Unstable, Detail: fmt.Sprintf("two runs of seed %d differ: %d and %d requests, %d and %d events, p99 %v and %v ms (%v)",
+				lab.Seed, res.Run.Requests, again.Run.Requests, res.Run.Events, again.Run.Events, res.Run.Latency.P99, again.Run.Latency.P99, err)}
+		}
 	}
 	out = Outcome{Requests: res.Run.Requests, Events: res.Run.Events}
 	for _, l := range res.Run.Log {
@@ -93,4 +110,21 @@ func (o Outcome) Signature() string {
 		first, _, _ = strings.Cut(first, "[")
 	}
 	return o.Verdict.String() + ": " + digits.ReplaceAllString(strings.TrimSpace(first), "#")
+}
+
+// roundTrip returns what differs when lab is marshalled and parsed back,
+// or "".
+func roundTrip(name string, lab *labfile.Lab) string {
+	data, err := lab.Marshal()
+	if err != nil {
+		return err.Error()
+	}
+	again, err := labfile.Parse(name+" (marshalled)", data)
+	if err != nil {
+		return fmt.Sprintf("the marshalled lab does not parse: %v", err)
+	}
+	if !reflect.DeepEqual(lab, again) {
+		return fmt.Sprintf("the marshalled lab parses to another lab:\n%s", data)
+	}
+	return ""
 }

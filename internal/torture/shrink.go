@@ -1,6 +1,7 @@
 package torture
 
 import (
+	"strings"
 	"time"
 )
 
@@ -11,6 +12,17 @@ import (
 // no candidate does or budget runs are spent. It returns the smallest lab
 // found and the number of runs it took.
 func Shrink(name string, tree Map, signature string, budget int) (Map, int) {
+	deep := strings.HasPrefix(signature, Unstable.String()) || strings.HasPrefix(signature, RoundTrip.String())
+	return shrink(tree, budget, func(cand Map) (bool, bool) {
+		out := Check(name, cand, deep)
+		return out.Verdict != Invalid, out.Failed() && out.Signature() == signature
+	})
+}
+
+// shrink is Shrink with the judge of a candidate passed in: whether the
+// validator takes it (a smaller lab it refuses is no lab, and costs no run)
+// and whether it still fails.
+func shrink(tree Map, budget int, judge func(Map) (valid, fails bool)) (Map, int) {
 	best, runs := tree, 0
 	for runs < budget {
 		progress := false
@@ -18,12 +30,12 @@ func Shrink(name string, tree Map, signature string, budget int) (Map, int) {
 			if runs >= budget {
 				break
 			}
-			out := Check(name, cand)
-			if out.Verdict == Invalid {
-				continue // a smaller lab the validator refuses is no lab: not a run
+			valid, fails := judge(cand)
+			if !valid {
+				continue
 			}
 			runs++
-			if out.Failed() && out.Signature() == signature {
+			if fails {
 				best, progress = cand, true
 				break
 			}

@@ -72,7 +72,7 @@ func Run(cfg Config) *Summary {
 					return
 				}
 				d := Draw(cfg.First + uint64(i))
-				drawn[i], outs[i] = d, Check(labName(d.Seed), d.Tree)
+				drawn[i], outs[i] = d, Check(labName(d.Seed), d.Tree, d.Seed%deepEvery == 0)
 				outs[i].Log = summarize(outs[i].Log)
 			}
 		}()
@@ -108,6 +108,10 @@ func Run(cfg Config) *Summary {
 	s.Elapsed = time.Since(start)
 	return s
 }
+
+// deepEvery: one lab in deepEvery (by seed) is also run twice and
+// round-tripped through labfile.Marshal (Check's deep checks).
+const deepEvery = 8
 
 func labName(seed uint64) string { return fmt.Sprintf("torture-%d", seed) }
 
