@@ -50,7 +50,7 @@ lab runs as written.`,
 	reportFlags(cmd, &f)
 	cmd.Flags().BoolVar(&f.check, "check", false, "check invariants after every event (slower)")
 	cmd.Flags().IntVar(&f.maxPending, "max-pending", sim.DefaultMaxPending,
-		"stop a run whose pending requests, requests at one server or queued events pass N (the memory guard)")
+		"stop a run whose pending requests, requests at one server or queued events pass N, or that fires more than N events at one instant (the memory guard)")
 	return cmd
 }
 

@@ -12,7 +12,11 @@ import (
 // — would otherwise grow the simulator's memory until the machine gives out
 // (rate 1e6 against a slow fleet: about 400 bytes per pending request). The
 // guard stops such a run as soon as one of its queues passes a bound, and
-// says which queue grew and why.
+// says which queue grew and why. The same bound stops a run whose virtual
+// time stands still (more events at one instant than the bound: a loop
+// with no delay, such as closed-loop users with no think time whose
+// requests are refused at once over a network with no hop), which would
+// otherwise spin for ever.
 
 // DefaultMaxPending is the guard's bound when Options.MaxPending is 0: a
 // million pending requests is about 0.5 GB of the simulator's memory.
@@ -38,6 +42,11 @@ func (e *OverflowError) Error() string {
 // guard returns an *OverflowError when a queue of pending work has passed
 // the bound, nil otherwise. It reads counters only, so it changes nothing.
 func (w *world) guard() error {
+	if w.stalled > w.maxPending {
+		return &OverflowError{At: time.Duration(w.now).Round(time.Millisecond), Bound: w.maxPending,
+			Queue: fmt.Sprintf("virtual time stands still: %d events fired at this one instant", w.stalled),
+			Why:   w.stallCause()}
+	}
 	calls, events := w.rt.Pending(), w.q.Len()
 	si, held := w.busiestServer()
 	var queue string
@@ -87,6 +96,16 @@ func (w *world) overflowCause(eventsGrew bool) string {
 			c.Rate, up, capacity)
 	}
 	return "why: requests wait longer and longer: the servers fall behind the arrivals (slowdowns, pauses, or work that outlives its clients)"
+}
+
+// stallCause names the likely zero-delay loop.
+func (w *world) stallCause() string {
+	c := &w.lab.Clients
+	if c.Mode == labfile.ClosedLoop && c.Think == 0 {
+		return fmt.Sprintf("why: a loop with no delay: %d closed-loop users with no think time (clients.think 0) get an answer in no time (network.hop %v; a rejection or an error at once) and send again at the same instant",
+			c.Users, w.lab.Network.Hop)
+	}
+	return "why: a loop with no delay: events that schedule each other at the same instant (zero hops, zero timers)"
 }
 
 // capacity estimates what the servers that are up serve per second: the sum

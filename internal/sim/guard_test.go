@@ -97,3 +97,38 @@ func TestGuardLeavesNormalRunsAlone(t *testing.T) {
 		t.Errorf("the guard changed the run: %+v vs %+v", a.Run.Latency, b.Run.Latency)
 	}
 }
+
+// Closed-loop users with no think time, over a network with no delay,
+// whose requests a full server refuses at once, send again at the same
+// instant for ever: virtual time stands still. The run used to spin for
+// ever (or, with timers armed per request, fill the event queue); the
+// guard stops it and names the loop.
+func TestGuardStopsAZeroDelayLoop(t *testing.T) {
+	lab := parseLab(t, `
+duration: 2s
+network: {hop: 0s}
+clients: {mode: closed, users: 5, think: 0s}
+balancers: {algorithm: round-robin}
+servers: [{count: 1, max_outstanding: 2}]
+`)
+	oe := overflow(t, lab, 20_000)
+	if !strings.Contains(oe.Queue, "virtual time stands still") || !strings.Contains(oe.Why, "clients.think 0") {
+		t.Errorf("want the stall and its loop named: %v", oe)
+	}
+}
+
+// Shared load reports every 0 s are sent every millisecond, as the live lb
+// polls; the run used to report again at the same instant for ever.
+func TestSharedRefreshZeroDoesNotWedge(t *testing.T) {
+	lab := parseLab(t, `
+duration: 1s
+balancers: {load: shared, refresh: 0s}
+`)
+	res, err := Run(lab, Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Run.Requests < 50 || res.Run.Goodput < 0.99 {
+		t.Errorf("%d requests, goodput %v", res.Run.Requests, res.Run.Goodput)
+	}
+}

@@ -119,6 +119,11 @@ func (w *world) loop() clock.Instant {
 			w.cutOff()
 			break
 		}
+		if next == w.now {
+			w.stalled++
+		} else {
+			w.stalled = 0
+		}
 		w.now = next
 		w.events++
 		switch src {

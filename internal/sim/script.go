@@ -232,9 +232,11 @@ func (w *world) onRefresh() {
 
 func (w *world) refreshEvery() time.Duration {
 	if w.clientLB {
-		return w.lab.Clients.Refresh
+		return w.lab.Clients.Refresh // 0 means none: sharedLoads is false then
 	}
-	return w.lab.Balancers.Refresh
+	// At least 1 ms, as the live lb polls (internal/shell/lb/poll.go): a
+	// refresh of 0 would report again at the same instant for ever.
+	return max(w.lab.Balancers.Refresh, time.Millisecond)
 }
 
 // onHealth runs one round of active health checks: a server that is down or

@@ -72,6 +72,7 @@ type world struct {
 
 	col        *collector
 	maxPending int   // the memory guard's bound
+	stalled    int   // events fired since virtual time last moved on
 	overflow   error // set when the guard stopped the run
 	check      bool
 	fault      []string     // invariant violations (check mode)

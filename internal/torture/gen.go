@@ -90,13 +90,14 @@ func Draw(seed uint64) Drawn {
 	lab := Map{{"name", fmt.Sprintf("torture-%d", seed)}, {"seed", seed}}
 	duration := time.Duration(g.intIn(int(minDuration/(100*time.Millisecond)), int(maxDuration/(100*time.Millisecond)))) * 100 * time.Millisecond
 	lab.Set("duration", duration)
-	if net := g.network(); len(net) > 0 {
+	net := g.network()
+	if len(net) > 0 {
 		lab.Set("network", net)
 	}
 	work, mean := g.work()
 	servers, fleet, capacity := g.servers(mean)
 	clientSide := g.coin("client-side", 0.25)
-	clients := g.clients(capacity, work)
+	clients := g.clients(capacity, work, net.Get("hop") == time.Duration(0) && net.Get("jitter") == nil)
 	bal := g.balancers(len(fleet))
 	g.noBounded = clients.Get("hedge") != nil || bal.Get("breaker") != nil || bal.Get("health") != nil
 	bal = append(Map{{"algorithm", g.algorithm()}}, bal...)
@@ -232,13 +233,21 @@ func (g *gen) servers(mean time.Duration) (List, []string, float64) {
 
 // clients draws the request source and the client policy; the open-loop
 // rate is a random share of the fleet's capacity, sometimes more than it.
-func (g *gen) clients(capacity float64, work Map) Map {
+func (g *gen) clients(capacity float64, work Map, instant bool) Map {
 	m := Map{}
 	load := g.floatIn(0.1, 1.2)
 	if g.coin("closed-loop", 0.25) {
 		m.Set("mode", "closed")
 		m.Set("users", g.intIn(1, 60))
-		m.Set("think", g.ms(0, 30))
+		think := g.ms(0, 30)
+		if instant && think == 0 {
+			// Users that never think, on a network with no delay, whose
+			// requests are refused at once, send again at the same instant
+			// for ever: the simulator stops such a lab (its memory guard),
+			// so it is no test of anything else.
+			think = time.Millisecond
+		}
+		m.Set("think", think)
 	} else {
 		m.Set("rate", round(min(max(load*capacity, minRate), maxRate)))
 	}
@@ -304,7 +313,11 @@ func (g *gen) balancers(servers int) Map {
 	}
 	if g.coin("shared-load", 0.3) {
 		m.Set("load", "shared")
-		m.Set("refresh", g.ms(10, 500))
+		refresh := g.ms(10, 500)
+		if g.chance(0.05) {
+			refresh = 0 // reported every millisecond, as the live lb polls
+		}
+		m.Set("refresh", refresh)
 	}
 	if g.coin("balancer-timeout", 0.3) {
 		m.Set("timeout", g.ms(5, 300))

@@ -1,6 +1,7 @@
 package torture
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -49,15 +50,14 @@ type Summary struct {
 
 // Run draws cfg.Runs labs, runs each with every invariant checked on
 // cfg.Workers goroutines, shrinks the first failures and returns what it
-// found. Labs are run in any order but reported in seed order, so the
-// summary is the same whatever the number of workers.
+// found. Labs run in any order; the summary holds sums and the failures in
+// seed order, so it is the same whatever the number of workers.
 func Run(cfg Config) *Summary {
 	start := time.Now()
 	cfg.Workers = max(cfg.Workers, 1)
-	drawn := make([]Drawn, cfg.Runs)
-	outs := make([]Outcome, cfg.Runs)
+	s := &Summary{Labs: cfg.Runs, Features: map[string]int{}, Actions: map[string]int{}}
 	var next int
-	var mu sync.Mutex
+	var mu sync.Mutex // guards next and s
 	var wg sync.WaitGroup
 	for range cfg.Workers {
 		wg.Add(1)
@@ -72,26 +72,15 @@ func Run(cfg Config) *Summary {
 					return
 				}
 				d := Draw(cfg.First + uint64(i))
-				drawn[i], outs[i] = d, Check(labName(d.Seed), d.Tree, d.Seed%deepEvery == 0)
-				outs[i].Log = summarize(outs[i].Log)
+				o := Check(labName(d.Seed), d.Tree, d.Seed%deepEvery == 0)
+				mu.Lock()
+				s.add(d, o)
+				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	s := &Summary{Labs: cfg.Runs, Features: map[string]int{}, Actions: map[string]int{}}
-	for i, o := range outs {
-		s.Requests += o.Requests
-		s.Events += o.Events
-		for _, f := range drawn[i].Features {
-			s.Features[f]++
-		}
-		for _, l := range o.Log {
-			s.count(l)
-		}
-		if o.Failed() {
-			s.Failures = append(s.Failures, Failure{Drawn: drawn[i], Outcome: o})
-		}
-	}
+	slices.SortFunc(s.Failures, func(a, b Failure) int { return cmp.Compare(a.Drawn.Seed, b.Drawn.Seed) })
 	for i := range s.Failures {
 		if i >= cfg.Shrink {
 			break
@@ -115,16 +104,19 @@ const deepEvery = 8
 
 func labName(seed uint64) string { return fmt.Sprintf("torture-%d", seed) }
 
-// summarize keeps only the log lines the summary counts, so a thousand
-// labs' logs do not stay in memory.
-func summarize(log []string) []string {
-	var out []string
-	for _, l := range log {
-		if kind(l) != "" {
-			out = append(out, l)
-		}
+// add counts one lab's run; only a failing lab is kept.
+func (s *Summary) add(d Drawn, o Outcome) {
+	s.Requests += o.Requests
+	s.Events += o.Events
+	for _, f := range d.Features {
+		s.Features[f]++
 	}
-	return out
+	for _, l := range o.Log {
+		s.count(l)
+	}
+	if o.Failed() {
+		s.Failures = append(s.Failures, Failure{Drawn: d, Outcome: o})
+	}
 }
 
 // kind names what a log line counts as: a chaos action, a health
