@@ -47,7 +47,7 @@ type gen struct {
 	// member, the ineligible ones too (a server out of rotation, a hedge's
 	// sibling), and so breaks its own bound, a known bug fixed elsewhere
 	// (the fix counts only the eligible members). Remove this once the fix
-	// is in: the torture finds it within a few hundred labs (seeds 26, 130).
+	// is in: without it the torture finds the bug within a few hundred labs.
 	noBounded bool
 }
 
