@@ -142,6 +142,7 @@ func (w *world) onReplyAtLB(h uint64) {
 		return
 	}
 	n.lbDone = true
+	w.closeTicket(a.Bal)
 	w.bals[a.Bal].Done(w.now, n.ticket, n.result, w.now.Sub(n.lbSent))
 	w.pushHop(w.now.Add(w.hopDelay(a, policy.BalancerBack)), evReplyAtClient, h)
 }
@@ -154,6 +155,7 @@ func (w *world) onLBTimeout(h uint64) {
 	n := &a.Net
 	n.lbDone, n.timedOut, n.result = true, true, policy.Timeout
 	b := w.bals[a.Bal]
+	w.closeTicket(a.Bal)
 	b.Done(w.now, n.ticket, policy.Timeout, b.Timeout())
 	w.pushHop(w.now.Add(w.hopDelay(a, policy.BalancerBack)), evReplyAtClient, h)
 }

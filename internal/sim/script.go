@@ -215,6 +215,13 @@ func (w *world) onRefresh() {
 			b.Loads().Report(w.now, i, q, in)
 		}
 	}
+	if w.check {
+		w.reported = w.reported[:0]
+		for _, s := range w.servers {
+			q, in := s.core.Load()
+			w.reported = append(w.reported, loadReport{q, in})
+		}
+	}
 	if w.now < w.cutAt {
 		w.push(w.now.Add(w.refreshEvery()), evRefresh, 0, 0)
 	}
@@ -222,9 +229,11 @@ func (w *world) onRefresh() {
 
 func (w *world) refreshEvery() time.Duration {
 	if w.clientLB {
-		return w.lab.Clients.Refresh
+		return w.lab.Clients.Refresh // 0 means none: sharedLoads is false then
 	}
-	return w.lab.Balancers.Refresh
+	// At least 1 ms, as the live lb polls (internal/shell/lb/poll.go): a
+	// refresh of 0 would report again at the same instant for ever.
+	return max(w.lab.Balancers.Refresh, time.Millisecond)
 }
 
 // onHealth runs one round of active health checks: a server that is down or
