@@ -91,6 +91,8 @@ func validateClients(c *Clients, r *reporter) {
 		validateAperture("clients", c.Algorithm, c.Aperture, c.Subset, r)
 	}
 	r.durMin("clients.refresh", c.Refresh, 0, false)
+	validateProfile(c, r)
+	validateFaults(c.Faults, r)
 }
 
 // validateAperture checks section.aperture: in range, with an algorithm
