@@ -200,6 +200,15 @@ func (rt *Runtime[N]) startThinking(now clock.Instant, u int, iteration uint64) 
 	rt.tr.Arm(now.Add(rt.cfg.Stream.Think(u, iteration)), Timer{Kind: Think, Ref: uint64(u)})
 }
 
+// UsersAt is the number of closed-loop users at now: the users profile's
+// count, else Config.Users.
+func (rt *Runtime[N]) UsersAt(now clock.Instant) int {
+	if rt.active == nil {
+		return rt.cfg.Users
+	}
+	return rt.usersAt(now)
+}
+
 // usersAt is the number of users the profile asks for at now.
 func (rt *Runtime[N]) usersAt(now clock.Instant) int {
 	v := math.Round(rt.cfg.UsersProfile.Value(now.Duration()))

@@ -3,7 +3,9 @@ package labfile
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -179,13 +181,77 @@ func (f FaultShare) String() string {
 	return fmt.Sprintf("%s%% %s", num(f.Share*100), f.Fault())
 }
 
-// fixedAtRunTime reports whether a dotted path names a setting a running
-// lab cannot change (its request stream is built from it once).
-func fixedAtRunTime(path string) bool {
+// FixedAtRunTime reports whether a dotted path names a setting a running
+// lab cannot change (its request stream is built from it once): a set
+// event or drill may not name it; a compare setting may.
+func FixedAtRunTime(path string) bool {
 	for _, p := range []string{"clients.profile", "clients.faults"} {
 		if path == p || strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"[") {
 			return true
 		}
 	}
 	return false
+}
+
+// String writes the profile in the form ParseProfile reads:
+// "ramp from=10 to=200 over=30s", "steps levels=50,100,200 every=10s".
+func (p *Profile) String() string {
+	parts := []string{string(p.Shape)}
+	v := reflect.ValueOf(p).Elem()
+	for _, name := range profileFields[p.Shape] {
+		f, _ := lookupField(fieldsOf(v.Type()), name)
+		fv := v.FieldByIndex(f.index)
+		text := ""
+		if fv.Kind() == reflect.Slice {
+			var levels []string
+			for _, x := range p.Levels {
+				levels = append(levels, num(x))
+			}
+			text = strings.Join(levels, ",")
+		} else {
+			text = scalarText(fv)
+		}
+		parts = append(parts, name+"="+text)
+	}
+	return strings.Join(parts, " ")
+}
+
+// ParseProfile reads a profile written as a shape and its fields, key=value
+// separated by spaces (loadgen --profile): "ramp from=10 to=200 over=30s",
+// "steps levels=50,100,200 every=10s", "sine mean=100 amplitude=50
+// period=20s", "spike base=100 peak=500 at=10s for=2s". Its values are
+// checked with the lab (Validate), which names the field at fault.
+func ParseProfile(spec string) (*Profile, error) {
+	words := strings.Fields(spec)
+	if len(words) == 0 {
+		return nil, fmt.Errorf("give a shape (%s) and its fields, like \"ramp from=10 to=200 over=30s\"", strings.Join(names(Shapes), ", "))
+	}
+	p := &Profile{Shape: ProfileShape(words[0])}
+	fields, ok := profileFields[p.Shape]
+	if !ok {
+		return nil, fmt.Errorf("shape %q: want one of %s", words[0], strings.Join(names(Shapes), ", "))
+	}
+	v := reflect.ValueOf(p).Elem()
+	for _, w := range words[1:] {
+		k, val, ok := strings.Cut(w, "=")
+		if !ok || !slices.Contains(fields, k) {
+			return nil, fmt.Errorf("%q: shape %s takes %s, each as key=value", w, p.Shape, strings.Join(fields, ", "))
+		}
+		if k == "levels" {
+			p.Levels = nil
+			for _, x := range strings.Split(val, ",") {
+				f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+				if err != nil {
+					return nil, fmt.Errorf("levels: %q is not a number (levels=50,100,200)", x)
+				}
+				p.Levels = append(p.Levels, f)
+			}
+			continue
+		}
+		f, _ := lookupField(fieldsOf(v.Type()), k)
+		if err := setScalar(v.FieldByIndex(f.index), scalarValue{text: val}); err != nil {
+			return nil, fmt.Errorf("%s: %v", k, err)
+		}
+	}
+	return p, nil
 }

@@ -243,7 +243,7 @@ func checkEventValues(e *Event, p string, r *reporter, ch *setChecker) {
 			return
 		}
 		for k := range e.Set {
-			if fixedAtRunTime(k) {
+			if FixedAtRunTime(k) {
 				r.add(joinPath(p+".set", k), "is fixed for a run (the request stream is built from it once): give it in the lab file, or in a compare setting")
 				return
 			}
