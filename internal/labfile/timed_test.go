@@ -2,6 +2,7 @@ package labfile
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -185,6 +186,25 @@ func TestEventJSON(t *testing.T) {
 	for _, bad := range []string{`{"action":"slow","sped":1}`, `{"action":"gc","pause":"soon"}`, `{"for":true}`} {
 		if err := json.Unmarshal([]byte(bad), &e); err == nil {
 			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+// lab run hands the lab to the processes as YAML: the new fields survive.
+func TestMarshalKeepsProfileFaultsAndFor(t *testing.T) {
+	for _, extra := range []string{
+		"clients:\n  profile: {shape: sine, mean: 100, amplitude: 40, period: 7s}\n  faults: [{share: 0.1, status: 503, delay: 20ms}]\n",
+		"clients: {mode: closed, profile: {shape: steps, levels: [1, 5, 2], every: 3s}}\n",
+		"events: [{at: 1s, action: kill, target: s2, for: 2s}]\n",
+	} {
+		lab := mustParse(t, timedBase+extra)
+		data, err := lab.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := Parse("round-trip.yaml", data)
+		if err != nil || !reflect.DeepEqual(lab, back) {
+			t.Fatalf("round trip of\n%s: %v\n%s", extra, err, data)
 		}
 	}
 }
