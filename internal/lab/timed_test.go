@@ -91,3 +91,14 @@ func all(have, want []string) bool {
 	}
 	return true
 }
+
+// A drill line reads back what the event log writes, time box included.
+func TestParseDrillFor(t *testing.T) {
+	ev, err := ParseDrill([]string{"slow", "s1", "speed=0.5", "for=30s"})
+	if err != nil || ev.For != 30*time.Second || ev.String() != "slow s1 speed=0.5 for=30s" {
+		t.Fatalf("ParseDrill: %+v, %v", ev, err)
+	}
+	if _, err := ParseDrill([]string{"kill", "s1", "for=later"}); err == nil || !strings.Contains(err.Error(), "for=later") {
+		t.Errorf("bad for: %v", err)
+	}
+}
