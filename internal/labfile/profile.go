@@ -123,6 +123,22 @@ func validateProfile(c *Clients, r *reporter) {
 		r.durMin(path+".at", p.At, 0, false)
 		r.durMin(path+".for", p.For, 0, true)
 	}
+	if c.Mode == ClosedLoop && peakLevel(p) < 0.5 {
+		r.add(path, "never reaches one user (levels round to whole users); give a level of at least 1")
+	}
+}
+
+// peakLevel is the highest level a profile's fields give.
+func peakLevel(p *Profile) float64 {
+	switch p.Shape {
+	case ShapeRamp:
+		return max(p.From, p.To)
+	case ShapeSteps:
+		return slices.Max(append([]float64{0}, p.Levels...))
+	case ShapeSine:
+		return p.Mean + p.Amplitude
+	}
+	return max(p.Base, p.Peak)
 }
 
 // usedProfileFields lists the shape fields given a non-zero value.

@@ -156,6 +156,7 @@ func TestProfileAndFaultsParse(t *testing.T) {
 		{"clients: {profile: {shape: steps, levels: [1, -2], every: 1s}}\n", "clients.profile.levels[1]: must be a level in [0, 1000000]"},
 		{"clients: {profile: {shape: sine, mean: 10, amplitude: 20, period: 1s}}\n", "clients.profile.amplitude: must be in [0, mean]"},
 		{"clients: {mode: closed, profile: {shape: spike, base: 1, peak: 200000, at: 1s, for: 1s}}\n", "(users)"},
+		{"clients: {mode: closed, profile: {shape: steps, levels: [0, 0.4], every: 1s}}\n", "clients.profile: never reaches one user"},
 		{"clients: {faults: [{share: 0.5, status: 99}]}\n", "lab.yaml:1:41: clients.faults[0].status: must be an HTTP code in [200, 599]"},
 		{"clients: {faults: [{share: 0.5, delay: 2m}]}\n", "clients.faults[0].delay: must be in [0, 1m0s]"},
 		{"clients: {faults: [{share: 0.5}]}\n", "clients.faults[0]: needs a status"},
