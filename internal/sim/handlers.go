@@ -34,6 +34,8 @@ func (w *world) step(e event) {
 		w.onHealth()
 	case evScript:
 		w.onScript(int(e.a))
+	case evUndo:
+		w.onUndo(int(e.a))
 	case evBin:
 		w.col.closeBin(w.now)
 		if w.now < w.stopAt {
@@ -61,7 +63,7 @@ func (w *world) onAtServer(h uint64) {
 	}
 	s := w.servers[a.Net.server]
 	s.sent++
-	job := server.Job{ID: h, Work: a.Work, Key: a.Key, Kind: a.Kind}
+	job := server.Job{ID: h, Work: a.Work, Key: a.Key, Kind: a.Kind, Pick: a.Pick, Fault: a.Fault}
 	if a.Net.ticket.Probe || a.Ticket.Probe {
 		job.Kind = server.Probe
 	}
@@ -98,7 +100,7 @@ func (w *world) deliver(si int) {
 		if !n.lbDone { // a balancer that answered 504 (or 503) already stays answered
 			n.result = policy.ResultOf(r.Status)
 		}
-		if r.Status == server.OK {
+		if r.Served() {
 			s.completed++
 		}
 		q, in := s.core.Load()

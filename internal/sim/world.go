@@ -71,6 +71,7 @@ type world struct {
 	users       int
 	net         policy.Network
 	health      *health.Checker // nil when active health checks are off
+	undos       []undo          // time-boxed events' undos, by evUndo's index
 
 	replyBuf []server.Reply
 
