@@ -31,6 +31,7 @@ time and prints the report. See docs/labfile.md for the lab-file reference.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(simCommand(), runCommand(), upCommand(), dashboardCommand(), chaosCommand(), scenariosCommand(), algorithmsCommand())
 	root.AddCommand(processCommands()...)
+	root.AddCommand(probeCommand())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "lab:", err)
 		var u usageError

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -35,7 +36,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if check {
-		fmt.Fprintf(stdout, "backend: server %s ok\n", cfg.Name)
+		if cfg.Server != "" && cfg.Server != cfg.Name {
+			fmt.Fprintf(stdout, "backend: server %s (as lab server %s) ok\n", cfg.Name, cfg.Server)
+		} else {
+			fmt.Fprintf(stdout, "backend: server %s ok\n", cfg.Name)
+		}
 		return 0
 	}
 	cfg.Log = wire.Logger("backend", debug)
@@ -57,7 +62,10 @@ func newOptions(stderr io.Writer) *options {
 	fs := o.fs
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.lab, "lab", "", "lab file (YAML); default: the built-in playground lab")
-	fs.StringVar(&o.cfg.Name, "name", "s1", "which server of the lab to emulate (s1, s2, ... or a group's name)")
+	fs.StringVar(&o.cfg.Name, "name", "s1", "which server of the lab to emulate (s1, s2, ... or a group's name), and this server's name;\n"+
+		"with --server, only its name (default then: the host name)")
+	fs.StringVar(&o.cfg.Server, "server", "", "the lab server whose settings to emulate under another name: replicas of one\n"+
+		"service (compose --scale, a StatefulSet) each run --server s1 and take their host name")
 	fs.StringVar(&o.cfg.Addr, "addr", "127.0.0.1:0", "data listener address (requests and GET /healthz)")
 	fs.StringVar(&o.cfg.Admin, "admin", "127.0.0.1:0", "admin API listener address")
 	fs.Uint64Var(&o.cfg.Seed, "seed", 0, "random seed for drawn work and error shares (default: the lab's seed)")
@@ -93,6 +101,9 @@ func parse(args []string, stderr io.Writer) (cfg backend.Config, check, debug bo
 		err = fmt.Errorf("--hop %v: must be in [0, 10s)", o.hop)
 	case flagSet(o.fs, "hop"):
 		o.cfg.Hop = o.hop
+	}
+	if err == nil && o.cfg.Server != "" && !flagSet(o.fs, "name") {
+		o.cfg.Name, err = hostName()
 	}
 	if err == nil {
 		o.cfg.Lab, err = loadLab(o.lab)
@@ -136,6 +147,17 @@ func serve(cfg backend.Config, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// hostName is the host's name as a server name: its first label (a
+// Kubernetes pod's name, a container's id).
+func hostName() (string, error) {
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return "", fmt.Errorf("--server without --name: the host name is unknown (%v); give --name", err)
+	}
+	h, _, _ = strings.Cut(h, ".")
+	return h, nil
 }
 
 func flagSet(fs *flag.FlagSet, name string) bool {

@@ -87,6 +87,31 @@ func TestCheckConfig(t *testing.T) {
 	}
 }
 
+// --server emulates a lab server under another name: --name's, else the
+// host name's first label (a replica of a compose service or a StatefulSet).
+func TestServerFlag(t *testing.T) {
+	good := writeLab(t, "servers:\n  - count: 2\n    workers: 4\n  - name: big\n    workers: 8\n")
+	host, err := os.Hostname()
+	if err != nil {
+		t.Skip("no host name here")
+	}
+	host, _, _ = strings.Cut(host, ".")
+	for _, tc := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"--check-config", "--lab", good, "--server", "big"}, 0, "server " + host + " (as lab server big) ok"},
+		{[]string{"--check-config", "--lab", good, "--server", "s2", "--name", "backend-7"}, 0, "server backend-7 (as lab server s2) ok"},
+		{[]string{"--check-config", "--lab", good, "--server", "s9", "--name", "x"}, 2, `no server named "s9"`},
+	} {
+		code, stdout, stderr := runBackend(t, tc.args...)
+		if code != tc.code || !strings.Contains(stdout+stderr, tc.out) {
+			t.Errorf("%v: exit %d, output %q; want %d and %q", tc.args, code, stdout+stderr, tc.code, tc.out)
+		}
+	}
+}
+
 func TestPortInUse(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

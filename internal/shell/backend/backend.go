@@ -88,10 +88,11 @@ type queueSettings struct {
 // New validates cfg and builds the backend without listening.
 func New(cfg Config) (*Backend, error) {
 	cfg = cfg.withDefaults()
-	ns, err := FindServer(cfg.Lab, cfg.Name)
+	ns, err := FindServer(cfg.Lab, cfg.Server)
 	if err != nil {
 		return nil, err
 	}
+	ns.Name = cfg.Name // its own draws and name, with the settings of the server it emulates
 	sc, err := ServerConfig(cfg.Lab, ns, cfg.Seed)
 	if err != nil {
 		return nil, err

@@ -27,6 +27,7 @@ import (
 	"github.com/lblab/lblab/internal/metrics"
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -57,6 +58,7 @@ type LB struct {
 	done      chan struct{}
 	kickLoad  chan struct{}
 	kickCheck chan struct{}
+	disc      *discover.Watcher // nil without Config.Discover
 	wg        sync.WaitGroup
 	stopOnce  sync.Once
 }
@@ -97,6 +99,11 @@ func (l *LB) Start() error {
 	if l.adLn, err = listen(l.cfg.AdminListener, l.cfg.Admin); err != nil {
 		l.ln.Close()
 		return fmt.Errorf("admin: %w", err)
+	}
+	if err := l.startDiscovery(); err != nil {
+		l.ln.Close()
+		l.adLn.Close()
+		return err
 	}
 	l.serve(l.data, l.ln)
 	l.serve(l.admin, l.adLn)
