@@ -27,7 +27,7 @@ const drainTime = 5 * time.Second
 // Main is the whole program; it returns the exit status: 0, or 2 on a bad
 // flag, lab file or server name, or a port that cannot be bound.
 func Main(args []string, stdout, stderr io.Writer) int {
-	cfg, check, debug, code := parse(args, stderr)
+	cfg, check, debug, lameDuck, code := parse(args, stderr)
 	if code >= 0 {
 		return code
 	}
@@ -45,7 +45,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.Log = wire.Logger("backend", debug)
 	defer func() { _ = cfg.Log.Sync() }()
-	return serve(cfg, stdout, stderr)
+	return serve(cfg, lameDuck, stdout, stderr)
 }
 
 // options are the parsed flags.
@@ -54,6 +54,7 @@ type options struct {
 	cfg          backend.Config
 	lab          string
 	hop          time.Duration
+	lameDuck     time.Duration
 	check, debug bool
 }
 
@@ -74,6 +75,8 @@ func newOptions(stderr io.Writer) *options {
 	fs.BoolVar(&o.cfg.CancelOnClose, "cancel-on-close", false, "cancel a queued request when its client closes the connection\n"+
 		"(off: the model keeps serving attempts a balancer timed out)")
 	fs.BoolVar(&o.debug, "debug", false, "debug logging")
+	fs.DurationVar(&o.lameDuck, "lame-duck", 0, "on SIGTERM, first serve this long with GET /healthz answering 503, so balancers'\n"+
+		"health checks take it out before it stops (scale-down, rolling updates); then drain")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: backend [flags]\n\nOne emulated server of a lab, on the wall clock.\n"+
 			"Prints %s{json} on stdout once it listens; SIGTERM drains for %v.\n\nflags:\n", wire.ReadyPrefix, drainTime)
@@ -84,13 +87,13 @@ func newOptions(stderr io.Writer) *options {
 
 // parse reads the flags and the lab file. code is the exit status when the
 // program should end now (help, a bad flag or lab), else -1.
-func parse(args []string, stderr io.Writer) (cfg backend.Config, check, debug bool, code int) {
+func parse(args []string, stderr io.Writer) (cfg backend.Config, check, debug bool, lameDuck time.Duration, code int) {
 	o := newOptions(stderr)
 	if err := o.fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return o.cfg, false, false, 0
+			return o.cfg, false, false, 0, 0
 		}
-		return o.cfg, false, false, 2
+		return o.cfg, false, false, 0, 2
 	}
 	o.cfg.Hop, o.cfg.Jitter = -1, -1 // the lab's network
 	var err error
@@ -99,6 +102,8 @@ func parse(args []string, stderr io.Writer) (cfg backend.Config, check, debug bo
 		err = fmt.Errorf("unexpected argument %q (see --help)", o.fs.Arg(0))
 	case flagSet(o.fs, "hop") && (o.hop < 0 || o.hop >= 10*time.Second):
 		err = fmt.Errorf("--hop %v: must be in [0, 10s)", o.hop)
+	case o.lameDuck < 0 || o.lameDuck > time.Minute:
+		err = fmt.Errorf("--lame-duck %v: must be in [0, 1m]", o.lameDuck)
 	case flagSet(o.fs, "hop"):
 		o.cfg.Hop = o.hop
 	}
@@ -110,9 +115,9 @@ func parse(args []string, stderr io.Writer) (cfg backend.Config, check, debug bo
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "backend: %v\n", err)
-		return o.cfg, false, false, 2
+		return o.cfg, false, false, 0, 2
 	}
-	return o.cfg, o.check, o.debug, -1
+	return o.cfg, o.check, o.debug, o.lameDuck, -1
 }
 
 // loadLab reads the lab file, or returns the playground lab for "".
@@ -123,8 +128,9 @@ func loadLab(path string) (*labfile.Lab, error) {
 	return labfile.Load(path)
 }
 
-// serve runs the backend until SIGTERM or SIGINT.
-func serve(cfg backend.Config, stdout, stderr io.Writer) int {
+// serve runs the backend until SIGTERM or SIGINT; then it leaves for
+// lameDuck (a second signal ends that at once) and drains.
+func serve(cfg backend.Config, lameDuck time.Duration, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	b, err := backend.New(cfg)
@@ -140,6 +146,11 @@ func serve(cfg backend.Config, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "backend: %v\n", err)
 	}
 	<-ctx.Done()
+	stop() // a second signal has its default effect
+	if lameDuck > 0 {
+		b.Leave()
+		time.Sleep(lameDuck)
+	}
 	drain, cancel := context.WithTimeout(context.Background(), drainTime)
 	defer cancel()
 	if err := b.Shutdown(drain); err != nil {

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"github.com/lblab/lblab/internal/assemble"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -48,6 +49,8 @@ type Backend struct {
 	met  *metrics.Backend       // GET /metrics
 	obs  observe.ServerAttempts // attempts' ends, reported outside mu
 	note observe.Events         // admin actions applied
+
+	leaving atomic.Bool // lame duck: GET /healthz fails (leave.go)
 
 	mu      sync.Mutex // guards everything below up to life
 	core    *server.Server
