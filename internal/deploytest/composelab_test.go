@@ -475,7 +475,7 @@ func (c *composeLab) followedWithinTwoRounds(names []string) {
 		return nil
 	})
 	rounds := s.Balancers[0].Discovery.Rounds - r0
-	c.t.Logf("scale: the lb had all %d backends %d discovery rounds (interval %v) after compose reported them healthy", len(names), rounds, dnsEvery)
+	c.t.Logf("scale: the lb held all %d backends %d discovery rounds (interval %v) after compose reported them healthy (at most 2 allowed)", len(names), rounds, dnsEvery)
 	if rounds > 2 {
 		c.t.Errorf("the lb took %d rounds to add the new backends, want at most 2", rounds)
 	}
