@@ -10,6 +10,12 @@ cd "$(dirname "$0")/../.."
 GO=${GO:-go}
 export DOCKERD_LOG=${DOCKERD_LOG:-/tmp/lblab-dockerd.log}
 deploy/offline/engine.sh
+# Debian's prometheus package starts a service on :9090 where systemd runs;
+# on a CI machine it is only there for promtool, and the lab publishes 9090.
+if [ -n "${CI:-}" ] && systemctl is-active --quiet prometheus 2>/dev/null; then
+	echo "compose-test: stopping Debian's prometheus service (it holds :9090, which the compose lab publishes)"
+	systemctl stop prometheus
+fi
 if docker version >/dev/null 2>&1; then
 	deploy/offline/standins.sh
 	trap 'docker compose -p lblabtest -f deploy/compose.yaml -f deploy/offline/compose.yaml down -v --remove-orphans --timeout 15 >/dev/null 2>&1 || true' EXIT
