@@ -66,7 +66,7 @@ func TestComposeLab(t *testing.T) {
 
 	grown := c.scale(8)
 	added := slices.DeleteFunc(slices.Clone(grown), func(n string) bool { return slices.Contains(fleet, n) })
-	c.followedWithinTwoRounds(grown)
+	c.followedWithinTwoRounds(grown, added)
 	c.answerAll(added)
 	c.waitTargetsUp(len(grown) + 2)
 
@@ -264,6 +264,7 @@ type labState struct {
 			Present bool   `json:"present"`
 			Healthy bool   `json:"healthy"`
 			Breaker string `json:"breaker"`
+			Picks   uint64 `json:"picks"`
 		} `json:"backends"`
 		Discovery *struct {
 			Rounds  uint64 `json:"rounds"`
@@ -464,26 +465,32 @@ func (c *composeLab) scale(n int) []string {
 	return after
 }
 
-// followedWithinTwoRounds checks the lb adds the new replicas within two
-// discovery rounds of their being healthy (in DNS and listening); the
-// dashboard follows them too.
-func (c *composeLab) followedWithinTwoRounds(names []string) {
+// followedWithinTwoRounds checks the lb holds the grown fleet, and has sent
+// traffic to each new replica, within two discovery rounds of compose
+// reporting them healthy (in DNS and listening); the dashboard follows too.
+func (c *composeLab) followedWithinTwoRounds(names, added []string) {
 	c.t.Helper()
 	s0, err := c.state()
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	r0 := s0.Balancers[0].Discovery.Rounds
-	s := c.waitState("the lb to hold the grown fleet", func(s labState) error {
+	s := c.waitState("the lb to hold the grown fleet and send to the new backends", func(s labState) error {
 		if lb := s.lbFleet(); !slices.Equal(lb, names) {
 			return fmt.Errorf("lb has %v, want %v", lb, names)
+		}
+		for _, b := range s.Balancers[0].Backends {
+			if b.Present && b.Picks == 0 && slices.Contains(added, b.Name) {
+				return fmt.Errorf("no request sent to %s yet", b.Name)
+			}
 		}
 		return nil
 	})
 	rounds := s.Balancers[0].Discovery.Rounds - r0
-	c.t.Logf("scale: the lb held all %d backends %d discovery rounds (interval %v) after compose reported them healthy (at most 2 allowed)", len(names), rounds, dnsEvery)
+	c.t.Logf("scale: the lb held all %d backends and had sent to each new one %d discovery rounds (interval %v) after compose reported them healthy (at most 2 allowed)",
+		len(names), rounds, dnsEvery)
 	if rounds > 2 {
-		c.t.Errorf("the lb took %d rounds to add the new backends, want at most 2", rounds)
+		c.t.Errorf("the lb took %d rounds to add the new backends and send them traffic, want at most 2", rounds)
 	}
 	c.waitState("the dashboard to hold the grown fleet", func(s labState) error { return s.fleetIs(names) })
 }
