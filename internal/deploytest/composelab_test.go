@@ -83,8 +83,9 @@ func TestComposeLab(t *testing.T) {
 
 // composeLab runs docker compose on the lab's files.
 type composeLab struct {
-	t     *testing.T
-	files []string
+	t         *testing.T
+	files     []string
+	diagnosed bool
 }
 
 // run runs `docker compose ARGS` within timeout and returns its output.
@@ -282,6 +283,10 @@ type labState struct {
 			Failed    uint64 `json:"failed"`
 		} `json:"targets"`
 	} `json:"loadgen"`
+	Log []struct {
+		T    float64 `json:"t_s"`
+		Text string  `json:"text"`
+	} `json:"log"`
 }
 
 func (c *composeLab) state() (labState, error) {
@@ -499,6 +504,7 @@ func (c *composeLab) followedWithinTwoRounds(names, added []string) {
 // project is left.
 func (c *composeLab) down() {
 	c.t.Helper()
+	c.diagnose()
 	ids := strings.Fields(c.must(time.Minute, "ps", "-aq"))
 	volumes, err := docker(time.Minute, append([]string{"inspect", "--format",
 		`{{range .Mounts}}{{if eq .Type "volume"}}{{.Name}} {{end}}{{end}}`}, ids...)...)
@@ -529,16 +535,32 @@ func (c *composeLab) down() {
 	c.t.Logf("down -v: no containers, networks or volumes left (%d containers and %d volumes removed)", len(ids), len(strings.Fields(volumes)))
 }
 
-// cleanup takes the lab down whatever happened (logging what the services
-// said when the test failed).
-func (c *composeLab) cleanup() {
-	if c.t.Failed() {
-		out, _ := c.run(time.Minute, "logs", "--no-color", "--tail", "15")
-		c.t.Logf("the services' last log lines:\n%s", tail(out, 150))
-		if data, err := os.ReadFile("/proc/loadavg"); err == nil {
-			c.t.Logf("load average: %s", strings.TrimSpace(string(data)))
-		}
+// diagnose logs, once and only if the test failed, what the lab says:
+// the dashboard's event log (breakers, health, discovery), the services'
+// last log lines and the machine's load.
+func (c *composeLab) diagnose() {
+	if !c.t.Failed() || c.diagnosed {
+		return
 	}
+	c.diagnosed = true
+	var s labState
+	if err := getJSON(context.Background(), "http://"+dashAddr+"/api/state", &s); err == nil {
+		var lines []string
+		for _, l := range s.Log[max(0, len(s.Log)-80):] {
+			lines = append(lines, fmt.Sprintf("%7.1fs %s", l.T, l.Text))
+		}
+		c.t.Logf("the dashboard's event log ends:\n%s", strings.Join(lines, "\n"))
+	}
+	out, _ := c.run(time.Minute, "logs", "--no-color", "--tail", "15")
+	c.t.Logf("the services' last log lines:\n%s", tail(out, 150))
+	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
+		c.t.Logf("load average: %s", strings.TrimSpace(string(data)))
+	}
+}
+
+// cleanup takes the lab down whatever happened.
+func (c *composeLab) cleanup() {
+	c.diagnose()
 	if out, err := c.run(3*time.Minute, "down", "-v", "--remove-orphans", "--timeout", "15"); err != nil {
 		c.t.Errorf("cleanup: docker compose down: %v\n%s", err, tail(out, 20))
 	}

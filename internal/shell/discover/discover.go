@@ -34,6 +34,12 @@ const probeWait = 2 * time.Second
 // parallel bounds the name probes of one round that run at once.
 const parallel = 16
 
+// misses is how many resolutions in a row must lack a member's address
+// before it is removed. One is not enough: under load a lookup whose A query
+// times out can come back as NXDOMAIN (the AAAA query's answer), which would
+// empty the fleet for a round.
+const misses = 2
+
 // Member is one discovered process.
 type Member struct {
 	Name  string `json:"name"`
@@ -121,9 +127,10 @@ func (c Config) every() time.Duration {
 // Watcher resolves the name round after round and tells the fleet what
 // changed. Round is not safe for concurrent use; Status is.
 type Watcher struct {
-	cfg   Config
-	fleet Fleet
-	known map[string]Member // by IP: the members Add accepted
+	cfg    Config
+	fleet  Fleet
+	known  map[string]Member // by IP: the members Add accepted
+	missed map[string]int    // by IP: resolutions in a row without it
 
 	rounds  atomic.Uint64
 	mu      sync.Mutex // guards lastErr and size
@@ -142,7 +149,7 @@ func New(cfg Config, fleet Fleet) (*Watcher, error) {
 	if cfg.Identify == nil {
 		cfg.Identify = Identify
 	}
-	return &Watcher{cfg: cfg, fleet: fleet, known: map[string]Member{}}, nil
+	return &Watcher{cfg: cfg, fleet: fleet, known: map[string]Member{}, missed: map[string]int{}}, nil
 }
 
 // Status is what the admin APIs show of a watcher.
@@ -187,11 +194,12 @@ func (w *Watcher) Run(ctx context.Context, report func(error)) {
 	}
 }
 
-// Round resolves the name once: members whose address is gone (or now
-// answers with another name) are removed, new addresses that tell their
-// name are added. A failed resolution changes nothing; a name without
-// records (NXDOMAIN: scaled to zero) removes every member. The error says
-// what went wrong, if anything; the round still applied what it could.
+// Round resolves the name once: members whose address is gone from this
+// and the previous resolution (or that now answer with another name) are
+// removed, new addresses that tell their name are added. A failed
+// resolution changes nothing; a name without records (NXDOMAIN: scaled to
+// zero) is an empty answer. The error says what went wrong, if anything;
+// the round still applied what it could.
 func (w *Watcher) Round(ctx context.Context) error {
 	defer w.rounds.Add(1)
 	ips, err := w.resolve(ctx)
@@ -202,9 +210,16 @@ func (w *Watcher) Round(ctx context.Context) error {
 	names := w.identify(ctx, ips)
 	var problems []string
 	for ip, m := range w.known { // gone, or replaced under the same address
-		if n, ok := names[ip]; !slices.Contains(ips, ip) || ok && n.name != "" && n.name != m.Name {
+		n, resolved := names[ip]
+		if resolved {
+			delete(w.missed, ip)
+		} else {
+			w.missed[ip]++
+		}
+		if w.missed[ip] >= misses || resolved && n.name != "" && n.name != m.Name {
 			w.fleet.Remove(m.Name)
 			delete(w.known, ip)
+			delete(w.missed, ip)
 		}
 	}
 	taken := map[string]bool{}
