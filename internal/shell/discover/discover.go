@@ -35,9 +35,9 @@ const probeWait = 2 * time.Second
 const parallel = 16
 
 // misses is how many resolutions in a row must lack a member's address
-// before it is removed. One is not enough: under load a lookup whose A query
-// times out can come back as NXDOMAIN (the AAAA query's answer), which would
-// empty the fleet for a round.
+// before it is removed. One is not enough: on an overloaded machine the
+// compose lab's lb once dropped a running backend for a round (the name
+// briefly resolved without it, or not at all), which fails requests.
 const misses = 2
 
 // Member is one discovered process.
