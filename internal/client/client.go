@@ -170,7 +170,7 @@ type Runtime[N any] struct {
 	// answeredBy is the server of the answer being handed to a call, for
 	// the request log's record if that answer ends the call.
 	answeredBy string
-	active  []bool // with a users profile: user u is thinking or has a request out
+	active     []bool // with a users profile: user u is thinking or has a request out
 }
 
 // New returns the runtime of cfg over tr.

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lblab/lblab/internal/assemble"
@@ -51,6 +52,8 @@ type Backend struct {
 	met  *metrics.Backend       // GET /metrics
 	obs  observe.ServerAttempts // attempts' ends, reported outside mu
 	note observe.Events         // admin actions applied
+
+	leaving atomic.Bool // lame duck: GET /healthz fails (leave.go)
 
 	mu      sync.Mutex // guards everything below up to life
 	core    *server.Server
@@ -93,10 +96,11 @@ type queueSettings struct {
 // New validates cfg and builds the backend without listening.
 func New(cfg Config) (*Backend, error) {
 	cfg = cfg.withDefaults()
-	ns, err := FindServer(cfg.Lab, cfg.Name)
+	ns, err := FindServer(cfg.Lab, cfg.Server)
 	if err != nil {
 		return nil, err
 	}
+	ns.Name = cfg.Name // its own draws and name, with the settings of the server it emulates
 	sc, err := ServerConfig(cfg.Lab, ns, cfg.Seed)
 	if err != nil {
 		return nil, err

@@ -16,11 +16,14 @@ import (
 
 // Config configures one backend process.
 type Config struct {
-	Lab   *labfile.Lab // nil = labfile.Default(); never changed (/admin/set works on a clone)
-	Name  string       // the lab server to emulate; "" = s1
-	Addr  string       // data listener; "" = 127.0.0.1:0
-	Admin string       // admin listener; "" = 127.0.0.1:0
-	Seed  uint64       // 0 = the lab's seed
+	Lab  *labfile.Lab // nil = labfile.Default(); never changed (/admin/set works on a clone)
+	Name string       // this server's name (X-Lab-Server); "" = s1
+	// Server is the lab server whose settings it emulates; "" = Name. Replicas
+	// of one service emulate one lab server under names of their own.
+	Server string
+	Addr   string // data listener; "" = 127.0.0.1:0
+	Admin  string // admin listener; "" = 127.0.0.1:0
+	Seed   uint64 // 0 = the lab's seed
 
 	// Hop is the one-way server -> balancer delay added before each answer,
 	// Jitter the uniform extra in [0, Jitter]; negative = the lab's network.
@@ -52,6 +55,9 @@ func (cfg Config) withDefaults() Config {
 	if cfg.Name == "" {
 		cfg.Name = "s1"
 	}
+	if cfg.Server == "" {
+		cfg.Server = cfg.Name
+	}
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}
@@ -80,10 +86,11 @@ func (cfg Config) withDefaults() Config {
 // hold the named server and its settings must build a server core.
 func Check(cfg Config) error {
 	cfg = cfg.withDefaults()
-	ns, err := FindServer(cfg.Lab, cfg.Name)
+	ns, err := FindServer(cfg.Lab, cfg.Server)
 	if err != nil {
 		return err
 	}
+	ns.Name = cfg.Name // its own draws and name, with the settings of the server it emulates
 	sc, err := ServerConfig(cfg.Lab, ns, cfg.Seed)
 	if err != nil {
 		return err

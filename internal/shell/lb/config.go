@@ -12,6 +12,7 @@ import (
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -43,6 +44,10 @@ type Config struct {
 	Addr     string       // data listener, default 127.0.0.1:0
 	Admin    string       // admin listener, default 127.0.0.1:0
 	Logger   *zap.Logger  // nil = no logging
+
+	// Discover, if set, adds and removes backends behind a DNS name as it
+	// resolves over time (discover.go), besides Backends.
+	Discover *discover.Config
 
 	// Tests may hand in listeners and a dialer (fasthttputil in-memory).
 	Listener      net.Listener
@@ -184,6 +189,9 @@ func (c Config) withDefaults() (Config, error) {
 	c.IdleConn = orDefault(c.IdleConn, 10*time.Second)
 	if c.Logger == nil {
 		c.Logger = zap.NewNop()
+	}
+	if err := c.checkDiscover(); err != nil {
+		return c, err
 	}
 	return c, c.checkBackends()
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/lblab/lblab/internal/metrics"
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -64,6 +65,7 @@ type LB struct {
 	done      chan struct{}
 	kickLoad  chan struct{}
 	kickCheck chan struct{}
+	disc      *discover.Watcher // nil without Config.Discover
 	wg        sync.WaitGroup
 	stopOnce  sync.Once
 }
@@ -136,6 +138,11 @@ func (l *LB) Start() error {
 		return fmt.Errorf("admin: %w", err)
 	}
 	l.admin.Handler = wire.NewGuard(l.cfg.Access, l.adLn.Addr()).Fasthttp(l.serveAdmin)
+	if err := l.startDiscovery(); err != nil {
+		l.ln.Close()
+		l.adLn.Close()
+		return err
+	}
 	l.serve(l.data, l.ln, wire.DataLimits(l.cfg.MaxClientConns))
 	l.serve(l.admin, l.adLn, wire.AdminLimits)
 	l.wg.Add(2)
