@@ -10,6 +10,9 @@ cd "$(dirname "$0")/../.."
 GO=${GO:-go}
 export DOCKERD_LOG=${DOCKERD_LOG:-/tmp/lblab-dockerd.log}
 deploy/offline/engine.sh
+# compose.yaml refuses to start without the admin token; TestComposeLab and
+# the clean-up below use this one.
+export LBLAB_TOKEN=${LBLAB_TOKEN:-compose-test-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')}
 # Debian's prometheus package starts a service on :9090 where systemd runs;
 # on a CI machine it is only there for promtool, and the lab publishes 9090.
 if [ -n "${CI:-}" ] && systemctl is-active --quiet prometheus 2>/dev/null; then

@@ -40,6 +40,11 @@ func TestComposeLab(t *testing.T) {
 	if os.Getenv("LBLAB_COMPOSE_TEST") == "" {
 		t.Skip("needs a Docker engine: run make compose-test")
 	}
+	// compose refuses to start without LBLAB_TOKEN (the admin APIs bind
+	// 0.0.0.0); the test's calls to the dashboard present it.
+	if os.Getenv("LBLAB_TOKEN") == "" {
+		t.Setenv("LBLAB_TOKEN", composeTestToken)
+	}
 	c := &composeLab{t: t, files: []string{repoFile("deploy", "compose.yaml"), repoFile("deploy", "offline", "compose.yaml")}}
 	c.engine()
 	c.portsFree("8080", "8000", "9090")
@@ -80,6 +85,9 @@ func TestComposeLab(t *testing.T) {
 
 	c.down()
 }
+
+// bearer is the header that presents the lab's token, for getJSON.
+func bearer() []string { return []string{"Authorization", "Bearer " + os.Getenv("LBLAB_TOKEN")} }
 
 // composeLab runs docker compose on the lab's files.
 type composeLab struct {
@@ -291,7 +299,7 @@ type labState struct {
 
 func (c *composeLab) state() (labState, error) {
 	var s labState
-	err := getJSON(context.Background(), "http://"+dashAddr+"/api/state", &s)
+	err := getJSON(context.Background(), "http://"+dashAddr+"/api/state", &s, bearer()...)
 	if err == nil && (len(s.Balancers) != 1 || len(s.Loadgen.Targets) != 1 || s.Balancers[0].Discovery == nil) {
 		err = fmt.Errorf("want one lb with DNS discovery and one loadgen target, got %+v", s)
 	}
@@ -371,6 +379,7 @@ func (c *composeLab) chaos(action, target string) {
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "POST", "http://"+dashAddr+"/api/chaos", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+os.Getenv("LBLAB_TOKEN"))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		c.t.Fatalf("drill %s %s: %v", action, target, err)
@@ -544,7 +553,7 @@ func (c *composeLab) diagnose() {
 	}
 	c.diagnosed = true
 	var s labState
-	if err := getJSON(context.Background(), "http://"+dashAddr+"/api/state", &s); err == nil {
+	if err := getJSON(context.Background(), "http://"+dashAddr+"/api/state", &s, bearer()...); err == nil {
 		var lines []string
 		for _, l := range s.Log[max(0, len(s.Log)-80):] {
 			lines = append(lines, fmt.Sprintf("%7.1fs %s", l.T, l.Text))

@@ -218,6 +218,9 @@ func config(o options, lab *labfile.Lab, errOut io.Writer) (loadgen.Config, erro
 			return cfg, fmt.Errorf("--admins: %w", err)
 		}
 	}
+	if cfg.Token, err = o.access.Token(); err != nil {
+		return cfg, err
+	}
 	if f, ok := errOut.(*os.File); ok && wire.IsTerminal(f) && !o.debug {
 		cfg.Progress = errOut
 	}

@@ -63,6 +63,9 @@ type Config struct {
 	// client-side, of a server to its admin address, where a hedge's loser
 	// is cancelled (cancel.go). An endpoint without one abandons its losers.
 	Admins map[string]string
+	// Token is presented to those admin APIs (the lab's token, shared by
+	// its processes; "" = none).
+	Token string
 
 	HTTP HTTP // method, headers, body, plain mode (httpmode.go)
 	// Requests, from a targets file, replace Targets: request n goes to

@@ -30,6 +30,7 @@ type endpoint struct {
 // goroutines.
 type transport struct {
 	dial    func(addr string) (net.Conn, error)
+	token   string // presented to the admin APIs (Config.Token)
 	closing atomic.Bool
 	quit    chan struct{} // closed when the loop stops reading results
 	mu      sync.Mutex
@@ -45,12 +46,12 @@ type task struct {
 	out chan<- result
 }
 
-func newTransport(dial func(string) (net.Conn, error)) *transport {
+func newTransport(dial func(string) (net.Conn, error), token string) *transport {
 	if dial == nil {
 		d := &net.Dialer{Timeout: 3 * time.Second}
 		dial = func(addr string) (net.Conn, error) { return d.Dial("tcp", addr) }
 	}
-	return &transport{dial: dial, quit: make(chan struct{}), conns: map[*trackedConn]struct{}{}}
+	return &transport{dial: dial, token: token, quit: make(chan struct{}), conns: map[*trackedConn]struct{}{}}
 }
 
 func (tr *transport) endpoint(name string, spec endpointSpec, maxConns int) *endpoint {
