@@ -144,7 +144,7 @@ func TestSweepAndCloseIdleTo(t *testing.T) {
 		t.Fatalf("sweep at 120ms closed %v (open %d, %d), want only %d", *closed, tb.Open(a), tb.Open(b), ga.Conn)
 	}
 	busy := tb.Acquire(at(130), b, 3) // rides gb's connection
-	tb.Acquire(at(130), b, 4)          // a second, new one
+	tb.Acquire(at(130), b, 4)         // a second, new one
 	tb.Release(at(131), b, busy.Conn)
 	tb.CloseIdleTo(6)
 	if tb.Open(b) != 1 || len(*closed) != 2 {
