@@ -9,6 +9,7 @@ import (
 
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/breaker"
+	"github.com/lblab/lblab/internal/core/conn"
 	"github.com/lblab/lblab/internal/core/limit"
 	"github.com/lblab/lblab/internal/core/outlier"
 	"github.com/lblab/lblab/internal/core/slowstart"
@@ -20,6 +21,9 @@ const (
 	maxBalancers = 1000
 	maxRate      = 1e6
 	maxHop       = 10 * time.Second
+	maxKeepalive = time.Minute // the backends close connections idle for 2 minutes
+	maxConns     = 10000
+	maxSticky    = 1000000
 )
 
 // Algorithms are the balancing algorithms a lab may name (balancers.algorithm,
@@ -51,6 +55,7 @@ func validateCore(l *Lab, r *reporter) {
 		r.add("network.hop", "must be less than %v, got %v", maxHop, l.Network.Hop)
 	}
 	r.durMin("network.jitter", l.Network.Jitter, 0, false)
+	validateConnections(&l.Network, r)
 	validateClients(&l.Clients, r)
 	validateBalancers(&l.Balancers, r)
 	validateServers(l.Servers, r)
@@ -91,6 +96,26 @@ func validateClients(c *Clients, r *reporter) {
 		validateAperture("clients", c.Algorithm, c.Aperture, c.Subset, r)
 	}
 	r.durMin("clients.refresh", c.Refresh, 0, false)
+	if c.Sticky != 0 && c.Algorithm == "" {
+		r.add("clients.sticky", "is for clients that balance themselves: set clients.algorithm too (behind balancers each client always sends to the same balancer); got sticky %d", c.Sticky)
+	} else {
+		r.intIn("clients.sticky", c.Sticky, 0, maxSticky)
+	}
+}
+
+// validateConnections checks the connection model's settings (network.*).
+func validateConnections(n *Network, r *reporter) {
+	h := n.Handshake
+	if h.Rounds < 0 || h.Rounds > conn.MaxRounds {
+		r.add("network.handshake", "round trips must be between 0 and %d, got %d", conn.MaxRounds, h.Rounds)
+	}
+	if h.Fixed < 0 || h.Fixed >= maxHop {
+		r.add("network.handshake", "a handshake duration must be in [0, %v), got %v", maxHop, h.Fixed)
+	}
+	if n.Keepalive < 0 || n.Keepalive > maxKeepalive {
+		r.add("network.keepalive", "must be in [0, %v] (0 = a new connection per request), got %v", maxKeepalive, n.Keepalive)
+	}
+	r.intIn("network.max_conns", n.MaxConns, 0, maxConns)
 }
 
 // validateAperture checks section.aperture: in range, with an algorithm
