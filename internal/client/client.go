@@ -30,6 +30,7 @@ import (
 
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/balance"
+	"github.com/lblab/lblab/internal/core/conn"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
@@ -56,6 +57,17 @@ type Config struct {
 	// clients balance themselves and each attempt is picked here.
 	Balancers []*policy.Balancer
 
+	// Sticky, when the clients balance themselves, is how many requests in
+	// a row an owner (Attempt.Owner) sends to the server it picked; 0 = a
+	// pick per attempt (sticky.go).
+	Sticky int
+	// Conns, when set, models the clients' connections (to their balancer,
+	// or to the servers they pick): which attempts pay a handshake and
+	// which wait for a connection (conns.go). Net is the hop model a
+	// handshake's round trips are counted in.
+	Conns *conn.Config
+	Net   policy.Network
+
 	Series   bool             // keep 250 ms bins
 	Requests observe.Requests // nil = none
 	Attempts observe.Attempts // nil = none
@@ -76,6 +88,7 @@ type Attempt[N any] struct {
 	Kind     server.Kind   // first, retry or hedge (probe is the balancer's business)
 	Sibling  uint64        // a hedge's sibling attempt, 0 for none
 	Client   int32         // the request's client id
+	Owner    int32         // who holds its connection and its sticky pick: the closed-loop user, else the client id
 	Bal      int32         // its balancer: a tier member, or the client's own
 	Key      uint64        // the request's key (caches)
 	HashKey  uint64        // what key-affinity algorithms hash: the key or the client id
@@ -85,6 +98,15 @@ type Attempt[N any] struct {
 	SentAt   clock.Instant
 	Answered bool // its answer reached the client (or it was abandoned there)
 	Net      N
+
+	// With connections modelled (conns.go): the connection it rides (0 =
+	// none), whether it opened it, and the handshake that added before its
+	// first hop.
+	Conn      conn.ID
+	ConnNew   bool
+	Handshake time.Duration
+	waiting   bool          // in line for a connection (at max_conns) ...
+	waitFrom  clock.Instant // ... since then
 }
 
 // Transport is what only a driver can do with an attempt: put it on the
@@ -148,6 +170,8 @@ type Runtime[N any] struct {
 	att     slab.Slab[Attempt[N]]
 	pending int
 	userSeq uint64
+	conns   *conn.Table // the clients' connections; nil when not modelled
+	sticks  []stick     // by owner, when sticky
 }
 
 // New returns the runtime of cfg over tr.
@@ -162,6 +186,10 @@ func New[N any](cfg Config, tr Transport[N]) *Runtime[N] {
 	}
 	if rt.cfg.Tier < 1 {
 		rt.cfg.Tier = 1
+	}
+	if cfg.Conns != nil {
+		rt.conns, _ = conn.NewTable(*cfg.Conns) // validated by the lab file
+		rt.Rec.ModelConnections()
 	}
 	return rt
 }
@@ -215,6 +243,7 @@ func (rt *Runtime[N]) Fire(now clock.Instant, t Timer) {
 	case t.Kind == Patience && c.Live(h):
 		rt.Rec.Result(policy.Timeout)
 		rt.atts.AttemptAnswered(int(policy.Timeout))
+		rt.unstick(rt.att.Get(t.Ref), policy.Timeout)
 	case t.Kind == Deadline:
 		rt.Rec.Deadline()
 	}
@@ -239,6 +268,8 @@ func (rt *Runtime[N]) Answer(now clock.Instant, h uint64, res policy.Result, loa
 	if a == nil || a.Answered {
 		return
 	}
+	rt.freeConn(now, a, false)
+	rt.unstick(a, res)
 	if rt.cfg.Balancers != nil && a.Ticket.Valid {
 		b := rt.cfg.Balancers[a.Bal]
 		if load.Known {
@@ -303,6 +334,7 @@ func (rt *Runtime[N]) Policy() *policy.Client { return &rt.policy }
 func (rt *Runtime[N]) Reconfigure(next Config) {
 	rt.policy = next.Policy
 	rt.cfg.HashClient, rt.cfg.WorkAtServer = next.HashClient, next.WorkAtServer
+	rt.cfg.Sticky = next.Sticky
 }
 
 // The runtime is the policy.Driver of its calls: it prepares their attempts
@@ -314,6 +346,10 @@ func (rt *Runtime[N]) Send(now clock.Instant, pc *policy.Call, kind server.Kind,
 	h, a := rt.att.New()
 	req := &c.Req
 	a.Call, a.Kind, a.Pick, a.Client = pc.Tag, kind, policy.PickNumber(req.Seq, pc.Attempts), int32(req.Client)
+	a.Owner = a.Client
+	if c.User >= 0 {
+		a.Owner = c.User
+	}
 	a.Key, a.HashKey, a.Work, a.SentAt = req.Key, req.Key, req.Work, now
 	if rt.cfg.HashClient {
 		a.HashKey = uint64(req.Client)
@@ -337,7 +373,7 @@ func (rt *Runtime[N]) Send(now clock.Instant, pc *policy.Call, kind server.Kind,
 	} else {
 		a.Bal = a.Client % int32(rt.cfg.Tier)
 	}
-	rt.tr.Send(now, h, a)
+	rt.dispatch(now, uint64(h), a)
 	return int(h)
 }
 
@@ -348,7 +384,12 @@ func (rt *Runtime[N]) pick(now clock.Instant, a *Attempt[N]) {
 	if s := rt.att.Get(a.Sibling); a.Sibling != 0 && s != nil && s.Ticket.Valid {
 		exclude = s.Ticket.Server
 	}
-	a.Ticket = rt.cfg.Balancers[a.Bal].Pick(now, balance.Request{Seq: a.Pick, Key: a.HashKey}, exclude)
+	b, req := rt.cfg.Balancers[a.Bal], balance.Request{Seq: a.Pick, Key: a.HashKey}
+	if rt.cfg.Sticky > 0 && a.Kind != server.Hedge {
+		a.Ticket = rt.stickyPick(now, b, req, a.Owner)
+		return
+	}
+	a.Ticket = b.Pick(now, req, exclude)
 }
 
 // Cancel withdraws attempt h (a hedge's loser) through the transport.

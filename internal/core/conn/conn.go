@@ -45,6 +45,8 @@ type Config struct {
 	Keepalive time.Duration
 	// MaxConns is how many connections a pair may hold open; 0 = no limit.
 	MaxConns int
+	// Handshake is what opening a connection costs the attempt that opens it.
+	Handshake Cost
 }
 
 // Validate reports the first field out of range.
@@ -54,6 +56,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("conn: Keepalive is %v, must be >= 0", c.Keepalive)
 	case c.MaxConns < 0:
 		return fmt.Errorf("conn: MaxConns is %d, must be >= 0", c.MaxConns)
+	case c.Handshake.Rounds < 0 || c.Handshake.Rounds > MaxRounds:
+		return fmt.Errorf("conn: Handshake.Rounds is %d, must be in [0, %d]", c.Handshake.Rounds, MaxRounds)
+	case c.Handshake.Fixed < 0:
+		return fmt.Errorf("conn: Handshake.Fixed is %v, must be >= 0", c.Handshake.Fixed)
 	}
 	return nil
 }

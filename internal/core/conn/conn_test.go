@@ -165,7 +165,7 @@ func TestCost(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	for _, c := range []Config{{Keepalive: -1}, {MaxConns: -1}} {
+	for _, c := range []Config{{Keepalive: -1}, {MaxConns: -1}, {Handshake: Cost{Rounds: 11}}, {Handshake: Cost{Fixed: -1}}} {
 		if _, err := NewTable(c); err == nil {
 			t.Errorf("%+v: no error", c)
 		}
