@@ -27,7 +27,10 @@ func connected(t *testing.T, n *net, maxConns int) *Runtime[tag] {
 func TestHandshakeOnNewAndIdleConnections(t *testing.T) {
 	n := &net{}
 	rt := connected(t, n, 0)
-	answer := func(at clock.Instant, i int) { rt.Answer(at, n.sent[i], policy.OK, LoadReport{}); rt.Release(n.sent[i]) }
+	answer := func(at clock.Instant, i int) {
+		rt.Answer(at, n.sent[i], policy.OK, LoadReport{})
+		rt.Release(n.sent[i])
+	}
 
 	rt.Begin(0, req(1, 0), -1)
 	a := rt.Attempt(n.sent[0])
