@@ -394,7 +394,13 @@ func (rt *Runtime[N]) pick(now clock.Instant, a *Attempt[N]) {
 
 // Cancel withdraws attempt h (a hedge's loser) through the transport.
 func (rt *Runtime[N]) Cancel(now clock.Instant, _ *policy.Call, h int) {
-	if a := rt.att.Get(uint64(h)); a != nil {
+	a := rt.att.Get(uint64(h))
+	switch {
+	case a == nil:
+	case a.waiting: // never sent: it leaves the line, and nobody needs it any more
+		rt.conns.Withdraw(rt.pairOf(a), uint64(h))
+		rt.att.Free(uint64(h))
+	default:
 		rt.tr.Cancel(now, uint64(h), a)
 	}
 }

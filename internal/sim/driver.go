@@ -16,10 +16,10 @@ import (
 func (w *world) Send(now clock.Instant, h uint64, a *attempt) {
 	a.Net.server = -1
 	if !w.clientLB {
-		w.pushHop(now.Add(w.hopDelay(a, policy.ClientOut)), evAtBalancer, h)
+		w.pushHop(now.Add(a.Handshake+w.hopDelay(a, policy.ClientOut)), evAtBalancer, h)
 		return
 	}
-	delay := w.hopDelay(a, policy.ClientOut)
+	delay := a.Handshake + w.hopDelay(a, policy.ClientOut)
 	if !a.Ticket.Valid {
 		w.noServer(now, h, a, delay)
 		return
@@ -28,6 +28,9 @@ func (w *world) Send(now clock.Instant, h uint64, a *attempt) {
 		w.checkPick(now, w.bals[a.Bal], a.Ticket)
 	}
 	a.Net.server, a.Net.lbSent = int32(a.Ticket.Server), now
+	if a.ConnNew {
+		w.servers[a.Ticket.Server].conns++
+	}
 	w.pushHop(now.Add(delay), evAtServer, h)
 }
 
@@ -66,6 +69,10 @@ func (w *world) forward(now clock.Instant, h uint64, a *attempt, delay time.Dura
 	if to := b.Timeout(); to > 0 {
 		w.push(now.Add(to), evLBTimeout, h, 0)
 		a.Deadline = min(a.Deadline, now.Add(to)) // the server may drop it past the balancer's patience too
+	}
+	if w.balConns != nil {
+		w.connectToServer(now, h, a)
+		return
 	}
 	w.pushHop(now.Add(delay), evAtServer, h)
 }

@@ -134,6 +134,7 @@ func (w *world) onReplyAtLB(h uint64) {
 	}
 	n := &a.Net
 	n.srvDone = true
+	w.freeBalancerConn(h, a, broken(n.status))
 	if n.lbDone { // the balancer already answered 504: the work was for nobody
 		if n.status == server.OK {
 			w.col.Wasted()
@@ -153,6 +154,7 @@ func (w *world) onLBTimeout(h uint64) {
 	}
 	n := &a.Net
 	n.lbDone, n.timedOut, n.result = true, true, policy.Timeout
+	w.abandonBalancerConn(h, a)
 	b := w.bals[a.Bal]
 	b.Done(w.now, n.ticket, policy.Timeout, b.Timeout())
 	w.pushHop(w.now.Add(w.hopDelay(a, policy.BalancerBack)), evReplyAtClient, h)
@@ -167,6 +169,9 @@ func (w *world) onReplyAtClient(h uint64) {
 	}
 	n := &a.Net
 	n.clientGot = true
+	if w.clientLB && broken(n.status) {
+		w.rt.Broken(w.now, h)
+	}
 	w.rt.Answer(w.now, h, n.result, client.LoadReport{At: n.repAt, Queued: int(n.repLoadQ), Busy: int(n.repLoadS), Known: true})
 	w.maybeFree(h, a)
 }
