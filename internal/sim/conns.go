@@ -130,6 +130,45 @@ func (w *world) serverDown(si int) {
 	}
 }
 
+// checkConnLimit: no pair holds more connections than max_conns.
+func (w *world) checkConnLimit() {
+	limit := w.lab.Network.MaxConns
+	for _, t := range []*conn.Table{w.balConns, w.rt.Conns()} {
+		if t != nil && limit > 0 && t.MaxOpen() > limit {
+			w.fail("a pair holds %d connections, over max_conns %d", t.MaxOpen(), limit)
+		}
+	}
+}
+
+// checkConns: the connections opened to the servers are the handshakes
+// the report counts on the server-facing leg, and every handshake the
+// report counts is a connection a table opened.
+func (w *world) checkConns() {
+	if !w.connsOn {
+		return
+	}
+	var toServers uint64
+	for _, s := range w.servers {
+		toServers += s.conns
+	}
+	facing, clients := w.balConns, w.rt.Conns()
+	if w.clientLB {
+		facing = clients
+	}
+	if got := facing.Stats().Opened; got != toServers {
+		w.fail("%d connections opened to the servers, %d counted at the servers", got, toServers)
+	}
+	var run report.Run
+	w.rt.Rec.Fill(&run, w.now)
+	opened := clients.Stats().Opened
+	if w.balConns != nil {
+		opened += w.balConns.Stats().Opened
+	}
+	if c := run.Connections; c == nil || c.Handshakes != opened {
+		w.fail("the report counts %+v handshakes, the tables opened %d", c, opened)
+	}
+}
+
 // connsFixed refuses a run-time change of the connection model: pools,
 // limits and certificates are set up when a run starts.
 func connsFixed(was, is *labfile.Lab) error {

@@ -467,3 +467,52 @@ func TestEveryScenarioRunsChecked(t *testing.T) {
 		}
 	}
 }
+
+// handshakes: a client that keeps its subset of 5 meets its servers often
+// enough to keep its connections warm; one that picks from all 20 pays a
+// handshake on about half its requests; sticking to a pick for 10 requests
+// saves handshakes but balances on older news; two balancers with warm
+// connections spare the clients their handshakes and win the tail, while
+// their extra hop costs the median. TLS (two round trips) doubles the time
+// handshakes add.
+func TestScenarioHandshakes(t *testing.T) {
+	rep := compareScenario(t, "handshakes", false)
+	sub, all, sticky, lb := runOf(t, rep, "subset-5"), runOf(t, rep, "all-20"), runOf(t, rep, "all-20-sticky"), runOf(t, rep, "balancers-2")
+	for _, r := range rep.Runs {
+		if r.Connections == nil || r.Connections.Handshakes == 0 || r.Goodput != 1 {
+			t.Fatalf("%s: connections %+v, goodput %v", r.Name, r.Connections, r.Goodput)
+		}
+	}
+	if s, a := sub.Connections.PerRequest, all.Connections.PerRequest; a < 2.5*s || a < 0.4 {
+		t.Errorf("handshakes per request: subset of 5 %.3f, all 20 %.3f; want all 20 to pay at least 2.5 times as many", s, a)
+	}
+	if c, s := float64(lb.Connections.ByClients)/float64(lb.Requests), sub.Connections.PerRequest; c > s/2 {
+		t.Errorf("behind two balancers the clients open %.3f connections per request, want under half the subset's %.3f", c, s)
+	}
+	if s, a := sticky.Connections.PerRequest, all.Connections.PerRequest; s > 0.7*a {
+		t.Errorf("sticky 10 pays %.3f handshakes per request, want well under picking every time (%.3f)", s, a)
+	}
+	if sticky.Latency.P99 <= all.Latency.P99 {
+		t.Errorf("sticky 10 p99 %.1f ms should lose to a fresh pick per request (%.1f ms): it balances on older news", sticky.Latency.P99, all.Latency.P99)
+	}
+	if !(lb.Latency.P99 < sub.Latency.P99 && sub.Latency.P99 < all.Latency.P99) {
+		t.Errorf("p99: balancers %.1f, subset %.1f, all %.1f ms; want that order", lb.Latency.P99, sub.Latency.P99, all.Latency.P99)
+	}
+	if sub.Latency.P50 >= lb.Latency.P50 {
+		t.Errorf("p50: subset %.1f ms should beat the balancers' extra hop (%.1f ms)", sub.Latency.P50, lb.Latency.P50)
+	}
+	for _, name := range []string{"subset-5", "all-20", "balancers-2"} {
+		tcp, tls := runOf(t, rep, name).Connections, runOf(t, rep, name+"-tls").Connections
+		if ratio := (tls.HandshakeMs / float64(tls.Handshakes)) / (tcp.HandshakeMs / float64(tcp.Handshakes)); math.Abs(ratio-2) > 0.01 {
+			t.Errorf("%s: a TLS handshake costs %.2f times a TCP one, want 2", name, ratio)
+		}
+	}
+	if tls := runOf(t, rep, "all-20-tls"); tls.Latency.P50 <= all.Latency.P50 {
+		t.Errorf("all-20: p50 with TLS %.1f ms, without %.1f ms; TLS handshakes should cost the median", tls.Latency.P50, all.Latency.P50)
+	}
+	for _, s := range all.Servers {
+		if s.Connections == 0 {
+			t.Errorf("all-20: no connection opened to %s", s.Name)
+		}
+	}
+}

@@ -270,6 +270,15 @@ func (t *Table) Open(p Pair) int {
 	return pl.busy + len(pl.idle)
 }
 
+// MaxOpen is the most connections any one pair holds now.
+func (t *Table) MaxOpen() int {
+	most := 0
+	for _, pl := range t.order {
+		most = max(most, pl.busy+len(pl.idle))
+	}
+	return most
+}
+
 // Waiting is how many requests wait in p's line.
 func (t *Table) Waiting(p Pair) int {
 	if pl := t.pools[p.key()]; pl != nil {
