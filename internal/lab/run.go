@@ -131,6 +131,7 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 		run.Algorithm = lab.Balancers.Algorithm
 	}
 	run.Servers = r.f.serverFigures(context.Background())
+	r.f.balancerConnections(context.Background(), run)
 	return run, nil
 }
 
@@ -161,6 +162,9 @@ func (f *fleet) serverFigures(ctx context.Context) []report.Server {
 		}
 		c := st.Counters
 		s := report.Server{Name: b.name, Sent: c.Arrived, Completed: c.Completed, MaxQueue: c.MaxQueue}
+		if f.lab.Network.Connections() {
+			s.Connections = st.AcceptedConnections
+		}
 		if c.CacheLookups > 0 {
 			s.CacheHitRatio = float64(c.CacheHits) / float64(c.CacheLookups)
 		}

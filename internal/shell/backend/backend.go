@@ -11,9 +11,12 @@ package backend
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lblab/lblab/internal/assemble"
@@ -27,6 +30,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/metrics"
 	"github.com/lblab/lblab/internal/observe"
+	"github.com/lblab/lblab/internal/shell/conns"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -67,6 +71,8 @@ type Backend struct {
 	limiter limit.Spec          // the current limiter; Kind "" = none
 	addrs   addrs
 
+	accepted atomic.Uint64 // connections accepted on the data listener
+
 	// life serializes the listener changes (kill, restart, shutdown). Lock
 	// order: life, then mu. Nothing holds life while it waits for the admin
 	// listener's handlers, which may themselves want life.
@@ -91,6 +97,9 @@ type queueSettings struct {
 // New validates cfg and builds the backend without listening.
 func New(cfg Config) (*Backend, error) {
 	cfg = cfg.withDefaults()
+	if cfg.Lab.Network.TLS && cfg.TLS == nil {
+		return nil, errors.New("network.tls is on: give the certificate to serve (--tls-cert, --tls-key)")
+	}
 	ns, err := FindServer(cfg.Lab, cfg.Name)
 	if err != nil {
 		return nil, err
@@ -122,11 +131,11 @@ func (b *Backend) Start() error {
 	if b.closed || b.admin != nil {
 		return errors.New("backend: Start called twice or after Shutdown")
 	}
-	admin, err := b.serve(b.cfg.Admin, b.serveAdmin)
+	admin, err := b.serve(b.cfg.Admin, b.serveAdmin, nil)
 	if err != nil {
 		return fmt.Errorf("admin listener: %w", err)
 	}
-	data, err := b.serve(b.cfg.Addr, b.serveData)
+	data, err := b.serve(b.cfg.Addr, b.serveData, b.dataListener)
 	if err != nil {
 		_ = admin.shutdown(context.Background(), nil)
 		return fmt.Errorf("data listener: %w", err)
@@ -188,11 +197,15 @@ type listener struct {
 	done <-chan struct{} // closed when Serve returns
 }
 
-// serve listens on addr and serves h there in a goroutine.
-func (b *Backend) serve(addr string, h fasthttp.RequestHandler) (*listener, error) {
+// serve listens on addr and serves h there in a goroutine; wrap, when set,
+// wraps the listener (the data listener's counting and TLS).
+func (b *Backend) serve(addr string, h fasthttp.RequestHandler, wrap func(net.Listener) net.Listener) (*listener, error) {
 	ln, err := b.cfg.Listen(addr)
 	if err != nil {
 		return nil, err
+	}
+	if wrap != nil {
+		ln = wrap(ln)
 	}
 	l := &listener{addr: ln.Addr().String(), srv: &fasthttp.Server{
 		Handler: h, Name: "lblab-backend", ReadBufferSize: maxHeaderBytes, MaxRequestBodySize: maxBodyBytes,
@@ -206,6 +219,16 @@ func (b *Backend) serve(addr string, h fasthttp.RequestHandler) (*listener, erro
 		b.log.Warn("serve ended", zap.String("addr", l.addr), zap.Error(err))
 	})
 	return l, nil
+}
+
+// dataListener counts the connections accepted on the data listener and,
+// with network.tls, serves TLS over them.
+func (b *Backend) dataListener(ln net.Listener) net.Listener {
+	var cfg *tls.Config
+	if b.cfg.Lab.Network.TLS {
+		cfg = b.cfg.TLS
+	}
+	return conns.Listen(ln, cfg, &b.accepted)
 }
 
 // shutdown closes the listener and waits for the connections to finish

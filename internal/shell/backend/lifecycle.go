@@ -53,7 +53,7 @@ func (b *Backend) Restart() error {
 	})
 	if b.data == nil {
 		addr := b.Addr()
-		data, err := b.serve(addr, b.serveData)
+		data, err := b.serve(addr, b.serveData, b.dataListener)
 		if err != nil {
 			b.killCore()
 			return fmt.Errorf("re-opening the data listener on %s: %w", addr, err)

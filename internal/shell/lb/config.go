@@ -1,6 +1,7 @@
 package lb
 
 import (
+	"crypto/tls"
 	"fmt"
 	"github.com/lblab/lblab/internal/assemble"
 	"net"
@@ -49,6 +50,10 @@ type Config struct {
 
 	MaxBody, MaxHeader, MaxRespBody, MaxConns int // 0 = the defaults above
 	IdleConn                                  time.Duration
+
+	// With network.tls: the data listener's certificate (TLS) and the
+	// certificate to trust when connecting to the backends (ClientTLS).
+	TLS, ClientTLS *tls.Config
 }
 
 // BalancerConfig maps a lab's balancers section to the pipeline config of the
@@ -173,6 +178,9 @@ func (c Config) withDefaults() (Config, error) {
 	c.IdleConn = orDefault(c.IdleConn, 10*time.Second)
 	if c.Logger == nil {
 		c.Logger = zap.NewNop()
+	}
+	if c.Lab.Network.TLS && (c.TLS == nil || c.ClientTLS == nil) {
+		return c, fmt.Errorf("network.tls is on: give the certificate to serve and to trust (--tls-cert, --tls-key, --tls-ca)")
 	}
 	return c, c.checkBackends()
 }

@@ -14,6 +14,8 @@ type State struct {
 	Settings  Settings       `json:"settings"`
 	Picks     uint64         `json:"picks"`
 	Backends  []BackendState `json:"backends"`
+	// Connections, when the lab models them (conns.go).
+	Connections *ConnState `json:"connections,omitempty"`
 }
 
 // BackendState is one backend as this balancer sees it.
@@ -42,7 +44,8 @@ func (l *LB) State() State {
 	defer l.mu.Unlock()
 	now := l.nowLocked()
 	s := State{Name: l.cfg.Name, Index: l.cfg.Index, Algorithm: l.bal.Algorithm(),
-		Settings: settingsOf(l.lab), Picks: l.picks, Backends: make([]BackendState, len(l.backends))}
+		Settings: settingsOf(l.lab), Picks: l.picks, Backends: make([]BackendState, len(l.backends)),
+		Connections: l.connState()}
 	if l.ln != nil {
 		s.Addr, s.Admin = l.ln.Addr().String(), l.adLn.Addr().String()
 	}

@@ -34,6 +34,7 @@ func (t *target) Send(now clock.Instant, h uint64, a *attempt) {
 	}
 	if a.Net.ep >= 0 {
 		j.ep = t.eps[a.Net.ep]
+		t.connFor(&j, a)
 	}
 	a.Net.kind = j.kind // as sent: a client-side breaker probe says probe
 	t.l.launch(j)
@@ -49,7 +50,7 @@ func (l *loop) job(t *target, h uint64, a *attempt, now clock.Instant) job {
 	hop := l.net.Delay(a.Pick, policy.ClientOut)
 	seq, n := policy.SplitPick(a.Pick)
 	j := job{target: t.idx, h: h, seq: seq, try: n, client: int(a.Client), key: a.Key,
-		work: a.Work, kind: a.Kind, sendAt: l.wall(now.Add(hop))}
+		work: a.Work, kind: a.Kind, sendAt: l.wall(now.Add(a.Handshake + hop))}
 	if a.Deadline != clock.Never { // the server may drop work past it
 		j.labDL = l.wall(a.Deadline).UnixNano()
 	}
@@ -59,7 +60,7 @@ func (l *loop) job(t *target, h uint64, a *attempt, now clock.Instant) job {
 	if c := t.rt.Call(a.Call); c != nil {
 		dl = min(c.Deadline, dl)
 	}
-	j.deadline = l.wall(dl.Add(hop + httpGrace))
+	j.deadline = l.wall(dl.Add(a.Handshake + hop + httpGrace))
 	return j
 }
 

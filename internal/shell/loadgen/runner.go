@@ -49,7 +49,7 @@ func New(cfg Config) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &loop{cfg: cfg, lab: cfg.Lab, log: cfg.Log, tr: newTransport(cfg.Dial), net: assemble.Network(cfg.Lab),
+	l := &loop{cfg: cfg, lab: cfg.Lab, log: cfg.Log, tr: newTransport(cfg.Dial, cfg.TLS), net: assemble.Network(cfg.Lab),
 		results: make(chan result, 1024), cmds: make(chan command), lateness: stats.NewHistogram()}
 	if l.stream, l.users, err = assemble.Stream(l.lab); err != nil {
 		return nil, err
@@ -85,6 +85,7 @@ func (l *loop) newTarget(i int, tc Target) (*target, error) {
 	}
 	cfg.Tier = len(t.eps)
 	t.rt = client.New[onWire](cfg, t)
+	t.modelConns()
 	return t, nil
 }
 

@@ -3,6 +3,9 @@ package loadgen
 import (
 	"github.com/valyala/fasthttp"
 
+	"github.com/lblab/lblab/internal/core/conn"
+	"github.com/lblab/lblab/internal/shell/conns"
+
 	"github.com/lblab/lblab/internal/client"
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/server"
@@ -39,7 +42,8 @@ type target struct {
 	servers []srvStat
 	byName  map[string]int
 	log     []report.LogLine
-	admins  []*fasthttp.HostClient // per endpoint, where cancellations go (nil: none); see cancel.go
+	admins  []*fasthttp.HostClient  // per endpoint, where cancellations go (nil: none); see cancel.go
+	live    map[conn.ID]*conns.Conn // the model's connections, when modelled (conns.go)
 }
 
 // server returns the stats entry of a server name, adding it if new.
@@ -62,6 +66,7 @@ func (t *target) onResult(now clock.Instant, r *result) {
 	}
 	t.l.noteResult(r)
 	t.noteServer(a, r)
+	t.noteConn(now, r)
 	t.rt.Answer(now, r.h, r.res, client.LoadReport{At: now, Queued: r.loadQ, Busy: r.loadB, Known: r.hasLoad})
 	t.rt.Release(r.h)
 }
