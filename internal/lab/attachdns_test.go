@@ -43,13 +43,14 @@ func (d *fakeDNS) LookupHost(_ context.Context, host string) ([]string, error) {
 // rejoins. The names here resolve to 127.0.0.1, the port of s2's admin
 // listener of a lab up; s1 is given by --backends.
 func TestAttachFollowsDNS(t *testing.T) {
-	upAddr := startUp(t, smallLab(t, "p2c", 3600))
+	token := NewToken() // the processes' token, which the attached dashboard must present
+	upAddr := startUp(t, smallLab(t, "p2c", 3600), func(o *UpOptions) { o.Token = token })
 	var sd []sdTarget
 	if err := call(context.Background(), upAddr, "GET", "/api/sd", nil, &sd); err != nil {
 		t.Fatal(err)
 	}
 	dns := &fakeDNS{on: true}
-	o := AttachOptions{Options: Options{Log: zap.NewNop(), Logs: io.Discard}, Listen: "127.0.0.1:0"}
+	o := AttachOptions{Options: Options{Log: zap.NewNop(), Logs: io.Discard, Token: token}, Listen: "127.0.0.1:0"}
 	for _, e := range sd {
 		ep := Endpoint{Name: e.Labels["name"], Admin: e.Targets[0]}
 		switch {

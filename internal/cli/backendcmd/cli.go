@@ -19,6 +19,7 @@ import (
 	"github.com/lblab/lblab/internal/cli/adminflags"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/backend"
+	"github.com/lblab/lblab/internal/shell/conns"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -54,6 +55,8 @@ type options struct {
 	fs           *flag.FlagSet
 	cfg          backend.Config
 	lab          string
+	tlsCert      string
+	tlsKey       string
 	hop          time.Duration
 	lameDuck     time.Duration
 	check, debug bool
@@ -73,6 +76,8 @@ func newOptions(stderr io.Writer) *options {
 	fs.StringVar(&o.cfg.Admin, "admin", "127.0.0.1:0", "admin API listener address")
 	fs.Uint64Var(&o.cfg.Seed, "seed", 0, "random seed for drawn work and error shares (default: the lab's seed)")
 	fs.DurationVar(&o.hop, "hop", 0, "one-way delay added before each answer (default: the lab's network.hop)")
+	fs.StringVar(&o.tlsCert, "tls-cert", "", "with network.tls: the certificate file (PEM) the data listener serves\n(lab run passes the one it makes at start)")
+	fs.StringVar(&o.tlsKey, "tls-key", "", "with network.tls: the certificate's private key file (PEM)")
 	fs.BoolVar(&o.check, "check-config", false, "validate the lab file and server name, then exit (0 ok, 2 not)")
 	fs.BoolVar(&o.cfg.CancelOnClose, "cancel-on-close", false, "cancel a queued request when its client closes the connection\n"+
 		"(off: the model keeps serving attempts a balancer timed out)")
@@ -119,6 +124,11 @@ func parse(args []string, stderr io.Writer) (cfg backend.Config, check, debug bo
 	}
 	if err == nil {
 		o.cfg.Lab, err = loadLab(o.lab)
+	}
+	if err == nil && (o.tlsCert != "" || o.tlsKey != "") {
+		if o.cfg.TLS, err = conns.ServerTLS(o.tlsCert, o.tlsKey); err != nil {
+			err = fmt.Errorf("--tls-cert, --tls-key: %w", err)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "backend: %v\n", err)

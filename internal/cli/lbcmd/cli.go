@@ -22,6 +22,7 @@ import (
 	"github.com/lblab/lblab/internal/cli/adminflags"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/shell/conns"
 	"github.com/lblab/lblab/internal/shell/lb"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
@@ -29,6 +30,7 @@ import (
 // options are the command-line flags.
 type options struct {
 	backends, admins, lab, name, algorithm, addr, admin *string
+	tlsCert, tlsKey, tlsCA                              *string
 	index                                               *int
 	seed                                                *uint64
 	hop                                                 *time.Duration
@@ -50,6 +52,9 @@ func defineFlags(fs *flag.FlagSet) *options {
 		admin:     fs.String("admin", "127.0.0.1:0", "admin API listener `HOST:PORT`"),
 		seed:      fs.Uint64("seed", 0, "seed `N` of the random draws, overriding the lab's seed"),
 		hop:       fs.Duration("hop", 0, "one-way network delay injected per hop, overriding network.hop (lab default 5ms)"),
+		tlsCert:   fs.String("tls-cert", "", "with network.tls: the certificate `FILE` (PEM) the traffic listener serves (lab run passes the one it makes)"),
+		tlsKey:    fs.String("tls-key", "", "with network.tls: the certificate's private key `FILE` (PEM)"),
+		tlsCA:     fs.String("tls-ca", "", "with network.tls: the certificate `FILE` (PEM) to trust when connecting to the backends"),
 		check:     fs.Bool("check-config", false, "validate the flags and the lab file, then exit (status 0 if good, 2 if not)"),
 		debug:     fs.Bool("debug", false, "debug logging: one line per proxied request"),
 		dns:       defineDNSFlags(fs),
@@ -107,8 +112,19 @@ func (o *options) build(extra []string, log *zap.Logger) (*lb.LB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return lb.New(lb.Config{Name: *o.name, Index: *o.index, Backends: specs, Lab: lab,
-		Addr: *o.addr, Admin: *o.admin, Logger: log, Access: access, MaxClientConns: o.access.MaxConns(), Discover: disc})
+	cfg := lb.Config{Name: *o.name, Index: *o.index, Backends: specs, Lab: lab,
+		Addr: *o.addr, Admin: *o.admin, Logger: log, Access: access, MaxClientConns: o.access.MaxConns(), Discover: disc}
+	if *o.tlsCert != "" || *o.tlsKey != "" {
+		if cfg.TLS, err = conns.ServerTLS(*o.tlsCert, *o.tlsKey); err != nil {
+			return nil, fmt.Errorf("--tls-cert, --tls-key: %w", err)
+		}
+	}
+	if *o.tlsCA != "" {
+		if cfg.ClientTLS, err = conns.ClientTLS(*o.tlsCA); err != nil {
+			return nil, fmt.Errorf("--tls-ca: %w", err)
+		}
+	}
+	return lb.New(cfg)
 }
 
 // loadLab reads the lab (or the default) and applies the flag overrides.

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"crypto/tls"
 	"fmt"
 	"github.com/lblab/lblab/internal/assemble"
 	"net"
@@ -42,6 +43,10 @@ type Config struct {
 	MaxConns int
 
 	Log *zap.Logger // nil = no logging
+
+	// TLS is the data listener's certificate, required with network.tls
+	// (the data listener then speaks only TLS; the admin API stays plain).
+	TLS *tls.Config
 
 	// Listen opens a listener (tests pass in-memory ones); nil = TCP.
 	Listen func(addr string) (net.Listener, error)

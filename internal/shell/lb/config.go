@@ -1,6 +1,7 @@
 package lb
 
 import (
+	"crypto/tls"
 	"fmt"
 	"github.com/lblab/lblab/internal/assemble"
 	"net"
@@ -62,6 +63,9 @@ type Config struct {
 	// from the open-files limit, wire.DataConns).
 	Access         wire.Access
 	MaxClientConns int
+	// With network.tls: the data listener's certificate (TLS) and the
+	// certificate to trust when connecting to the backends (ClientTLS).
+	TLS, ClientTLS *tls.Config
 }
 
 // BalancerConfig maps a lab's balancers section to the pipeline config of the
@@ -192,6 +196,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if err := c.checkDiscover(); err != nil {
 		return c, err
+	}
+	if c.Lab.Network.TLS && (c.TLS == nil || c.ClientTLS == nil) {
+		return c, fmt.Errorf("network.tls is on: give the certificate to serve and to trust (--tls-cert, --tls-key, --tls-ca)")
 	}
 	return c, c.checkBackends()
 }

@@ -123,7 +123,11 @@ func getJSON(hc *fasthttp.HostClient, addr, path string, wait time.Duration, tok
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
-	req.SetRequestURI("http://" + addr + path)
+	scheme := "http://"
+	if hc.IsTLS { // a data address with network.tls
+		scheme = "https://"
+	}
+	req.SetRequestURI(scheme + addr + path)
 	wire.Authorize(&req.Header, token)
 	if err := hc.DoTimeout(req, resp, wait); err != nil {
 		return err

@@ -17,6 +17,8 @@ type State struct {
 	Backends  []BackendState `json:"backends"`
 	// Discovery is the DNS watcher's progress (absent without --backends-dns).
 	Discovery *discover.Status `json:"discovery,omitempty"`
+	// Connections, when the lab models them (conns.go).
+	Connections *ConnState `json:"connections,omitempty"`
 }
 
 // BackendState is one backend as this balancer sees it.
@@ -46,7 +48,7 @@ func (l *LB) State() State {
 	now := l.nowLocked()
 	s := State{Name: l.cfg.Name, Index: l.cfg.Index, Algorithm: l.bal.Algorithm(),
 		Settings: settingsOf(l.lab), Picks: l.picks, Backends: make([]BackendState, len(l.backends)),
-		Discovery: l.discoveryStatus()}
+		Discovery: l.discoveryStatus(), Connections: l.connState()}
 	if l.ln != nil {
 		s.Addr, s.Admin = l.ln.Addr().String(), l.adLn.Addr().String()
 	}
