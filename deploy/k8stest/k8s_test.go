@@ -156,6 +156,7 @@ func TestCommandsCheckConfig(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
 				run := exec.CommandContext(ctx, filepath.Join(bin, cmd[0]), args...)
+				run.Env = containerEnv(t, c)
 				var out bytes.Buffer
 				run.Stdout, run.Stderr = &out, &out
 				if err := run.Run(); err != nil {
@@ -163,6 +164,49 @@ func TestCommandsCheckConfig(t *testing.T) {
 				}
 				t.Logf("%s", strings.TrimSpace(out.String()))
 			})
+		}
+	}
+}
+
+// testToken stands for the lblab-token Secret's token.
+const testToken = "k8s-check-0123456789abcdef"
+
+// containerEnv is c's environment as the kubelet gives it, with the
+// lblab-token Secret's key token as testToken.
+func containerEnv(t *testing.T, c corev1.Container) []string {
+	t.Helper()
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	for _, e := range c.Env {
+		switch {
+		case e.ValueFrom == nil:
+			env = append(env, e.Name+"="+e.Value)
+		case e.ValueFrom.SecretKeyRef != nil && e.ValueFrom.SecretKeyRef.Name == "lblab-token" && e.ValueFrom.SecretKeyRef.Key == "token":
+			env = append(env, e.Name+"="+testToken)
+		default:
+			t.Fatalf("%s: env %s: a source this check does not know", c.Name, e.Name)
+		}
+	}
+	return env
+}
+
+// TestEveryContainerHasTheToken: the admin APIs bind 0.0.0.0, so each
+// process needs the lab's token (and presents it to the others): every
+// container takes LBLAB_TOKEN from the Secret lblab-token, and answers to
+// the Service names (LBLAB_ALLOW_HOST).
+func TestEveryContainerHasTheToken(t *testing.T) {
+	m := render(t, baseDir(t))
+	for _, w := range m.workloads() {
+		for _, c := range w.pod.Spec.Containers {
+			var token, hosts bool
+			for _, e := range c.Env {
+				if r := e.ValueFrom; e.Name == "LBLAB_TOKEN" && r != nil && r.SecretKeyRef != nil && r.SecretKeyRef.Name == "lblab-token" {
+					token = true
+				}
+				hosts = hosts || e.Name == "LBLAB_ALLOW_HOST" && e.Value == "*"
+			}
+			if !token || !hosts {
+				t.Errorf("%s/%s: LBLAB_TOKEN from the Secret lblab-token %v, LBLAB_ALLOW_HOST=* %v; want both", w.id, c.Name, token, hosts)
+			}
 		}
 	}
 }
