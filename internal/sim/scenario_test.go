@@ -478,7 +478,7 @@ func TestEveryScenarioRunsChecked(t *testing.T) {
 func TestScenarioHandshakes(t *testing.T) {
 	rep := compareScenario(t, "handshakes", false)
 	sub, all, free := runOf(t, rep, "subset-5"), runOf(t, rep, "all-20"), runOf(t, rep, "all-20-free")
-	sticky, lb := runOf(t, rep, "all-20-sticky"), runOf(t, rep, "balancers-2")
+	sticky, lb, ap := runOf(t, rep, "all-20-sticky"), runOf(t, rep, "balancers-2"), runOf(t, rep, "aperture-5")
 	subTLS, allTLS, lbTLS := runOf(t, rep, "subset-5-tls"), runOf(t, rep, "all-20-tls"), runOf(t, rep, "balancers-2-tls")
 	for _, r := range rep.Runs {
 		if r.Goodput != 1 || (r.Connections == nil) != (r.Name == "all-20-free") {
@@ -487,6 +487,14 @@ func TestScenarioHandshakes(t *testing.T) {
 	}
 	if s, a := sub.Connections.PerRequest, all.Connections.PerRequest; a < 2*s || a < 0.5 {
 		t.Errorf("handshakes per request: subset of 5 %.3f, all 20 %.3f; want all 20 to pay over half its requests and twice the subset's", s, a)
+	}
+	// An aperture of 5 meets as few servers as a random subset of 5 (about
+	// its handshakes) and spreads the load like all 20 (not like the subset).
+	if a, s := ap.Connections.PerRequest, sub.Connections.PerRequest; a > 1.25*s {
+		t.Errorf("handshakes per request: aperture of 5 %.3f, want about the subset's %.3f", a, s)
+	}
+	if a, s, f := shareSpread(ap), shareSpread(sub), shareSpread(all); a*2 > s || a > 1.25*f {
+		t.Errorf("load spread (cv of the shares): aperture %.3f, subset %.3f, all 20 %.3f; want the aperture's under half the subset's and about all 20's", a, s, f)
 	}
 	if c, s := float64(lb.Connections.ByClients)/float64(lb.Requests), sub.Connections.PerRequest; c > s/2 {
 		t.Errorf("behind two balancers the clients open %.3f connections per request, want under half the subset's %.3f", c, s)
