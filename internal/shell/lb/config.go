@@ -12,6 +12,7 @@ import (
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -57,6 +58,10 @@ type Config struct {
 	// from the open-files limit, wire.DataConns).
 	Access         wire.Access
 	MaxClientConns int
+
+	// Waits times the injected hops: nil is the process's precise
+	// scheduler; tests in a synctest bubble set pace.Runtime.
+	Waits *pace.Scheduler
 }
 
 // BalancerConfig maps a lab's balancers section to the pipeline config of the
@@ -185,6 +190,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Logger == nil {
 		c.Logger = zap.NewNop()
 	}
+	c.Waits = pace.Or(c.Waits)
 	return c, c.checkBackends()
 }
 

@@ -1,0 +1,53 @@
+package pace
+
+import (
+	"sync"
+	"time"
+
+	"github.com/lblab/lblab/internal/stats"
+)
+
+// tally holds the lateness histograms of one Scheduler, by kind.
+type tally struct {
+	mu sync.Mutex
+	h  [numKinds]*stats.Histogram
+}
+
+// record notes that a wait of kind k ended late after its deadline (never
+// negative: a wait does not end early).
+func (st *tally) record(k Kind, late int64) {
+	st.mu.Lock()
+	if st.h[k] == nil {
+		st.h[k] = stats.NewHistogram()
+	}
+	st.h[k].Record(time.Duration(max(late, 0)))
+	st.mu.Unlock()
+}
+
+// Lateness is how late one kind of wait ended: its count, quantiles and
+// maximum (microsecond resolution, 3 significant digits).
+type Lateness struct {
+	Kind  string  `json:"kind"`
+	Count int64   `json:"count"`
+	P50us float64 `json:"p50_us"`
+	P99us float64 `json:"p99_us"`
+	MaxUS float64 `json:"max_us"`
+}
+
+// Stats returns the lateness of every kind of wait s has timed, in Kind
+// order, skipping kinds with none.
+func (s *Scheduler) Stats() []Lateness {
+	st := &s.tally
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var out []Lateness
+	for k, h := range st.h {
+		if h == nil || h.Count() == 0 {
+			continue
+		}
+		us := func(d time.Duration) float64 { return float64(d) / 1e3 }
+		out = append(out, Lateness{Kind: Kind(k).String(), Count: h.Count(),
+			P50us: us(h.Quantile(0.5)), P99us: us(h.Quantile(0.99)), MaxUS: us(h.Max())})
+	}
+	return out
+}
