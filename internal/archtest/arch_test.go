@@ -104,8 +104,8 @@ var importRules = []importRule{
 	},
 	{
 		from: []string{"./internal/client/..."},
-		deny: []string{"./internal/sim/...", "./internal/shell/...", "./internal/labfile/...", "net/...", "github.com/valyala/fasthttp/..."},
-		why:  "the client runtime is written once for both drivers; each drives it through its Transport",
+		deny: []string{"./internal/sim/...", "./internal/shell/...", "net/...", "github.com/valyala/fasthttp/..."},
+		why:  "the client runtime is written once for both drivers; each drives it through its Transport (it takes its settings typed, from internal/assemble; the report it fills names the lab file's headline figure)",
 	},
 	{
 		from: []string{"./internal/workload/..."},

@@ -84,7 +84,8 @@ func TierConfig(lab *labfile.Lab, index int) policy.BalancerConfig {
 	salt := uint64(index) + 1
 	cfg := policy.BalancerConfig{
 		Algorithm: balance.Config{Name: b.Algorithm, Seed: lab.Seed, Salt: salt, Choices: b.Choices,
-			VNodes: b.VNodes, Epsilon: b.Epsilon, Aperture: b.Aperture, Peer: index, Peers: max(b.Count, index+1)},
+			VNodes: b.VNodes, Epsilon: b.Epsilon, Aperture: b.Aperture, ApertureLoad: b.ApertureLoad,
+			Peer: index, Peers: max(b.Count, index+1)},
 		Load: load.Local, Decay: b.Decay, Timeout: b.Timeout, Subset: b.Subset, Seed: lab.Seed, Salt: salt,
 	}
 	if b.Load == labfile.SharedLoad {
@@ -114,7 +115,7 @@ func BalancerConfig(lab *labfile.Lab, index int) policy.BalancerConfig {
 	cfg := TierConfig(lab, index)
 	if c := lab.Clients; ClientSide(lab) {
 		cfg.Algorithm.Name, cfg.Subset, cfg.Timeout, cfg.Load = c.Algorithm, c.Subset, 0, load.Local
-		cfg.Algorithm.Aperture, cfg.Algorithm.Peers = c.Aperture, c.Count
+		cfg.Algorithm.Aperture, cfg.Algorithm.ApertureLoad, cfg.Algorithm.Peers = c.Aperture, c.ApertureLoad, c.Count
 	}
 	return cfg
 }

@@ -116,7 +116,7 @@ const (
 // those constants, so a lab file, an admin API and the core agree.
 var Bounds = struct {
 	Speed, Share, Rate, ArrivalRate, Zipf, CV, Budget, Epsilon, Threshold, Weight, MixShare Range[float64]
-	EjectionShare, OutlierK, RampFloor, Aggression                                          Range[float64]
+	EjectionShare, OutlierK, RampFloor, Aggression, ApertureLoad                            Range[float64]
 	Workers, QueueCapacity, Outstanding, CacheSize, Limit, Users, Clients, Keys, Retries    Range[int]
 	Subset, Aperture, Choices, VNodes, Window, Probes, Checks, Servers, Balancers           Range[int]
 	ConsecutiveFailures, MinRequests                                                        Range[int]
@@ -139,6 +139,7 @@ var Bounds = struct {
 	OutlierK:      Range[float64]{Min: 0, Max: outlier.MaxK},
 	RampFloor:     Range[float64]{Min: 0, Max: 1, MinOpen: true},
 	Aggression:    Range[float64]{Min: slowstart.MinAggression, Max: slowstart.MaxAggression},
+	ApertureLoad:  Range[float64]{Min: 0, Max: balance.MaxApertureLoad},
 
 	Workers:       Range[int]{Min: 1, Max: server.MaxWorkers},
 	QueueCapacity: Range[int]{Min: 0, Max: server.MaxQueueCap},

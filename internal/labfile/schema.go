@@ -74,10 +74,13 @@ type Clients struct {
 
 	// Client-side balancing: when Algorithm is set, clients pick servers themselves
 	// and no balancer sits in between.
-	Algorithm string        `yaml:"algorithm"`
-	Subset    int           `yaml:"subset"`   // each client uses a fixed random subset of this many servers; 0 = all
-	Aperture  int           `yaml:"aperture"` // p2c family: each client draws from a window of about this many servers of a ring shared by all clients; 0 = off
-	Refresh   time.Duration `yaml:"refresh"`  // client-side: how often shared load reports arrive; 0 = from responses only
+	Algorithm string `yaml:"algorithm"`
+	Subset    int    `yaml:"subset"`   // each client uses a fixed random subset of this many servers; 0 = all
+	Aperture  int    `yaml:"aperture"` // p2c family: each client draws from a window of about this many servers of a ring shared by all clients; 0 = off
+	// ApertureLoad sizes the aperture to keep about this many outstanding
+	// requests per server of the window (aperture is then the smallest); 0 = fixed
+	ApertureLoad float64       `yaml:"aperture_load"`
+	Refresh      time.Duration `yaml:"refresh"` // client-side: how often shared load reports arrive; 0 = from responses only
 }
 
 // Backoff is the wait before retry i: base x 2^(i-1), capped at 10 s.
@@ -95,15 +98,18 @@ type Balancers struct {
 	Timeout   time.Duration `yaml:"timeout"`   // per-attempt timeout -> 504; 0 = none
 	Subset    int           `yaml:"subset"`    // servers per balancer; 0 = all
 	Aperture  int           `yaml:"aperture"`  // p2c family: each balancer draws from a window of about this many servers of a ring shared by all balancers; 0 = off
-	Choices   int           `yaml:"choices"`   // random choices for p2c-family; default 2
-	HashOn    HashOn        `yaml:"hash_on"`   // key | client; default key
-	VNodes    int           `yaml:"vnodes"`    // ring-hash virtual nodes per server; default 100
-	Epsilon   float64       `yaml:"epsilon"`   // ring-hash-bounded; default 0.25
-	Decay     time.Duration `yaml:"decay"`     // EWMA decay time; default 1s
-	Breaker   Breaker       `yaml:"breaker"`
-	Outlier   Outlier       `yaml:"outlier"`
-	SlowStart SlowStart     `yaml:"slow_start"`
-	Health    Health        `yaml:"health"`
+	// ApertureLoad sizes the aperture to keep about this many outstanding
+	// requests per server of the window (aperture is then the smallest); 0 = fixed
+	ApertureLoad float64       `yaml:"aperture_load"`
+	Choices      int           `yaml:"choices"` // random choices for p2c-family; default 2
+	HashOn       HashOn        `yaml:"hash_on"` // key | client; default key
+	VNodes       int           `yaml:"vnodes"`  // ring-hash virtual nodes per server; default 100
+	Epsilon      float64       `yaml:"epsilon"` // ring-hash-bounded; default 0.25
+	Decay        time.Duration `yaml:"decay"`   // EWMA decay time; default 1s
+	Breaker      Breaker       `yaml:"breaker"`
+	Outlier      Outlier       `yaml:"outlier"`
+	SlowStart    SlowStart     `yaml:"slow_start"`
+	Health       Health        `yaml:"health"`
 }
 
 // Breaker is the per-server circuit breaker at each balancer.

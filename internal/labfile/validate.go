@@ -80,15 +80,20 @@ func validateClients(c *Clients, r *reporter) {
 	if c.Aperture != 0 && c.Algorithm == "" {
 		r.add("clients.aperture", "is for clients that balance themselves: set clients.algorithm too (got aperture %d)", c.Aperture)
 	} else {
-		validateAperture("clients", c.Algorithm, c.Aperture, c.Subset, r)
+		validateAperture("clients", c.Algorithm, c.Aperture, c.Subset, c.ApertureLoad, r)
 	}
 	check(r, "clients.refresh", Bounds.Refresh, c.Refresh)
 }
 
 // validateAperture checks section.aperture: in range, with an algorithm
-// that draws random choices, and not together with a random subset.
-func validateAperture(section, algorithm string, aperture, subset int, r *reporter) {
+// that draws random choices, and not together with a random subset; and
+// section.aperture_load, which sizes an aperture.
+func validateAperture(section, algorithm string, aperture, subset int, load float64, r *reporter) {
 	p := section + ".aperture"
+	check(r, p+"_load", Bounds.ApertureLoad, load)
+	if load > 0 && aperture == 0 {
+		r.add(p+"_load", "sizes an aperture: set %s too (the smallest window), got aperture_load %s", p, num(load))
+	}
 	switch {
 	case !Bounds.Aperture.In(aperture):
 		check(r, p, Bounds.Aperture, aperture)
@@ -166,7 +171,7 @@ func validateBalancers(b *Balancers, r *reporter) {
 	check(r, "balancers.breaker.threshold", Bounds.Threshold, b.Breaker.Threshold)
 	check(r, "balancers.breaker.open", Bounds.Pause, b.Breaker.Open)
 	check(r, "balancers.breaker.probes", Bounds.Probes, b.Breaker.Probes)
-	validateAperture("balancers", b.Algorithm, b.Aperture, b.Subset, r)
+	validateAperture("balancers", b.Algorithm, b.Aperture, b.Subset, b.ApertureLoad, r)
 	validateOutlier(&b.Outlier, r)
 	validateSlowStart(&b.SlowStart, r)
 	check(r, "balancers.health.interval", Bounds.Period, b.Health.Interval)

@@ -30,6 +30,13 @@ import (
 // width × M + 1 servers (the partial ones at the edges), each server to about
 // width × N + 1 peers.
 //
+// With ApertureLoad set the window is sized to a target load, as Finagle's
+// aperture keeps its "load band": before each pick the balancer looks at
+// its own outstanding requests per server of the window, and grows the
+// window by one server when that is above 2 × ApertureLoad, shrinks it by
+// one when below ApertureLoad / 2, never below Aperture nor above the fleet.
+// The band's factor of four between its edges keeps the size from flapping.
+//
 // The p2c family draws its choices as points in the window (each redrawn up
 // to maxTries times while it lands on an ineligible member or one already
 // chosen) and keeps its own cost rule. When no eligible member turns up in
@@ -39,7 +46,9 @@ import (
 //
 // Not safe for concurrent use; the driver serializes calls.
 type aperture struct {
-	size        int // wanted servers per window
+	size        int     // wanted servers per window
+	least       int     // the smallest size (Config.Aperture)
+	load        float64 // target outstanding requests per server of the window; 0 = fixed size
 	peer, peers int
 	order       []int   // member indices in ring order
 	lo, width   float64 // the window [lo, lo+width) on the unit ring
@@ -50,7 +59,7 @@ func newAperture(c Config) *aperture {
 	if c.Aperture <= 0 {
 		return nil
 	}
-	return &aperture{size: c.Aperture, peer: c.Peer, peers: max(c.Peers, 1)}
+	return &aperture{size: c.Aperture, least: c.Aperture, load: c.ApertureLoad, peer: c.Peer, peers: max(c.Peers, 1)}
 }
 
 // SupportsAperture reports whether the named algorithm draws its choices
@@ -73,13 +82,46 @@ func (a *aperture) update(servers []Server) {
 	slices.SortFunc(a.order, func(x, y int) int {
 		return cmp.Or(cmp.Compare(pos[x], pos[y]), cmp.Compare(servers[x].Name, servers[y].Name), cmp.Compare(x, y))
 	})
-	n := float64(a.peers)
-	a.lo = float64(a.peer) / n
+	a.lo = float64(a.peer) / float64(a.peers)
+	a.resize()
+}
+
+// resize sets the window's width for a.size servers of the ring.
+func (a *aperture) resize() {
+	m, n := len(a.order), float64(a.peers)
 	a.width = 1
 	if m > 0 {
 		a.width = math.Min(1, math.Ceil(float64(min(a.size, m))*n/float64(m))/n)
 	}
 }
+
+// adapt moves the window's size one server towards the load band (see
+// above): by the outstanding requests per server it covers now.
+func (a *aperture) adapt(v View) {
+	m := len(a.order)
+	if a.load <= 0 || m == 0 {
+		return
+	}
+	first := int(math.Floor(a.lo * float64(m)))
+	covered := min(int(math.Ceil((a.lo+a.width)*float64(m)))-first, m)
+	out := 0
+	for k := range covered {
+		out += v.Load(a.order[(first+k)%m]).Outstanding
+	}
+	per := float64(out) / float64(covered)
+	switch {
+	case per > 2*a.load && a.size < m:
+		a.size++
+	case per < a.load/2 && a.size > a.least:
+		a.size--
+	default:
+		return
+	}
+	a.resize()
+}
+
+// Size is the window's size now, in servers (for tests and reports).
+func (a *aperture) Size() int { return a.size }
 
 // at returns the member index under the point u in [0, 1) of the window.
 func (a *aperture) at(u float64) int {
@@ -96,6 +138,7 @@ func (a *aperture) draw(v View, seed, seq, salt uint64, out []int) int {
 	if len(a.order) == 0 || len(a.order) != n {
 		return drawDistinct(v, seed, seq, salt, out) // no ring for this view (a pick before Update)
 	}
+	a.adapt(v)
 	for d := range out {
 		j := -1
 		for t := 0; t < maxTries && j < 0; t++ {

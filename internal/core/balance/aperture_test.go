@@ -163,3 +163,60 @@ func TestAperturePickDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// With ApertureLoad the window follows the load: it grows a server at a time
+// while the outstanding requests per server of the window are above twice
+// the target, stops inside the band, and shrinks back to Aperture, never
+// below, when the load goes away; picks stay inside the (grown) window.
+func TestApertureLoadResizesTheWindow(t *testing.T) {
+	const servers = 20
+	p := mustNew(t, Config{Name: "p2c", Seed: 3, Salt: 1, Aperture: 3, ApertureLoad: 1, Peer: 0, Peers: servers})
+	p.Update(names(servers))
+	win := p.(*p2c).win
+	v := newView(servers, load.Local)
+	// Every pick leaves its request outstanding: the load per server of the
+	// window keeps rising, so the window keeps growing.
+	seq := uint64(0)
+	pick := func() int {
+		seq++
+		j := p.Pick(0, Request{Seq: seq}, v)
+		v.tb.Sent(0, j)
+		return j
+	}
+	const outstanding = 30
+	for range outstanding {
+		pick()
+	}
+	// 30 outstanding at a target of 1 per server want a window of at least
+	// 15 servers to be under the band's top (2 per server); it grows one
+	// server per pick, so it gets there and not much further.
+	if grown := win.Size(); grown < outstanding/2-1 || grown > outstanding/2+2 {
+		t.Fatalf("after %d outstanding requests the window has %d servers, want about %d", outstanding, grown, outstanding/2)
+	}
+	// Every request answered: the window shrinks back to the smallest size.
+	for j := range v.tb.Stats {
+		for v.tb.Stats[j].Outstanding > 0 {
+			v.tb.Done(0, j, 1)
+		}
+	}
+	for range 2 * servers {
+		j := p.Pick(0, Request{Seq: seq}, v)
+		seq++
+		if j < 0 {
+			t.Fatal("no pick")
+		}
+	}
+	if s := win.Size(); s != 3 {
+		t.Fatalf("idle again, the window has %d servers, want the smallest, 3", s)
+	}
+	// A fixed aperture never moves.
+	fixed := mustNew(t, Config{Name: "p2c", Seed: 3, Salt: 1, Aperture: 3, Peer: 0, Peers: servers})
+	fixed.Update(names(servers))
+	v2 := newView(servers, load.Local)
+	for s := range uint64(200) {
+		v2.tb.Sent(0, fixed.Pick(0, Request{Seq: s}, v2))
+	}
+	if s := fixed.(*p2c).win.Size(); s != 3 {
+		t.Fatalf("a fixed aperture grew to %d", s)
+	}
+}

@@ -76,6 +76,10 @@ type Config struct {
 	// this one being number Peer (see aperture.go).
 	Aperture    int
 	Peer, Peers int
+	// ApertureLoad, when > 0, sizes the window to keep about this many
+	// outstanding requests per server in it (aperture.go); Aperture is then
+	// the smallest size.
+	ApertureLoad float64
 }
 
 // Defaults and limits of Config's fields.
@@ -88,6 +92,7 @@ const (
 	DefaultMaglevSize = 65537
 	MaxMaglevSize     = 1 << 24
 	MaxAperture       = 10000
+	MaxApertureLoad   = 1e6
 )
 
 // Names lists the algorithms New knows, in the order `lab algorithms` shows them.
@@ -164,6 +169,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Aperture > 0 && !SupportsAperture(c.Name) {
 		return c, fmt.Errorf("balance: Aperture works with %s, not %s", strings.Join(ApertureAlgorithms, ", "), c.Name)
+	}
+	if !(c.ApertureLoad >= 0 && c.ApertureLoad <= MaxApertureLoad) {
+		return c, fmt.Errorf("balance: ApertureLoad is %g, must be in [0, %g] (0 = a fixed window)", c.ApertureLoad, float64(MaxApertureLoad))
+	}
+	if c.ApertureLoad > 0 && c.Aperture == 0 {
+		return c, fmt.Errorf("balance: ApertureLoad sizes an aperture: set Aperture (the smallest window) too")
 	}
 	if c.Peers < 0 || c.Peer < 0 || c.Peer >= max(c.Peers, 1) {
 		return c, fmt.Errorf("balance: Peer is %d of Peers %d, must be in [0, Peers)", c.Peer, c.Peers)

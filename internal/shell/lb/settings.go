@@ -10,22 +10,23 @@ import (
 // Settings are the balancer knobs as the admin API shows them; every one is
 // a lab-file field (balancers.* or network.hop / network.jitter).
 type Settings struct {
-	Timeout   string            `json:"timeout"`
-	Hop       string            `json:"hop"`
-	Jitter    string            `json:"jitter"`
-	Load      string            `json:"load"`
-	Refresh   string            `json:"refresh"`
-	HashOn    string            `json:"hash_on"`
-	Subset    int               `json:"subset"`
-	Aperture  int               `json:"aperture"`
-	Choices   int               `json:"choices"`
-	VNodes    int               `json:"vnodes"`
-	Epsilon   float64           `json:"epsilon"`
-	Decay     string            `json:"decay"`
-	Breaker   BreakerSettings   `json:"breaker"`
-	Outlier   OutlierSettings   `json:"outlier"`
-	SlowStart SlowStartSettings `json:"slow_start"`
-	Health    HealthSettings    `json:"health"`
+	Timeout      string            `json:"timeout"`
+	Hop          string            `json:"hop"`
+	Jitter       string            `json:"jitter"`
+	Load         string            `json:"load"`
+	Refresh      string            `json:"refresh"`
+	HashOn       string            `json:"hash_on"`
+	Subset       int               `json:"subset"`
+	Aperture     int               `json:"aperture"`
+	ApertureLoad float64           `json:"aperture_load"`
+	Choices      int               `json:"choices"`
+	VNodes       int               `json:"vnodes"`
+	Epsilon      float64           `json:"epsilon"`
+	Decay        string            `json:"decay"`
+	Breaker      BreakerSettings   `json:"breaker"`
+	Outlier      OutlierSettings   `json:"outlier"`
+	SlowStart    SlowStartSettings `json:"slow_start"`
+	Health       HealthSettings    `json:"health"`
 }
 
 // BreakerSettings is balancers.breaker.
@@ -70,7 +71,7 @@ func settingsOf(lab *labfile.Lab) Settings {
 	b, br, h := lab.Balancers, lab.Balancers.Breaker, lab.Balancers.Health
 	o, ss := b.Outlier, b.SlowStart
 	return Settings{Timeout: b.Timeout.String(), Hop: lab.Network.Hop.String(), Jitter: lab.Network.Jitter.String(),
-		Load: string(b.Load), Refresh: b.Refresh.String(), HashOn: string(b.HashOn), Subset: b.Subset, Aperture: b.Aperture,
+		Load: string(b.Load), Refresh: b.Refresh.String(), HashOn: string(b.HashOn), Subset: b.Subset, Aperture: b.Aperture, ApertureLoad: b.ApertureLoad,
 		Choices: b.Choices, VNodes: b.VNodes, Epsilon: b.Epsilon, Decay: b.Decay.String(),
 		Breaker: BreakerSettings{Enabled: br.Enabled, Window: br.Window, Threshold: br.Threshold,
 			Open: br.Open.String(), Probes: br.Probes},
@@ -86,22 +87,23 @@ func settingsOf(lab *labfile.Lab) Settings {
 // settingsIn is the body of PUT /admin/settings: every field optional,
 // durations as text ("100ms").
 type settingsIn struct {
-	Timeout   *string      `json:"timeout"`
-	Hop       *string      `json:"hop"`
-	Jitter    *string      `json:"jitter"`
-	Load      *string      `json:"load"`
-	Refresh   *string      `json:"refresh"`
-	HashOn    *string      `json:"hash_on"`
-	Subset    *int         `json:"subset"`
-	Aperture  *int         `json:"aperture"`
-	Choices   *int         `json:"choices"`
-	VNodes    *int         `json:"vnodes"`
-	Epsilon   *float64     `json:"epsilon"`
-	Decay     *string      `json:"decay"`
-	Breaker   *breakerIn   `json:"breaker"`
-	Outlier   *outlierIn   `json:"outlier"`
-	SlowStart *slowStartIn `json:"slow_start"`
-	Health    *healthIn    `json:"health"`
+	Timeout      *string      `json:"timeout"`
+	Hop          *string      `json:"hop"`
+	Jitter       *string      `json:"jitter"`
+	Load         *string      `json:"load"`
+	Refresh      *string      `json:"refresh"`
+	HashOn       *string      `json:"hash_on"`
+	Subset       *int         `json:"subset"`
+	Aperture     *int         `json:"aperture"`
+	ApertureLoad *float64     `json:"aperture_load"`
+	Choices      *int         `json:"choices"`
+	VNodes       *int         `json:"vnodes"`
+	Epsilon      *float64     `json:"epsilon"`
+	Decay        *string      `json:"decay"`
+	Breaker      *breakerIn   `json:"breaker"`
+	Outlier      *outlierIn   `json:"outlier"`
+	SlowStart    *slowStartIn `json:"slow_start"`
+	Health       *healthIn    `json:"health"`
 }
 
 type outlierIn struct {
@@ -158,6 +160,7 @@ func (s settingsIn) changes() []change {
 	opt(&cs, "hash_on", "balancers.hash_on", s.HashOn)
 	opt(&cs, "subset", "balancers.subset", s.Subset)
 	opt(&cs, "aperture", "balancers.aperture", s.Aperture)
+	opt(&cs, "aperture_load", "balancers.aperture_load", s.ApertureLoad)
 	opt(&cs, "choices", "balancers.choices", s.Choices)
 	opt(&cs, "vnodes", "balancers.vnodes", s.VNodes)
 	opt(&cs, "epsilon", "balancers.epsilon", s.Epsilon)

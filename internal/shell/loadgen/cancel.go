@@ -62,15 +62,19 @@ func (tr *transport) adminClient(addr string) *fasthttp.HostClient {
 }
 
 // cancel sleeps hop, then posts body to hc's /admin/cancel, on a goroutine
-// the transport waits for at shutdown. It touches no loop state; a failed
-// cancellation is only logged (the loser then runs to its answer).
+// the transport waits for at shutdown (a run's last answers still send
+// their losers' cancellations before the connections close). It touches no
+// loop state; a failed cancellation is only logged (the loser then runs to
+// its answer).
 func (tr *transport) cancel(hc *fasthttp.HostClient, body []byte, hop time.Duration, log *zap.Logger) {
 	if tr.closing.Load() {
 		return
 	}
 	tr.wg.Add(1)
+	tr.cancels.Add(1)
 	go func() {
 		defer tr.wg.Done()
+		defer tr.cancels.Done()
 		if hop > 0 {
 			timer := time.NewTimer(hop)
 			select {

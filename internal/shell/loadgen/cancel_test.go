@@ -80,12 +80,18 @@ func dialAll(fakes []*fake, admins ...*adminRec) func(string) (net.Conn, error) 
 }
 
 // slowFirst makes every request hedge and every hedge win: first attempts
-// answer after 150 ms, the others at once.
-func slowFirst(g got, _ int) answer {
-	if g.Kind == "first" {
-		return answer{status: 200, delay: 150 * time.Millisecond, loadQ: -1}
+// answer after a second (so a hedge wins even on a machine that stalls for a
+// while), the others at once.
+func slowFirst(g got, i int) answer { return slowFirstBy(time.Second)(g, i) }
+
+// slowFirstBy answers first attempts after d, the others at once.
+func slowFirstBy(d time.Duration) func(got, int) answer {
+	return func(g got, _ int) answer {
+		if g.Kind == "first" {
+			return answer{status: 200, delay: d, loadQ: -1}
+		}
+		return answer{status: 200, loadQ: -1}
 	}
-	return answer{status: 200, loadQ: -1}
 }
 
 // hedgeLab hedges after 10 ms, with the default 5 ms hop and no jitter.
@@ -101,9 +107,9 @@ func hedgeLab(t *testing.T, set map[string]string) *labfile.Lab {
 
 // checkCancels checks that every hedged request cancelled its first
 // attempt (the loser) once, at the admin of the endpoint that got it, at
-// least a hop after the winning hedge reached its endpoint. Only the last
-// few may be missing: the run ends with their cancellations still on
-// their hop.
+// least a hop after the winning hedge reached its endpoint. None may be
+// missing: the run waits for the last ones, still on their hop, before it
+// closes its connections.
 func checkCancels(t *testing.T, hedges uint64, byAdmin map[*adminRec]*fake) {
 	t.Helper()
 	type sent struct {
@@ -122,7 +128,6 @@ func checkCancels(t *testing.T, hedges uint64, byAdmin map[*adminRec]*fake) {
 		}
 	}
 	cancelled := map[uint64]bool{}
-	var last time.Time // the latest hedge whose loser was cancelled
 	for a, f := range byAdmin {
 		for _, p := range a.got() {
 			first, hedge := firsts[p.ID], hedged[p.ID]
@@ -137,18 +142,10 @@ func checkCancels(t *testing.T, hedges uint64, byAdmin map[*adminRec]*fake) {
 				t.Errorf("request %d cancelled %v after its hedge reached %q, want at least the 5ms hop", p.ID, p.At.Sub(hedge.at), hedge.ep)
 			}
 			cancelled[p.ID] = true
-			if hedge.at.After(last) {
-				last = hedge.at
-			}
 		}
 	}
-	if len(cancelled) == 0 || uint64(len(hedged)) != hedges || hedges-uint64(len(cancelled)) > 5 {
+	if uint64(len(hedged)) != hedges || uint64(len(cancelled)) != hedges {
 		t.Fatalf("%d cancellations for %d hedges (%d seen) that all won", len(cancelled), hedges, len(hedged))
-	}
-	for id, h := range hedged {
-		if !cancelled[id] && h.at.Before(last.Add(-20*time.Millisecond)) {
-			t.Errorf("request %d: no cancellation, though later ones had theirs", id)
-		}
 	}
 }
 
@@ -191,7 +188,7 @@ func TestCancelPostsToTheLosersServer(t *testing.T) {
 // Without admin addresses nothing is posted anywhere: the endpoints get
 // the attempts and nothing else, and the losers run to their (wasted) end.
 func TestNoAdminsNoCancel(t *testing.T) {
-	b1 := newFake(t, "b1", false, slowFirst)
+	b1 := newFake(t, "b1", false, slowFirstBy(150*time.Millisecond)) // the losers answer before the run ends
 	a1 := newAdminRec(t, "adm1")
 	rep, _ := runLive(t, Config{Lab: hedgeLab(t, nil), Targets: []Target{toFakes("hedged", b1)},
 		Dial: dialAll([]*fake{b1}, a1)})

@@ -34,7 +34,8 @@ type transport struct {
 	quit    chan struct{} // closed when the loop stops reading results
 	mu      sync.Mutex
 	conns   map[*trackedConn]struct{}
-	wg      sync.WaitGroup
+	wg      sync.WaitGroup // every goroutine the transport started
+	cancels sync.WaitGroup // the cancellations among them
 	pool    workerPool
 }
 

@@ -50,10 +50,13 @@ type loop struct {
 	stopAt   clock.Instant    // arrivals end here
 	cutAt    clock.Instant    // requests still pending here are cut off
 	cut      bool
-	late     uint64
-	maxLate  time.Duration
-	lateness *stats.Histogram // how far behind its intended time each request started
-	prog     progress
+	// interrupted: SIGINT stopped the run; shutdown does not wait for the
+	// last cancellations
+	interrupted bool
+	late        uint64
+	maxLate     time.Duration
+	lateness    *stats.Histogram // how far behind its intended time each request started
+	prog        progress
 
 	connWarned bool
 }

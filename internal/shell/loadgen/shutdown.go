@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // interruptDrain is how long a run stopped by a signal waits for the
@@ -53,6 +54,7 @@ func (l *loop) dropHeld(now clock.Instant) {
 
 // interrupt stops the arrivals now (SIGINT) and drains briefly.
 func (l *loop) interrupt(now clock.Instant) {
+	l.interrupted = true
 	if now >= l.stopAt {
 		l.cutAt = min(l.cutAt, now.Add(interruptDrain))
 	} else {
@@ -69,6 +71,11 @@ func (l *loop) interrupt(now clock.Instant) {
 // shutdown closes every connection, collects the attempts still out and
 // stops the timer, so no goroutine outlives Run.
 func (l *loop) shutdown() {
+	if !l.interrupted {
+		// The losers of the last hedge races are still cancelled, as in the
+		// model: each cancellation takes a hop and at most CancelWait.
+		waitGroup(&l.tr.cancels, wire.CancelWait+time.Second, l.log)
+	}
 	l.tr.shutdown()
 	for _, t := range l.targets {
 		for _, ep := range t.eps {
