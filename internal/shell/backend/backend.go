@@ -177,6 +177,7 @@ func (b *Backend) Shutdown(ctx context.Context) error {
 	b.timer.Stop()
 	b.armed = false
 	b.mu.Unlock()
+	b.cfg.Waits.Log(b.log)
 	return err
 }
 

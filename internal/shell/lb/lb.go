@@ -192,6 +192,7 @@ func (l *LB) Shutdown(ctx context.Context) error {
 			b.close()
 		}
 		l.mu.Unlock()
+		l.cfg.Waits.Log(l.log)
 	})
 	return err
 }

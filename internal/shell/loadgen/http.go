@@ -12,6 +12,7 @@ import (
 
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -37,6 +38,7 @@ type transport struct {
 	wg      sync.WaitGroup // every goroutine the transport started
 	cancels sync.WaitGroup // the cancellations among them
 	pool    workerPool
+	waits   *pace.Scheduler // times the injected hops
 }
 
 // task is one attempt for a worker, and where its answer goes.
@@ -45,12 +47,12 @@ type task struct {
 	out chan<- result
 }
 
-func newTransport(dial func(string) (net.Conn, error)) *transport {
+func newTransport(dial func(string) (net.Conn, error), waits *pace.Scheduler) *transport {
 	if dial == nil {
 		d := &net.Dialer{Timeout: 3 * time.Second}
 		dial = func(addr string) (net.Conn, error) { return d.Dial("tcp", addr) }
 	}
-	return &transport{dial: dial, quit: make(chan struct{}), conns: map[*trackedConn]struct{}{}}
+	return &transport{dial: dial, quit: make(chan struct{}), conns: map[*trackedConn]struct{}{}, waits: waits}
 }
 
 func (tr *transport) endpoint(name string, spec endpointSpec, maxConns int) *endpoint {
@@ -149,7 +151,7 @@ type result struct {
 // run performs one attempt and posts its answer; false when the loop has stopped.
 func (tr *transport) run(t task) bool {
 	j := t.j
-	time.Sleep(time.Until(j.sendAt)) // the injected network hop
+	tr.waits.SleepUntil(pace.Hop, j.sendAt) // the injected network hop
 	r := result{target: j.target, h: j.h}
 	switch {
 	case j.reject:

@@ -1,9 +1,11 @@
 package pace
 
 import (
+	"errors"
 	"os"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -11,6 +13,12 @@ import (
 // timerfd is the precise alarm: a CLOCK_MONOTONIC timerfd, armed at an
 // absolute instant and read through Go's netpoller, which hands its
 // readiness over as soon as the kernel's hrtimer fires.
+//
+// The read also carries a deadline at the same instant, a Go timer: when
+// every processor is busy the scheduler polls the network only when a
+// processor runs out of work or every 10 ms (sysmon), but it runs due timers
+// at every scheduling point. Whichever notices first ends the wait, so the
+// alarm is never later than Go's timers.
 type timerfd struct {
 	f      *os.File
 	rc     syscall.RawConn
@@ -72,13 +80,17 @@ func (a *timerfd) set(at int64) {
 	// the loop waiting for an earlier setting or a later one: no wait ends
 	// early, and the next set repairs it.
 	_ = unix.TimerfdSettime(a.fd, unix.TFD_TIMER_ABSTIME, &spec, nil)
+	_ = a.f.SetReadDeadline(base.Add(time.Duration(at)))
 }
 
 // wait parks in the netpoller until the timerfd is readable, then reads its
 // expiry count (which clears it).
 func (a *timerfd) wait() error {
 	a.first = true
-	return a.rc.Read(a.read)
+	if err := a.rc.Read(a.read); !errors.Is(err, os.ErrDeadlineExceeded) {
+		return err
+	}
+	return nil
 }
 
 // readOnce is RawRead's callback: true once the timerfd has been read.

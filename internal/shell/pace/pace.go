@@ -85,13 +85,12 @@ type Scheduler struct {
 	heap     heap
 	running  bool  // the loop goroutine is alive
 	sleeping bool  // ... and waiting on the alarm, armed at armed
-	armed    int64 // the alarm's instant while sleeping
+	armed    int64 // the deadline the alarm is set for while sleeping
 	alarm    alarm
-	// spin: a deadline closer than this is finished by yielding the
-	// processor in a loop instead of arming the alarm (0: never). The
-	// alarm is then armed this much early.
-	spin  int64
-	tally tally
+	alarmAt  int64 // the alarm's instant: armed - lead; 0 when set to wake the loop to exit
+	lead     int64 // how early the alarm is armed this sleep (spin.go)
+	spin     spinner
+	tally    tally
 }
 
 var (
@@ -245,15 +244,16 @@ func (s *Scheduler) removeLocked(e *entry) bool {
 	}
 	s.heap.remove(e)
 	if len(s.heap) == 0 && s.sleeping {
-		s.arm(0) // a past instant: at once
+		s.alarmAt = 0
+		s.alarm.set(0) // a past instant: at once
 	}
 	return true
 }
 
-// arm sets the alarm at instant at (early by spin); s.mu is held.
+// arm sets the alarm for deadline at, lead early; s.mu is held.
 func (s *Scheduler) arm(at int64) {
-	s.armed = at
-	s.alarm.set(at - s.spin)
+	s.armed, s.alarmAt = at, at-s.lead
+	s.alarm.set(s.alarmAt)
 }
 
 // loop wakes due waits until none is left.
@@ -270,10 +270,12 @@ func (s *Scheduler) loop() {
 			return
 		}
 		next := s.heap[0].at
-		if next-now <= s.spin {
+		s.lead = s.spin.early(now)
+		if next-now <= s.lead { // close enough: finish by spinning
 			s.mu.Unlock()
 			runtime.Gosched()
 			s.mu.Lock()
+			s.spin.spent(mono() - now)
 			continue
 		}
 		s.sleeping = true
@@ -282,6 +284,9 @@ func (s *Scheduler) loop() {
 		err := s.alarm.wait()
 		s.mu.Lock()
 		s.sleeping = false
+		if woke := mono(); s.alarmAt != 0 && woke >= s.alarmAt {
+			s.spin.observe(woke - s.alarmAt)
+		}
 		if err != nil { // the alarm is broken: finish on Go's timers
 			s.mu.Unlock()
 			time.Sleep(time.Duration(next - mono()))

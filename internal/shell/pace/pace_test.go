@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // No test here asserts how precise a wait is: that depends on the machine
@@ -297,4 +299,70 @@ func TestHeapOrder(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLeadSettlesAtTheNinetiethPercentile feeds the estimator delays
+// uniform over 0..100 µs: it must settle near 90 µs.
+func TestLeadSettlesAtTheNinetiethPercentile(t *testing.T) {
+	var p spinner
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 200000 {
+		p.observe(int64(r.IntN(100_000)))
+	}
+	if p.lead < 80_000 || p.lead > 97_000 {
+		t.Errorf("lead %v, want about 90µs", time.Duration(p.lead))
+	}
+	for range 10000 {
+		p.observe(10 * maxLead)
+	}
+	if p.lead != maxLead {
+		t.Errorf("lead %v, want the cap %v", time.Duration(p.lead), time.Duration(maxLead))
+	}
+}
+
+// TestSpinBudget: spinning is refused once it has used its share of the
+// time, and allowed again as time passes.
+func TestSpinBudget(t *testing.T) {
+	p := spinner{lead: 50_000}
+	if got := p.early(1_000_000); got != 50_000 { // 1 ms refills 100 µs
+		t.Fatalf("early %d with budget left, want the lead", got)
+	}
+	p.spent(150_000)
+	if got := p.early(1_000_000); got != 0 || p.dry != 1 {
+		t.Fatalf("early %d (dry %d) with the budget spent, want 0", got, p.dry)
+	}
+	if got := p.early(2_000_000); got != 50_000 {
+		t.Fatalf("early %d after a refill, want the lead", got)
+	}
+	if got := p.early(1 << 40); got != 50_000 || p.budget != spinBurst {
+		t.Fatalf("budget %d after a long idle, want the cap %d", p.budget, spinBurst)
+	}
+}
+
+// TestLogLine: the processes' "wait lateness" line carries the scheduler
+// and each kind's figures (bench/timing.sh reads it).
+func TestLogLine(t *testing.T) {
+	s, err := newScheduler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Sleep(Hop, 100*time.Microsecond)
+	core, logs := observer.New(zap.InfoLevel)
+	s.Log(zap.New(core))
+	Runtime.Log(zap.New(core))
+	all := logs.AllUntimed()
+	if len(all) != 2 {
+		t.Fatalf("%d lines, want 2", len(all))
+	}
+	m := all[0].ContextMap()
+	if all[0].Message != "wait lateness" || m["waits"] != "precise" || m["lead_us"] == nil {
+		t.Errorf("precise line %q %v", all[0].Message, m)
+	}
+	if st, ok := m["lateness"].([]Lateness); !ok || len(st) != 1 || st[0].Kind != "hop" || st[0].Count != 1 {
+		t.Errorf("lateness %#v, want one hop", m["lateness"])
+	}
+	if m := all[1].ContextMap(); m["waits"] != "runtime" || m["lead_us"] != nil {
+		t.Errorf("runtime line %v", m)
+	}
+	idle(t, s)
 }

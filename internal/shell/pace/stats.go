@@ -4,6 +4,8 @@ import (
 	"sync"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/lblab/lblab/internal/stats"
 )
 
@@ -50,4 +52,28 @@ func (s *Scheduler) Stats() []Lateness {
 			P50us: us(h.Quantile(0.5)), P99us: us(h.Quantile(0.99)), MaxUS: us(h.Max())})
 	}
 	return out
+}
+
+// Name is "precise" or "runtime" (Go's timers): what $LBLAB_WAITS chose.
+func (s *Scheduler) Name() string {
+	if s.runtime {
+		return "runtime"
+	}
+	return "precise"
+}
+
+// Log writes s's lateness statistics as one info line, "wait lateness"
+// (the processes do at shutdown; bench/timing.sh reads it).
+// A precise one adds its spinning (spin.go): the lead it settled on, the
+// time it spent spinning and how often the budget was spent.
+func (s *Scheduler) Log(log *zap.Logger) {
+	fields := []zap.Field{zap.String("waits", s.Name()), zap.Any("lateness", s.Stats())}
+	if !s.runtime {
+		s.mu.Lock()
+		sp := s.spin
+		s.mu.Unlock()
+		fields = append(fields, zap.Float64("lead_us", float64(sp.lead)/1e3),
+			zap.Float64("spun_ms", float64(sp.spun)/1e6), zap.Int64("budget_spent", sp.dry))
+	}
+	log.Info("wait lateness", fields...)
 }
