@@ -3,7 +3,7 @@ GO      ?= go
 FUZZTIME ?= 10s
 PKGS    := ./...
 
-.PHONY: pgo race build test lab sim bench fuzz lint vet compose-check web web-check
+.PHONY: pgo race build test lab sim bench fuzz lint vet compose-check web web-check torture
 
 build:
 	$(GO) build -o bin/ ./cmd/...
@@ -33,6 +33,13 @@ test: vet
 	rm -f $$skips; exit $$status
 	$(MAKE) race
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
+	$(MAKE) torture
+
+# Random labs with random chaos through the simulator's invariant checks
+# (docs/reliability.md); it prints how many labs and requests it ran.
+TORTURE_RUNS ?= 1000
+torture:
+	$(GO) run ./cmd/lab torture --runs $(TORTURE_RUNS)
 
 # The packages with goroutines (the shells) under the race detector.
 race:

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -239,6 +240,7 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 func chaosCommand() *cobra.Command {
 	var addr string
 	var af accessFlags
+	var timeBox time.Duration
 	cmd := &cobra.Command{
 		Use:   "chaos ACTION [TARGET] [key=value...]",
 		Short: "Send a drill to the running lab (lab up)",
@@ -248,10 +250,15 @@ algorithm, add-server, remove-server, set. Settings: speed=0.25, pause=300ms,
 share=0.1, rate=800, algorithm=p2c, or any dotted lab path for set
 (clients.budget=0.1, balancers.breaker.enabled=true). add-server without a name
 adds a server like the last one named as a lab file would (s6 for the first one
-added to five). --lab-url takes HOST:PORT or http://HOST:PORT/.`,
+added to five). --for 30s time-boxes the drill: the lab undoes it 30 s later
+(slow: restore, kill: restart, fail: recover, errors, rate, algorithm and set:
+back to what was in force, add-server: remove-server), whether or not anyone
+watches; gc, restore, restart, recover and remove-server take no --for.
+--lab-url takes HOST:PORT or http://HOST:PORT/.`,
 		Example: `  lab chaos kill s2
   lab chaos restart s2
   lab chaos slow s3 speed=0.25
+  lab chaos slow s3 speed=0.25 --for 30s
   lab chaos gc s1 pause=300ms
   lab chaos algorithm algorithm=round-robin
   lab chaos set clients.retries=2 clients.budget=0.1
@@ -262,6 +269,15 @@ added to five). --lab-url takes HOST:PORT or http://HOST:PORT/.`,
 			ev, err := livelab.ParseDrill(args)
 			if err != nil {
 				return usageError{err}
+			}
+			if cmd.Flags().Changed("for") {
+				if ev.For != 0 {
+					return usageError{errors.New("give the time box once: --for 30s or for=30s")}
+				}
+				if timeBox <= 0 {
+					return usageError{fmt.Errorf("--for: must be > 0, got %v", timeBox)}
+				}
+				ev.For = timeBox
 			}
 			if addr, err = livelab.DialAddr("--lab-url", addr); err != nil {
 				return usageError{err}
@@ -285,6 +301,7 @@ added to five). --lab-url takes HOST:PORT or http://HOST:PORT/.`,
 	}
 	cmd.Flags().StringVar(&addr, "lab-url", livelab.DefaultControllerAddr, "the address of the lab up controller (HOST:PORT or http://HOST:PORT)")
 	cmd.Flags().StringVar(&af.token, "token", "", "the controller's token, when it requires one (default: $"+wire.TokenEnv+")")
+	cmd.Flags().DurationVar(&timeBox, "for", 0, "time-box the drill: the lab undoes it this long after (e.g. 30s)")
 	return cmd
 }
 

@@ -89,3 +89,19 @@ func TestLiveAccessFlagsExit2(t *testing.T) {
 		}
 	}
 }
+
+// lab chaos --for: a time box > 0, given once.
+func TestChaosForErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"chaos", "slow", "s1", "speed=0.5", "--for", "0s"}, "--for: must be > 0"},
+		{[]string{"chaos", "slow", "s1", "speed=0.5", "for=5s", "--for", "5s"}, "give the time box once"},
+		{[]string{"chaos", "slow", "s1", "speed=0.5", "--for", "soon"}, "invalid argument"},
+	} {
+		if _, errOut, code := lab(t, c.args...); code != 2 || !strings.Contains(errOut, c.says) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 saying %q", c.args, code, errOut, c.says)
+		}
+	}
+}

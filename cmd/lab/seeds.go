@@ -101,7 +101,7 @@ func withSeeds(lab *labfile.Lab, seeds []uint64) []*labfile.Lab {
 func simSeeds(out, errOut io.Writer, lab *labfile.Lab, settings []labfile.Setting, seeds []uint64, f simFlags) error {
 	b := batch{what: "lab sim " + lab.Name, labs: withSeeds(lab, seeds), settings: settings}
 	reps, err := b.simulate(func(i int) sim.Options {
-		return sim.Options{Series: f.series && i == 0, Check: f.check}
+		return sim.Options{Series: f.series && i == 0, Check: f.check, MaxPending: f.maxPending}
 	}, errOut)
 	if err != nil {
 		return err

@@ -27,6 +27,8 @@ type simFlags struct {
 	plot     string
 	seeds    string      // --seeds: many seeds with intervals (seeds.go)
 	tr       *traceFlags // --record, --replay, --out, --hdr-log (traces.go)
+	// maxPending is the simulator's memory guard (sim.Options.MaxPending).
+	maxPending int
 }
 
 func simCommand() *cobra.Command {
@@ -55,6 +57,8 @@ figure is the mean over the seeds with a 95% interval (docs/sweeps.md).`,
 	}
 	reportFlags(cmd, &f)
 	cmd.Flags().BoolVar(&f.check, "check", false, "check invariants after every event (slower)")
+	cmd.Flags().IntVar(&f.maxPending, "max-pending", sim.DefaultMaxPending,
+		"stop a run whose pending requests, requests at one server or queued events pass N, or that fires more than N events at one instant (the memory guard)")
 	return cmd
 }
 
@@ -77,6 +81,9 @@ func runSim(out, errOut io.Writer, arg string, f simFlags, changed func(flag str
 	if err != nil {
 		return err
 	}
+	if f.maxPending < 1 {
+		return usageError{fmt.Errorf("--max-pending: must be at least 1, got %d", f.maxPending)}
+	}
 	if seeds, err := seedsOf(f, changed("seed")); err != nil || seeds != nil {
 		if err == nil {
 			err = f.tr.refuseWithSeeds(seeds)
@@ -86,7 +93,7 @@ func runSim(out, errOut io.Writer, arg string, f simFlags, changed func(flag str
 		}
 		return simSeeds(out, errOut, lab, settings, seeds, f)
 	}
-	rep, err := f.tr.compare(lab, settings, sim.Options{Series: f.series || f.plot != "", Check: f.check})
+	rep, err := f.tr.compare(lab, settings, sim.Options{Series: f.series || f.plot != "", Check: f.check, MaxPending: f.maxPending})
 	if err != nil {
 		return err
 	}

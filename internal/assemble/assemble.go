@@ -6,6 +6,8 @@ package assemble
 
 import (
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/lblab/lblab/internal/client"
 	"github.com/lblab/lblab/internal/clock"
@@ -136,23 +138,52 @@ func Servers(lab *labfile.Lab) []balance.Server {
 }
 
 // Stream returns the lab's seeded request stream and, in closed loop, the
-// number of users (0 in open loop).
+// number of users (0 in open loop; with a profile, the most it reaches).
+// An open-loop profile drives the stream's rate.
 func Stream(lab *labfile.Lab) (*workload.Stream, int, error) {
 	c := lab.Clients
 	work, err := c.Work.Build()
 	if err != nil {
 		return nil, 0, fmt.Errorf("clients.work: %w", err)
 	}
-	rate, users := c.Rate, 0
+	cfg := workload.Config{Seed: lab.Seed, Rate: c.Rate, Clients: c.Count, UnevenClients: c.Activity == labfile.ZipfActivity,
+		Keys: c.Keys, ZipfS: c.Zipf, Work: work, Think: c.Think, Faults: Faults(lab)}
+	users := 0
 	if c.Mode == labfile.ClosedLoop {
-		rate, users = 0, c.Users
+		cfg.Rate, users = 0, c.Users
+		if p := Profile(lab); p != nil {
+			users = int(math.Ceil(p.Max()))
+		}
+	} else {
+		cfg.Profile = Profile(lab)
 	}
-	s, err := workload.New(workload.Config{Seed: lab.Seed, Rate: rate, Clients: c.Count,
-		UnevenClients: c.Activity == labfile.ZipfActivity, Keys: c.Keys, ZipfS: c.Zipf, Work: work, Think: c.Think})
+	s, err := workload.New(cfg)
 	if err != nil {
 		return nil, 0, fmt.Errorf("clients: %w", err)
 	}
 	return s, users, nil
+}
+
+// Profile is the lab's load profile (nil: none): the open-loop rate, or the
+// closed-loop users.
+func Profile(lab *labfile.Lab) *workload.Profile {
+	p := lab.Clients.Profile
+	if p == nil {
+		return nil
+	}
+	shape := map[labfile.ProfileShape]workload.Shape{labfile.ShapeRamp: workload.Ramp, labfile.ShapeSteps: workload.Steps,
+		labfile.ShapeSine: workload.Sine, labfile.ShapeSpike: workload.Spike}[p.Shape]
+	return &workload.Profile{Shape: shape, From: p.From, To: p.To, Over: p.Over, Levels: slices.Clone(p.Levels),
+		Every: p.Every, Mean: p.Mean, Amplitude: p.Amplitude, Period: p.Period, Base: p.Base, Peak: p.Peak, At: p.At, For: p.For}
+}
+
+// Faults are the lab's fault shares (clients.faults) for the stream.
+func Faults(lab *labfile.Lab) []workload.FaultShare {
+	var out []workload.FaultShare
+	for _, f := range lab.Clients.Faults {
+		out = append(out, workload.FaultShare{Share: f.Share, Fault: workload.Fault{Status: f.Status, Delay: f.Delay}})
+	}
+	return out
 }
 
 // Network is the lab's hop model, shared by every process and the simulator.
@@ -173,7 +204,11 @@ func ClientConfig(lab *labfile.Lab) (client.Config, error) {
 	if err != nil {
 		return client.Config{}, err
 	}
-	return client.Config{Policy: pol, Stream: s, Users: users, StopAt: clock.Instant(lab.Duration),
+	var usersProfile *workload.Profile
+	if lab.Clients.Mode == labfile.ClosedLoop {
+		usersProfile = Profile(lab)
+	}
+	return client.Config{Policy: pol, Stream: s, Users: users, UsersProfile: usersProfile, StopAt: clock.Instant(lab.Duration),
 		HashClient: lab.Balancers.HashOn == labfile.HashClient, WorkAtServer: lab.Clients.WorkAt == labfile.WorkAtServer,
 		Tier: lab.Balancers.Count}, nil
 }

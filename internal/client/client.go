@@ -26,6 +26,7 @@
 package client
 
 import (
+	"math"
 	"time"
 
 	"github.com/lblab/lblab/internal/clock"
@@ -43,8 +44,12 @@ import (
 type Config struct {
 	Policy policy.Client
 	Stream *workload.Stream
-	Users  int           // closed loop: users; 0 = open loop
+	Users  int           // closed loop: users (with UsersProfile, the most there will be); 0 = open loop
 	StopAt clock.Instant // no request starts at or after it
+	// UsersProfile, in closed loop, makes the number of users follow
+	// UsersProfile.Value(t), read every UsersEvery: users beyond the count
+	// stop after their request (or think) ends, new ones start with a think.
+	UsersProfile *workload.Profile
 
 	HashClient   bool // affinity algorithms hash the client id, not the key
 	WorkAtServer bool // attempts carry no work: each server draws its own
@@ -84,6 +89,7 @@ type Attempt[N any] struct {
 	Key      uint64        // the request's key (caches)
 	HashKey  uint64        // what key-affinity algorithms hash: the key or the client id
 	Work     time.Duration // the work it carries at speed 1; < 0: none (the server draws)
+	Fault    server.Fault  // the fault its request asks the server for (zero: none)
 	Deadline clock.Instant // the tightest deadline it carries (clock.Never: none)
 	Ticket   policy.Ticket // the client's own pick (client-side balancing only)
 	SentAt   clock.Instant
@@ -119,7 +125,11 @@ const (
 	Hedge                     // send the hedge now; Ref is the call
 	Retry                     // the backoff before a retry is over; Ref is the call
 	Patience                  // one attempt's client-side timeout; Ref is the attempt
+	Users                     // read the users profile (Config.UsersProfile)
 )
+
+// UsersEvery is how often a closed-loop users profile is read.
+const UsersEvery = 100 * time.Millisecond
 
 // Timer is one timer a Transport arms and hands back to Fire.
 type Timer struct {
@@ -160,6 +170,7 @@ type Runtime[N any] struct {
 	// answeredBy is the server of the answer being handed to a call, for
 	// the request log's record if that answer ends the call.
 	answeredBy string
+	active  []bool // with a users profile: user u is thinking or has a request out
 }
 
 // New returns the runtime of cfg over tr.
@@ -178,11 +189,71 @@ func New[N any](cfg Config, tr Transport[N]) *Runtime[N] {
 	return rt
 }
 
-// Start arms every closed-loop user's first think time.
+// Start arms every closed-loop user's first think time (with a users
+// profile, those of the users it starts with, and its first reading).
 func (rt *Runtime[N]) Start() {
-	for u := range rt.cfg.Users {
-		rt.tr.Arm(clock.Instant(0).Add(rt.cfg.Stream.Think(u, 1<<40)), Timer{Kind: Think, Ref: uint64(u)})
+	n := rt.cfg.Users
+	if rt.cfg.UsersProfile != nil {
+		rt.active = make([]bool, rt.cfg.Users)
+		n = rt.usersAt(0)
+		rt.armUsers(0)
 	}
+	for u := range n {
+		rt.startThinking(0, u, 1<<40)
+	}
+}
+
+// startThinking arms user u's think time from now; iteration numbers the
+// draw (Stream.Think).
+func (rt *Runtime[N]) startThinking(now clock.Instant, u int, iteration uint64) {
+	if rt.active != nil {
+		rt.active[u] = true
+	}
+	rt.tr.Arm(now.Add(rt.cfg.Stream.Think(u, iteration)), Timer{Kind: Think, Ref: uint64(u)})
+}
+
+// UsersAt is the number of closed-loop users at now: the users profile's
+// count, else Config.Users.
+func (rt *Runtime[N]) UsersAt(now clock.Instant) int {
+	if rt.active == nil {
+		return rt.cfg.Users
+	}
+	return rt.usersAt(now)
+}
+
+// usersAt is the number of users the profile asks for at now.
+func (rt *Runtime[N]) usersAt(now clock.Instant) int {
+	v := math.Round(rt.cfg.UsersProfile.Value(now.Duration()))
+	return int(min(max(v, 0), float64(len(rt.active))))
+}
+
+// armUsers arms the next reading of the users profile after now.
+func (rt *Runtime[N]) armUsers(now clock.Instant) {
+	if next := now.Add(UsersEvery); next < rt.cfg.StopAt {
+		rt.tr.Arm(next, Timer{Kind: Users})
+	}
+}
+
+// onUsers starts the users the profile adds at now, each with a think (a
+// draw of its own for every reading); users beyond the count stop by
+// themselves (stays).
+func (rt *Runtime[N]) onUsers(now clock.Instant) {
+	for u := range rt.usersAt(now) {
+		if !rt.active[u] {
+			rt.startThinking(now, u, 1<<41+uint64(now/clock.Instant(UsersEvery)))
+		}
+	}
+	rt.armUsers(now)
+}
+
+// stays reports whether closed-loop user goes on at now: always, unless a
+// users profile now asks for fewer users than its number (it then stops).
+func (rt *Runtime[N]) stays(now clock.Instant, user int32) bool {
+	if rt.active == nil || int(user) < rt.usersAt(now) {
+		return true
+	}
+	rt.active[user] = false
+	return false
 }
 
 // Begin starts req's call at now, its intended time (latency counts from
@@ -206,7 +277,7 @@ func (rt *Runtime[N]) record(c *Call, intended clock.Instant) report.RequestReco
 
 // startUser begins user's next request at now, unless the arrivals are over.
 func (rt *Runtime[N]) startUser(now clock.Instant, user int32) {
-	if now >= rt.cfg.StopAt {
+	if now >= rt.cfg.StopAt || !rt.stays(now, user) {
 		return
 	}
 	req := rt.cfg.Stream.Draw(rt.userSeq, now)
@@ -216,8 +287,12 @@ func (rt *Runtime[N]) startUser(now clock.Instant, user int32) {
 
 // Fire runs timer t, due at now.
 func (rt *Runtime[N]) Fire(now clock.Instant, t Timer) {
-	if t.Kind == Think {
+	switch t.Kind {
+	case Think:
 		rt.startUser(now, int32(t.Ref))
+		return
+	case Users:
+		rt.onUsers(now)
 		return
 	}
 	h, callHandle := -1, t.Ref
@@ -371,6 +446,10 @@ func (rt *Runtime[N]) Send(now clock.Instant, pc *policy.Call, kind server.Kind,
 	req := &c.Req
 	a.Call, a.Kind, a.Pick, a.Client = pc.Tag, kind, policy.PickNumber(req.Seq, pc.Attempts), int32(req.Client)
 	a.Key, a.HashKey, a.Work, a.SentAt = req.Key, req.Key, req.Work, now
+	a.Fault = server.Fault{}
+	if !req.Fault.IsZero() {
+		a.Fault = server.Fault{Status: req.Fault.Status, StatusPercent: 100, Delay: req.Fault.Delay, DelayPercent: 100}
+	}
 	if rt.cfg.HashClient {
 		a.HashKey = uint64(req.Client)
 	}
@@ -439,7 +518,7 @@ func (rt *Runtime[N]) Finish(now clock.Instant, pc *policy.Call) {
 		rt.log.RequestEnded(r)
 	}
 	rt.pending--
-	if c.User >= 0 && now < rt.cfg.StopAt {
+	if c.User >= 0 && now < rt.cfg.StopAt && rt.stays(now, c.User) {
 		rt.tr.Arm(now.Add(rt.cfg.Stream.Think(int(c.User), c.Req.Seq)), Timer{Kind: Think, Ref: uint64(c.User)})
 	}
 	rt.calls.Free(pc.Tag)

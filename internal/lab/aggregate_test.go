@@ -100,6 +100,9 @@ func TestDeriverRatesAndWindow(t *testing.T) {
 	if len(s.T) != seriesLen || s.InServer[0][0] != 4 || !math.IsNaN(float64(s.P95[0])) {
 		t.Errorf("series: %d points, s1 in system %v, p95 %v (want 80, 4, null without a histogram)", len(s.T), s.InServer[0][0], s.P95[0])
 	}
+	if len(s.Target) != len(s.T) || s.Target[0] != 100 {
+		t.Errorf("target rate line: %v, want the loadgen's rate 100 in every bin", s.Target)
+	}
 	d.add(&liveRun{id: 8, started: start}, fakeReading(start, 0, 0, 0, 0, 0, 0))
 	if len(d.bins) != 0 {
 		t.Error("a new run should start a fresh series")

@@ -75,22 +75,20 @@ func (c *Controller) handleChaos(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
 		return
 	}
-	if n, max := len(run.backends()), maxServers(c.opts.MaxServers); ev.Action == "add-server" && n >= max {
+	if n, max := len(run.backends()), maxServers(c.opts.MaxServers); ev.Action == labfile.ActionAddServer && n >= max {
 		writeJSON(w, 400, map[string]any{"error": fmt.Sprintf("add-server: the lab runs %d servers, the most --max-servers allows (%d): each server is a process", n, max), "code": 400})
 		return
 	}
-	err := run.sc.apply(req.Context(), ev)
-	text := "chaos: " + ev.String()
-	if err != nil {
-		text += " failed: " + err.Error()
-	}
-	run.sc.events.add(time.Now(), text)
+	undo, err := run.fire(req.Context(), ev, "chaos: ", true)
 	if err != nil {
 		writeJSON(w, 502, map[string]any{"error": err.Error(), "code": 502})
 		return
 	}
-	run.record(ev)
-	writeJSON(w, 200, map[string]any{"ok": true, "applied": ev.String()})
+	out := map[string]any{"ok": true, "applied": ev.String()}
+	if ev.For > 0 {
+		out["undo"], out["undo_in_s"] = undo.String(), ev.For.Seconds()
+	}
+	writeJSON(w, 200, out)
 }
 
 // maxBody bounds a controller request's body (a drill or a scenario name).
@@ -114,18 +112,31 @@ func decodeBody(w http.ResponseWriter, req *http.Request, v any) bool {
 
 // validate checks a drill against lab as the lab file would check it as a
 // script event; an add-server drill without a target gets its generated
-// name (nextServerName).
+// name (nextServerName). A drill's for: must be > 0 and the action must
+// have an undo (labfile.Undo); it may outlast the lab's duration (lab up
+// runs until stopped; lab run's undo then never comes).
 func validate(lab *labfile.Lab, ev *labfile.Event) error {
 	if ev.Action == "add-server" && ev.Target == "" {
 		ev.Target = nextServerName(lab)
 	}
+	switch {
+	case ev.For < 0:
+		return fmt.Errorf("for: must be > 0 (how long the drill lasts before its undo), got %v", ev.For)
+	case ev.For > 0:
+		if _, err := labfile.Undo(lab, *ev); err != nil {
+			return fmt.Errorf("for: %v", err)
+		}
+	}
 	probe := lab
 	probe.Compare = nil
 	for i := range probe.Events {
-		probe.Events[i].At = 0
+		probe.Events[i].At, probe.Events[i].For = 0, 0
 	}
 	ev.At = 0
+	timed := ev.For
 	probe.Events = append(probe.Events, *ev)
+	probe.Events[len(probe.Events)-1].For = 0
+	defer func() { ev.For = timed }()
 	if err := probe.Validate(); err != nil {
 		msg := err.Error()
 		prefix := fmt.Sprintf("events[%d].", len(probe.Events)-1)

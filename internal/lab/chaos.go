@@ -14,8 +14,9 @@ import (
 )
 
 // ParseDrill turns `ACTION [TARGET] [key=value...]` into a drill (a script
-// event): keys are speed, pause, share, rate, algorithm, and any dotted lab
-// path for action set (clients.budget=0.1).
+// event): keys are speed, pause, share, rate, algorithm, for (a time box:
+// for=30s), and any dotted lab path for action set (clients.budget=0.1).
+// It reads back what labfile.Event.String writes.
 func ParseDrill(args []string) (labfile.Event, error) {
 	if len(args) == 0 {
 		return labfile.Event{}, fmt.Errorf("give an action: %s", strings.Join(labfile.ActionNames(), ", "))
@@ -52,11 +53,13 @@ func setDrillField(ev *labfile.Event, k, v string) error {
 		ev.Rate, err = strconv.ParseFloat(v, 64)
 	case "pause":
 		ev.Pause, err = time.ParseDuration(v)
+	case "for":
+		ev.For, err = time.ParseDuration(v)
 	case "algorithm":
 		ev.Algorithm = v
 	default:
 		if !strings.Contains(k, ".") {
-			return fmt.Errorf("unknown setting %q: use speed, pause, share, rate, algorithm or a dotted lab path", k)
+			return fmt.Errorf("unknown setting %q: use speed, pause, share, rate, algorithm, for or a dotted lab path", k)
 		}
 		if ev.Set == nil {
 			ev.Set = map[string]string{}

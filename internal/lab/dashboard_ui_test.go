@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,6 +98,21 @@ func TestDashboardInBrowser(t *testing.T) {
 		b.wait(t, 3*time.Second, `document.querySelector('#inspector dd').textContent.includes('DOWN')`)
 		b.screenshot(t, "dashboard")
 		b.do(t, 5*time.Second, click(`#inspector .close`))
+	})
+
+	t.Run("a time-boxed drill undoes itself; the target rate is drawn", func(t *testing.T) {
+		target := eval[string](t, b, `[...document.querySelectorAll('#chart-load .u-legend .u-series')].map(e => e.textContent).join('|')`)
+		if !strings.Contains(target, "target150") {
+			t.Errorf("the load chart's legend %q has no target line at 150/s", target)
+		}
+		// The menu offers 10 s and more; a test cannot wait that long.
+		b.do(t, 5*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.querySelector('#time-box');
+			s.append(new Option('1 s', '1s')); s.value = '1s'; })()`),
+			click(`#diagram .server[data-name="s3"]`), click(`#inspector button[data-action="slow"]`), click(`#inspector .close`))
+		b.wait(t, 5*time.Second, `[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('chaos: slow s3 speed=0.25 for=1s'))`)
+		b.wait(t, 10*time.Second, `[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('chaos: restore s3 (end of slow s3 speed=0.25 for=1s)'))`)
+		b.wait(t, 5*time.Second, `!document.querySelector('#diagram .server[data-name="s3"] .badge.slowed')`)
+		b.do(t, 5*time.Second, chromedp.Evaluate[chromedp.Void](`document.querySelector('#time-box').value = ''`))
 	})
 
 	t.Run("one column at phone width", func(t *testing.T) {

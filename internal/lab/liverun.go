@@ -28,6 +28,7 @@ type liveRun struct {
 	// first holds the settings at the run's first reading, which the
 	// snapshot's changes are measured from.
 	first    atomic.Pointer[Settings]
+	undos    undoTimers // pending undos of time-boxed events
 	ctx      context.Context
 	cancel   context.CancelFunc
 	stopOnce sync.Once
@@ -82,6 +83,7 @@ func (r *liveRun) kill() { r.halt(true) }
 
 func (r *liveRun) halt(now bool) {
 	r.stopOnce.Do(func() {
+		r.undos.stop()
 		r.cancel()
 		if r.attached {
 			return
@@ -118,22 +120,21 @@ func (r *liveRun) byRole(role string) []*proc {
 	return out
 }
 
-// record updates the run's lab copy after a drill was applied, so later
-// drills are checked against the lab as it now is.
-func (r *liveRun) record(ev labfile.Event) {
+// record updates the run's lab copy after an event was applied, so later
+// drills are checked, and undos computed, against the lab as it now is
+// (labfile.Record). A drill's add-server or remove-server joins the copy's
+// events (later drills may target the server, or not); fleet says so.
+func (r *liveRun) record(ev labfile.Event, fleet bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch ev.Action {
 	case labfile.ActionAddServer, labfile.ActionRemoveServer:
-		r.lab.Events = append(r.lab.Events, ev) // later drills may target it (or not)
-	case labfile.ActionRate:
-		if ev.Rate > 0 { // the lab's rate must stay > 0; a pause lives in the loadgen
-			r.lab.Clients.Rate = ev.Rate
+		if fleet {
+			ev.For = 0
+			r.lab.Events = append(r.lab.Events, ev)
 		}
-	case labfile.ActionAlgorithm, labfile.ActionSet:
-		if l, err := r.lab.WithSetting(labfile.Setting{Name: "drill", Algorithm: ev.Algorithm, Set: ev.Set}); err == nil {
-			r.lab = l
-		}
+	default:
+		r.lab.Record(ev)
 	}
 }
 

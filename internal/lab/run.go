@@ -115,7 +115,7 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 	}
 	lg := r.loadgen
 	scriptDone := make(chan struct{})
-	go func() { r.sc.run(r.ctx, lab.Events); close(scriptDone) }()
+	go func() { r.runScript(lab.Events); close(scriptDone) }()
 	progressDone := make(chan struct{})
 	go func() { progressLine(r.ctx, opts.Progress, lg, lab.Duration); close(progressDone) }()
 	if err := lg.wait(ctx); ctx.Err() != nil {

@@ -20,6 +20,7 @@ type bin struct {
 	mean     float64  // Little's law: mean time in system, ms (NaN without completions)
 	cumP50   float64  // the loadgen's since-start percentiles at the bin's end
 	cumP99   float64
+	target   float64            // the loadgen's target rate at the bin's end (NaN: closed loop or unknown)
 	sent     map[string]float64 // requests sent to each server
 	picks    map[string]float64 // requests each balancer sent
 	lookups  map[string]float64 // cache lookups and hits at each server
@@ -62,8 +63,11 @@ func delta(cur, prev uint64) uint64 {
 
 func makeBin(prev, cur *reading, start time.Time) bin {
 	b := bin{t: cur.at.Sub(start).Seconds(), dt: cur.at.Sub(prev.at).Seconds(), mean: math.NaN(),
-		cumP50: math.NaN(), cumP99: math.NaN(), sent: map[string]float64{}, lookups: map[string]float64{},
+		cumP50: math.NaN(), cumP99: math.NaN(), target: math.NaN(), sent: map[string]float64{}, lookups: map[string]float64{},
 		hits: map[string]float64{}, picks: map[string]float64{}, inServer: map[string]int{}, limit: map[string]int{}}
+	if cur.lg != nil && cur.lg.Mode == "open" {
+		b.target = cur.lg.Rate
+	}
 	p, c := prev.totals(), cur.totals()
 	if p.ok && c.ok {
 		// The loadgen's elapsed time dates its counters: a slow or missed
@@ -135,6 +139,7 @@ func (d *deriver) series(servers []string) Series {
 		s.P50, s.P95, s.P99, s.Mean = append(s.P50, p50), append(s.P95, p95), append(s.P99, p99), append(s.Mean, num(b.mean))
 		per := func(n uint64) num { return ratio(float64(n), b.cdt) }
 		s.Offered, s.Attempts = append(s.Offered, per(b.c.offered)), append(s.Attempts, per(b.c.attempts))
+		s.Target = append(s.Target, num(b.target))
 		s.Goodput, s.Timeouts = append(s.Goodput, per(b.c.succeeded)), append(s.Timeouts, per(b.c.timeouts))
 		s.Rejected, s.Retries = append(s.Rejected, per(b.c.rejected)), append(s.Retries, per(b.c.retries))
 		s.Failed = append(s.Failed, per(b.c.failed))

@@ -139,6 +139,7 @@ type Series struct {
 	P99      []num    `json:"p99"`
 	Mean     []num    `json:"mean"`
 	Offered  []num    `json:"offered"`
+	Target   []num    `json:"target"` // the rate the loadgen aims at (a profile's rate(t)); null in closed loop
 	Attempts []num    `json:"attempts"`
 	Goodput  []num    `json:"goodput"` // successful requests per second
 	Timeouts []num    `json:"timeouts"`

@@ -60,7 +60,7 @@ func Up(ctx context.Context, lab *labfile.Lab, opts UpOptions) error {
 // begin shows run r and starts its script clock.
 func (c *Controller) begin(r *liveRun, events []labfile.Event) {
 	c.setRun(r)
-	go r.sc.run(r.ctx, events)
+	go r.runScript(events)
 	c.watchLoadgen(r)
 }
 

@@ -245,6 +245,12 @@ func (l *Lab) Clone() *Lab {
 	}
 	c := *l
 	c.Clients.Work = l.Clients.Work.clone()
+	if p := l.Clients.Profile; p != nil {
+		cp := *p
+		cp.Levels = cloneEach(p.Levels, func(v float64) float64 { return v })
+		c.Clients.Profile = &cp
+	}
+	c.Clients.Faults = cloneEach(l.Clients.Faults, func(f FaultShare) FaultShare { return f })
 	c.Servers = cloneEach(l.Servers, func(g ServerGroup) ServerGroup {
 		if g.Work != nil {
 			w := g.Work.clone()

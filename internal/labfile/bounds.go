@@ -116,12 +116,12 @@ const (
 // those constants, so a lab file, an admin API and the core agree.
 var Bounds = struct {
 	Speed, Share, Rate, ArrivalRate, Zipf, CV, Budget, Epsilon, Threshold, Weight, MixShare Range[float64]
-	EjectionShare, OutlierK, RampFloor, Aggression, ApertureLoad                            Range[float64]
+	EjectionShare, OutlierK, RampFloor, Aggression, ApertureLoad, FaultShare                Range[float64]
 	Workers, QueueCapacity, Outstanding, CacheSize, Limit, Users, Clients, Keys, Retries    Range[int]
 	Subset, Aperture, Choices, VNodes, Window, Probes, Checks, Servers, Balancers           Range[int]
 	ConsecutiveFailures, MinRequests                                                        Range[int]
 	Duration, Network, Timeout, Work, Pause, Period, Refresh, Every, Decay                  Range[time.Duration]
-	OutlierInterval, Ejection, RampWindow                                                   Range[time.Duration]
+	OutlierInterval, Ejection, RampWindow, Offset                                           Range[time.Duration]
 }{
 	Speed:       Range[float64]{Min: 0, Max: server.MaxSpeed, MinOpen: true},
 	Share:       Range[float64]{Min: 0, Max: 1},
@@ -140,6 +140,7 @@ var Bounds = struct {
 	RampFloor:     Range[float64]{Min: 0, Max: 1, MinOpen: true},
 	Aggression:    Range[float64]{Min: slowstart.MinAggression, Max: slowstart.MaxAggression},
 	ApertureLoad:  Range[float64]{Min: 0, Max: balance.MaxApertureLoad},
+	FaultShare:    Range[float64]{Min: 0, Max: 1, MinOpen: true},
 
 	Workers:       Range[int]{Min: 1, Max: server.MaxWorkers},
 	QueueCapacity: Range[int]{Min: 0, Max: server.MaxQueueCap},
@@ -176,6 +177,7 @@ var Bounds = struct {
 	OutlierInterval: Range[time.Duration]{Min: outlier.MinInterval, Max: maxDelay},
 	Ejection:        Range[time.Duration]{Min: 0, Max: maxDelay, MinOpen: true},
 	RampWindow:      Range[time.Duration]{Min: 0, Max: maxDelay, MinOpen: true},
+	Offset:          Range[time.Duration]{Min: 0, Max: maxLabTime}, // an instant into the run
 }
 
 // check reports v at path when it is out of r.

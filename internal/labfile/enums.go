@@ -114,7 +114,8 @@ func names[T ~string](vs []T) []string {
 }
 
 // String is the event as a drill line, as `lab chaos` takes it and the
-// event logs show it: "slow s2 speed=0.25", "set clients.budget=0.1".
+// event logs show it: "slow s2 speed=0.25", "set clients.budget=0.1",
+// "kill s3 for=30s".
 func (e Event) String() string {
 	parts := []string{string(e.Action)}
 	if e.Target != "" {
@@ -135,6 +136,9 @@ func (e Event) String() string {
 		for _, k := range slices.Sorted(maps.Keys(e.Set)) {
 			parts = append(parts, k+"="+e.Set[k])
 		}
+	}
+	if e.For > 0 {
+		parts = append(parts, "for="+e.For.String())
 	}
 	return strings.Join(parts, " ")
 }

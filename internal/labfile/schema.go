@@ -64,6 +64,13 @@ type Clients struct {
 	Keys     int           `yaml:"keys"`     // key space, default 1000
 	Zipf     float64       `yaml:"zipf"`     // Zipf exponent s over keys (0 = uniform); default 1.1
 	Work     Dist          `yaml:"work"`
+	// Profile makes the load change with time: the open-loop rate, or in
+	// closed loop the number of users (profile.go). nil = a constant rate
+	// (users).
+	Profile *Profile `yaml:"profile"`
+	// Faults mark shares of the requests with a fault that each of their
+	// attempts asks the server for (profile.go).
+	Faults []FaultShare `yaml:"faults"`
 
 	Timeout        time.Duration `yaml:"timeout"`         // whole request deadline; 0 = none
 	AttemptTimeout time.Duration `yaml:"attempt_timeout"` // client per-attempt timeout; 0 = none
@@ -223,4 +230,7 @@ type Event struct {
 	Rate      float64           `yaml:"rate"`   // rate
 	Algorithm string            `yaml:"algorithm"`
 	Set       map[string]string `yaml:"set"` // set: dotted path -> value, e.g. clients.budget: "0.1"
+	// For time-boxes the event: its undo (Undo) applies at At + For. 0 = it
+	// stays in force.
+	For time.Duration `yaml:"for"`
 }

@@ -182,10 +182,8 @@ func validateEvents(l *Lab, r *reporter, ch *setChecker) {
 			}
 		}
 		checkEventValues(e, p, r, ch)
-		if fl != nil && slices.Contains(fields, "target") {
-			checkTarget(e, p, fl, r)
-		}
 	}
+	validateTimeline(l, r, fl) // targets against the servers present, for: and its undos
 }
 
 func checkEventTime(l *Lab, i int, p string, r *reporter) {
@@ -244,14 +242,20 @@ func checkEventValues(e *Event, p string, r *reporter, ch *setChecker) {
 			r.add(p+".set", "needs at least one dotted path and value (clients.budget: 0.1)")
 			return
 		}
+		for k := range e.Set {
+			if FixedAtRunTime(k) {
+				r.add(joinPath(p+".set", k), "is fixed for a run (the request stream is built from it once): give it in the lab file, or in a compare setting")
+				return
+			}
+		}
 		ch.check(r, p, "", e.Set)
 	}
 }
 
 // checkTarget checks an event's target against the servers present at its
-// time, and tracks add-server and remove-server.
-func checkTarget(e *Event, p string, fl *fleet, r *reporter) {
-	field := p + ".target"
+// time, and tracks add-server and remove-server; problems are reported at
+// field (the event's target, or the for: of the event an undo ends).
+func checkTarget(e *Event, field string, fl *fleet, r *reporter) {
 	switch {
 	case e.Action == ActionAddServer:
 		if e.Target == "" {

@@ -83,6 +83,8 @@ func validateClients(c *Clients, r *reporter) {
 		validateAperture("clients", c.Algorithm, c.Aperture, c.Subset, c.ApertureLoad, r)
 	}
 	check(r, "clients.refresh", Bounds.Refresh, c.Refresh)
+	validateProfile(c, r)
+	validateFaults(c.Faults, r)
 }
 
 // validateAperture checks section.aperture: in range, with an algorithm

@@ -22,7 +22,10 @@ const drainLimit = 30 * clock.Instant(1e9)
 // newWorld builds a run of lab (already validated and with the setting applied).
 func newWorld(lab *labfile.Lab, name string, opts Options) (*world, error) {
 	w := &world{lab: lab, name: name, net: assemble.Network(lab), check: opts.Check, arrivalAt: clock.Never,
-		closeReplay: func() {}}
+		closeReplay: func() {}, maxPending: opts.MaxPending}
+	if w.maxPending <= 0 {
+		w.maxPending = DefaultMaxPending
+	}
 	hc := lab.Balancers.Health
 	var err error
 	if w.health, err = health.New(health.Config{Fails: hc.Fails, Passes: hc.Passes}); err != nil {
@@ -38,6 +41,7 @@ func newWorld(lab *labfile.Lab, name string, opts Options) (*world, error) {
 	if err := w.buildBalancers(); err != nil {
 		return nil, err
 	}
+	w.open = make([]int, len(w.bals))
 	if err := w.buildClients(opts); err != nil {
 		return nil, err
 	}

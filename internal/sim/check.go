@@ -6,6 +6,7 @@ import (
 
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/breaker"
+	"github.com/lblab/lblab/internal/core/load"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 )
@@ -60,7 +61,11 @@ func (w *world) checkServer(si int) {
 // checkStep: every 1024 events, each balancer's outstanding counts are never
 // negative and equal the attempts it has forwarded and not yet answered.
 func (w *world) checkStep() {
-	if w.events%1024 != 0 || w.clientLB || w.lab.Balancers.Load == labfile.SharedLoad {
+	if w.events%1024 != 0 {
+		return
+	}
+	w.checkInFlight() // every kind of lab: check_inflight.go
+	if w.clientLB || w.bals[0].Loads().Mode != load.Local {
 		return
 	}
 	inflight := make([]int, len(w.bals))

@@ -63,6 +63,7 @@ func (w *world) forward(now clock.Instant, h uint64, a *attempt, delay time.Dura
 		w.checkPick(now, b, t)
 	}
 	a.Net.ticket, a.Net.server, a.Net.lbSent = t, int32(t.Server), now
+	w.openTicket(a.Bal)
 	if to := b.Timeout(); to > 0 {
 		w.push(now.Add(to), evLBTimeout, h, 0)
 		a.Deadline = min(a.Deadline, now.Add(to)) // the server may drop it past the balancer's patience too

@@ -34,6 +34,8 @@ func (w *world) step(e event) {
 		w.onHealth()
 	case evScript:
 		w.onScript(int(e.a))
+	case evUndo:
+		w.onUndo(int(e.a))
 	case evBin:
 		w.col.closeBin(w.now)
 		if w.now < w.stopAt {
@@ -61,7 +63,7 @@ func (w *world) onAtServer(h uint64) {
 	}
 	s := w.servers[a.Net.server]
 	s.sent++
-	job := server.Job{ID: h, Work: a.Work, Key: a.Key, Kind: a.Kind}
+	job := server.Job{ID: h, Work: a.Work, Key: a.Key, Kind: a.Kind, Pick: a.Pick, Fault: a.Fault}
 	if a.Net.ticket.Probe || a.Ticket.Probe {
 		job.Kind = server.Probe
 	}
@@ -98,7 +100,7 @@ func (w *world) deliver(si int) {
 		if !n.lbDone { // a balancer that answered 504 (or 503) already stays answered
 			n.result = policy.ResultOf(r.Status)
 		}
-		if r.Status == server.OK {
+		if r.Served() {
 			s.completed++
 		}
 		q, in := s.core.Load()
@@ -142,6 +144,7 @@ func (w *world) onReplyAtLB(h uint64) {
 		return
 	}
 	n.lbDone = true
+	w.closeTicket(a.Bal)
 	w.bals[a.Bal].Done(w.now, n.ticket, n.result, w.now.Sub(n.lbSent))
 	w.pushHop(w.now.Add(w.hopDelay(a, policy.BalancerBack)), evReplyAtClient, h)
 }
@@ -154,6 +157,7 @@ func (w *world) onLBTimeout(h uint64) {
 	n := &a.Net
 	n.lbDone, n.timedOut, n.result = true, true, policy.Timeout
 	b := w.bals[a.Bal]
+	w.closeTicket(a.Bal)
 	b.Done(w.now, n.ticket, policy.Timeout, b.Timeout())
 	w.pushHop(w.now.Add(w.hopDelay(a, policy.BalancerBack)), evReplyAtClient, h)
 }

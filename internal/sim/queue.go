@@ -19,6 +19,7 @@ const (
 	evScript                    // script event a
 	evBin                       // close a 250 ms series bin
 	evStop                      // the end of the arrivals
+	evUndo                      // the undo of a time-boxed script event (a = index in world.undos)
 )
 
 // event is a value type so the heap holds no pointers and allocates nothing.

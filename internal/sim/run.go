@@ -20,6 +20,10 @@ type Options struct {
 	// Logs, when set, gives each run's request log (the exports), by the
 	// run's name.
 	Logs func(run string) report.RequestLog
+	// MaxPending is the memory guard's bound (guard.go): a run whose pending
+	// requests, requests at one server or queued events pass it stops with
+	// an *OverflowError. 0 means DefaultMaxPending.
+	MaxPending int
 }
 
 // Result is one simulated run's report row.
@@ -65,6 +69,9 @@ func run(lab *labfile.Lab, name string, opts Options) (Result, error) {
 	w.start()
 	end := w.loop()
 	w.rt.Ended(end)
+	if w.overflow != nil {
+		return Result{}, w.overflow
+	}
 	if err := w.stream.Err(); err != nil {
 		return Result{}, err
 	}
@@ -124,6 +131,11 @@ func (w *world) loop() clock.Instant {
 			w.cutOff()
 			break
 		}
+		if next == w.now {
+			w.stalled++
+		} else {
+			w.stalled = 0
+		}
 		w.now = next
 		w.events++
 		switch src {
@@ -138,6 +150,11 @@ func (w *world) loop() clock.Instant {
 		}
 		if w.check {
 			w.checkStep()
+		}
+		if w.events%guardEvery == 0 {
+			if w.overflow = w.guard(); w.overflow != nil {
+				break
+			}
 		}
 	}
 	if w.now < w.stopAt {

@@ -10,14 +10,45 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 )
 
-// onScript applies the lab's script event i.
+// undo is the end of a time-boxed event: the event that undoes it, due at
+// its At + For.
+type undo struct {
+	ev, cause labfile.Event
+}
+
+// onScript applies the lab's script event i. A time-boxed event's undo is
+// computed from the lab as it is just before the event (labfile.Undo) and
+// scheduled at now + For.
 func (w *world) onScript(i int) {
 	ev := w.lab.Events[i]
+	var u labfile.Event
+	var uerr error
+	if ev.For > 0 {
+		u, uerr = labfile.Undo(w.lab, ev)
+	}
 	if err := w.apply(ev); err != nil {
 		w.col.log(w.now, fmt.Sprintf("event %d (%s) failed: %v", i+1, ev.Action, err))
 		return
 	}
 	w.col.log(w.now, ev.String())
+	switch {
+	case ev.For <= 0:
+	case uerr != nil:
+		w.col.log(w.now, fmt.Sprintf("event %d (%s): no undo: %v", i+1, ev.Action, uerr))
+	default:
+		w.undos = append(w.undos, undo{ev: u, cause: ev})
+		w.push(w.now.Add(ev.For), evUndo, 0, int32(len(w.undos)-1))
+	}
+}
+
+// onUndo applies the undo of a time-boxed event and logs it as its end.
+func (w *world) onUndo(i int) {
+	u := w.undos[i]
+	if err := w.apply(u.ev); err != nil {
+		w.col.log(w.now, fmt.Sprintf("%s failed: %v", labfile.UndoText(u.ev, u.cause), err))
+		return
+	}
+	w.col.log(w.now, labfile.UndoText(u.ev, u.cause))
 }
 
 // targets returns the indices of the servers an event names.
@@ -97,9 +128,13 @@ func (w *world) applyServer(ev labfile.Event) error {
 	return nil
 }
 
-// setRate changes the open-loop rate and redraws the pending arrival.
+// setRate changes the open-loop rate and redraws the pending arrival; it
+// replaces a rate profile for the rest of the run.
 func (w *world) setRate(rate float64) {
 	w.lab.Clients.Rate = rate
+	if w.users == 0 {
+		w.lab.Clients.Profile = nil
+	}
 	if w.users > 0 {
 		return // closed loop: the users set the pace
 	}
@@ -215,6 +250,13 @@ func (w *world) onRefresh() {
 			b.Loads().Report(w.now, i, q, in)
 		}
 	}
+	if w.check {
+		w.reported = w.reported[:0]
+		for _, s := range w.servers {
+			q, in := s.core.Load()
+			w.reported = append(w.reported, loadReport{q, in})
+		}
+	}
 	if w.now < w.cutAt {
 		w.push(w.now.Add(w.refreshEvery()), evRefresh, 0, 0)
 	}
@@ -222,9 +264,11 @@ func (w *world) onRefresh() {
 
 func (w *world) refreshEvery() time.Duration {
 	if w.clientLB {
-		return w.lab.Clients.Refresh
+		return w.lab.Clients.Refresh // 0 means none: sharedLoads is false then
 	}
-	return w.lab.Balancers.Refresh
+	// At least 1 ms, as the live lb polls (internal/shell/lb/poll.go): a
+	// refresh of 0 would report again at the same instant for ever.
+	return max(w.lab.Balancers.Refresh, time.Millisecond)
 }
 
 // onHealth runs one round of active health checks: a server that is down or

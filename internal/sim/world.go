@@ -71,12 +71,18 @@ type world struct {
 	users       int
 	net         policy.Network
 	health      *health.Checker // nil when active health checks are off
+	undos       []undo          // time-boxed events' undos, by evUndo's index
 
 	replyBuf []server.Reply
 
-	col   *collector
-	check bool
-	fault []string // invariant violations (check mode)
+	col        *collector
+	maxPending int   // the memory guard's bound
+	stalled    int   // events fired since virtual time last moved on
+	overflow   error // set when the guard stopped the run
+	check      bool
+	fault      []string     // invariant violations (check mode)
+	open       []int        // check mode: per tier balancer, picks not yet answered (check_inflight.go)
+	reported   []loadReport // check mode: each server's last shared load report
 }
 
 // attemptOf returns the attempt for h, or nil if it was released since.

@@ -14,13 +14,16 @@ var (
 	saltKey    = rng.StringHash("workload/key")
 	saltClient = rng.StringHash("workload/client")
 	saltThink  = rng.StringHash("workload/think")
+	saltFault  = rng.StringHash("workload/fault")
 )
 
 // Draw returns request number seq with intended time at. Work, Key and Client
 // are pure functions of (Seed, seq): Work is sampled by a generator seeded
 // with rng.Hash(Seed, seq, saltWork), Key and Client are Zipf (or uniform)
-// ranks of rng.Hash(Seed, seq, salt). Next uses it, and closed-loop drivers
-// call it with their own instants. It does not allocate.
+// ranks of rng.Hash(Seed, seq, salt), Fault is the fault share that
+// rng.HashFloat(Seed, seq, salt) falls in (see FaultShare). Next uses it,
+// and closed-loop drivers call it with their own instants. It does not
+// allocate.
 func (s *Stream) Draw(seq uint64, at clock.Instant) Request {
 	seed := s.cfg.Seed
 	*s.work = *rng.New(rng.Hash(seed, seq, saltWork))
@@ -30,7 +33,23 @@ func (s *Stream) Draw(seq uint64, at clock.Instant) Request {
 		Work:   max(s.cfg.Work.Sample(s.work), 0),
 		Key:    uint64(s.keys.rank(rng.Hash(seed, seq, saltKey))),
 		Client: s.clients.rank(rng.Hash(seed, seq, saltClient)),
+		Fault:  s.fault(seq),
 	}
+}
+
+// fault is the fault request seq carries: the shares take consecutive
+// slices of [0, 1), and one uniform draw per request picks the slice.
+func (s *Stream) fault(seq uint64) Fault {
+	if len(s.cfg.Faults) == 0 {
+		return Fault{}
+	}
+	u, top := rng.HashFloat(s.cfg.Seed, seq, saltFault), 0.0
+	for _, f := range s.cfg.Faults {
+		if top += f.Share; u < top {
+			return f.Fault
+		}
+	}
+	return Fault{}
 }
 
 // Think returns closed-loop user user's think time after its iteration-th

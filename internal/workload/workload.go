@@ -22,6 +22,7 @@ type Request struct {
 	Work   time.Duration // service time at speed 1, from the work distribution
 	Key    uint64        // key id in [0, Keys), Zipf-distributed: key 0 is the hottest
 	Client int           // client id in [0, Clients)
+	Fault  Fault         // what its attempts ask the server to do (zero: nothing; see Config.Faults)
 }
 
 // Config describes the stream; New validates it once.
@@ -34,14 +35,21 @@ type Config struct {
 	ZipfS         float64       // Zipf exponent over keys, >= 0 (0 = uniform)
 	Work          rng.Dist      // work distribution, required
 	Think         time.Duration // closed loop: mean exponential think time, >= 0
+	// Profile, when set, drives the open-loop rate instead of Rate: arrivals
+	// come at Profile.Value(t) per second (see Next).
+	Profile *Profile
+	// Faults mark shares of the requests with a fault (see Draw).
+	Faults []FaultShare
 }
 
 // Stream generates the requests of one Config.
 //
 // Open loop: Next returns arrivals of a Poisson process, gaps exponential
-// with mean 1/rate drawn in order from rng.Split(Seed, "arrivals"). The
-// per-request fields come from Draw, so they depend on (Seed, Seq) alone and
-// not on the arrival times or the rate.
+// with mean 1/rate drawn in order from rng.Split(Seed, "arrivals"); with a
+// Profile, of the non-homogeneous Poisson process of rate Profile.Value(t),
+// from the same unit exponentials through the inverse of the integrated
+// rate (Profile.Advance). The per-request fields come from Draw, so they
+// depend on (Seed, Seq) alone and not on the arrival times or the rate.
 //
 // Not safe for concurrent use; the driver serializes calls.
 type Stream struct {
@@ -51,7 +59,8 @@ type Stream struct {
 	arrivals *rng.Source
 	work     *rng.Source // scratch generator reseeded per Draw (no allocation)
 
-	rate    float64       // current arrival rate per second; 0 = paused
+	rate    float64       // current arrival rate per second; 0 = paused (unused while prof is set)
+	prof    *Profile      // the rate profile in force; nil after SetRate
 	seq     uint64        // Seq of the next arrival Next returns
 	base    clock.Instant // the next gap is drawn from this instant
 	last    clock.Instant // At of the arrival last returned by Next
@@ -78,7 +87,7 @@ func New(cfg Config) (*Stream, error) {
 		return nil, fmt.Errorf("workload: Clients: %w", err)
 	}
 	return &Stream{
-		cfg: cfg, keys: keys, clients: clients, rate: cfg.Rate,
+		cfg: cfg, keys: keys, clients: clients, rate: cfg.Rate, prof: cfg.Profile,
 		arrivals: rng.Split(cfg.Seed, "arrivals"), work: rng.New(0),
 	}, nil
 }
@@ -98,14 +107,32 @@ func validate(c Config) error {
 	case c.Think < 0:
 		return fmt.Errorf("workload: Think is %v, must be >= 0", c.Think)
 	}
-	return nil
+	if c.Profile != nil {
+		if err := c.Profile.Check(); err != nil {
+			return fmt.Errorf("workload: Profile: %w", err)
+		}
+	}
+	return checkFaults(c.Faults)
 }
 
 // Config returns the stream's configuration.
 func (s *Stream) Config() Config { return s.cfg }
 
-// Rate returns the current arrival rate per second.
+// Rate returns the constant arrival rate per second in force (see RateAt
+// for the rate at an instant, which a profile changes).
 func (s *Stream) Rate() float64 { return s.rate }
+
+// RateAt returns the arrival rate per second at instant t: the profile's
+// while one is in force, else the constant rate.
+func (s *Stream) RateAt(t clock.Instant) float64 {
+	if s.prof != nil {
+		return s.prof.Value(t.Duration())
+	}
+	return s.rate
+}
+
+// Profile returns the rate profile in force (nil: a constant rate).
+func (s *Stream) Profile() *Profile { return s.prof }
 
 // Next returns the next open-loop arrival: At non-decreasing, Seq increasing
 // by one per call (except that after SetRate withdraws an arrival, the same
@@ -113,14 +140,21 @@ func (s *Stream) Rate() float64 { return s.rate }
 // and does not advance; drivers take one arrival at a time (schedule it, and
 // call Next again when it fires).
 func (s *Stream) Next() Request {
-	if s.rate <= 0 {
+	var at clock.Instant
+	switch {
+	case s.prof != nil:
+		if at = s.prof.Advance(s.base, s.arrivals.Exp()); at == clock.Never {
+			return s.Draw(s.seq, clock.Never) // the profile stays at 0 from here on
+		}
+	case s.rate <= 0:
 		return s.Draw(s.seq, clock.Never)
+	default:
+		gap := math.Round(s.arrivals.Exp() / s.rate * 1e9) // ns
+		if gap >= float64(clock.Never-s.base) {
+			return s.Draw(s.seq, clock.Never) // beyond the end of time: as paused
+		}
+		at = s.base + clock.Instant(gap)
 	}
-	gap := math.Round(s.arrivals.Exp() / s.rate * 1e9) // ns
-	if gap >= float64(clock.Never-s.base) {
-		return s.Draw(s.seq, clock.Never) // beyond the end of time: as paused
-	}
-	at := s.base + clock.Instant(gap)
 	r := s.Draw(s.seq, at)
 	if s.hasLast {
 		s.prev = s.last
@@ -131,8 +165,8 @@ func (s *Stream) Next() Request {
 	return r
 }
 
-// SetRate makes arrivals from now on come at rate per second; rate <= 0 (or
-// NaN, or +Inf) pauses them. Exponential gaps are memoryless, so the pending
+// SetRate makes arrivals from now on come at rate per second, replacing a
+// profile for the rest of the run; rate <= 0 (or NaN, or +Inf) pauses them. Exponential gaps are memoryless, so the pending
 // arrival is redrawn from now: if the arrival Next returned last is later
 // than now, it is withdrawn and the next Next returns the same Seq (same
 // Work, Key and Client) at a new instant drawn from now; the driver replaces
@@ -150,6 +184,6 @@ func (s *Stream) SetRate(now clock.Instant, rate float64) {
 			floor = s.last
 		}
 	}
-	s.rate = rate
+	s.rate, s.prof = rate, nil
 	s.base = max(now, floor)
 }

@@ -37,13 +37,8 @@ export async function post(path, body) {
 /** chaos applies one drill (the body of POST /api/chaos). */
 export async function chaos(drill) {
   const out = await post('/api/chaos', drill);
-  if (out) toast('applied: ' + out.applied);
+  if (out) toast('applied: ' + out.applied + (out.undo ? ` (then ${out.undo} in ${out.undo_in_s} s)` : ''));
   return out;
-}
-
-/** set changes lab settings by dotted path: set({'clients.retries': '3'}). */
-export function set(paths) {
-  return chaos({ action: 'set', set: paths });
 }
 
 /** getJSON fetches a JSON document (null on failure). */

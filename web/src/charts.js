@@ -12,8 +12,10 @@ const palette = ['#2563eb', '#16a34a', '#dc2626', '#9333ea', '#ea580c', '#0891b2
 /** The charts: each picks its series out of a snapshot. */
 const specs = [
   { id: 'latency', title: 'Latency of successful requests (ms, log scale)', pick: latencySeries, log: true },
-  { id: 'load', title: 'Offered, attempts and goodput (per second)', pick: (s) => [
-    ['offered', s.offered, palette[0]], ['attempts', s.attempts, palette[4]], ['goodput', s.goodput, palette[1]]] },
+  // target: the rate the loadgen aims at (a load profile's rate(t)), dashed; open loop only
+  { id: 'load', title: 'Offered, attempts and goodput (per second)', pick: (s, snap) => [
+    ['offered', s.offered, palette[0]], ['attempts', s.attempts, palette[4]], ['goodput', s.goodput, palette[1]],
+    ...((snap.clients || {}).mode === 'open' ? [['target', s.target, palette[8], [6, 4]]] : [])] },
   // failed first, so the lines drawn over it (a rejection is often also a failure) stay visible
   { id: 'trouble', title: 'Timeouts, rejections, retries and failures (per second)', pick: (s) => [
     ['failed', s.failed, palette[8]], ['timeouts', s.timeouts, palette[2]], ['rejected', s.rejected, palette[6]],
@@ -104,7 +106,7 @@ function options(series, sz, log) {
     ],
     series: [
       { label: 't', value: (u, v, si, idx) => fmt(u, v, si, idx, (x) => x.toFixed(2) + ' s') },
-      ...series.map(([label, , stroke]) => ({ label, stroke, width: 1.5, spanGaps: false, points: { show: false },
+      ...series.map(([label, , stroke, dash]) => ({ label, stroke, dash, width: 1.5, spanGaps: false, points: { show: false },
         value: (u, v, si, idx) => fmt(u, v, si, idx, (x) => x.toFixed(x >= 100 ? 0 : 1)) })),
     ],
   };

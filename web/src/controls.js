@@ -1,15 +1,25 @@
 // The controls: every drill and setting, each a POST /api/chaos.
 import { h } from './dom.js';
-import { chaos, set } from './api.js';
+import { chaos } from './api.js';
 
 const SLOW = 0.25; // the speed of "slow" (a quarter)
 const GC = '300ms'; // the length of a GC pause on demand
 
+/** The time boxes a drill may get: the lab undoes it that long after. */
+const TIME_BOXES = [['', 'until undone'], ['10s', '10 s'], ['30s', '30 s'], ['60s', '1 min']];
+/** Drills that are undos themselves, or end by themselves: never time-boxed. */
+const NO_UNDO = new Set(['restore', 'restart', 'recover', 'gc']);
+
 let els = {};
 let pending = 0; // while a drill is in flight the controls keep the user's values
 
-/** act runs a drill and keeps the controls from being overwritten meanwhile. */
+/**
+ * act runs a drill, time-boxed as the "drills last" choice says (the lab
+ * schedules the undo), and keeps the controls from being overwritten meanwhile.
+ */
 async function act(drill) {
+  const box = els.timeBox ? els.timeBox.value : '';
+  if (box && !NO_UNDO.has(drill.action)) drill = { ...drill, for: box };
   pending++;
   try {
     return await chaos(drill);
@@ -18,13 +28,9 @@ async function act(drill) {
   }
 }
 
-async function setting(paths) {
-  pending++;
-  try {
-    return await set(paths);
-  } finally {
-    pending--;
-  }
+/** setting changes lab settings by dotted path: setting({'clients.retries': '3'}). */
+function setting(paths) {
+  return act({ action: 'set', set: paths });
 }
 
 /** serverActions are the per-server drills (also in the inspector). */
@@ -67,7 +73,10 @@ export function initControls(el) {
     h('option', { value: '', text: 'no limiter' }), h('option', { value: 'aimd', text: 'AIMD' }),
     h('option', { value: 'gradient2', text: 'Gradient2' }));
   els.addServer = h('button', { id: 'add-server', text: 'add server', onclick: () => act({ action: 'add-server' }) });
+  els.timeBox = h('select', { id: 'time-box', title: 'the lab undoes each drill this long after it (restore, restart, recover and GC excepted)' },
+    TIME_BOXES.map(([value, text]) => h('option', { value, text })));
   el.replaceChildren(
+    h('label', { class: 'field' }, 'drills last ', els.timeBox),
     group('Traffic',
       h('label', { class: 'field' }, 'rate ', els.rate, ' /s ',
         h('button', { text: 'set', onclick: () => act({ action: 'rate', rate: Number(els.rate.value) }) })),

@@ -40,7 +40,7 @@ func (l *list) Set(v string) error { *l = append(*l, v); return nil }
 type options struct {
 	targets, servers, admins   list
 	headers                    list
-	lab, admin                 string
+	lab, admin, profile        string
 	replay, method, body       string
 	targetsFile                string
 	files                      report.ExportFiles
@@ -82,6 +82,7 @@ func parseFlags(args []string, errOut io.Writer) (options, *flag.FlagSet, error)
 	fs.DurationVar(&o.duration, "duration", 0, "how long to send, e.g. 30s (default: the lab's duration)")
 	fs.DurationVar(&o.drain, "drain", loadgen.DefaultDrain, "after the run, wait this long for requests still out; the rest end as timed out")
 	fs.Float64Var(&o.rate, "rate", 0, "open-loop arrival rate in requests/s (default: the lab's clients.rate)")
+	fs.StringVar(&o.profile, "profile", "", "make the load change with time (the lab's clients.profile): the rate in open loop,\nthe users in closed loop; a shape and its fields, e.g. \"ramp from=10 to=200 over=30s\",\n\"steps levels=50,100,200 every=10s\", \"sine mean=100 amplitude=50 period=20s\",\n\"spike base=100 peak=500 at=10s for=2s\"")
 	fs.IntVar(&o.maxInflight, "max-inflight", loadgen.DefaultMaxInflight, "at most this many attempts out at once; beyond it new requests wait\n(and count as late) instead of each taking a goroutine and a connection")
 	fs.BoolVar(&o.json, "json", false, "print the JSON report instead of the table")
 	fs.BoolVar(&o.series, "series", false, "include 250 ms time series in the report")
@@ -136,6 +137,16 @@ func loadLab(o options, fs *flag.FlagSet) (*labfile.Lab, error) {
 	if set["rate"] {
 		if err := lab.Apply("clients.rate", fmt.Sprint(o.rate)); err != nil {
 			return nil, fmt.Errorf("--rate: %w", err)
+		}
+	}
+	if set["profile"] {
+		p, err := labfile.ParseProfile(o.profile)
+		if err == nil {
+			lab.Clients.Profile = p
+			err = lab.Validate()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--profile: %w", err)
 		}
 	}
 	return lab, nil

@@ -194,6 +194,33 @@ func TestRandomIsConstantTime(t *testing.T) {
 	}
 }
 
+// TestMaglevWithEveryMemberOutIsCheap: with no member eligible (every
+// breaker open), a maglev pick answers -1 after a few checks per member
+// instead of visiting every slot of its 65537-slot table (which made one
+// simulated lab take 20 s).
+func TestMaglevWithEveryMemberOutIsCheap(t *testing.T) {
+	a, v := mustNew(t, Config{Name: "maglev"}), newView(6, load.Local)
+	a.Update(names(6))
+	for j := range v.down {
+		v.down[j] = true
+	}
+	const picks = 100
+	for seq := uint64(0); seq < picks; seq++ {
+		if j := a.Pick(0, Request{Seq: seq, Key: seq}, v); j != -1 {
+			t.Fatalf("picked %d with every member out", j)
+		}
+	}
+	if per := v.oks / picks; per > 50 {
+		t.Errorf("%d eligibility checks per pick with every member out, want a few per member", per)
+	}
+	v.down[4] = false // one back: the walk still finds it
+	for seq := uint64(0); seq < picks; seq++ {
+		if j := a.Pick(0, Request{Seq: seq, Key: seq}, v); j != 4 {
+			t.Fatalf("picked %d, want the one eligible member 4", j)
+		}
+	}
+}
+
 func TestPickDoesNotAllocate(t *testing.T) {
 	for _, name := range Names {
 		for _, n := range []int{16, 1000} {

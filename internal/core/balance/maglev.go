@@ -48,7 +48,15 @@ func (m *maglev) Pick(_ clock.Instant, req Request, v View) int {
 		return -1
 	}
 	start := rng.Bounded(keyHash(req.Key), size)
+	// Each member owns about size/n slots spread over the table, so a walk
+	// that finds no eligible member in a few slots per member is likely to
+	// find none at all: check once that one exists rather than visit every
+	// slot of the table (65537 by default) on each pick while all are out.
+	sure := 4*n + 8
 	for step := 0; step < size; step++ {
+		if step == sure && !anyOk(v, n) {
+			return -1
+		}
 		slot := start + step
 		if slot >= size {
 			slot -= size
@@ -58,6 +66,16 @@ func (m *maglev) Pick(_ clock.Instant, req Request, v View) int {
 		}
 	}
 	return -1
+}
+
+// anyOk reports whether one of the first n members of v is eligible.
+func anyOk(v View, n int) bool {
+	for j := range n {
+		if v.Ok(j) {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *maglev) Update(servers []Server) {

@@ -10,16 +10,21 @@ import (
 // The checks, in order:
 //
 //  1. down: Refused "down".
-//  2. Fail, or rng.HashFloat(Seed, job.ID, salt) < Errors: Error ("fail",
+//  2. the job's Fault draws a status (Fault.Draw by job.Pick): that status
+//     ("fault", Code set) at now plus the fault's delay, without a worker or
+//     a queue place.
+//  3. Fail, or rng.HashFloat(Seed, job.ID, salt) < Errors: Error ("fail",
 //     "error") at now + ErrorTime, without a worker or a queue place.
-//  3. queued + in service >= MaxOutstanding: Rejected "max-outstanding".
-//  4. queued + in service >= the limit's Limit(): Rejected "limit".
-//  5. it would queue and a bounded FIFO queue is full: Rejected "queue-full".
+//  4. queued + in service >= MaxOutstanding: Rejected "max-outstanding".
+//  5. queued + in service >= the limit's Limit(): Rejected "limit".
+//  6. it would queue and a bounded FIFO queue is full: Rejected "queue-full".
 //
 // Otherwise the job is admitted: it starts at once on an idle worker, or
 // joins the queue (a full bounded LIFO queue first evicts its oldest job,
 // Rejected "lifo-evicted"). A job without work draws it from Config.Work.
-// Admitted jobs, and only they, are later reported to the limit.
+// Admitted jobs, and only they, are later reported to the limit. A fault's
+// delay drawn for an admitted job holds no worker: every answer it gets
+// leaves the server that much later (Lost and Cancelled ends excepted).
 func (s *Server) Arrive(now clock.Instant, job Job, out []Reply) []Reply {
 	out = s.catchUp(now, out)
 	now = s.last
@@ -27,6 +32,13 @@ func (s *Server) Arrive(now clock.Instant, job Job, out []Reply) []Reply {
 	r := Reply{ID: job.ID, Kind: job.Kind, At: now}
 	if !s.up {
 		r.Status, r.Reason = Refused, "down"
+		return append(out, r)
+	}
+	faultStatus, delay := job.Fault.Draw(s.cfg.Seed, job.Pick)
+	if faultStatus != 0 {
+		s.faults++
+		r.Status, r.Reason, r.Code = FaultStatus(faultStatus), ReasonFault, faultStatus
+		r.At = now.Add(delay)
 		return append(out, r)
 	}
 	if reason := s.errorReason(job.ID); reason != "" {
@@ -42,7 +54,7 @@ func (s *Server) Arrive(now clock.Instant, job Job, out []Reply) []Reply {
 	}
 	w := waiting{
 		id: job.ID, work: job.Work, key: job.Key, deadline: job.Deadline, kind: job.Kind,
-		enq: now, inflight: s.q.n + s.svc.busy() + 1, gen: s.limGen,
+		enq: now, inflight: s.q.n + s.svc.busy() + 1, gen: s.limGen, delay: delay,
 	}
 	if w.work < 0 {
 		w.work = max(s.cfg.Work.Sample(s.src), 0)
@@ -93,5 +105,5 @@ func (s *Server) enqueue(now clock.Instant, w waiting, out []Reply) []Reply {
 func (s *Server) evictOldest(now clock.Instant, out []Reply) []Reply {
 	w := s.q.popFront()
 	s.rejected++
-	return s.end(w.reply(Rejected, "lifo-evicted", now), w.inflight, w.gen, out)
+	return s.end(w.reply(Rejected, "lifo-evicted", now), w.inflight, w.gen, w.delay, out)
 }

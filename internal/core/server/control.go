@@ -124,7 +124,7 @@ func (s *Server) SetQueue(now clock.Instant, capacity int, lifo, dropExpired boo
 		}
 		w := s.q.popBack()
 		s.rejected++
-		s.pending = s.end(w.reply(Rejected, "queue-full", s.last), w.inflight, w.gen, s.pending)
+		s.pending = s.end(w.reply(Rejected, "queue-full", s.last), w.inflight, w.gen, w.delay, s.pending)
 	}
 	return nil
 }

@@ -1,6 +1,10 @@
 package server
 
-import "github.com/lblab/lblab/internal/clock"
+import (
+	"time"
+
+	"github.com/lblab/lblab/internal/clock"
+)
 
 type event uint8
 
@@ -45,7 +49,7 @@ func (s *Server) advance(now clock.Instant, out []Reply) []Reply {
 		case evTimeout:
 			w := s.q.popFront()
 			s.rejected++
-			out = s.end(w.reply(Rejected, "queue-timeout", t), w.inflight, w.gen, out)
+			out = s.end(w.reply(Rejected, "queue-timeout", t), w.inflight, w.gen, w.delay, out)
 		}
 	}
 	s.last = now
@@ -81,7 +85,7 @@ func (s *Server) finish(t clock.Instant, out []Reply) []Reply {
 	r := reply(a.id, a.kind, OK, "", t, a.enq, a.start)
 	r.Hit = a.hit
 	s.completed++
-	out = s.end(r, a.inflight, a.gen, out)
+	out = s.end(r, a.inflight, a.gen, a.delay, out)
 	return s.startNext(t, out)
 }
 
@@ -98,7 +102,7 @@ func (s *Server) startNext(t clock.Instant, out []Reply) []Reply {
 		}
 		if s.cfg.DropExpired && w.deadline != 0 && t >= w.deadline {
 			s.dropped++
-			out = s.end(w.reply(Dropped, ReasonExpired, t), w.inflight, w.gen, out)
+			out = s.end(w.reply(Dropped, ReasonExpired, t), w.inflight, w.gen, w.delay, out)
 			continue
 		}
 		s.start(t, w)
@@ -121,16 +125,19 @@ func (s *Server) start(t clock.Instant, w waiting) {
 	s.seq++
 	s.svc.push(active{
 		id: w.id, kind: w.kind, enq: w.enq, start: t, target: s.wc.at(t) + cost,
-		seq: s.seq, inflight: w.inflight, gen: w.gen, hit: hit,
+		seq: s.seq, inflight: w.inflight, gen: w.gen, hit: hit, delay: w.delay,
 	})
 }
 
 // end appends r for an admitted job and feeds it to the limit that admitted
-// it: rtt = queue + service, dropped = not OK, queued = it waited.
-func (s *Server) end(r Reply, inflight int, gen uint32, out []Reply) []Reply {
+// it: rtt = queue + service, dropped = not OK, queued = it waited. A fault's
+// delay then holds the answer back: the server is done with the job, its
+// caller hears delay later.
+func (s *Server) end(r Reply, inflight int, gen uint32, delay time.Duration, out []Reply) []Reply {
 	if l := s.cfg.Limit; l != nil && gen == s.limGen {
 		l.OnSample(r.At, r.Queue+r.Service, inflight, r.Status != OK, r.Queue > 0)
 	}
+	r.At = r.At.Add(delay)
 	return append(out, r)
 }
 

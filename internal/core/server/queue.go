@@ -16,6 +16,7 @@ type waiting struct {
 	inflight int           // queued + in service at admission, itself included
 	gen      uint32        // limiter generation at admission
 	kind     Kind
+	delay    time.Duration // a Fault's extra delay for its answer
 }
 
 // deque is a ring buffer of waiting jobs in admission order: the front is the

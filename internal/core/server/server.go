@@ -40,8 +40,8 @@ type Server struct {
 	cache   lru
 	pending []Reply // replies caused by setters, delivered with the next reply-returning call
 
-	arrived, completed, errors, rejected, dropped, lost, hits, lookups uint64
-	maxQueue                                                           int
+	arrived, completed, errors, rejected, dropped, lost, hits, lookups, faults uint64
+	maxQueue                                                                   int
 }
 
 // New validates cfg and returns a server that is up, idle, with an empty
@@ -97,7 +97,7 @@ func (s *Server) Snapshot(now clock.Instant) Snapshot {
 		Speed: s.cfg.Speed, Workers: s.cfg.Workers, Busy: s.svc.busy(), Queued: s.q.n,
 		MaxQueue: s.maxQueue, Arrived: s.arrived, Completed: s.completed,
 		Errors: s.errors, Rejected: s.rejected, Dropped: s.dropped, Lost: s.lost,
-		CacheHits: s.hits, CacheLookups: s.lookups, ErrorShare: s.cfg.Errors,
+		CacheHits: s.hits, CacheLookups: s.lookups, ErrorShare: s.cfg.Errors, Faults: s.faults,
 	}
 	if s.cfg.Limit != nil {
 		snap.Limit = s.cfg.Limit.Limit()

@@ -1,6 +1,10 @@
 package server
 
-import "github.com/lblab/lblab/internal/clock"
+import (
+	"time"
+
+	"github.com/lblab/lblab/internal/clock"
+)
 
 // active is a job holding a worker.
 type active struct {
@@ -13,6 +17,7 @@ type active struct {
 	gen      uint32
 	kind     Kind
 	hit      bool
+	delay    time.Duration // a Fault's extra delay for its answer
 }
 
 // service holds the workers: one slot per worker and a binary min-heap of the

@@ -36,6 +36,8 @@ type Job struct {
 	Key      uint64        // cache key
 	Deadline clock.Instant // client's deadline; 0 = none (used by drop_expired)
 	Kind     Kind
+	Pick     uint64 // the attempt's pick number: a Fault draws by it
+	Fault    Fault  // what its caller asks the server to do to it (zero: nothing)
 }
 
 // Status is how an attempt ended at the server.
@@ -87,12 +89,26 @@ type Reply struct {
 	ID      uint64
 	Kind    Kind
 	Status  Status
-	Reason  string        // "", "error", "fail", "queue-full", "max-outstanding", "limit", "lifo-evicted", "queue-timeout", "expired", "killed", "down", "cancelled"
+	Reason  string        // "", "fault", "error", "fail", "queue-full", "max-outstanding", "limit", "lifo-evicted", "queue-timeout", "expired", "killed", "down", "cancelled"
 	At      clock.Instant // when the reply leaves the server (may be in the future, e.g. now+ErrorTime; the driver delivers it then)
 	Queue   time.Duration // time waited in the queue
 	Service time.Duration // time in service, including GC pauses
 	Hit     bool          // cache hit
+	Code    int           // the HTTP code a Fault chose (Status is what it stands for); 0 = the status's own
 }
+
+// HTTPCode is the code a live backend answers r with: the Fault's, else
+// the status's (0: no response).
+func (r *Reply) HTTPCode() int {
+	if r.Code != 0 {
+		return r.Code
+	}
+	return r.Status.HTTPCode()
+}
+
+// Served reports whether the server did r's work and answered 200 (not a
+// status a Fault chose).
+func (r *Reply) Served() bool { return r.Status == OK && r.Code == 0 }
 
 // Snapshot is the server's state for the dashboard and the report.
 type Snapshot struct {
@@ -103,6 +119,7 @@ type Snapshot struct {
 	MaxQueue                int // longest queue seen since New
 	Arrived, Completed      uint64
 	Errors, Rejected        uint64
+	Faults                  uint64 // answered with a status a Fault chose
 	Dropped, Lost           uint64
 	CacheHits, CacheLookups uint64
 	Limit                   int // current concurrency limit; 0 = none

@@ -12,6 +12,7 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/rng"
 	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/shell/wire"
@@ -55,6 +56,13 @@ func (b *Backend) parseJob(ctx *fasthttp.RequestCtx) (server.Job, reqInfo, error
 		info.try = int(n)
 	}
 	job := server.Job{Work: -1, Key: keyOf(ctx), Kind: info.kind}
+	if info.hasReq { // else arrive draws by the backend's own job number
+		job.Pick = policy.PickNumber(info.req, info.try)
+	}
+	var err error
+	if job.Fault, err = faultOf(ctx); err != nil {
+		return job, info, err
+	}
 	if v := h.Peek(wire.HWork); len(v) > 0 {
 		d, ok := wire.ParseWork(v)
 		if max := labfile.Bounds.Work.Max; !ok || d > max { // one request may not hold a worker for longer
@@ -71,6 +79,34 @@ func (b *Backend) parseJob(ctx *fasthttp.RequestCtx) (server.Job, reqInfo, error
 		job.Deadline = max(1, clock.Instant(int64(ns)-b.clk.Epoch().UnixNano()))
 	}
 	return job, info, nil
+}
+
+// faultOf reads the fault a request asks for: the X-Lab-Fault header
+// (status=503:10,delay=50ms:25) or the query parameters status and delay
+// (?status=503:10&delay=50ms:25), not both. The error names the header or
+// the parameter.
+func faultOf(ctx *fasthttp.RequestCtx) (server.Fault, error) {
+	hdr := ctx.Request.Header.Peek(wire.HFault)
+	q := ctx.QueryArgs()
+	status, delay := q.Peek("status"), q.Peek("delay")
+	query := len(status) > 0 || len(delay) > 0
+	switch {
+	case len(hdr) > 0 && query:
+		return server.Fault{}, fmt.Errorf("give a fault once: the %s header or the query parameters status and delay, not both", wire.HFault)
+	case len(hdr) > 0:
+		f, err := server.ParseFault(string(hdr))
+		if err != nil {
+			return f, fmt.Errorf("%s: %v", wire.HFault, err)
+		}
+		return f, nil
+	case query:
+		f, err := server.ParseFaultParams(string(status), string(delay))
+		if err != nil {
+			return f, fmt.Errorf("query parameter %v", err)
+		}
+		return f, nil
+	}
+	return server.Fault{}, nil
 }
 
 // keyOf is X-Lab-Key (a number, or else the hash of its text), or the hash
@@ -117,7 +153,7 @@ func (b *Backend) answer(ctx *fasthttp.RequestCtx, info reqInfo, o outcome) {
 		dropConn(ctx) // the drain time ran out first: the answer is lost
 		return
 	}
-	code := httpCode(r.Status)
+	code := httpCode(&r)
 	h := &ctx.Response.Header
 	h.Set(wire.HServer, b.cfg.Name)
 	h.Set(wire.HQueueMs, ms(r.Queue))
@@ -128,22 +164,26 @@ func (b *Backend) answer(ctx *fasthttp.RequestCtx, info reqInfo, o outcome) {
 	h.Set(wire.HLoadQueue, strconv.Itoa(o.queued))
 	h.Set(wire.HLoadBusy, strconv.Itoa(o.busy))
 	h.Set(wire.HHit, strconv.FormatBool(r.Hit))
-	if code != fasthttp.StatusOK {
+	switch {
+	case r.Reason == server.ReasonFault && code >= 300:
+		wire.WriteError(ctx, code, "status %d asked for by the request's fault (%s or ?status=)", code, wire.HFault)
+		return
+	case code != fasthttp.StatusOK && r.Reason != server.ReasonFault:
 		wire.WriteError(ctx, code, "%s", r.Reason)
 		return
 	}
 	wire.WriteJSON(ctx, code, wire.Reply{
-		Server: b.cfg.Name, Request: info.request, Attempt: info.kind.String(), Status: code,
+		Server: b.cfg.Name, Request: info.request, Attempt: info.kind.String(), Status: code, Reason: r.Reason,
 		QueueMs: msFloat(r.Queue), ServiceMs: msFloat(r.Service), CacheHit: r.Hit,
 	})
 }
 
-// httpCode is the status a reply is answered with. Dropped (expired) and
-// Cancelled jobs, which have no HTTP code in the core, answer 503 with
-// their reason: their client has usually gone, and a response keeps a
-// connection that is still open usable.
-func httpCode(s server.Status) int {
-	if c := s.HTTPCode(); c != 0 {
+// httpCode is the status a reply is answered with: the fault's, or the
+// status's. Dropped (expired) and Cancelled jobs, which have no HTTP code in
+// the core, answer 503 with their reason: their client has usually gone,
+// and a response keeps a connection that is still open usable.
+func httpCode(r *server.Reply) int {
+	if c := r.HTTPCode(); c != 0 {
 		return c
 	}
 	return fasthttp.StatusServiceUnavailable

@@ -61,6 +61,9 @@ func (b *Backend) arrive(job server.Job, w *waiter) uint64 {
 	defer b.mu.Unlock()
 	b.nextID++
 	job.ID = b.nextID
+	if job.Pick == 0 { // no X-Lab-Request: a fault draws by the job number
+		job.Pick = job.ID
+	}
 	w.kind = job.Kind
 	b.waiters[job.ID] = w
 	b.applyLocked(func(now clock.Instant, out []server.Reply) []server.Reply {

@@ -61,6 +61,7 @@ type Counters struct {
 	CacheHits    uint64 `json:"cache_hits"`
 	CacheLookups uint64 `json:"cache_lookups"`
 	MaxQueue     int    `json:"max_queue"`
+	Faults       uint64 `json:"faults"` // answered with the status a request's fault asked for
 }
 
 // Load is GET /load, the report balancers poll for shared load.
@@ -93,7 +94,7 @@ func (b *Backend) stateLocked(now clock.Instant) State {
 		Counters: Counters{
 			Arrived: s.Arrived, Completed: s.Completed, Errors: s.Errors, Rejected: s.Rejected,
 			Dropped: s.Dropped, Lost: s.Lost, CacheHits: s.CacheHits, CacheLookups: s.CacheLookups,
-			MaxQueue: s.MaxQueue,
+			MaxQueue: s.MaxQueue, Faults: s.Faults,
 		},
 		AtUnixNs: b.unixNano(now),
 	}

@@ -31,8 +31,9 @@ type reply struct {
 // State is GET /admin/state.
 type State struct {
 	Mode     string        `json:"mode"` // open | closed
-	Rate     float64       `json:"rate"` // target arrivals per second (open loop)
+	Rate     float64       `json:"rate"` // target arrivals per second now (open loop): the profile's, or the constant rate
 	Users    int           `json:"users,omitempty"`
+	Profile  string        `json:"profile,omitempty"` // the load profile in force (clients.profile), if any
 	ElapsedS float64       `json:"elapsed_s"`
 	Late     uint64        `json:"late"`
 	Targets  []TargetState `json:"targets"`
@@ -169,9 +170,7 @@ func (l *loop) adminRate(now clock.Instant, rate float64) reply {
 	if l.users > 0 {
 		return bad("clients.mode is closed: the load is set by users, not a rate")
 	}
-	if rate > 0 { // the lab's rate must stay > 0; a pause lives in the stream only
-		l.lab.Clients.Rate = rate
-	}
+	l.lab.Record(labfile.Event{Action: labfile.ActionRate, Rate: rate}) // it replaces a profile
 	l.setRate(now, rate)
 	l.note.Event("rate")
 	l.logAll(now, "rate "+trimFloat(rate))
@@ -184,6 +183,9 @@ func (l *loop) adminRate(now clock.Instant, rate float64) reply {
 func (l *loop) adminSet(now clock.Instant, path, value string) reply {
 	if !strings.HasPrefix(path, "clients.") {
 		return reply{fasthttp.StatusOK, map[string]any{"path": path, "applied": false}}
+	}
+	if labfile.FixedAtRunTime(path) {
+		return bad(path + " is fixed for a run (the request stream is built from it once)")
 	}
 	next := l.lab.Clone()
 	if err := next.Apply(path, value); err != nil {
@@ -234,9 +236,12 @@ func (t *target) rebalance(l *loop) error {
 }
 
 func (l *loop) state(now clock.Instant) State {
-	s := State{Mode: "open", Rate: l.stream.Rate(), ElapsedS: now.Seconds(), Late: l.late}
+	s := State{Mode: "open", Rate: l.stream.RateAt(now), ElapsedS: now.Seconds(), Late: l.late}
+	if p := l.lab.Clients.Profile; p != nil {
+		s.Profile = p.String()
+	}
 	if l.users > 0 {
-		s.Mode, s.Users, s.Rate = "closed", l.users, 0
+		s.Mode, s.Users, s.Rate = "closed", l.targets[0].rt.UsersAt(now), 0
 	}
 	for _, t := range l.targets {
 		rec := t.rt.Rec

@@ -34,6 +34,7 @@ type got struct {
 	Kind     string
 	Deadline int64
 	Exclude  string
+	Fault    string // X-Lab-Fault
 	At       time.Time
 }
 
@@ -88,7 +89,7 @@ func newFake(t testing.TB, name string, tcp bool, handle func(got, int) answer) 
 
 func (f *fake) serve(ctx *fasthttp.RequestCtx) {
 	h := &ctx.Request.Header
-	g := got{Kind: string(h.Peek(wire.HAttempt)), Exclude: string(h.Peek(wire.HExclude)), At: time.Now()}
+	g := got{Kind: string(h.Peek(wire.HAttempt)), Exclude: string(h.Peek(wire.HExclude)), Fault: string(h.Peek(wire.HFault)), At: time.Now()}
 	g.Seq, _ = wire.ParseUint(h.Peek(wire.HRequest))
 	c, _ := wire.ParseUint(h.Peek(wire.HClient))
 	g.Client = int(c)

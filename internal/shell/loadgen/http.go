@@ -128,8 +128,9 @@ type job struct {
 	key      uint64
 	work     time.Duration // < 0: none sent
 	kind     server.Kind
-	labDL    int64  // X-Lab-Deadline, unix ns; 0 = none
-	exclude  string // X-Lab-Exclude; "" = none
+	labDL    int64        // X-Lab-Deadline, unix ns; 0 = none
+	exclude  string       // X-Lab-Exclude; "" = none
+	fault    server.Fault // X-Lab-Fault; zero = none
 }
 
 // result is an attempt's answer, posted back to the loop.
@@ -238,5 +239,8 @@ func labHeaders(j *job, h *fasthttp.RequestHeader) {
 	}
 	if j.exclude != "" {
 		h.Set(wire.HExclude, j.exclude)
+	}
+	if !j.fault.IsZero() {
+		h.Set(wire.HFault, j.fault.String())
 	}
 }

@@ -54,7 +54,7 @@ func (l *loop) rateText(rate float64) string {
 	if l.users > 0 {
 		return fmt.Sprintf("%.0f req/s (%d users)", rate, l.users)
 	}
-	return fmt.Sprintf("%.0f/%.0f req/s", rate, l.stream.Rate())
+	return fmt.Sprintf("%.0f/%.0f req/s", rate, l.stream.RateAt(l.clock()))
 }
 
 // clear ends the progress line so the report starts on a clean line.

@@ -25,6 +25,7 @@ const (
 	HTry      = "X-Lab-Try"      // the attempt's number in its request (1, 2, ...): with X-Lab-Request it makes the pick number
 	HDeadline = "X-Lab-Deadline" // the client's deadline, unix nanoseconds
 	HExclude  = "X-Lab-Exclude"  // a server the balancer must avoid (a hedge's sibling)
+	HFault    = "X-Lab-Fault"    // a fault for the backend: status=503:10,delay=50ms:25 (server.ParseFault)
 )
 
 // Response headers.

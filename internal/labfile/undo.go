@@ -1,0 +1,383 @@
+package labfile
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Undo returns the event that ends a time-boxed event (one with For > 0),
+// given lab as it is just before ev applies: the lab file's settings as the
+// events applied so far (set, rate, algorithm) have left them (Record).
+// Both clocks apply it at ev.At + ev.For: the simulator's script, and the
+// live lab's script and drills alike.
+//
+//	slow       -> restore (the lab's speed)
+//	kill       -> restart
+//	fail       -> recover (the lab's error share)
+//	errors     -> errors with the lab's share (refused for all when the servers' shares differ)
+//	rate       -> rate with the rate before it (refused while clients.profile drives the rate)
+//	algorithm  -> algorithm with the algorithm before it
+//	set        -> set with every path's value before it
+//	add-server -> remove-server of the server it added
+//
+// gc, restore, restart, recover and remove-server have no undo: the error
+// says why. A removed server loses its queue, cache and counters, and a
+// server added back would be a new one, so remove-server is not time-boxed.
+func Undo(lab *Lab, ev Event) (Event, error) {
+	undo := Event{Target: ev.Target}
+	switch ev.Action {
+	case ActionSlow:
+		undo.Action = ActionRestore
+	case ActionKill:
+		undo.Action = ActionRestart
+	case ActionFail:
+		undo.Action = ActionRecover
+	case ActionErrors:
+		share, err := errorShare(lab, ev.Target)
+		if err != nil {
+			return Event{}, err
+		}
+		undo.Action, undo.Share = ActionErrors, share
+	case ActionRate:
+		if lab.Clients.Profile != nil && lab.Clients.Mode != ClosedLoop {
+			return Event{}, errors.New("clients.profile drives the rate, so there is no rate to return to: a rate event without for replaces the profile for the rest of the run")
+		}
+		undo = Event{Action: ActionRate, Rate: lab.Clients.Rate}
+	case ActionAlgorithm:
+		undo = Event{Action: ActionAlgorithm, Algorithm: lab.Balancers.Algorithm}
+		if lab.Clients.Algorithm != "" {
+			undo.Algorithm = lab.Clients.Algorithm
+		}
+	case ActionSet:
+		undo = Event{Action: ActionSet, Set: map[string]string{}}
+		for _, k := range slices.Sorted(maps.Keys(ev.Set)) {
+			v, err := lab.Get(k)
+			if err != nil {
+				return Event{}, err
+			}
+			undo.Set[k] = v
+		}
+	case ActionAddServer:
+		undo.Action = ActionRemoveServer
+	case ActionGC:
+		return Event{}, errors.New("gc has nothing to undo: the pause ends by itself (give its length with pause)")
+	case ActionRemoveServer:
+		return Event{}, errors.New("remove-server cannot be time-boxed: a removed server's queue, cache and counters are gone, and one added back would be a new server (use add-server)")
+	case ActionRestore, ActionRestart, ActionRecover:
+		return Event{}, fmt.Errorf("%s is itself an undo: there is nothing to return to (time-box the event it ends instead)", ev.Action)
+	default:
+		return Event{}, fmt.Errorf("unknown action %q", ev.Action)
+	}
+	return undo, nil
+}
+
+// UndoText is the event log's line for undo, the end of cause: "restore s3
+// (end of slow s3 speed=0.25 for=30s)".
+func UndoText(undo, cause Event) string { return undo.String() + " (end of " + cause.String() + ")" }
+
+// errorShare is the lab's error share of target (a server, or all when
+// every server has the same).
+func errorShare(lab *Lab, target string) (float64, error) {
+	servers := lab.ExpandServers()
+	if target != "all" {
+		for _, s := range servers {
+			if s.Name == target {
+				return s.Errors, nil
+			}
+		}
+		if len(servers) > 0 { // added at run time: a copy of the last server
+			return servers[len(servers)-1].Errors, nil
+		}
+		return 0, nil
+	}
+	for _, s := range servers[min(1, len(servers)):] {
+		if s.Errors != servers[0].Errors {
+			return 0, fmt.Errorf("the servers' error shares differ (%s %s, %s %s): time-box errors per server",
+				servers[0].Name, num(servers[0].Errors), s.Name, num(s.Errors))
+		}
+	}
+	if len(servers) == 0 {
+		return 0, nil
+	}
+	return servers[0].Errors, nil
+}
+
+// Record changes l as event ev changes the lab of a running run (what
+// Undo then reads): rate sets clients.rate (a pause, rate 0, leaves it) and
+// replaces the profile; algorithm and set change their settings. Events
+// that act on servers change no setting.
+func (l *Lab) Record(ev Event) {
+	switch ev.Action {
+	case ActionRate:
+		if ev.Rate > 0 { // the lab's rate stays > 0; a pause lives in the stream only
+			l.Clients.Rate = ev.Rate
+		}
+		if l.Clients.Mode != ClosedLoop {
+			l.Clients.Profile = nil
+		}
+	case ActionAlgorithm, ActionSet:
+		c := l.Clone()
+		if errs := applySetting(c, ev.Algorithm, ev.Set); len(errs) > 0 {
+			return
+		}
+		if r := (&reporter{}); validateCoreOK(c, r) {
+			*l = *c
+		}
+	}
+}
+
+// validateCoreOK reports whether the knobs of l are valid (its script aside).
+func validateCoreOK(l *Lab, r *reporter) bool {
+	validateCore(l, r)
+	return len(r.errs) == 0
+}
+
+// Get returns the value of the setting at a dotted path (as Apply takes
+// it), written so that Apply reads it back: 50ms, 0.1, true. A path without
+// an index into a list (servers.queue.capacity) needs the same value in
+// every element.
+func (l *Lab) Get(path string) (string, error) {
+	segs, perr := parsePath(path)
+	if perr != nil {
+		return "", perr
+	}
+	var top []field
+	for _, f := range fieldsOf(reflect.TypeOf(*l)) {
+		if slices.Contains(knobSections, f.name) {
+			top = append(top, f)
+		}
+	}
+	return l.get(reflect.ValueOf(l).Elem(), top, segs, "")
+}
+
+func (l *Lab) get(v reflect.Value, fields []field, segs []segment, prefix string) (string, error) {
+	seg, rest := segs[0], segs[1:]
+	here := joinPath(prefix, seg.name)
+	f, ok := lookupField(fields, seg.name)
+	if !ok {
+		return "", &Error{Field: here, Msg: unknownKeyMsg(seg.name, orLab(prefix), fieldNames(fields))}
+	}
+	fv := v.FieldByIndex(f.index)
+	if fv.Kind() == reflect.Slice {
+		return l.getEach(fv, seg, rest, here)
+	}
+	if fv.Kind() == reflect.Pointer {
+		if fv.IsNil() { // a server's work left out: the clients' (what setting it starts from)
+			if fv.Type() != reflect.TypeOf((*Dist)(nil)) {
+				return "", &Error{Field: here, Msg: seg.name + " is not set"}
+			}
+			w := l.Clients.Work.clone()
+			fv = reflect.ValueOf(&w)
+		}
+		fv = fv.Elem()
+	}
+	if len(rest) == 0 {
+		if !isScalar(fv.Type()) {
+			return "", &Error{Field: here, Msg: seg.name + " is a section, not a value"}
+		}
+		return scalarText(fv), nil
+	}
+	sub := settableFields(fv.Type())
+	if sub == nil {
+		return "", &Error{Field: here, Msg: seg.name + " is a value, not a section"}
+	}
+	return l.get(fv, sub, rest, here)
+}
+
+// getEach reads the rest of the path in one element of a list, or in every
+// element when the segment has no index (they must agree).
+func (l *Lab) getEach(list reflect.Value, seg segment, rest []segment, here string) (string, error) {
+	sub := settableFields(list.Type().Elem())
+	switch {
+	case sub == nil || len(rest) == 0:
+		return "", &Error{Field: here, Msg: seg.name + " is a list; name a field of its elements"}
+	case seg.index >= list.Len() || list.Len() == 0:
+		return "", &Error{Field: indexPath(here, seg.index), Msg: fmt.Sprintf("index out of range: %s has %d entries", seg.name, list.Len())}
+	case seg.index >= 0:
+		return l.get(list.Index(seg.index), sub, rest, indexPath(here, seg.index))
+	}
+	var first string
+	for i := 0; i < list.Len(); i++ {
+		v, err := l.get(list.Index(i), sub, rest, here)
+		if err != nil {
+			return "", err
+		}
+		if i == 0 {
+			first = v
+		} else if v != first {
+			return "", &Error{Field: here, Msg: fmt.Sprintf("the %s differ here (%s[0] %s, %s[%d] %s): name one with %s[i]",
+				seg.name, seg.name, first, seg.name, i, v, seg.name)}
+		}
+	}
+	return first, nil
+}
+
+func orLab(prefix string) string {
+	if prefix == "" {
+		return "the lab's settable sections"
+	}
+	return prefix
+}
+
+// scalarText writes a scalar as setScalar reads it.
+func scalarText(v reflect.Value) string {
+	switch {
+	case v.Type() == durationType:
+		return time.Duration(v.Int()).String()
+	case v.Kind() == reflect.Bool:
+		return strconv.FormatBool(v.Bool())
+	case v.Kind() == reflect.Int, v.Kind() == reflect.Int64:
+		return strconv.FormatInt(v.Int(), 10)
+	case v.Kind() == reflect.Uint64:
+		return strconv.FormatUint(v.Uint(), 10)
+	case v.Kind() == reflect.Float64:
+		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
+	}
+	return v.String()
+}
+
+// timedItem is an event of the script's timeline: a lab-file event, or the
+// undo of a time-boxed one (cause is then its index).
+type timedItem struct {
+	at    time.Duration
+	ev    Event
+	cause int
+}
+
+// validateTimeline walks the script as the drivers run it, undos included
+// at At + For (after the events of the same instant), and checks what
+// depends on the order: each event's target against the servers present
+// then, each for: (its undo, and that it falls within the run), and that no
+// event changes what an earlier time-boxed one holds before its undo.
+func validateTimeline(l *Lab, r *reporter, fl *fleet) {
+	lab := l.Clone()
+	var undos []timedItem
+	fire := func(before time.Duration, inclusive bool) {
+		for len(undos) > 0 && (undos[0].at < before || inclusive && undos[0].at == before) {
+			u := undos[0]
+			undos = undos[1:]
+			if fl != nil && slices.Contains(actionFields[u.ev.Action], "target") {
+				checkTarget(&u.ev, indexPath("events", u.cause)+".for", fl, r)
+			}
+			lab.Record(u.ev)
+		}
+	}
+	for i := range l.Events {
+		e := &l.Events[i]
+		p := indexPath("events", i)
+		fire(e.At, false)
+		fields, known := actionFields[e.Action]
+		if known && fl != nil && slices.Contains(fields, "target") {
+			checkTarget(e, p+".target", fl, r)
+		}
+		if e.For != 0 && known {
+			if u, ok := checkFor(l, lab, i, r); ok {
+				at := e.At + e.For
+				k, _ := slices.BinarySearchFunc(undos, at, func(x timedItem, t time.Duration) int {
+					if x.at <= t {
+						return -1
+					}
+					return 1
+				})
+				undos = slices.Insert(undos, k, timedItem{at: at, ev: u, cause: i})
+			}
+		}
+		lab.Record(*e)
+	}
+	for len(undos) > 0 {
+		fire(undos[0].at, true)
+	}
+	checkOverlaps(l, r)
+}
+
+// checkFor checks events[i].for and returns its undo.
+func checkFor(l, now *Lab, i int, r *reporter) (Event, bool) {
+	e := l.Events[i]
+	p := indexPath("events", i) + ".for"
+	switch {
+	case e.For < 0:
+		r.add(p, "must be > 0 (how long the event lasts before its undo), got %v", e.For)
+		return Event{}, false
+	case e.At+e.For >= l.Duration:
+		r.add(p, "the undo at %v (at %v + for %v) must come before the end of the lab (duration %v)", e.At+e.For, e.At, e.For, l.Duration)
+		return Event{}, false
+	}
+	u, err := Undo(now, e)
+	if err != nil {
+		r.add(p, "%v", err)
+		return Event{}, false
+	}
+	return u, true
+}
+
+// checkOverlaps reports an event that changes what an earlier time-boxed
+// event holds while it is in force: the earlier one's undo would silently
+// override it.
+func checkOverlaps(l *Lab, r *reporter) {
+	for i, a := range l.Events {
+		if a.For <= 0 {
+			continue
+		}
+		end := a.At + a.For
+		for j := i + 1; j < len(l.Events) && l.Events[j].At < end; j++ {
+			if conflicts(a, l.Events[j]) {
+				r.add(indexPath("events", j)+".action", "changes what events[%d] (%s) holds until %v: its undo then would override this; end that one earlier or time-box this one instead",
+					i, a, end)
+			}
+		}
+	}
+}
+
+// conflicts reports whether events a and b change the same thing.
+func conflicts(a, b Event) bool {
+	for _, x := range touches(a) {
+		for _, y := range touches(b) {
+			if x.what == y.what && (x.target == y.target || x.target == "all" || y.target == "all") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// touched is one thing an event changes: what, on which server ("" for
+// settings of the whole lab).
+type touched struct{ what, target string }
+
+func touches(e Event) []touched {
+	server := func(what string) []touched { return []touched{{what, e.Target}} }
+	switch e.Action {
+	case ActionSlow, ActionRestore:
+		return server("speed")
+	case ActionKill, ActionRestart:
+		return server("up")
+	case ActionFail, ActionRecover, ActionErrors:
+		return server("errors")
+	case ActionAddServer, ActionRemoveServer:
+		return server("fleet")
+	case ActionRate:
+		return []touched{{"clients.rate", ""}}
+	case ActionAlgorithm:
+		return []touched{{"algorithm", ""}}
+	case ActionSet:
+		var out []touched
+		for k := range e.Set {
+			switch g := generalize(k); {
+			case g == "balancers.algorithm" || g == "clients.algorithm":
+				out = append(out, touched{"algorithm", ""})
+			case strings.HasPrefix(g, "servers."):
+				out = append(out, touched{strings.TrimPrefix(g, "servers."), "all"})
+			default:
+				out = append(out, touched{g, ""})
+			}
+		}
+		return out
+	}
+	return nil
+}

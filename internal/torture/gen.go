@@ -1,0 +1,451 @@
+// Package torture draws random labs from a seed, runs each through the
+// simulator with every invariant checked, and shrinks a failing lab to the
+// smallest script and fleet that still fail (`lab torture`).
+//
+// The generator is swarm testing (Groce et al., "Swarm Testing", ISSTA
+// 2012): each feature — a retry policy, breakers, health checks, shared
+// load, client-side balancing, each kind of chaos — has its own coin per
+// lab, so a run exercises a random subset of features together instead of
+// all of them diluted, and interactions between a few features come up
+// often. Everything is drawn from internal/rng, so a lab is a pure function
+// of its seed.
+package torture
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/rng"
+)
+
+// Drawn is one generated lab.
+type Drawn struct {
+	Seed     uint64
+	Tree     Map
+	Features []string // the swarm coins that came up, in draw order
+}
+
+// Limits of a drawn lab, chosen so that a thousand of them with checks on
+// run in well under a minute per core: a few virtual seconds, a few
+// thousand requests a second, at most 18 servers to start with.
+const (
+	minDuration = 3 * time.Second
+	maxDuration = 7 * time.Second
+	maxRate     = 8000.0
+	minRate     = 50.0
+)
+
+// gen draws one lab.
+type gen struct {
+	src      *rng.Source
+	features []string
+	// noBounded keeps ring-hash-bounded out of a lab with breakers, health
+	// checks or hedging: the balancer divides its capacity over every
+	// member, the ineligible ones too (a server out of rotation, a hedge's
+	// sibling), and so breaks its own bound, a known bug fixed elsewhere
+	// (the fix counts only the eligible members). Remove this once the fix
+	// is in: without it the torture finds the bug within a few hundred labs.
+	noBounded bool
+}
+
+// algorithm draws a balancing algorithm the lab may use.
+func (g *gen) algorithm() string {
+	for {
+		if a := pick(g, labfile.Algorithms); !g.noBounded || a != "ring-hash-bounded" {
+			return a
+		}
+	}
+}
+
+// coin is a swarm feature: on with probability p, recorded when on.
+func (g *gen) coin(feature string, p float64) bool {
+	on := g.src.Float64() < p
+	if on {
+		g.features = append(g.features, feature)
+	}
+	return on
+}
+
+func (g *gen) chance(p float64) bool          { return g.src.Float64() < p }
+func (g *gen) intIn(lo, hi int) int           { return lo + g.src.Intn(hi-lo+1) }
+func (g *gen) floatIn(lo, hi float64) float64 { return lo + (hi-lo)*g.src.Float64() }
+
+// ms draws a duration in [lo, hi] milliseconds, whole milliseconds.
+func (g *gen) ms(lo, hi int) time.Duration { return time.Duration(g.intIn(lo, hi)) * time.Millisecond }
+
+// round keeps two significant digits, so printed labs stay readable.
+func round(x float64) float64 {
+	y, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 2, 64), 64)
+	return y
+}
+
+func pick[T any](g *gen, xs []T) T { return xs[g.src.Intn(len(xs))] }
+
+// Draw generates the lab of seed.
+func Draw(seed uint64) Drawn {
+	g := &gen{src: rng.Split(seed, "torture")}
+	lab := Map{{"name", fmt.Sprintf("torture-%d", seed)}, {"seed", seed}}
+	duration := time.Duration(g.intIn(int(minDuration/(100*time.Millisecond)), int(maxDuration/(100*time.Millisecond)))) * 100 * time.Millisecond
+	lab.Set("duration", duration)
+	net := g.network()
+	if len(net) > 0 {
+		lab.Set("network", net)
+	}
+	work, mean := g.work()
+	servers, fleet, capacity := g.servers(mean)
+	clientSide := g.coin("client-side", 0.25)
+	clients := g.clients(capacity, work, net.Get("hop") == time.Duration(0) && net.Get("jitter") == nil)
+	bal := g.balancers(len(fleet))
+	g.noBounded = clients.Get("hedge") != nil || bal.Get("breaker") != nil || bal.Get("health") != nil
+	bal = append(Map{{"algorithm", g.algorithm()}}, bal...)
+	if clientSide {
+		g.clientSide(&clients)
+	}
+	lab.Set("clients", clients)
+	lab.Set("balancers", bal)
+	lab.Set("servers", servers)
+	if events := g.script(duration, fleet, capacity, lab); len(events) > 0 {
+		lab.Set("events", events)
+	}
+	return Drawn{Seed: seed, Tree: lab, Features: g.features}
+}
+
+func (g *gen) network() Map {
+	var m Map
+	if g.coin("hop", 0.5) {
+		m.Set("hop", g.ms(0, 5))
+	}
+	if g.coin("jitter", 0.3) {
+		m.Set("jitter", time.Duration(g.intIn(1, 3000))*time.Microsecond)
+	}
+	return m
+}
+
+// work draws a work distribution with a mean of 0.5 to 6 ms; it returns
+// the mean too.
+func (g *gen) work() (Map, time.Duration) {
+	mean := time.Duration(g.intIn(500, 6000)) * time.Microsecond
+	switch g.src.Intn(4) {
+	case 0:
+		return Map{{"dist", "constant"}, {"mean", mean}}, mean
+	case 1:
+		return Map{{"dist", "lognormal"}, {"mean", mean}, {"cv", round(g.floatIn(0.2, 3))}}, mean
+	case 2:
+		fast, slow := mean/2, mean*5
+		p := round(g.floatIn(0.7, 0.95))
+		return Map{{"dist", "mixture"}, {"mix", List{Map{{"p", p}, {"value", fast}}, Map{{"p", round(1 - p)}, {"value", slow}}}}},
+			time.Duration(p*float64(fast) + (1-p)*float64(slow))
+	}
+	return Map{{"mean", mean}}, mean
+}
+
+// servers draws 1 to 3 groups of 1 to 6 servers. It returns the groups,
+// the servers' names and the fleet's capacity in requests per second at
+// the clients' mean work (the rate is drawn against it).
+func (g *gen) servers(mean time.Duration) (List, []string, float64) {
+	groups := 1
+	if g.coin("groups", 0.5) {
+		groups = g.intIn(2, 3)
+	}
+	on := map[string]bool{}
+	for _, f := range []string{"workers", "speed", "queue-capacity", "lifo", "drop-expired", "max-outstanding",
+		"queue-timeout", "server-work", "gc", "errors", "fail", "cache", "limiter"} {
+		p := 0.35
+		if f == "workers" {
+			p = 0.5
+		}
+		if f == "fail" {
+			p = 0.08
+		}
+		on[f] = g.coin(f, p)
+	}
+	var out List
+	var names []string
+	capacity := 0.0
+	for range groups {
+		m := Map{}
+		count := g.intIn(1, 6)
+		m.Set("count", count)
+		workers, speed := 1, 1.0
+		if on["workers"] {
+			workers = g.intIn(1, 8)
+			m.Set("workers", workers)
+		}
+		if on["speed"] && g.chance(0.7) {
+			speed = round(g.floatIn(0.3, 3))
+			m.Set("speed", speed)
+		}
+		if on["queue-capacity"] || on["lifo"] {
+			q := Map{}
+			if on["queue-capacity"] {
+				q.Set("capacity", g.intIn(1, 40))
+			}
+			if on["lifo"] {
+				q.Set("discipline", "lifo")
+			}
+			m.Set("queue", q)
+		}
+		if on["drop-expired"] {
+			m.Set("drop_expired", true)
+		}
+		if on["max-outstanding"] {
+			m.Set("max_outstanding", g.intIn(1, 30))
+		}
+		if on["queue-timeout"] {
+			m.Set("queue_timeout", g.ms(5, 200))
+		}
+		if on["server-work"] && g.chance(0.6) {
+			w, _ := g.work()
+			m.Set("work", w)
+		}
+		if on["gc"] && g.chance(0.7) {
+			every := g.ms(100, 1000)
+			m.Set("gc", Map{{"every", every}, {"pause", g.ms(1, int(every/time.Millisecond)/2)}})
+		}
+		if on["errors"] {
+			m.Set("errors", round(g.floatIn(0.01, 0.3)))
+			if g.chance(0.5) {
+				m.Set("error_time", g.ms(0, 20))
+			}
+		}
+		if on["fail"] && g.chance(0.3) {
+			m.Set("fail", true)
+		}
+		if on["cache"] {
+			m.Set("cache", Map{{"size", g.intIn(1, 200)}, {"hit_factor", round(g.floatIn(0, 1))}})
+		}
+		if on["limiter"] {
+			lo := g.intIn(1, 5)
+			init := g.intIn(lo, 30)
+			m.Set("limiter", Map{{"kind", pick(g, []string{"aimd", "gradient2"})}, {"min", lo}, {"initial", init}, {"max", g.intIn(init, 60)}})
+		}
+		for range count {
+			names = append(names, fmt.Sprintf("s%d", len(names)+1))
+		}
+		capacity += float64(count*workers) * speed / mean.Seconds()
+		out = append(out, m)
+	}
+	return out, names, capacity
+}
+
+// clients draws the request source and the client policy; the open-loop
+// rate is a random share of the fleet's capacity, sometimes more than it.
+func (g *gen) clients(capacity float64, work Map, instant bool) Map {
+	m := Map{}
+	load := g.floatIn(0.1, 1.2)
+	if g.coin("closed-loop", 0.25) {
+		m.Set("mode", "closed")
+		m.Set("users", g.intIn(1, 60))
+		think := g.ms(0, 30)
+		if instant && think == 0 {
+			// Users that never think, on a network with no delay, whose
+			// requests are refused at once, send again at the same instant
+			// for ever: the simulator stops such a lab (its memory guard),
+			// so it is no test of anything else.
+			think = time.Millisecond
+		}
+		m.Set("think", think)
+	} else {
+		m.Set("rate", round(min(max(load*capacity, minRate), maxRate)))
+	}
+	if g.coin("clients", 0.5) {
+		m.Set("count", g.intIn(1, 40))
+	}
+	if g.coin("zipf-activity", 0.2) {
+		m.Set("activity", "zipf")
+	}
+	if g.coin("keys", 0.4) {
+		m.Set("keys", g.intIn(1, 5000))
+		m.Set("zipf", round(g.floatIn(0, 2)))
+	}
+	if g.coin("work-at-server", 0.15) {
+		m.Set("work_at", "server")
+	}
+	m.Set("work", work)
+	if g.coin("timeout", 0.4) {
+		m.Set("timeout", g.ms(20, 1500))
+	}
+	if g.coin("attempt-timeout", 0.3) {
+		m.Set("attempt_timeout", g.ms(5, 300))
+	}
+	if g.coin("retries", 0.45) {
+		m.Set("retries", g.intIn(1, 4))
+		b := Map{{"base", g.ms(0, 30)}}
+		if g.chance(0.3) {
+			b.Set("jitter", "none")
+		}
+		m.Set("backoff", b)
+		if g.coin("budget", 0.5) {
+			m.Set("budget", round(g.floatIn(0.01, 0.5)))
+		}
+	}
+	if g.coin("hedge", 0.3) {
+		if g.chance(0.5) {
+			m.Set("hedge", g.ms(1, 60).String())
+		} else {
+			m.Set("hedge", fmt.Sprintf("p%d", g.intIn(50, 99)))
+		}
+	}
+	return m
+}
+
+// clientSide makes the clients balance themselves.
+func (g *gen) clientSide(m *Map) {
+	m.Set("algorithm", g.algorithm())
+	if g.coin("client-subset", 0.5) {
+		m.Set("subset", g.intIn(1, 6))
+	}
+	if g.coin("client-refresh", 0.5) {
+		m.Set("refresh", g.ms(20, 500))
+	}
+}
+
+// balancers draws the balancer tier. Client-side labs get one too: their
+// clients take the tier's breaker settings, and a set event may hand the
+// balancing back to the tier.
+func (g *gen) balancers(servers int) Map {
+	m := Map{}
+	if g.coin("balancers", 0.4) {
+		m.Set("count", g.intIn(2, 4))
+	}
+	if g.coin("shared-load", 0.3) {
+		m.Set("load", "shared")
+		m.Set("refresh", g.ms(10, 500)) // labfile.Bounds: at least 10 ms
+	}
+	if g.coin("balancer-timeout", 0.3) {
+		m.Set("timeout", g.ms(5, 300))
+	}
+	if g.coin("subset", 0.25) {
+		m.Set("subset", g.intIn(1, servers))
+	}
+	if g.coin("choices", 0.2) {
+		m.Set("choices", g.intIn(1, 3))
+	}
+	if g.coin("hash-on-client", 0.2) {
+		m.Set("hash_on", "client")
+	}
+	if g.coin("ring-settings", 0.2) {
+		m.Set("vnodes", g.intIn(1, 200))
+		m.Set("epsilon", round(g.floatIn(0.05, 2)))
+	}
+	if g.coin("decay", 0.2) {
+		m.Set("decay", g.ms(10, 3000))
+	}
+	if g.coin("breaker", 0.4) {
+		m.Set("breaker", Map{{"enabled", true}, {"window", g.intIn(10, 40)}, {"threshold", round(g.floatIn(0.1, 0.9))},
+			{"open", g.ms(20, 1000)}, {"probes", g.intIn(1, 5)}})
+	}
+	if g.coin("health", 0.4) {
+		m.Set("health", Map{{"enabled", true}, {"interval", g.ms(10, 500)}, {"fails", g.intIn(1, 3)}, {"passes", g.intIn(1, 3)}})
+	}
+	return m
+}
+
+// The chaos actions, each a swarm feature of its own.
+var chaosKinds = []labfile.Action{
+	labfile.ActionKill, labfile.ActionRestart, labfile.ActionRemoveServer, labfile.ActionAddServer,
+	labfile.ActionSlow, labfile.ActionRestore, labfile.ActionGC, labfile.ActionFail, labfile.ActionRecover,
+	labfile.ActionErrors, labfile.ActionRate, labfile.ActionAlgorithm, labfile.ActionSet,
+}
+
+// script draws the chaos: events of the kinds whose coin came up, at
+// random instants, aimed at servers present at their time.
+func (g *gen) script(duration time.Duration, fleet []string, capacity float64, lab Map) List {
+	var kinds []labfile.Action
+	for _, k := range chaosKinds {
+		if g.coin(string(k), 0.3) {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) == 0 {
+		return nil
+	}
+	n := g.intIn(1, 14)
+	at := make([]time.Duration, n)
+	for i := range at {
+		at[i] = time.Duration(g.src.Intn(int(duration/time.Millisecond))) * time.Millisecond
+	}
+	slices.Sort(at)
+	closed := lab.Get("clients").(Map).Get("mode") == "closed"
+	present := slices.Clone(fleet)
+	added := 0
+	var out List
+	for _, t := range at {
+		k := pick(g, kinds)
+		ev := Map{{"at", t}, {"action", string(k)}}
+		target := func() string {
+			if g.chance(0.1) && k != labfile.ActionRemoveServer {
+				return "all"
+			}
+			return pick(g, present)
+		}
+		switch k {
+		case labfile.ActionKill, labfile.ActionRestart, labfile.ActionRestore, labfile.ActionFail, labfile.ActionRecover:
+			ev.Set("target", target())
+		case labfile.ActionSlow:
+			ev.Set("target", target())
+			ev.Set("speed", round(g.floatIn(0.05, 2)))
+		case labfile.ActionGC:
+			ev.Set("target", target())
+			ev.Set("pause", g.ms(1, 300))
+		case labfile.ActionErrors:
+			ev.Set("target", target())
+			ev.Set("share", round(g.floatIn(0, 0.8)))
+		case labfile.ActionRemoveServer:
+			if len(present) < 2 {
+				continue
+			}
+			name := pick(g, present)
+			present = slices.DeleteFunc(present, func(s string) bool { return s == name })
+			ev.Set("target", name)
+		case labfile.ActionAddServer:
+			added++
+			name := fmt.Sprintf("a%d", added)
+			ev.Set("target", name)
+			present = append(present, name)
+		case labfile.ActionRate:
+			if closed {
+				continue // the users set the pace; a rate event would be a no-op
+			}
+			ev.Set("rate", round(min(max(g.floatIn(0.05, 1.5)*capacity, minRate), maxRate)))
+		case labfile.ActionAlgorithm:
+			ev.Set("algorithm", g.algorithm())
+		case labfile.ActionSet:
+			ev.Set("set", g.set(closed))
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// set draws one or two settings a running lab can change.
+func (g *gen) set(closed bool) Map {
+	choices := []func() (string, any){
+		func() (string, any) { return "clients.retries", g.intIn(0, 3) },
+		func() (string, any) { return "servers.queue.capacity", g.intIn(0, 30) },
+		func() (string, any) { return "servers.max_outstanding", g.intIn(0, 20) },
+		func() (string, any) { return "servers.drop_expired", g.chance(0.5) },
+		func() (string, any) { return "servers.errors", round(g.floatIn(0, 0.3)) },
+		func() (string, any) { return "clients.budget", round(g.floatIn(0, 0.5)) },
+		func() (string, any) { return "clients.timeout", g.ms(0, 1000) },
+		func() (string, any) { return "clients.attempt_timeout", g.ms(0, 200) },
+		func() (string, any) { return "balancers.timeout", g.ms(0, 200) },
+	}
+	if g.noBounded { // see noBounded: these would let ring-hash-bounded meet breakers or hedging
+		choices = append(choices,
+			func() (string, any) { return "clients.hedge", pick(g, []string{"", "10ms", "p90"}) },
+			func() (string, any) { return "balancers.breaker.enabled", g.chance(0.5) })
+	}
+	if !closed {
+		choices = append(choices, func() (string, any) { return "clients.rate", round(g.floatIn(minRate, 2000)) })
+	}
+	m := Map{}
+	for range g.intIn(1, 2) {
+		k, v := pick(g, choices)()
+		m.Set(k, v)
+	}
+	return m
+}
