@@ -324,14 +324,14 @@ func TestLeadSettlesAtTheNinetiethPercentile(t *testing.T) {
 // time, and allowed again as time passes.
 func TestSpinBudget(t *testing.T) {
 	p := spinner{lead: 50_000}
-	if got := p.early(1_000_000); got != 50_000 { // 1 ms refills 100 µs
+	if got := p.early(1_000_000); got != 50_000 { // 1 ms refills 1/spinShare of it
 		t.Fatalf("early %d with budget left, want the lead", got)
 	}
 	p.spent(150_000)
 	if got := p.early(1_000_000); got != 0 || p.dry != 1 {
 		t.Fatalf("early %d (dry %d) with the budget spent, want 0", got, p.dry)
 	}
-	if got := p.early(2_000_000); got != 50_000 {
+	if got := p.early(10_000_000); got != 50_000 {
 		t.Fatalf("early %d after a refill, want the lead", got)
 	}
 	if got := p.early(1 << 40); got != 50_000 || p.budget != spinBurst {

@@ -9,8 +9,9 @@ package pace
 // yielding the processor in a loop (runtime.Gosched, so other goroutines
 // still run) until the deadline.
 //
-// The spinning is bounded: it draws from a budget refilled at spinShare of
-// wall time, at most spinBurst banked. With the budget spent the alarm is
+// The spinning is bounded: it draws from a budget refilled at 1/spinShare
+// of wall time, at most spinBurst banked (several processes share a
+// machine, each with its Scheduler). With the budget spent the alarm is
 // armed at the deadline itself and the waits are as late as the wake-up;
 // at high rates that is what bounds the CPU cost (bench/timing.sh
 // measures both).
@@ -18,8 +19,8 @@ const (
 	maxLead   = 250_000   // ns: the most the alarm is armed early
 	leadUp    = 1_800     // ns the estimate rises for a wake-up later than it ...
 	leadDown  = 200       // ... and falls for one earlier: it settles at the 90th percentile
-	spinShare = 10        // 1/spinShare of wall time at most is spent spinning (10%)
-	spinBurst = 5_000_000 // ns of spinning banked at most
+	spinShare = 33        // 1/spinShare of wall time at most is spent spinning (3%)
+	spinBurst = 2_000_000 // ns of spinning banked at most
 )
 
 // spinner is the loop's lead estimate and spin budget; the Scheduler's
