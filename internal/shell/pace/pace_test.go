@@ -366,3 +366,31 @@ func TestLogLine(t *testing.T) {
 	}
 	idle(t, s)
 }
+
+// TestTimerForThePastFiresInline: a timer re-armed for an instant already
+// past fires at once without starting the loop (a loadgen that fell behind
+// re-arms so every turn).
+func TestTimerForThePastFiresInline(t *testing.T) {
+	s, err := newScheduler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := s.NewTimer(Pacing)
+	tm.Reset(time.Hour)
+	tm.ResetAt(time.Now().Add(-time.Millisecond))
+	select {
+	case <-tm.C:
+	default:
+		t.Fatal("a timer re-armed for the past did not fire at once")
+	}
+	s.mu.Lock()
+	queued := len(s.heap)
+	s.mu.Unlock()
+	if queued != 0 || tm.Stop() {
+		t.Errorf("the fired timer is still pending (%d queued)", queued)
+	}
+	ran := make(chan struct{})
+	s.AfterFunc(Service, -time.Millisecond, func() { close(ran) })
+	<-ran
+	idle(t, s)
+}

@@ -69,10 +69,21 @@ func (t *Timer) resetAt(at int64) bool {
 	if pending && t.e.at == at {
 		return true
 	}
+	t.drain()
+	if at <= mono() {
+		// Already due (a loop that fell behind re-arms for the past): fire
+		// here, not by a round trip through the loop goroutine, which would
+		// make a late caller later still.
+		if pending {
+			s.removeLocked(&t.e) // wakes an idle loop to exit
+		}
+		t.e.at = at
+		s.fire(&t.e)
+		return pending
+	}
 	if pending {
 		s.heap.remove(&t.e)
 	}
-	t.drain()
 	t.e.at = at
 	s.pushLocked(&t.e)
 	return pending
