@@ -32,6 +32,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -91,6 +92,11 @@ type Scheduler struct {
 	lead     int64 // how early the alarm is armed this sleep (spin.go)
 	spin     spinner
 	tally    tally
+	// behind: until this instant (mono) Sleep and Wait use Go's timers,
+	// because the loop fell behind (overload.go).
+	behind atomic.Int64
+	ewma   int64 // the loop's recent firing lateness, ns (overload.go)
+	falls  int64 // how often it fell behind
 }
 
 var (
@@ -172,7 +178,7 @@ func (s *Scheduler) wait(k Kind, at int64, cancel <-chan struct{}) bool {
 	if at <= mono() {
 		return true
 	}
-	if s.runtime {
+	if s.runtime || s.isBehind() {
 		return s.runtimeWait(k, at, cancel)
 	}
 	e := entries.Get().(*entry)
@@ -262,7 +268,9 @@ func (s *Scheduler) loop() {
 	for {
 		now := mono()
 		for len(s.heap) > 0 && s.heap[0].at <= now {
-			s.fire(s.heap.pop())
+			e := s.heap.pop()
+			s.noteFired(now, now-e.at)
+			s.fire(e)
 		}
 		if len(s.heap) == 0 {
 			s.running = false

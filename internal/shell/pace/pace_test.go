@@ -394,3 +394,41 @@ func TestTimerForThePastFiresInline(t *testing.T) {
 	<-ran
 	idle(t, s)
 }
+
+// TestBehindFallsBackToGoTimers: firings late past behindLate on average
+// send new waits to Go's timers for a while (they still never end early),
+// and then to the heap again.
+func TestBehindFallsBackToGoTimers(t *testing.T) {
+	s, err := newScheduler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := mono()
+	for range 16 {
+		s.noteFired(now, 2*behindLate)
+	}
+	if !s.isBehind() || s.falls != 1 {
+		t.Fatalf("16 firings 2 ms late did not count as behind once (%d)", s.falls)
+	}
+	at := mono() + int64(time.Millisecond)
+	s.Sleep(Hop, time.Millisecond) // on Go's timers: the loop never starts
+	if mono() < at {
+		t.Error("a wait ended early")
+	}
+	s.mu.Lock()
+	running := s.running
+	s.mu.Unlock()
+	if running {
+		t.Error("a wait went to the heap while behind")
+	}
+	s.behind.Store(mono() - 1)
+	if s.isBehind() {
+		t.Error("still behind after the interval")
+	}
+	for range 100 {
+		s.noteFired(now, behindLate/2)
+	}
+	if s.isBehind() {
+		t.Error("firings half a millisecond late counted as behind")
+	}
+}

@@ -65,15 +65,17 @@ func (s *Scheduler) Name() string {
 // Log writes s's lateness statistics as one info line, "wait lateness"
 // (the processes do at shutdown; bench/timing.sh reads it).
 // A precise one adds its spinning (spin.go): the lead it settled on, the
-// time it spent spinning and how often the budget was spent.
+// time it spent spinning and how often the budget was spent; and how often
+// it fell behind and handed its waits to Go's timers (overload.go).
 func (s *Scheduler) Log(log *zap.Logger) {
 	fields := []zap.Field{zap.String("waits", s.Name()), zap.Any("lateness", s.Stats())}
 	if !s.runtime {
 		s.mu.Lock()
-		sp := s.spin
+		sp, falls := s.spin, s.falls
 		s.mu.Unlock()
 		fields = append(fields, zap.Float64("lead_us", float64(sp.lead)/1e3),
-			zap.Float64("spun_ms", float64(sp.spun)/1e6), zap.Int64("budget_spent", sp.dry))
+			zap.Float64("spun_ms", float64(sp.spun)/1e6), zap.Int64("budget_spent", sp.dry),
+			zap.Int64("fell_behind", falls))
 	}
 	log.Info("wait lateness", fields...)
 }
