@@ -76,13 +76,16 @@ python3 - "$tmp" "$rates" <<'PY'
 import json, sys, glob
 tmp, rates = sys.argv[1], sys.argv[2].split()
 
+def line(path):
+    """The "wait lateness" line a process logged at shutdown."""
+    for l in open(path):
+        if '"wait lateness"' in l:
+            return json.loads(l)
+    return {}
+
 def lateness(path):
-    """The "wait lateness" line a process logged at shutdown, by kind."""
-    for line in open(path):
-        if '"wait lateness"' in line:
-            d = json.loads(line)
-            return d["waits"], {l["kind"]: l for l in d.get("lateness") or []}
-    return None, {}
+    d = line(path)
+    return d.get("waits"), {l["kind"]: l for l in d.get("lateness") or []}
 
 def worst(paths, kind):
     rows = [lateness(p)[1].get(kind) for p in paths]
@@ -113,6 +116,12 @@ for rate in rates:
                 ("backend answer", worst(glob.glob(f"{b}.s?.err"), "answer"))]
         for name, r in rows:
             print("%6s %-8s %-18s %s" % (rate, waits, name, fmt(r)))
+        if waits == "precise":  # the spinning and the fallback (internal/shell/pace)
+            procs = [("loadgen", f"{b}.lg.err"), ("lb", f"{b}.lb.err")] + \
+                [(f"s{i}", f"{b}.s{i}.err") for i in range(1, 5)]
+            print("%6s %-8s %s" % (rate, waits, "   spin: " + ", ".join("%s lead %.0fus spun %.0fms, budget spent %d, fell behind %d" % (
+                n, d["lead_us"], d["spun_ms"], d["budget_spent"], d["fell_behind"]) for n, d in
+                ((n, line(p)) for n, p in procs[:2]))))
         run = json.load(open(f"{b}.json"))["runs"][0]
         p = run["pacing"]
         print("%6s %-8s %-18s %8d %8.0f %8.0f %8.0f" % (rate, waits, "request starts", run["requests"],
