@@ -1,10 +1,9 @@
 package pace
 
 // A thread that sleeps wakes late even on a precise source: on the 2-core
-// VM this project is measured on, a thread blocked reading a timerfd wakes
-// about 70 µs after its instant at p50 and 300 µs at p99 (the host must
-// schedule the virtual CPU again), and the netpoller's hand-over adds to
-// that. So the loop arms its alarm early, by lead — a running estimate of
+// VM this project is measured on, tens to hundreds of microseconds after a
+// timerfd's instant (the host must run the virtual CPU again), and the
+// netpoller's hand-over adds to that. So the loop arms its alarm early, by lead — a running estimate of
 // the 90th percentile of its own wake-up delay — and finishes the wait by
 // yielding the processor in a loop (runtime.Gosched, so other goroutines
 // still run) until the deadline.
