@@ -3,7 +3,7 @@ GO      ?= go
 FUZZTIME ?= 10s
 PKGS    := ./...
 
-.PHONY: pgo race build test lab sim bench fuzz lint vet compose-check web web-check torture
+.PHONY: pgo race build test lab sim bench fuzz lint vet compose-check compose-test k8s-check web web-check torture
 
 build:
 	$(GO) build -o bin/ ./cmd/...
@@ -31,6 +31,7 @@ test: vet
 	LBLAB_SKIPS=$$skips $(GO) test -count=1 -timeout 15m $(PKGS); status=$$?; \
 	if [ -s $$skips ]; then echo; echo "SKIPPED - these tests did not run (see README, Set up):"; sort $$skips | sed 's/^/  /'; echo; fi; \
 	rm -f $$skips; exit $$status
+	$(MAKE) k8s-check
 	$(MAKE) race
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
 	$(MAKE) torture
@@ -68,6 +69,20 @@ lint: vet
 # every service's command line, ports, promtool, dashboards vs documented metrics.
 compose-check:
 	$(GO) test -count=1 ./internal/deploytest
+
+# The compose lab under a real Docker engine (docs/compose.md, "How it is
+# tested"): installs docker.io and the compose plugin if missing, starts
+# dockerd, makes stand-ins for the images it cannot pull, builds lblab:local
+# from deploy/Dockerfile, brings deploy/compose.yaml up, drills, scales 5 ->
+# 8 -> 5 and takes it down. Not part of make test: .ci/run runs it as a step.
+compose-test:
+	GO=$(GO) deploy/offline/compose-test.sh
+
+# The Kubernetes manifests (deploy/k8s), rendered with the kustomize API and
+# checked against k8s.io/api types and the binaries' flags (docs/kubernetes.md).
+# Its own Go module keeps the Kubernetes modules out of lblab's go.mod.
+k8s-check:
+	cd deploy/k8stest && $(GO) vet ./... && $(STATICCHECK) ./... && $(GO) test -count=1 ./...
 
 # The dashboard: web/ bundled by esbuild (uPlot from npm) into
 # internal/lab/webui/dist, which Go embeds. The bundle is committed, so

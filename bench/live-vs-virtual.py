@@ -48,3 +48,18 @@ for n in sorted(sim, key=lambda n: rs[n]):
 same = all(rs[n] == rl.get(n) for n in sim)
 print(f"\nsame ranking by p99: {'yes' if same else 'no'}; "
       f"outside the goal where no queue is saturated: {', '.join(misses) if misses else 'none'}")
+
+# Labs that model connections (network.handshake, max_conns or tls): the
+# handshakes per request on both clocks, and, live, whether the connections
+# the backends accepted are the handshakes counted on the leg reaching them.
+if any(r.get("connections") for r in sim.values()):
+    print("\n| setting | handshakes/req sim | live | ms added/req sim | live | accepted by servers live | counted |")
+    print("|---|---|---|---|---|---|---|")
+    for n in sorted(sim, key=lambda n: rs[n]):
+        s, l = sim[n].get("connections"), live.get(n, {}).get("connections")
+        if not s or not l:
+            continue
+        accepted = sum(x.get("connections", 0) for x in live[n]["servers"])
+        counted = l["by_balancers"] if l["by_balancers"] else l["by_clients"]
+        print(f"| {n} | {s['per_request']:.3f} | {l['per_request']:.3f} | {s['handshake_ms_per_request']:.2f} "
+              f"| {l['handshake_ms_per_request']:.2f} | {accepted} | {counted} |")

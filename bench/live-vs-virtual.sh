@@ -5,6 +5,10 @@
 # with the ranking by p99 and whether the goals hold (same ranking; p50 within
 # 10% and p99 within 25% where no queue is saturated).
 #
+# With a lab that models connections (handshakes) it also prints the
+# handshakes per request on both clocks and, live, the connections the
+# backends accepted against the handshakes counted on the leg reaching them.
+#
 # Usage: bench/live-vs-virtual.sh [SCENARIO...] [-- LAB-FLAGS...]
 #   no scenario: every built-in scenario that lab run can start (at most 40
 #   servers); LAB-FLAGS (e.g. --duration 10s) go to both lab sim and lab run.

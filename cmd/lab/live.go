@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	livelab "github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -306,7 +307,8 @@ watches; gc, restore, restart, recover and remove-server take no --for.
 }
 
 func dashboardCommand() *cobra.Command {
-	var lbs, backends, loadgen, listen, labArg string
+	var lbs, backends, backendsDNS, loadgen, listen, labArg string
+	var dnsEvery time.Duration
 	var check, verbose bool
 	var af accessFlags
 	cmd := &cobra.Command{
@@ -321,6 +323,9 @@ lab file the processes run, to check drills against (default: the playground).`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, err := attachOptions(lbs, backends, loadgen, labArg)
+			if err == nil {
+				o.BackendsDNS, err = dnsOption(backendsDNS, dnsEvery)
+			}
 			if err != nil {
 				return usageError{err}
 			}
@@ -332,7 +337,7 @@ lab file the processes run, to check drills against (default: the playground).`,
 			}
 			o.Token, o.Access = af.access.Token, af.access
 			if check {
-				fmt.Fprintf(cmd.OutOrStdout(), "lab dashboard: configuration ok: %d balancers, %d backends, loadgen %s\n", len(o.LBs), len(o.Backends), o.Loadgen)
+				fmt.Fprintf(cmd.OutOrStdout(), "lab dashboard: configuration ok: %d balancers, %d backends%s, loadgen %s\n", len(o.LBs), len(o.Backends), dnsSummary(o.BackendsDNS), o.Loadgen)
 				return nil
 			}
 			if listen, err = livelab.ListenAddr("--listen", listen); err != nil {
@@ -348,6 +353,8 @@ lab file the processes run, to check drills against (default: the playground).`,
 	}
 	cmd.Flags().StringVar(&lbs, "lb", "", "the balancers' admin addresses, NAME=HOST:PORT,...")
 	cmd.Flags().StringVar(&backends, "backends", "", "the backends' admin addresses, NAME=HOST:PORT,... (in fleet order)")
+	cmd.Flags().StringVar(&backendsDNS, "backends-dns", "", "follow the backends behind a DNS name, HOST:ADMINPORT (a compose service with replicas,\na Kubernetes headless service): its A records re-resolved every --dns-interval")
+	cmd.Flags().DurationVar(&dnsEvery, "dns-interval", discover.DefaultEvery, "how often --backends-dns is re-resolved")
 	cmd.Flags().StringVar(&loadgen, "loadgen", "", "the loadgen's admin address, HOST:PORT")
 	cmd.Flags().StringVar(&listen, "listen", livelab.DefaultControllerAddr, "the dashboard's address")
 	cmd.Flags().StringVar(&labArg, "lab", "", "the lab file or scenario the processes run (to check drills; default: the playground)")

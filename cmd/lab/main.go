@@ -34,6 +34,7 @@ time and prints the report. See docs/labfile.md for the lab-file reference.`,
 	root.AddCommand(simCommand(), sweepCommand(), runCommand(), upCommand(), dashboardCommand(), chaosCommand(), scenariosCommand(), algorithmsCommand(), tortureCommand())
 	root.AddCommand(processCommands()...)
 	usageArgs(root)
+	root.AddCommand(probeCommand())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "lab:", err)
 		var u usageError

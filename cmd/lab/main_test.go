@@ -133,7 +133,7 @@ func TestSimBadInputExits2(t *testing.T) {
 func TestScenariosListsAll(t *testing.T) {
 	out, _, code := lab(t, "scenarios")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if code != 0 || len(lines) != len(scenarios.Names()) || len(lines) != 16 {
+	if code != 0 || len(lines) != len(scenarios.Names()) || len(lines) != 17 {
 		t.Fatalf("exit %d, %d lines:\n%s", code, len(lines), out)
 	}
 	for _, l := range lines {
@@ -196,7 +196,7 @@ func TestEveryFlagDocumented(t *testing.T) {
 	}
 	// cobra lists "  -v, --verbose", the daemons' flag package "  -addr HOST:PORT".
 	flag := regexp.MustCompile(`(?m)^\s+(?:-\w, )?--?([a-z][a-z-]+)`)
-	for _, cmd := range []string{"run", "up", "sim", "sweep", "chaos", "dashboard", "torture", "backend", "lb", "loadgen"} {
+	for _, cmd := range []string{"run", "up", "sim", "sweep", "chaos", "dashboard", "torture", "backend", "lb", "loadgen", "probe"} {
 		out, errOut, _ := lab(t, cmd, "--help")
 		found := flag.FindAllStringSubmatch(out+errOut, -1)
 		if len(found) < 2 {

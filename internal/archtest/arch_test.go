@@ -130,9 +130,9 @@ var importRules = []importRule{
 		why: "the shells drive the policy code on the wall clock, without the simulator",
 	},
 	{
-		from: []string{"./internal/shell/lb", "./internal/shell/backend", "./internal/shell/loadgen"},
+		from: []string{"./internal/shell/lb", "./internal/shell/backend", "./internal/shell/loadgen", "./internal/shell/conns"},
 		deny: []string{"./internal/shell/lb", "./internal/shell/backend", "./internal/shell/loadgen"},
-		why:  "each shell is its own process; they share only the HTTP contract of internal/shell/wire",
+		why:  "each shell is its own process; they share only the HTTP contract of internal/shell/wire and the live connections of internal/shell/conns",
 	},
 	{
 		from: []string{"./internal/lab/..."}, deny: []string{"./internal/sim/..."},

@@ -13,6 +13,7 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/breaker"
+	"github.com/lblab/lblab/internal/core/conn"
 	"github.com/lblab/lblab/internal/core/hedge"
 	"github.com/lblab/lblab/internal/core/limit"
 	"github.com/lblab/lblab/internal/core/load"
@@ -191,9 +192,19 @@ func Network(lab *labfile.Lab) policy.Network {
 	return policy.Network{Hop: lab.Network.Hop, Jitter: lab.Network.Jitter, Seed: lab.Seed}
 }
 
+// Conns is the lab's connection model (network.handshake, keepalive and
+// max_conns), the same for every pair on both clocks; ok is false when the
+// lab does not model connections (labfile.Network.Connections).
+func Conns(lab *labfile.Lab) (cfg conn.Config, ok bool) {
+	n := lab.Network
+	return conn.Config{Keepalive: n.Keepalive, MaxConns: n.MaxConns,
+		Handshake: conn.Cost{Rounds: n.Handshake.Rounds, Fixed: n.Handshake.Fixed}}, n.Connections()
+}
+
 // ClientConfig is the client runtime of lab: its policy, a fresh request
 // stream, the users in closed loop, when the arrivals stop, how attempts are
-// addressed and how many balancers front the servers. The driver adds the
+// addressed, how many balancers front the servers, how long a client sticks
+// to its pick and the connection model. The driver adds the
 // clients' own balancers when they balance themselves, and its observers.
 func ClientConfig(lab *labfile.Lab) (client.Config, error) {
 	pol, err := Client(lab)
@@ -208,7 +219,11 @@ func ClientConfig(lab *labfile.Lab) (client.Config, error) {
 	if lab.Clients.Mode == labfile.ClosedLoop {
 		usersProfile = Profile(lab)
 	}
-	return client.Config{Policy: pol, Stream: s, Users: users, UsersProfile: usersProfile, StopAt: clock.Instant(lab.Duration),
+	cfg := client.Config{Policy: pol, Stream: s, Users: users, UsersProfile: usersProfile, StopAt: clock.Instant(lab.Duration),
 		HashClient: lab.Balancers.HashOn == labfile.HashClient, WorkAtServer: lab.Clients.WorkAt == labfile.WorkAtServer,
-		Tier: lab.Balancers.Count}, nil
+		Tier: lab.Balancers.Count, Sticky: lab.Clients.Sticky, Net: Network(lab)}
+	if cc, ok := Conns(lab); ok {
+		cfg.Conns = &cc
+	}
+	return cfg, nil
 }

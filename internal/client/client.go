@@ -31,6 +31,7 @@ import (
 
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/balance"
+	"github.com/lblab/lblab/internal/core/conn"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
@@ -61,6 +62,17 @@ type Config struct {
 	// clients balance themselves and each attempt is picked here.
 	Balancers []*policy.Balancer
 
+	// Sticky, when the clients balance themselves, is how many requests in
+	// a row an owner (Attempt.Owner) sends to the server it picked; 0 = a
+	// pick per attempt (sticky.go).
+	Sticky int
+	// Conns, when set, models the clients' connections (to their balancer,
+	// or to the servers they pick): which attempts pay a handshake and
+	// which wait for a connection (conns.go). Net is the hop model a
+	// handshake's round trips are counted in.
+	Conns *conn.Config
+	Net   policy.Network
+
 	Series   bool             // keep 250 ms bins
 	Requests observe.Requests // nil = none
 	Attempts observe.Attempts // nil = none
@@ -85,6 +97,7 @@ type Attempt[N any] struct {
 	Kind     server.Kind   // first, retry or hedge (probe is the balancer's business)
 	Sibling  uint64        // a hedge's sibling attempt, 0 for none
 	Client   int32         // the request's client id
+	Owner    int32         // who holds its connection and its sticky pick: the closed-loop user, else the client id
 	Bal      int32         // its balancer: a tier member, or the client's own
 	Key      uint64        // the request's key (caches)
 	HashKey  uint64        // what key-affinity algorithms hash: the key or the client id
@@ -99,6 +112,18 @@ type Attempt[N any] struct {
 	Left     clock.Instant
 	Answered bool // its answer reached the client (or it was abandoned there)
 	Net      N
+
+	// With connections modelled (conns.go): the connection it rides (0 =
+	// none), whether it opened it, and the handshake that added before its
+	// first hop.
+	Conn      conn.ID
+	ConnNew   bool
+	Handshake time.Duration
+	// Waited says it waited in line for a connection: it is sent later
+	// than its pick was made (a breaker may have opened since).
+	Waited   bool
+	waiting  bool          // in line for a connection (at max_conns) ...
+	waitFrom clock.Instant // ... since then
 }
 
 // Transport is what only a driver can do with an attempt: put it on the
@@ -170,7 +195,9 @@ type Runtime[N any] struct {
 	// answeredBy is the server of the answer being handed to a call, for
 	// the request log's record if that answer ends the call.
 	answeredBy string
-	active  []bool // with a users profile: user u is thinking or has a request out
+	active     []bool      // with a users profile: user u is thinking or has a request out
+	conns      *conn.Table // the clients' connections; nil when not modelled
+	sticks     []stick     // by owner, when sticky
 }
 
 // New returns the runtime of cfg over tr.
@@ -185,6 +212,10 @@ func New[N any](cfg Config, tr Transport[N]) *Runtime[N] {
 	}
 	if rt.cfg.Tier < 1 {
 		rt.cfg.Tier = 1
+	}
+	if cfg.Conns != nil {
+		rt.conns, _ = conn.NewTable(*cfg.Conns) // validated by the lab file
+		rt.Rec.ModelConnections()
 	}
 	return rt
 }
@@ -316,6 +347,7 @@ func (rt *Runtime[N]) Fire(now clock.Instant, t Timer) {
 			rt.log.AttemptAnswered(report.AttemptRecord{Call: a.Call, Kind: a.Kind, Sent: a.Left, At: now,
 				Result: policy.Timeout, Queue: -1, Service: -1})
 		}
+		rt.unstick(rt.att.Get(t.Ref), policy.Timeout)
 	case t.Kind == Deadline:
 		rt.Rec.Deadline()
 	}
@@ -350,6 +382,8 @@ func (rt *Runtime[N]) Answer(now clock.Instant, h uint64, res policy.Result, rep
 	if a == nil || a.Answered {
 		return
 	}
+	rt.freeConn(now, a, false)
+	rt.unstick(a, res)
 	if rt.cfg.Balancers != nil && a.Ticket.Valid {
 		b := rt.cfg.Balancers[a.Bal]
 		if load.Known {
@@ -434,6 +468,7 @@ func (rt *Runtime[N]) Policy() *policy.Client { return &rt.policy }
 func (rt *Runtime[N]) Reconfigure(next Config) {
 	rt.policy = next.Policy
 	rt.cfg.HashClient, rt.cfg.WorkAtServer = next.HashClient, next.WorkAtServer
+	rt.cfg.Sticky = next.Sticky
 }
 
 // The runtime is the policy.Driver of its calls: it prepares their attempts
@@ -445,6 +480,10 @@ func (rt *Runtime[N]) Send(now clock.Instant, pc *policy.Call, kind server.Kind,
 	h, a := rt.att.New()
 	req := &c.Req
 	a.Call, a.Kind, a.Pick, a.Client = pc.Tag, kind, policy.PickNumber(req.Seq, pc.Attempts), int32(req.Client)
+	a.Owner = a.Client
+	if c.User >= 0 {
+		a.Owner = c.User
+	}
 	a.Key, a.HashKey, a.Work, a.SentAt = req.Key, req.Key, req.Work, now
 	a.Fault = server.Fault{}
 	if !req.Fault.IsZero() {
@@ -473,7 +512,7 @@ func (rt *Runtime[N]) Send(now clock.Instant, pc *policy.Call, kind server.Kind,
 	} else {
 		a.Bal = a.Client % int32(rt.cfg.Tier)
 	}
-	rt.tr.Send(now, h, a)
+	rt.dispatch(now, uint64(h), a)
 	if pc.Attempts == 1 {
 		c.Sent = a.Left
 	}
@@ -487,12 +526,26 @@ func (rt *Runtime[N]) pick(now clock.Instant, a *Attempt[N]) {
 	if s := rt.att.Get(a.Sibling); a.Sibling != 0 && s != nil && s.Ticket.Valid {
 		exclude = s.Ticket.Server
 	}
-	a.Ticket = rt.cfg.Balancers[a.Bal].Pick(now, balance.Request{Seq: a.Pick, Key: a.HashKey}, exclude)
+	b, req := rt.cfg.Balancers[a.Bal], balance.Request{Seq: a.Pick, Key: a.HashKey}
+	if rt.cfg.Sticky > 0 && a.Kind != server.Hedge {
+		a.Ticket = rt.stickyPick(now, b, req, a.Owner)
+		return
+	}
+	a.Ticket = b.Pick(now, req, exclude)
 }
 
 // Cancel withdraws attempt h (a hedge's loser) through the transport.
 func (rt *Runtime[N]) Cancel(now clock.Instant, _ *policy.Call, h int) {
-	if a := rt.att.Get(uint64(h)); a != nil {
+	a := rt.att.Get(uint64(h))
+	switch {
+	case a == nil:
+	case a.waiting: // never sent: it leaves the line, and nobody needs it any more
+		rt.conns.Withdraw(rt.pairOf(a), uint64(h))
+		if rt.cfg.Balancers != nil && a.Ticket.Valid { // the client's own pick: no verdict, no load
+			rt.cfg.Balancers[a.Bal].Done(now, a.Ticket, policy.Cancelled, 0)
+		}
+		rt.att.Free(uint64(h))
+	default:
 		rt.tr.Cancel(now, uint64(h), a)
 	}
 }

@@ -25,8 +25,12 @@ type service struct {
 	Ports       []string          `yaml:"ports"`
 	Volumes     []string          `yaml:"volumes"`
 	NetworkMode string            `yaml:"network_mode"`
-	DependsOn   []string          `yaml:"depends_on"`
+	DependsOn   dependsOn         `yaml:"depends_on"`
 	Environment map[string]string `yaml:"environment"`
+	Healthcheck *healthcheck      `yaml:"healthcheck"`
+	Deploy      struct {
+		Replicas *int `yaml:"replicas"`
+	} `yaml:"deploy"`
 }
 
 // composeTestToken stands for the LBLAB_TOKEN a user exports before
@@ -44,6 +48,41 @@ func (s service) env() []string {
 		out = append(out, k+"="+v)
 	}
 	return out
+}
+
+type healthcheck struct {
+	Test     []string `yaml:"test"`
+	Interval string   `yaml:"interval"`
+}
+
+// dependsOn is depends_on in either syntax: a list of services, or a map
+// of service to {condition: ...}; a listed service's condition is
+// service_started, compose's default.
+type dependsOn map[string]string
+
+func (d *dependsOn) UnmarshalYAML(unmarshal func(any) error) error {
+	var list []string
+	if err := unmarshal(&list); err == nil {
+		*d = dependsOn{}
+		for _, s := range list {
+			(*d)[s] = "service_started"
+		}
+		return nil
+	}
+	var long map[string]struct {
+		Condition string `yaml:"condition"`
+	}
+	if err := unmarshal(&long); err != nil {
+		return err
+	}
+	*d = dependsOn{}
+	for s, c := range long {
+		if c.Condition == "" {
+			c.Condition = "service_started"
+		}
+		(*d)[s] = c.Condition
+	}
+	return nil
 }
 
 func loadCompose(t *testing.T) compose {
@@ -75,7 +114,8 @@ func (s service) netns(name string) string {
 var listenFlags = map[string]bool{"--addr": true, "--admin": true, "--listen": true}
 
 // refFlags are the flags whose values name other processes' addresses.
-var refFlags = map[string]bool{"--backends": true, "--backend-admins": true, "--target": true, "--lb": true, "--loadgen": true}
+var refFlags = map[string]bool{"--backends": true, "--backend-admins": true, "--target": true, "--lb": true, "--loadgen": true,
+	"--backends-dns": true, "--admins": true}
 
 // flagValues returns the values of the given flags in a command line
 // (--flag value and --flag=value), keyed by flag.
@@ -151,11 +191,15 @@ func (s service) hostArgs() []string {
 }
 
 // addrRefs extracts host:port items from a flag value such as
-// s1=s1:9001,s2=s2:9001 or lb1=http://lb:8080|http://lb2:8080.
-func addrRefs(val string) []string {
+// s1=s1:9001,s2=s2:9001 or lb1=http://lb:8080|http://lb2:8080, or
+// --admins' DATA=ADMIN pairs, both of which are addresses.
+func addrRefs(flag, val string) []string {
 	var out []string
 	for item := range strings.SplitSeq(val, ",") {
-		if name, rest, ok := strings.Cut(item, "="); ok && !strings.Contains(name, "/") {
+		if name, rest, ok := strings.Cut(item, "="); ok && flag == "--admins" {
+			out = append(out, name)
+			item = rest
+		} else if ok && !strings.Contains(name, "/") {
 			item = rest // NAME=ADDR
 		}
 		for u := range strings.SplitSeq(item, "|") {

@@ -116,7 +116,7 @@ func TestComposeReferences(t *testing.T) {
 		s := c.Services[name]
 		for flag, vals := range flagValues(s.Command, refFlags) {
 			for _, v := range vals {
-				for _, ref := range addrRefs(v) {
+				for _, ref := range addrRefs(flag, v) {
 					host, port, err := net.SplitHostPort(ref)
 					if err != nil {
 						t.Errorf("service %s: %s %q: %v", name, flag, ref, err)
@@ -126,7 +126,7 @@ func TestComposeReferences(t *testing.T) {
 				}
 			}
 		}
-		for _, d := range s.DependsOn {
+		for d := range s.DependsOn {
 			if _, ok := c.Services[d]; !ok {
 				t.Errorf("service %s depends on unknown service %s", name, d)
 			}

@@ -5,6 +5,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,6 +24,16 @@ type promConfig struct {
 		HTTPSDConfigs []struct {
 			URL string `yaml:"url"`
 		} `yaml:"http_sd_configs"`
+		DNSSDConfigs []struct {
+			Names []string `yaml:"names"`
+			Type  string   `yaml:"type"`
+			Port  int      `yaml:"port"`
+		} `yaml:"dns_sd_configs"`
+		RelabelConfigs []struct {
+			SourceLabels []string `yaml:"source_labels"`
+			TargetLabel  string   `yaml:"target_label"`
+			Replacement  string   `yaml:"replacement"`
+		} `yaml:"relabel_configs"`
 	} `yaml:"scrape_configs"`
 }
 
@@ -50,10 +62,13 @@ func TestPromtoolCheckConfig(t *testing.T) {
 	}
 }
 
-// TestPrometheusScrapesEveryProcess checks the static targets of
-// deploy/prometheus.yml are exactly the lblab services' admin listeners.
+// TestPrometheusScrapesEveryProcess checks deploy/prometheus.yml scrapes
+// exactly the lblab services' admin listeners: the single ones as static
+// targets, the fleet the lb finds by DNS (--backends-dns) by the same name
+// on its admin port, every target labelled as lab up's discovery labels it.
 func TestPrometheusScrapesEveryProcess(t *testing.T) {
 	c := loadCompose(t)
+	fleet := dnsFleets(t, c)
 	want := map[string]bool{}
 	for name, s := range c.Services {
 		if s.Image != lblabImage || len(s.Command) == 0 || s.Command[0] == "lab" { // lab dashboard exports no metrics
@@ -68,11 +83,29 @@ func TestPrometheusScrapesEveryProcess(t *testing.T) {
 	for _, sc := range loadPromConfig(t, "prometheus.yml").ScrapeConfigs {
 		for _, st := range sc.StaticConfigs {
 			for _, target := range st.Targets {
-				if !want[target] {
-					t.Errorf("prometheus.yml scrapes %s, which is no lblab admin listener", target)
+				if !want[target] || fleet[strings.Split(target, ":")[0]] {
+					t.Errorf("prometheus.yml scrapes %s statically, which is no single lblab admin listener", target)
 				}
 				if st.Labels["process"] == "" || st.Labels["name"] == "" {
 					t.Errorf("prometheus.yml: target %s lacks the process and name labels lab up's discovery gives", target)
+				}
+				got[target] = true
+			}
+		}
+		for _, sd := range sc.DNSSDConfigs {
+			process := ""
+			for _, r := range sc.RelabelConfigs {
+				if r.TargetLabel == "process" && len(r.SourceLabels) == 0 {
+					process = r.Replacement
+				}
+			}
+			for _, n := range sd.Names {
+				target := net.JoinHostPort(n, strconv.Itoa(sd.Port))
+				if sd.Type != "A" || !want[target] || !fleet[n] {
+					t.Errorf("prometheus.yml: dns_sd %s (type %s) is no lblab fleet's admin listener", target, sd.Type)
+				}
+				if process != c.Services[n].Command[0] {
+					t.Errorf("prometheus.yml: dns_sd %s: relabel process to %q, got %q", target, c.Services[n].Command[0], process)
 				}
 				got[target] = true
 			}

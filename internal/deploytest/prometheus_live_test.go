@@ -151,12 +151,16 @@ func targetsUp(ctx context.Context, api string, want int) error {
 	return nil
 }
 
-func getJSON(ctx context.Context, u string, v any) error {
+// getJSON GETs u into v; header is name, value pairs to send.
+func getJSON(ctx context.Context, u string, v any, header ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return err
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -26,9 +27,12 @@ type AttachOptions struct {
 	Listen   string
 	LBs      []Endpoint
 	Backends []Endpoint
-	Loadgen  string       // the loadgen's admin address
-	Lab      *labfile.Lab // what the processes run, to check drills (nil: the playground)
-	Out      io.Writer
+	Loadgen  string // the loadgen's admin address
+	// BackendsDNS, if set, follows the backends behind a DNS name (their
+	// admin port), besides Backends.
+	BackendsDNS *discover.Config
+	Lab         *labfile.Lab // what the processes run, to check drills (nil: the playground)
+	Out         io.Writer
 }
 
 // ParseEndpoints reads NAME=HOST:PORT,... (flag names the flag in errors);
@@ -56,48 +60,76 @@ func ParseEndpoints(flag, list string) ([]Endpoint, error) {
 
 // Check validates the options and returns the lab drills are checked
 // against: the given one (or the playground) with one server per backend,
-// named as given, and one balancer per lb.
+// named as given, and one balancer per lb. With BackendsDNS the backends
+// are not known before the name resolves: the lab then has the given
+// backends only, or none (Attach completes it).
 func (o AttachOptions) Check() (*labfile.Lab, error) {
 	switch {
 	case len(o.LBs) == 0:
 		return nil, fmt.Errorf("--lb: give at least one balancer, NAME=ADMINADDR")
-	case len(o.Backends) == 0:
-		return nil, fmt.Errorf("--backends: give at least one backend, NAME=ADMINADDR")
+	case len(o.Backends) == 0 && o.BackendsDNS == nil:
+		return nil, fmt.Errorf("--backends: give at least one backend, NAME=ADMINADDR (or --backends-dns)")
 	case o.Loadgen == "":
 		return nil, fmt.Errorf("--loadgen: give the loadgen's admin address")
 	}
 	if _, err := DialAddr("--loadgen", o.Loadgen); err != nil {
 		return nil, err
 	}
+	if o.BackendsDNS != nil {
+		if err := o.BackendsDNS.Check(); err != nil {
+			return nil, fmt.Errorf("--backends-dns: %v", err)
+		}
+	}
 	lab := o.Lab
 	if lab == nil {
 		lab = labfile.Default()
 		lab.Name = "compose"
 	}
-	lab = lab.Clone()
-	tmpl := lab.Servers[0]
-	lab.Servers = nil
+	if len(o.Backends) == 0 {
+		lab = lab.Clone()
+		return lab, lab.Validate()
+	}
 	for i, b := range o.Backends {
 		if n, err := strconv.Atoi(strings.TrimPrefix(b.Name, "s")); err == nil && strings.HasPrefix(b.Name, "s") && n != i+1 {
 			return nil, fmt.Errorf("--backends: %s is given as backend %d: a name sN must be the N-th backend (list them in fleet order)", b.Name, i+1)
 		}
+	}
+	return fleetLab(lab, endpointNames(o.Backends), len(o.LBs))
+}
+
+// fleetLab is lab with one server per name, each like lab's first server
+// (s1, s2, ... positional, others named), and lbs balancers.
+func fleetLab(lab *labfile.Lab, names []string, lbs int) (*labfile.Lab, error) {
+	lab = lab.Clone()
+	tmpl := lab.Servers[0]
+	lab.Servers = nil
+	for i, name := range names {
 		g := tmpl
-		g.Count, g.Name = 1, b.Name
-		if b.Name == "s"+strconv.Itoa(i+1) {
+		g.Count, g.Name = 1, name
+		if name == "s"+strconv.Itoa(i+1) {
 			g.Name = "" // generated names are the positional ones
 		}
 		lab.Servers = append(lab.Servers, g)
 	}
-	lab.Balancers.Count, lab.Events, lab.Compare = len(o.LBs), nil, nil
+	lab.Balancers.Count, lab.Events, lab.Compare = lbs, nil, nil
 	if err := lab.Validate(); err != nil {
 		return nil, fmt.Errorf("--backends: %v", err)
 	}
 	return lab, nil
 }
 
+func endpointNames(es []Endpoint) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Name
+	}
+	return out
+}
+
 // Attach serves the dashboard and chaos API for running processes until
 // ctx ends. Nothing is started or stopped: add-server and scenario switching
-// answer 400.
+// answer 400. With BackendsDNS it first waits until the name resolves to at
+// least one backend, then follows it (attachdns.go).
 func Attach(ctx context.Context, o AttachOptions) error {
 	lab, err := o.Check()
 	if err != nil {
@@ -115,16 +147,26 @@ func Attach(ctx context.Context, o AttachOptions) error {
 	for _, e := range o.LBs {
 		f.lbs = append(f.lbs, attached("lb", e))
 	}
+	var dns *dnsFleet
+	if o.BackendsDNS != nil {
+		if dns, lab, err = followDNS(ctx, o, f); err != nil || dns == nil {
+			ln.Close()
+			return err // nil: ctx ended while waiting
+		}
+	}
 	rctx, cancel := context.WithCancel(ctx)
 	r := newRun(rctx, cancel, "attach", lab, f, attached("loadgen", Endpoint{Name: "loadgen", Admin: o.Loadgen}))
 	r.attached = true
 	r.sc.followBalancers(rctx)
+	if dns != nil {
+		dns.start(rctx, r)
+	}
 	c := newController(ctx, "attach", ln, o.Options)
 	c.setRun(r)
 	lastControllerAddr.Store(c.addr)
 	if o.Out != nil {
 		fmt.Fprintf(o.Out, "dashboard:  %s\n", c.dashboardURL())
-		fmt.Fprintf(o.Out, "attached to %d balancers, %d backends and the loadgen at %s\n", len(o.LBs), len(o.Backends), o.Loadgen)
+		fmt.Fprintf(o.Out, "attached to %d balancers, %d backends and the loadgen at %s\n", len(o.LBs), len(r.backends()), o.Loadgen)
 	}
 	<-ctx.Done()
 	c.close()

@@ -43,6 +43,7 @@ type fleet struct {
 	labPath string
 	dir     string
 	ownDir  bool
+	tls     tlsFiles // the certificate made at start under network.tls (tls.go)
 
 	mu       sync.Mutex // guards backends, lbs and stopped: drills add servers, restarts replace them, while others read
 	backends []*proc    // in server order; added servers at the end
@@ -67,6 +68,10 @@ func startFleet(ctx context.Context, lab *labfile.Lab, opts Options) (*fleet, er
 	if f.labPath, err = f.writeLab(lab, "lab.yaml"); err != nil {
 		return nil, err
 	}
+	if err := f.makeCert(); err != nil {
+		f.stop()
+		return nil, err
+	}
 	if err := f.startBackends(ctx); err != nil {
 		f.stop()
 		return nil, err
@@ -81,8 +86,15 @@ func startFleet(ctx context.Context, lab *labfile.Lab, opts Options) (*fleet, er
 	return f, nil
 }
 
+// writeLab writes the lab the processes read. They run one setting, so the
+// compare list is left out: a setting valid on the lab as written may not
+// be on top of another one already applied (client-side's aperture arms on
+// a lab whose clients no longer balance themselves), and the processes
+// would refuse the file.
 func (f *fleet) writeLab(lab *labfile.Lab, name string) (string, error) {
-	data, err := lab.Marshal()
+	one := lab.Clone()
+	one.Compare = nil
+	data, err := one.Marshal()
 	if err != nil {
 		return "", err
 	}
@@ -117,6 +129,7 @@ func (f *fleet) startBackends(ctx context.Context) error {
 
 func (f *fleet) startBackend(ctx context.Context, labPath, name string) (*proc, error) {
 	args := []string{"--lab", labPath, "--name", name, "--addr", "127.0.0.1:0", "--admin", "127.0.0.1:0"}
+	args = append(args, f.tls.serverArgs()...)
 	return start(ctx, f.opts.Launch, "backend", name, args, f.opts.Logs, f.opts.Log)
 }
 
@@ -143,6 +156,7 @@ func (f *fleet) startBalancers(ctx context.Context) error {
 		args := []string{"--lab", f.labPath, "--name", name, "--index", strconv.Itoa(i),
 			"--backends", f.backendList(false), "--backend-admins", f.backendList(true),
 			"--addr", addr, "--admin", "127.0.0.1:0"}
+		args = append(append(args, f.tls.serverArgs()...), f.tls.clientArgs()...)
 		p, err := start(ctx, f.opts.Launch, "lb", name, args, f.opts.Logs, f.opts.Log)
 		if err != nil {
 			return err

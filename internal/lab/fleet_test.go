@@ -6,6 +6,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/scenarios"
 )
 
 // A backend that fails to start must not leave the others running: every
@@ -43,6 +46,45 @@ func TestFailedStartStopsTheBackendsThatStarted(t *testing.T) {
 	for _, c := range cmds {
 		if c.Process != nil && alive(c.Process.Pid) && c.ProcessState == nil {
 			t.Errorf("%v is still running after the failed start", c.Args)
+		}
+	}
+}
+
+// The lab file written for the processes holds the setting they run, and
+// parses: a compare list valid on the lab as written can be invalid on top
+// of one of its settings (client-side's aperture arms once the clients no
+// longer balance themselves), and the processes refused the file.
+func TestWrittenLabParsesWithASettingApplied(t *testing.T) {
+	for _, c := range []struct{ scenario, setting string }{{"client-side", "balancers-p2c"}, {"handshakes", "balancers-2-tls"}} {
+		data, err := scenarios.Get(c.scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lab, err := labfile.Parse(c.scenario+".yaml", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s labfile.Setting
+		for _, x := range lab.Compare {
+			if x.Name == c.setting {
+				s = x
+			}
+		}
+		applied, err := lab.WithSetting(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := &fleet{dir: t.TempDir()}
+		path, err := f.writeLab(applied, "lab.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := labfile.Load(path)
+		if err != nil {
+			t.Fatalf("%s with %s: the processes cannot read their lab: %v", c.scenario, c.setting, err)
+		}
+		if back.Clients.Algorithm != applied.Clients.Algorithm || back.Network != applied.Network {
+			t.Fatalf("%s with %s: the written lab lost the setting", c.scenario, c.setting)
 		}
 	}
 }

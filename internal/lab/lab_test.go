@@ -261,6 +261,7 @@ func TestPortInUse(t *testing.T) {
 func runLoadgen(t *testing.T, ctx context.Context, f *fleet) (*report.Run, *proc) {
 	t.Helper()
 	args := append([]string{"--lab", f.labPath, "--admin", "127.0.0.1:0", "--json"}, f.loadgenArgs()...)
+	args = append(args, f.tls.clientArgs()...)
 	lg, err := start(ctx, f.opts.Launch, "loadgen", "loadgen", args, io.Discard, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)

@@ -137,6 +137,7 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 	if run.Algorithm == "" {
 		run.Algorithm = lab.Balancers.Algorithm
 	}
+	r.f.balancerConnections(ctxAlive(ctx), run)
 	return run, nil
 }
 
@@ -179,6 +180,9 @@ func (f *fleet) serverFigures(ctx context.Context, log *eventLog) []report.Serve
 				log.add(time.Now(), fmt.Sprintf("%s: its own counters are lost (%s); sent is what the balancers sent it, completed is unknown",
 					b.name, firstLine(err.Error())))
 			}
+		}
+		if f.lab.Network.Connections() {
+			s.Connections = st.AcceptedConnections
 		}
 		if c.CacheLookups > 0 {
 			s.CacheHitRatio = float64(c.CacheHits) / float64(c.CacheLookups)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/breaker"
+	"github.com/lblab/lblab/internal/core/conn"
 	"github.com/lblab/lblab/internal/core/outlier"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/core/slowstart"
@@ -119,9 +120,9 @@ var Bounds = struct {
 	EjectionShare, OutlierK, RampFloor, Aggression, ApertureLoad, FaultShare                Range[float64]
 	Workers, QueueCapacity, Outstanding, CacheSize, Limit, Users, Clients, Keys, Retries    Range[int]
 	Subset, Aperture, Choices, VNodes, Window, Probes, Checks, Servers, Balancers           Range[int]
-	ConsecutiveFailures, MinRequests                                                        Range[int]
+	ConsecutiveFailures, MinRequests, Rounds, MaxConns, Sticky                              Range[int]
 	Duration, Network, Timeout, Work, Pause, Period, Refresh, Every, Decay                  Range[time.Duration]
-	OutlierInterval, Ejection, RampWindow, Offset                                           Range[time.Duration]
+	OutlierInterval, Ejection, RampWindow, Offset, Keepalive                                Range[time.Duration]
 }{
 	Speed:       Range[float64]{Min: 0, Max: server.MaxSpeed, MinOpen: true},
 	Share:       Range[float64]{Min: 0, Max: 1},
@@ -163,6 +164,9 @@ var Bounds = struct {
 
 	ConsecutiveFailures: Range[int]{Min: 0, Max: outlier.MaxConsecutive},
 	MinRequests:         Range[int]{Min: 1, Max: outlier.MaxMinRequests},
+	Rounds:              Range[int]{Min: 0, Max: conn.MaxRounds},
+	MaxConns:            Range[int]{Min: 0, Max: 10000},
+	Sticky:              Range[int]{Min: 0, Max: maxCount},
 
 	Duration: Range[time.Duration]{Min: 0, Max: maxLabTime, MinOpen: true},
 	Network:  Range[time.Duration]{Min: 0, Max: maxNetwork},
@@ -177,7 +181,8 @@ var Bounds = struct {
 	OutlierInterval: Range[time.Duration]{Min: outlier.MinInterval, Max: maxDelay},
 	Ejection:        Range[time.Duration]{Min: 0, Max: maxDelay, MinOpen: true},
 	RampWindow:      Range[time.Duration]{Min: 0, Max: maxDelay, MinOpen: true},
-	Offset:          Range[time.Duration]{Min: 0, Max: maxLabTime}, // an instant into the run
+	Offset:          Range[time.Duration]{Min: 0, Max: maxLabTime},  // an instant into the run
+	Keepalive:       Range[time.Duration]{Min: 0, Max: time.Minute}, // the backends close connections idle for 2 minutes
 }
 
 // check reports v at path when it is out of r.

@@ -42,6 +42,7 @@ func applyDefaults(l *Lab, present func(path string) bool) {
 	def(d, &l.Seed, "seed", 1)
 	def(d, &l.Duration, "duration", 20*time.Second)
 	def(d, &l.Network.Hop, "network.hop", 5*time.Millisecond)
+	def(d, &l.Network.Keepalive, "network.keepalive", 10*time.Second)
 	defaultClients(d, &l.Clients)
 	defaultBalancers(d, &l.Balancers)
 	if len(l.Servers) == 0 && d.absent("servers") {

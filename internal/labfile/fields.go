@@ -1,6 +1,7 @@
 package labfile
 
 import (
+	"encoding"
 	"fmt"
 	"math"
 	"reflect"
@@ -16,6 +17,18 @@ type field struct {
 }
 
 var durationType = reflect.TypeOf(time.Duration(0))
+
+// textValue is a setting of a type of its own that reads one text value
+// (Handshake): a scalar in the file, whatever its Go kind.
+type textValue interface {
+	encoding.TextUnmarshaler
+	Want() string // what it takes, for "want X, got Y"
+}
+
+var textValueType = reflect.TypeOf((*textValue)(nil)).Elem()
+
+// isText reports whether t reads itself from text (textValue).
+func isText(t reflect.Type) bool { return reflect.PointerTo(t).Implements(textValueType) }
 
 // fieldsOf lists the yaml fields of struct type t in declaration order,
 // flattening `yaml:",inline"` members (ServerGroup's Server).
@@ -65,6 +78,9 @@ func fieldNames(fields []field) []string {
 
 // isScalar reports whether t is a leaf type set from one text value.
 func isScalar(t reflect.Type) bool {
+	if isText(t) {
+		return true
+	}
 	switch t.Kind() {
 	case reflect.String, reflect.Bool, reflect.Int, reflect.Int64, reflect.Uint64, reflect.Float64:
 		return true
@@ -75,6 +91,8 @@ func isScalar(t reflect.Type) bool {
 // typeWord describes a scalar type for error messages.
 func typeWord(t reflect.Type) string {
 	switch {
+	case isText(t):
+		return reflect.New(t).Interface().(textValue).Want()
 	case t == durationType:
 		return "a duration like 50ms, 1.5s or 0"
 	case t.Kind() == reflect.Bool:
@@ -102,6 +120,8 @@ func setScalar(v reflect.Value, sv scalarValue) error {
 	t := v.Type()
 	bad := func() error { return fmt.Errorf("want %s, got %s", typeWord(t), quote(sv.text)) }
 	switch {
+	case isText(t):
+		return v.Addr().Interface().(textValue).UnmarshalText([]byte(sv.text))
 	case t == durationType:
 		d, err := parseDuration(sv.text)
 		if err != nil {

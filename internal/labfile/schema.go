@@ -32,11 +32,22 @@ type Lab struct {
 	Report      ReportSpec    `yaml:"report"`  // how the report presents the result (report.go)
 }
 
-// Network is the per-hop one-way delay (client -> balancer -> server and back).
+// Network is the per-hop one-way delay (client -> balancer -> server and
+// back) and the cost of opening connections (see Connections).
 type Network struct {
 	Hop    time.Duration `yaml:"hop"`    // default 5ms
 	Jitter time.Duration `yaml:"jitter"` // uniform extra in [0, jitter], default 0
+
+	Handshake Handshake     `yaml:"handshake"` // what opening a connection costs: round trips of its hop (2) or a duration (30ms); default 0 (free)
+	Keepalive time.Duration `yaml:"keepalive"` // an idle connection is closed after this long; default 10s; 0 = a new connection per request
+	MaxConns  int           `yaml:"max_conns"` // connections per pair (client -> balancer, client -> server, balancer -> server); 0 = no limit
+	TLS       bool          `yaml:"tls"`       // live: the lb and the backends serve TLS with a certificate lab makes at start
 }
+
+// Connections reports whether connections are modelled: a handshake cost,
+// a connection limit or TLS is set. Otherwise every attempt rides a warm
+// connection for free, as before connections were modelled.
+func (n Network) Connections() bool { return !n.Handshake.Zero() || n.MaxConns > 0 || n.TLS }
 
 // Dist describes a work (service-time) distribution at speed 1.
 type Dist struct {
@@ -88,6 +99,7 @@ type Clients struct {
 	// requests per server of the window (aperture is then the smallest); 0 = fixed
 	ApertureLoad float64       `yaml:"aperture_load"`
 	Refresh      time.Duration `yaml:"refresh"` // client-side: how often shared load reports arrive; 0 = from responses only
+	Sticky       int           `yaml:"sticky"`  // client-side: a client (closed loop: a user) sends this many requests in a row to the server it picked; 0 = a pick per attempt
 }
 
 // Backoff is the wait before retry i: base x 2^(i-1), capped at 10 s.

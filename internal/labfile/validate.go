@@ -43,6 +43,7 @@ func validateCore(l *Lab, r *reporter) {
 	check(r, "duration", Bounds.Duration, l.Duration)
 	check(r, "network.hop", Bounds.Network, l.Network.Hop)
 	check(r, "network.jitter", Bounds.Network, l.Network.Jitter)
+	validateConnections(&l.Network, r)
 	validateClients(&l.Clients, r)
 	validateBalancers(&l.Balancers, r)
 	validateServers(l.Servers, r)
@@ -85,6 +86,24 @@ func validateClients(c *Clients, r *reporter) {
 	check(r, "clients.refresh", Bounds.Refresh, c.Refresh)
 	validateProfile(c, r)
 	validateFaults(c.Faults, r)
+	if c.Sticky != 0 && c.Algorithm == "" {
+		r.add("clients.sticky", "is for clients that balance themselves: set clients.algorithm too (behind balancers each client always sends to the same balancer); got sticky %d", c.Sticky)
+	} else {
+		check(r, "clients.sticky", Bounds.Sticky, c.Sticky)
+	}
+}
+
+// validateConnections checks the connection model's settings (network.*).
+func validateConnections(n *Network, r *reporter) {
+	h := n.Handshake
+	if !Bounds.Rounds.In(h.Rounds) {
+		r.add("network.handshake", "round trips: %s", Bounds.Rounds.msg(h.Rounds))
+	}
+	if !Bounds.Network.In(h.Fixed) {
+		r.add("network.handshake", "a handshake duration: %s", Bounds.Network.msg(h.Fixed))
+	}
+	check(r, "network.keepalive", Bounds.Keepalive, n.Keepalive)
+	check(r, "network.max_conns", Bounds.MaxConns, n.MaxConns)
 }
 
 // validateAperture checks section.aperture: in range, with an algorithm

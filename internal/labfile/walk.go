@@ -107,6 +107,10 @@ func (d *decoder) value(path string, n ast.Node, v reflect.Value, at *token.Toke
 	}
 	switch v.Kind() {
 	case reflect.Struct:
+		if isText(v.Type()) {
+			d.scalar(path, n, v)
+			return
+		}
 		d.mapping(path, n, v, at)
 	case reflect.Pointer:
 		if v.IsNil() {

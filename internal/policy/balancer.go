@@ -199,7 +199,11 @@ func (b *Balancer) Pick(now clock.Instant, req balance.Request, exclude int) Tic
 	if j < 0 {
 		return Ticket{}
 	}
-	i := b.members[j]
+	return b.admit(now, b.members[j])
+}
+
+// admit passes the pick of server i through its breaker and counts it sent.
+func (b *Balancer) admit(now clock.Instant, i int) Ticket {
 	t := Ticket{Server: i, Valid: true, gen: b.gen}
 	if br := b.breakers[i]; br != nil {
 		ok, probe := br.Allow(now)

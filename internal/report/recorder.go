@@ -34,6 +34,8 @@ type Recorder struct {
 	binLat *stats.Histogram
 	binAt  clock.Instant
 	Bins   []Bin
+
+	conns connCounts
 }
 
 // NewRecorder returns an empty recorder; series keeps 250 ms bins and the
@@ -154,6 +156,7 @@ func (r *Recorder) Fill(run *Run, end clock.Instant) {
 	run.Timeouts, run.Rejected, run.Errors = t.Timeouts, t.Rejected, t.Errors
 	run.Retries, run.Hedges, run.Wasted = t.Retries, t.Hedges, t.Wasted
 	run.Outcomes, run.Series = r.Outcomes, r.Bins
+	r.fillConnections(run)
 	if t.Offered > 0 {
 		run.Goodput = float64(t.Succeeded) / float64(t.Offered)
 		run.AttemptsPerRequest = float64(t.Attempts) / float64(t.Offered)

@@ -50,6 +50,9 @@ type Run struct {
 	Events             uint64     `json:"sim_events,omitempty"`
 	CDF                []float64  `json:"cdf_ms,omitempty"` // with the series: latency (ms) at quantiles 0, 0.01, ..., 1 (what --plot draws)
 	Pacing             *Pacing    `json:"pacing,omitempty"` // live runs: how punctually the loadgen started requests
+	// Connections is what opening connections cost (connections.go); only
+	// when the lab models them.
+	Connections *Connections `json:"connections,omitempty"`
 }
 
 // Latency summarises successful requests' latency, from intended send to answer.
@@ -71,6 +74,9 @@ type Server struct {
 	CacheHitRatio float64 `json:"cache_hit_ratio"`
 	MaxQueue      int     `json:"max_queue"`
 	Peers         int     `json:"peers,omitempty"` // simulator: balancers (or clients) that sent it at least one attempt, its connections
+	// Connections opened to it, when the lab models connections: by the
+	// model virtually, accepted by the backend live.
+	Connections uint64 `json:"connections,omitempty"`
 }
 
 // KeysMoved is the share of keys that changed owner when the server set changed.

@@ -45,6 +45,9 @@ func newWorld(lab *labfile.Lab, name string, opts Options) (*world, error) {
 	if err := w.buildClients(opts); err != nil {
 		return nil, err
 	}
+	if err := w.buildConns(); err != nil {
+		return nil, err
+	}
 	w.col = newCollector(w)
 	return w, nil
 }

@@ -58,13 +58,15 @@ func (w *world) checkServer(si int) {
 	}
 }
 
-// checkStep: every 1024 events, each balancer's outstanding counts are never
-// negative and equal the attempts it has forwarded and not yet answered.
+// checkStep: every 1024 events, no pair holds more connections than
+// max_conns, and each balancer's outstanding counts are never negative and
+// equal the attempts it has forwarded and not yet answered.
 func (w *world) checkStep() {
 	if w.events%1024 != 0 {
 		return
 	}
 	w.checkInFlight() // every kind of lab: check_inflight.go
+	w.checkConnLimit()
 	if w.clientLB || w.bals[0].Loads().Mode != load.Local {
 		return
 	}
@@ -86,8 +88,10 @@ func (w *world) checkStep() {
 	}
 }
 
-// checkEnd: every request ended exactly once.
+// checkEnd: every request ended exactly once; connections are counted
+// once each.
 func (w *world) checkEnd() {
+	w.checkConns()
 	t, o := w.col.Total, w.col.Outcomes
 	if n := w.rt.Pending(); n != 0 {
 		w.fail("%d requests never ended", n)

@@ -96,6 +96,9 @@ func (c *collector) run(end clock.Instant) report.Run {
 		if snap.CacheLookups > 0 {
 			rs.CacheHitRatio = float64(snap.CacheHits) / float64(snap.CacheLookups)
 		}
+		if c.w.connsOn {
+			rs.Connections = s.conns
+		}
 		if i < len(c.maxQueue) && c.maxQueue[i] > rs.MaxQueue {
 			rs.MaxQueue = c.maxQueue[i]
 		}

@@ -16,18 +16,23 @@ import (
 func (w *world) Send(now clock.Instant, h uint64, a *attempt) {
 	a.Net.server = -1
 	if !w.clientLB {
-		w.pushHop(now.Add(w.hopDelay(a, policy.ClientOut)), evAtBalancer, h)
+		w.pushHop(now.Add(a.Handshake+w.hopDelay(a, policy.ClientOut)), evAtBalancer, h)
 		return
 	}
-	delay := w.hopDelay(a, policy.ClientOut)
+	delay := a.Handshake + w.hopDelay(a, policy.ClientOut)
 	if !a.Ticket.Valid {
 		w.noServer(now, h, a, delay)
 		return
 	}
-	if w.check {
+	// A pick that waited in line for a connection was made earlier: its
+	// breaker may have opened since, as for a real client whose pool is full.
+	if w.check && !a.Waited {
 		w.checkPick(now, w.bals[a.Bal], a.Ticket)
 	}
 	a.Net.server, a.Net.lbSent = int32(a.Ticket.Server), now
+	if a.ConnNew {
+		w.servers[a.Ticket.Server].conns++
+	}
 	w.pushHop(now.Add(delay), evAtServer, h)
 }
 
@@ -67,6 +72,10 @@ func (w *world) forward(now clock.Instant, h uint64, a *attempt, delay time.Dura
 	if to := b.Timeout(); to > 0 {
 		w.push(now.Add(to), evLBTimeout, h, 0)
 		a.Deadline = min(a.Deadline, now.Add(to)) // the server may drop it past the balancer's patience too
+	}
+	if w.balConns != nil {
+		w.connectToServer(now, h, a)
+		return
 	}
 	w.pushHop(now.Add(delay), evAtServer, h)
 }

@@ -136,6 +136,7 @@ func (w *world) onReplyAtLB(h uint64) {
 	}
 	n := &a.Net
 	n.srvDone = true
+	w.freeBalancerConn(h, a, broken(n.status))
 	if n.lbDone { // the balancer already answered 504: the work was for nobody
 		if n.status == server.OK {
 			w.col.Wasted()
@@ -156,6 +157,7 @@ func (w *world) onLBTimeout(h uint64) {
 	}
 	n := &a.Net
 	n.lbDone, n.timedOut, n.result = true, true, policy.Timeout
+	w.abandonBalancerConn(h, a)
 	b := w.bals[a.Bal]
 	w.closeTicket(a.Bal)
 	b.Done(w.now, n.ticket, policy.Timeout, b.Timeout())
@@ -178,6 +180,9 @@ func (w *world) onReplyAtClient(h uint64) {
 		// 504, nor from a killed or down server (live: a reset connection).
 		rep.Queue, rep.Service = n.repQueue, n.repSvc
 		rep.Timed = !n.timedOut && n.status != server.Lost && n.status != server.Refused
+	}
+	if w.clientLB && broken(n.status) {
+		w.rt.Broken(w.now, h)
 	}
 	w.rt.Answer(w.now, h, n.result, rep)
 	w.maybeFree(h, a)

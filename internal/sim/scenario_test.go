@@ -467,3 +467,67 @@ func TestEveryScenarioRunsChecked(t *testing.T) {
 		}
 	}
 }
+
+// handshakes: a client that keeps its subset of 5 meets its servers often
+// enough to keep its connections warm; one that picks from all 20 pays a
+// handshake on about two requests in three, which makes the best-balanced
+// choice lose to the subset; sticking to a pick for 10 requests saves
+// handshakes but balances on older news; two balancers with warm
+// connections spare the clients their handshakes and, once handshakes are
+// dear (TLS), beat the cold clients.
+func TestScenarioHandshakes(t *testing.T) {
+	rep := compareScenario(t, "handshakes", false)
+	sub, all, free := runOf(t, rep, "subset-5"), runOf(t, rep, "all-20"), runOf(t, rep, "all-20-free")
+	sticky, lb := runOf(t, rep, "all-20-sticky"), runOf(t, rep, "balancers-2")
+	subTLS, allTLS, lbTLS := runOf(t, rep, "subset-5-tls"), runOf(t, rep, "all-20-tls"), runOf(t, rep, "balancers-2-tls")
+	for _, r := range rep.Runs {
+		if r.Goodput != 1 || (r.Connections == nil) != (r.Name == "all-20-free") {
+			t.Fatalf("%s: connections %+v, goodput %v", r.Name, r.Connections, r.Goodput)
+		}
+	}
+	if s, a := sub.Connections.PerRequest, all.Connections.PerRequest; a < 2*s || a < 0.5 {
+		t.Errorf("handshakes per request: subset of 5 %.3f, all 20 %.3f; want all 20 to pay over half its requests and twice the subset's", s, a)
+	}
+	if c, s := float64(lb.Connections.ByClients)/float64(lb.Requests), sub.Connections.PerRequest; c > s/2 {
+		t.Errorf("behind two balancers the clients open %.3f connections per request, want under half the subset's %.3f", c, s)
+	}
+	if s, a := sticky.Connections.PerRequest, all.Connections.PerRequest; s > a/3 {
+		t.Errorf("sticky 10 pays %.3f handshakes per request, want under a third of a fresh pick per request (%.3f)", s, a)
+	}
+	if sticky.Latency.P999 <= all.Latency.P999 {
+		t.Errorf("sticky 10 p99.9 %.1f ms should lose to a fresh pick per request (%.1f ms): it balances on older news", sticky.Latency.P999, all.Latency.P999)
+	}
+	// The subset beats picking from all 20, with and without TLS; all 20
+	// would beat both were handshakes free.
+	for _, pair := range [][2]*report.Run{{sub, all}, {subTLS, allTLS}} {
+		s, a := pair[0].Latency, pair[1].Latency
+		if s.P50 >= a.P50 || s.Mean >= a.Mean || s.P99 >= a.P99 {
+			t.Errorf("%s (p50 %.1f, mean %.1f, p99 %.1f ms) should beat %s (%.1f, %.1f, %.1f)", pair[0].Name, s.P50, s.Mean, s.P99,
+				pair[1].Name, a.P50, a.Mean, a.P99)
+		}
+	}
+	if f, s := free.Latency, sub.Latency; f.P50 >= s.P50 || f.P99 >= s.P99 || all.Latency.P50-f.P50 < 5 {
+		t.Errorf("all 20 without handshakes (p50 %.1f, p99 %.1f ms) should beat the subset (%.1f, %.1f) and all 20 with them (p50 %.1f)",
+			f.P50, f.P99, s.P50, s.P99, all.Latency.P50)
+	}
+	// Two balancers with warm connections beat cold clients in the tail,
+	// and with TLS everywhere.
+	if lb.Latency.P99 >= all.Latency.P99 {
+		t.Errorf("p99: two balancers %.1f ms should beat 100 cold clients picking from all 20 (%.1f ms)", lb.Latency.P99, all.Latency.P99)
+	}
+	if l, a := lbTLS.Latency, allTLS.Latency; l.P50 >= a.P50 || l.Mean >= a.Mean || l.P99 >= a.P99 {
+		t.Errorf("with TLS, two balancers (p50 %.1f, mean %.1f, p99 %.1f ms) should beat cold clients (%.1f, %.1f, %.1f)",
+			l.P50, l.Mean, l.P99, a.P50, a.Mean, a.P99)
+	}
+	for _, name := range []string{"subset-5", "all-20", "balancers-2"} {
+		tcp, tls := runOf(t, rep, name).Connections, runOf(t, rep, name+"-tls").Connections
+		if ratio := (tls.HandshakeMs / float64(tls.Handshakes)) / (tcp.HandshakeMs / float64(tcp.Handshakes)); math.Abs(ratio-2) > 0.01 {
+			t.Errorf("%s: a TLS handshake costs %.2f times a TCP one, want 2", name, ratio)
+		}
+	}
+	for _, s := range all.Servers {
+		if s.Connections == 0 {
+			t.Errorf("all-20: no connection opened to %s", s.Name)
+		}
+	}
+}

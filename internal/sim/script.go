@@ -71,6 +71,7 @@ func (w *world) apply(ev labfile.Event) error {
 		for _, i := range w.targets(ev.Target) {
 			w.replyBuf = w.servers[i].core.Kill(now, w.replyBuf[:0])
 			w.deliver(i)
+			w.serverDown(i)
 		}
 	case labfile.ActionRestart:
 		for _, i := range w.targets(ev.Target) {
@@ -195,6 +196,9 @@ func (w *world) owners() []int {
 func (w *world) applySet(set map[string]string) error {
 	lab, err := w.lab.WithSetting(labfile.Setting{Set: set})
 	if err != nil {
+		return err
+	}
+	if err := connsFixed(w.lab, lab); err != nil {
 		return err
 	}
 	oldRate := w.lab.Clients.Rate

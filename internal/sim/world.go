@@ -12,6 +12,7 @@ import (
 
 	"github.com/lblab/lblab/internal/client"
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/conn"
 	"github.com/lblab/lblab/internal/core/health"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/labfile"
@@ -25,6 +26,7 @@ type srv struct {
 	spec      labfile.NamedServer
 	wakeAt    clock.Instant // the pending wake-up event, clock.Never if none
 	sent      uint64        // attempts that reached it
+	conns     uint64        // connections opened to it (when modelled)
 	completed uint64        // attempts it served with 200
 	removed   bool
 }
@@ -46,6 +48,11 @@ type transit struct {
 	srvDone   bool          // the server's part is over (replied, or never reached)
 	timedOut  bool          // the balancer answered 504 before the server replied
 	clientGot bool          // the answer reached the client
+
+	// The balancer's connection to the server (conns.go), when modelled.
+	balConn     conn.ID
+	balWaiting  bool          // in line for one at max_conns ...
+	balWaitFrom clock.Instant // ... since then
 }
 
 type attempt = client.Attempt[transit]
@@ -72,6 +79,8 @@ type world struct {
 	net         policy.Network
 	health      *health.Checker // nil when active health checks are off
 	undos       []undo          // time-boxed events' undos, by evUndo's index
+	balConns    *conn.Table     // the balancers' connections to the servers; nil when not modelled or clients balance themselves
+	connsOn     bool            // the lab models connections
 
 	replyBuf []server.Reply
 

@@ -121,6 +121,13 @@ func (g *gen) network() Map {
 	if g.coin("jitter", 0.3) {
 		m.Set("jitter", time.Duration(g.intIn(1, 3000))*time.Microsecond)
 	}
+	if g.coin("connections", 0.3) { // the connection model: handshakes, keepalive, a cap per pair
+		m.Set("handshake", g.intIn(1, 3))
+		m.Set("keepalive", g.ms(0, 2000))
+		if g.coin("max-conns", 0.5) {
+			m.Set("max_conns", g.intIn(1, 4))
+		}
+	}
 	return m
 }
 
@@ -300,6 +307,9 @@ func (g *gen) clientSide(m *Map) {
 	}
 	if g.coin("client-refresh", 0.5) {
 		m.Set("refresh", g.ms(20, 500))
+	}
+	if g.coin("sticky", 0.3) {
+		m.Set("sticky", g.intIn(2, 20))
 	}
 }
 

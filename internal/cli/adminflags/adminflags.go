@@ -52,5 +52,12 @@ func (f *Flags) Access(admin string) (wire.Access, error) {
 	return a, wire.CheckMaxConns(f.maxConns)
 }
 
+// Token is --token or $LBLAB_TOKEN, checked: the process presents it to
+// its peers' admin APIs (wire.Authorize), whether or not it has one.
+func (f *Flags) Token() (string, error) {
+	a, err := wire.NewAccess(f.token, nil)
+	return a.Token, err
+}
+
 // MaxConns is --max-conns (0 = the default).
 func (f *Flags) MaxConns() int { return f.maxConns }

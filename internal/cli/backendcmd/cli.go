@@ -12,12 +12,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/lblab/lblab/internal/cli/adminflags"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/backend"
+	"github.com/lblab/lblab/internal/shell/conns"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -27,7 +29,7 @@ const drainTime = 5 * time.Second
 // Main is the whole program; it returns the exit status: 0, or 2 on a bad
 // flag, lab file or server name, or a port that cannot be bound.
 func Main(args []string, stdout, stderr io.Writer) int {
-	cfg, check, debug, code := parse(args, stderr)
+	cfg, check, debug, lameDuck, code := parse(args, stderr)
 	if code >= 0 {
 		return code
 	}
@@ -36,12 +38,16 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if check {
-		fmt.Fprintf(stdout, "backend: server %s ok\n", cfg.Name)
+		if cfg.Server != "" && cfg.Server != cfg.Name {
+			fmt.Fprintf(stdout, "backend: server %s (as lab server %s) ok\n", cfg.Name, cfg.Server)
+		} else {
+			fmt.Fprintf(stdout, "backend: server %s ok\n", cfg.Name)
+		}
 		return 0
 	}
 	cfg.Log = wire.Logger("backend", debug)
 	defer func() { _ = cfg.Log.Sync() }()
-	return serve(cfg, stdout, stderr)
+	return serve(cfg, lameDuck, stdout, stderr)
 }
 
 // options are the parsed flags.
@@ -49,7 +55,10 @@ type options struct {
 	fs           *flag.FlagSet
 	cfg          backend.Config
 	lab          string
+	tlsCert      string
+	tlsKey       string
 	hop          time.Duration
+	lameDuck     time.Duration
 	check, debug bool
 	access       *adminflags.Flags
 }
@@ -59,16 +68,23 @@ func newOptions(stderr io.Writer) *options {
 	fs := o.fs
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.lab, "lab", "", "lab file (YAML); default: the built-in playground lab")
-	fs.StringVar(&o.cfg.Name, "name", "s1", "which server of the lab to emulate (s1, s2, ... or a group's name)")
+	fs.StringVar(&o.cfg.Name, "name", "s1", "which server of the lab to emulate (s1, s2, ... or a group's name), and this server's name;\n"+
+		"with --server, only its name (default then: the host name)")
+	fs.StringVar(&o.cfg.Server, "server", "", "the lab server whose settings to emulate under another name: replicas of one\n"+
+		"service (compose --scale, a StatefulSet) each run --server s1 and take their host name")
 	fs.StringVar(&o.cfg.Addr, "addr", "127.0.0.1:0", "data listener address (requests and GET /healthz)")
 	fs.StringVar(&o.cfg.Admin, "admin", "127.0.0.1:0", "admin API listener address")
 	fs.Uint64Var(&o.cfg.Seed, "seed", 0, "random seed for drawn work and error shares (default: the lab's seed)")
 	fs.DurationVar(&o.hop, "hop", 0, "one-way delay added before each answer (default: the lab's network.hop)")
+	fs.StringVar(&o.tlsCert, "tls-cert", "", "with network.tls: the certificate file (PEM) the data listener serves\n(lab run passes the one it makes at start)")
+	fs.StringVar(&o.tlsKey, "tls-key", "", "with network.tls: the certificate's private key file (PEM)")
 	fs.BoolVar(&o.check, "check-config", false, "validate the lab file and server name, then exit (0 ok, 2 not)")
 	fs.BoolVar(&o.cfg.CancelOnClose, "cancel-on-close", false, "cancel a queued request when its client closes the connection\n"+
 		"(off: the model keeps serving attempts a balancer timed out)")
 	fs.BoolVar(&o.debug, "debug", false, "debug logging")
 	o.access = adminflags.Add(fs, true)
+	fs.DurationVar(&o.lameDuck, "lame-duck", 0, "on SIGTERM, first serve this long with GET /healthz answering 503, so balancers'\n"+
+		"health checks take it out before it stops (scale-down, rolling updates); then drain")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: backend [flags]\n\nOne emulated server of a lab, on the wall clock.\n"+
 			"Prints %s{json} on stdout once it listens; SIGTERM drains for %v.\n\nflags:\n", wire.ReadyPrefix, drainTime)
@@ -79,13 +95,13 @@ func newOptions(stderr io.Writer) *options {
 
 // parse reads the flags and the lab file. code is the exit status when the
 // program should end now (help, a bad flag or lab), else -1.
-func parse(args []string, stderr io.Writer) (cfg backend.Config, check, debug bool, code int) {
+func parse(args []string, stderr io.Writer) (cfg backend.Config, check, debug bool, lameDuck time.Duration, code int) {
 	o := newOptions(stderr)
 	if err := o.fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return o.cfg, false, false, 0
+			return o.cfg, false, false, 0, 0
 		}
-		return o.cfg, false, false, 2
+		return o.cfg, false, false, 0, 2
 	}
 	o.cfg.Hop, o.cfg.Jitter = -1, -1 // the lab's network
 	var err error
@@ -94,8 +110,13 @@ func parse(args []string, stderr io.Writer) (cfg backend.Config, check, debug bo
 		err = fmt.Errorf("unexpected argument %q (see --help)", o.fs.Arg(0))
 	case flagSet(o.fs, "hop") && !labfile.Bounds.Network.In(o.hop):
 		err = fmt.Errorf("--hop %v: must be %s", o.hop, labfile.Bounds.Network)
+	case o.lameDuck < 0 || o.lameDuck > time.Minute:
+		err = fmt.Errorf("--lame-duck %v: must be in [0, 1m]", o.lameDuck)
 	case flagSet(o.fs, "hop"):
 		o.cfg.Hop = o.hop
+	}
+	if err == nil && o.cfg.Server != "" && !flagSet(o.fs, "name") {
+		o.cfg.Name, err = hostName()
 	}
 	if err == nil {
 		o.cfg.Access, err = o.access.Access(o.cfg.Admin)
@@ -104,11 +125,16 @@ func parse(args []string, stderr io.Writer) (cfg backend.Config, check, debug bo
 	if err == nil {
 		o.cfg.Lab, err = loadLab(o.lab)
 	}
+	if err == nil && (o.tlsCert != "" || o.tlsKey != "") {
+		if o.cfg.TLS, err = conns.ServerTLS(o.tlsCert, o.tlsKey); err != nil {
+			err = fmt.Errorf("--tls-cert, --tls-key: %w", err)
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "backend: %v\n", err)
-		return o.cfg, false, false, 2
+		return o.cfg, false, false, 0, 2
 	}
-	return o.cfg, o.check, o.debug, -1
+	return o.cfg, o.check, o.debug, o.lameDuck, -1
 }
 
 // loadLab reads the lab file, or returns the playground lab for "".
@@ -119,8 +145,9 @@ func loadLab(path string) (*labfile.Lab, error) {
 	return labfile.Load(path)
 }
 
-// serve runs the backend until SIGTERM or SIGINT.
-func serve(cfg backend.Config, stdout, stderr io.Writer) int {
+// serve runs the backend until SIGTERM or SIGINT; then it leaves for
+// lameDuck (a second signal ends that at once) and drains.
+func serve(cfg backend.Config, lameDuck time.Duration, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	b, err := backend.New(cfg)
@@ -136,6 +163,11 @@ func serve(cfg backend.Config, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "backend: %v\n", err)
 	}
 	<-ctx.Done()
+	stop() // a second signal has its default effect
+	if lameDuck > 0 {
+		b.Leave()
+		time.Sleep(lameDuck)
+	}
 	drain, cancel := context.WithTimeout(context.Background(), drainTime)
 	defer cancel()
 	if err := b.Shutdown(drain); err != nil {
@@ -143,6 +175,17 @@ func serve(cfg backend.Config, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// hostName is the host's name as a server name: its first label (a
+// Kubernetes pod's name, a container's id).
+func hostName() (string, error) {
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return "", fmt.Errorf("--server without --name: the host name is unknown (%v); give --name", err)
+	}
+	h, _, _ = strings.Cut(h, ".")
+	return h, nil
 }
 
 func flagSet(fs *flag.FlagSet, name string) bool {

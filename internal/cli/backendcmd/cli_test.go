@@ -87,6 +87,31 @@ func TestCheckConfig(t *testing.T) {
 	}
 }
 
+// --server emulates a lab server under another name: --name's, else the
+// host name's first label (a replica of a compose service or a StatefulSet).
+func TestServerFlag(t *testing.T) {
+	good := writeLab(t, "servers:\n  - count: 2\n    workers: 4\n  - name: big\n    workers: 8\n")
+	host, err := os.Hostname()
+	if err != nil {
+		t.Skip("no host name here")
+	}
+	host, _, _ = strings.Cut(host, ".")
+	for _, tc := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"--check-config", "--lab", good, "--server", "big"}, 0, "server " + host + " (as lab server big) ok"},
+		{[]string{"--check-config", "--lab", good, "--server", "s2", "--name", "backend-7"}, 0, "server backend-7 (as lab server s2) ok"},
+		{[]string{"--check-config", "--lab", good, "--server", "s9", "--name", "x"}, 2, `no server named "s9"`},
+	} {
+		code, stdout, stderr := runBackend(t, tc.args...)
+		if code != tc.code || !strings.Contains(stdout+stderr, tc.out) {
+			t.Errorf("%v: exit %d, output %q; want %d and %q", tc.args, code, stdout+stderr, tc.code, tc.out)
+		}
+	}
+}
+
 func TestPortInUse(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -146,5 +171,62 @@ func TestReadyLineAndGracefulSIGTERM(t *testing.T) {
 	}
 	if err := cmd.Wait(); err != nil || time.Since(start) > 5*time.Second {
 		t.Errorf("exit after SIGTERM: %v after %v; stderr %s", err, time.Since(start), stderr.String())
+	}
+}
+
+// --lame-duck: after SIGTERM the data port's /healthz answers 503 while
+// requests are still served; the process ends after it, and bad values are
+// refused.
+func TestLameDuck(t *testing.T) {
+	if code, _, stderr := runBackend(t, "--check-config", "--lame-duck", "-1s"); code != 2 || !strings.Contains(stderr, "--lame-duck") {
+		t.Errorf("--lame-duck -1s: exit %d, %q", code, stderr)
+	}
+	cmd := exec.Command(bin, "--name", "s2", "--lame-duck", "30s")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	rd, err := wire.ScanReady(bufio.NewReader(stdout))
+	if err != nil {
+		t.Fatalf("ready line: %v; stderr %s", err, stderr.String())
+	}
+	if out, err := get(rd.Addr, "/healthz", ""); err != nil || !strings.HasPrefix(out, "HTTP/1.1 200") {
+		t.Fatalf("healthz before SIGTERM: %q %v", out, err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var health string
+	for range 100 { // until the signal is handled: at most 10 s
+		if health, _ = get(rd.Addr, "/healthz", ""); strings.HasPrefix(health, "HTTP/1.1 503") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.HasPrefix(health, "HTTP/1.1 503") || !strings.Contains(health, `"leaving"`) {
+		t.Fatalf("healthz after SIGTERM: %q, want 503 leaving", health)
+	}
+	if out, err := get(rd.Addr, "/x", wire.HWork+": 1ms\r\n"); err != nil || !strings.HasPrefix(out, "HTTP/1.1 200") {
+		t.Errorf("a request while leaving: %q %v, want it served", out, err)
+	}
+	// A second signal has its default effect: the process ends at once.
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); ok && !strings.Contains(ee.Error(), "terminated") {
+			t.Errorf("exit: %v; stderr %s", err, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("still running 20 s after the second SIGTERM; stderr %s", stderr.String())
 	}
 }

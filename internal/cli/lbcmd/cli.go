@@ -22,6 +22,7 @@ import (
 	"github.com/lblab/lblab/internal/cli/adminflags"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/shell/conns"
 	"github.com/lblab/lblab/internal/shell/lb"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
@@ -29,17 +30,19 @@ import (
 // options are the command-line flags.
 type options struct {
 	backends, admins, lab, name, algorithm, addr, admin *string
+	tlsCert, tlsKey, tlsCA                              *string
 	index                                               *int
 	seed                                                *uint64
 	hop                                                 *time.Duration
 	check, debug                                        *bool
+	dns                                                 dnsFlags
 	set                                                 map[string]bool // flags given explicitly
 	access                                              *adminflags.Flags
 }
 
 func defineFlags(fs *flag.FlagSet) *options {
 	return &options{
-		backends:  fs.String("backends", "", "backends as `NAME=HOST:PORT,...` (required), e.g. s1=127.0.0.1:8001,s2=127.0.0.1:8002"),
+		backends:  fs.String("backends", "", "backends as `NAME=HOST:PORT,...` (required unless --backends-dns), e.g. s1=127.0.0.1:8001,s2=127.0.0.1:8002"),
 		admins:    fs.String("backend-admins", "", "backends' admin addresses as `NAME=HOST:PORT,...`; needed when balancers.load is shared (polls GET /load)"),
 		lab:       fs.String("lab", "", "lab `FILE` (YAML) whose balancers: and network: sections configure this lb (default: the built-in playground)"),
 		name:      fs.String("name", "lb1", "balancer `NAME`, returned in the X-Lab-Balancer header"),
@@ -49,8 +52,12 @@ func defineFlags(fs *flag.FlagSet) *options {
 		admin:     fs.String("admin", "127.0.0.1:0", "admin API listener `HOST:PORT`"),
 		seed:      fs.Uint64("seed", 0, "seed `N` of the random draws, overriding the lab's seed"),
 		hop:       fs.Duration("hop", 0, "one-way network delay injected per hop, overriding network.hop (lab default 5ms)"),
+		tlsCert:   fs.String("tls-cert", "", "with network.tls: the certificate `FILE` (PEM) the traffic listener serves (lab run passes the one it makes)"),
+		tlsKey:    fs.String("tls-key", "", "with network.tls: the certificate's private key `FILE` (PEM)"),
+		tlsCA:     fs.String("tls-ca", "", "with network.tls: the certificate `FILE` (PEM) to trust when connecting to the backends"),
 		check:     fs.Bool("check-config", false, "validate the flags and the lab file, then exit (status 0 if good, 2 if not)"),
 		debug:     fs.Bool("debug", false, "debug logging: one line per proxied request"),
+		dns:       defineDNSFlags(fs),
 	}
 }
 
@@ -93,7 +100,11 @@ func (o *options) build(extra []string, log *zap.Logger) (*lb.LB, error) {
 	if err != nil {
 		return nil, err
 	}
-	specs, err := backendList(*o.backends, *o.admins, extra)
+	disc, err := o.dns.config()
+	if err != nil {
+		return nil, err
+	}
+	specs, err := backendList(*o.backends, *o.admins, extra, disc != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -101,8 +112,19 @@ func (o *options) build(extra []string, log *zap.Logger) (*lb.LB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return lb.New(lb.Config{Name: *o.name, Index: *o.index, Backends: specs, Lab: lab,
-		Addr: *o.addr, Admin: *o.admin, Logger: log, Access: access, MaxClientConns: o.access.MaxConns()})
+	cfg := lb.Config{Name: *o.name, Index: *o.index, Backends: specs, Lab: lab,
+		Addr: *o.addr, Admin: *o.admin, Logger: log, Access: access, MaxClientConns: o.access.MaxConns(), Discover: disc}
+	if *o.tlsCert != "" || *o.tlsKey != "" {
+		if cfg.TLS, err = conns.ServerTLS(*o.tlsCert, *o.tlsKey); err != nil {
+			return nil, fmt.Errorf("--tls-cert, --tls-key: %w", err)
+		}
+	}
+	if *o.tlsCA != "" {
+		if cfg.ClientTLS, err = conns.ClientTLS(*o.tlsCA); err != nil {
+			return nil, fmt.Errorf("--tls-ca: %w", err)
+		}
+	}
+	return lb.New(cfg)
 }
 
 // loadLab reads the lab (or the default) and applies the flag overrides.
@@ -129,12 +151,12 @@ func loadLab(path string, set map[string]bool, algorithm string, seed uint64, ho
 	return lab, nil
 }
 
-func backendList(backends, admins string, extra []string) ([]lb.BackendSpec, error) {
+func backendList(backends, admins string, extra []string, discovered bool) ([]lb.BackendSpec, error) {
 	if len(extra) > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (flags only; see --help)", extra[0])
 	}
-	if strings.TrimSpace(backends) == "" {
-		return nil, fmt.Errorf("--backends is required, e.g. --backends s1=127.0.0.1:8001,s2=127.0.0.1:8002")
+	if strings.TrimSpace(backends) == "" && !discovered {
+		return nil, fmt.Errorf("--backends is required (or --backends-dns), e.g. --backends s1=127.0.0.1:8001,s2=127.0.0.1:8002")
 	}
 	return lb.ParseBackends(backends, admins)
 }

@@ -41,6 +41,8 @@ func TestCheckConfigExitCodes(t *testing.T) {
 	bin := build(t)
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(bad, []byte("balancers:\n  algorithm: fastest\n"), 0o644)
+	shared := filepath.Join(t.TempDir(), "shared.yaml")
+	os.WriteFile(shared, []byte("balancers:\n  load: shared\n"), 0o644)
 	cases := []struct {
 		args   []string
 		status int
@@ -52,6 +54,12 @@ func TestCheckConfigExitCodes(t *testing.T) {
 		{[]string{"--backends", "s1=127.0.0.1:9001,s1=127.0.0.1:9002", "--check-config"}, 2, "duplicate backend name"},
 		{[]string{"--backends", "s1=nowhere", "--check-config"}, 2, "addr"},
 		{[]string{"--check-config"}, 2, "--backends is required"},
+		{[]string{"--backends-dns", "backend:9001", "--backends-dns-admin", "9100", "--check-config"}, 0, ""},
+		{[]string{"--backends", "s1=127.0.0.1:9001", "--backends-dns", "backend:9001", "--dns-interval", "500ms", "--check-config"}, 0, ""},
+		{[]string{"--backends-dns", "backend", "--check-config"}, 2, "--backends-dns"},
+		{[]string{"--backends-dns-admin", "9100", "--backends", "s1=127.0.0.1:9001", "--check-config"}, 2, "needs --backends-dns"},
+		{[]string{"--backends-dns", "backend:9001", "--dns-interval", "1ms", "--check-config"}, 2, "--dns-interval"},
+		{[]string{"--backends-dns", "backend:9001", "--lab", shared, "--check-config"}, 2, "admin port is needed"},
 		{[]string{"--bogus"}, 2, "not defined"},
 		{[]string{"--help"}, 0, "--backends"},
 	}

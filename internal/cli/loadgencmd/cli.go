@@ -23,6 +23,7 @@ import (
 	"github.com/lblab/lblab/internal/cli/adminflags"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/shell/conns"
 	"github.com/lblab/lblab/internal/shell/loadgen"
 	"github.com/lblab/lblab/internal/shell/wire"
 	"github.com/lblab/lblab/internal/workload"
@@ -40,7 +41,7 @@ func (l *list) Set(v string) error { *l = append(*l, v); return nil }
 type options struct {
 	targets, servers, admins   list
 	headers                    list
-	lab, admin, profile        string
+	lab, admin, profile, tlsCA string
 	replay, method, body       string
 	targetsFile                string
 	files                      report.ExportFiles
@@ -87,6 +88,7 @@ func parseFlags(args []string, errOut io.Writer) (options, *flag.FlagSet, error)
 	fs.BoolVar(&o.json, "json", false, "print the JSON report instead of the table")
 	fs.BoolVar(&o.series, "series", false, "include 250 ms time series in the report")
 	fs.StringVar(&o.admin, "admin", "", "serve the admin API on this address (e.g. 127.0.0.1:0) and print the LBLAB-READY line first")
+	fs.StringVar(&o.tlsCA, "tls-ca", "", "with network.tls: the certificate (PEM) to trust when connecting over TLS\n(lab run passes the one it makes at start)")
 	fs.BoolVar(&o.check, "check-config", false, "validate the flags and the lab, print a summary and exit")
 	fs.BoolVar(&o.debug, "debug", false, "debug logging (every attempt) on stderr")
 	o.access = adminflags.Add(fs, false)
@@ -216,6 +218,14 @@ func config(o options, lab *labfile.Lab, errOut io.Writer) (loadgen.Config, erro
 	if len(o.admins) > 0 {
 		if cfg.Admins, err = loadgen.ParseAdmins(o.admins.String()); err != nil {
 			return cfg, fmt.Errorf("--admins: %w", err)
+		}
+	}
+	if cfg.Token, err = o.access.Token(); err != nil {
+		return cfg, err
+	}
+	if o.tlsCA != "" {
+		if cfg.TLS, err = conns.ClientTLS(o.tlsCA); err != nil {
+			return cfg, fmt.Errorf("--tls-ca: %w", err)
 		}
 	}
 	if f, ok := errOut.(*os.File); ok && wire.IsTerminal(f) && !o.debug {

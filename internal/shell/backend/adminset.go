@@ -146,7 +146,7 @@ func (b *Backend) setLocked(now clock.Instant, path, value string) (SetResult, e
 	if err := lab.Apply(path, value); err != nil {
 		return res, err
 	}
-	ns, err := FindServer(lab, b.cfg.Name)
+	ns, err := FindServer(lab, b.cfg.Server)
 	if err != nil {
 		return res, fmt.Errorf("%s: after this change %v", path, err)
 	}

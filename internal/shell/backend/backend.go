@@ -11,9 +11,12 @@ package backend
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lblab/lblab/internal/assemble"
@@ -27,6 +30,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/metrics"
 	"github.com/lblab/lblab/internal/observe"
+	"github.com/lblab/lblab/internal/shell/conns"
 	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
@@ -53,6 +57,8 @@ type Backend struct {
 	obs  observe.ServerAttempts // attempts' ends, reported outside mu
 	note observe.Events         // admin actions applied
 
+	leaving atomic.Bool // lame duck: GET /healthz fails (leave.go)
+
 	mu      sync.Mutex // guards everything below up to life
 	core    *server.Server
 	waiters map[uint64]*waiter
@@ -67,6 +73,8 @@ type Backend struct {
 	queue   queueSettings       // the core's current queue settings
 	limiter limit.Spec          // the current limiter; Kind "" = none
 	addrs   addrs
+
+	accepted atomic.Uint64 // connections accepted on the data listener
 
 	// life serializes the listener changes (kill, restart, shutdown). Lock
 	// order: life, then mu. Nothing holds life while it waits for the admin
@@ -94,10 +102,14 @@ type queueSettings struct {
 // New validates cfg and builds the backend without listening.
 func New(cfg Config) (*Backend, error) {
 	cfg = cfg.withDefaults()
-	ns, err := FindServer(cfg.Lab, cfg.Name)
+	if cfg.Lab.Network.TLS && cfg.TLS == nil {
+		return nil, errors.New("network.tls is on: give the certificate to serve (--tls-cert, --tls-key)")
+	}
+	ns, err := FindServer(cfg.Lab, cfg.Server)
 	if err != nil {
 		return nil, err
 	}
+	ns.Name = cfg.Name // its own draws and name, with the settings of the server it emulates
 	sc, err := ServerConfig(cfg.Lab, ns, cfg.Seed)
 	if err != nil {
 		return nil, err
@@ -197,7 +209,7 @@ type listener struct {
 // serve listens on addr and serves h there in a goroutine: the admin API
 // behind the access guard, with the admin listeners' limits; the data
 // port open to any client (it is the service under test), with its
-// connection cap.
+// connection cap, counted and with TLS when the lab says (dataListener).
 func (b *Backend) serve(addr string, h fasthttp.RequestHandler, admin bool) (*listener, error) {
 	ln, err := b.cfg.Listen(addr)
 	if err != nil {
@@ -206,6 +218,8 @@ func (b *Backend) serve(addr string, h fasthttp.RequestHandler, admin bool) (*li
 	lim := wire.DataLimits(b.cfg.MaxConns)
 	if admin {
 		h, lim = wire.NewGuard(b.cfg.Access, ln.Addr()).Fasthttp(h), wire.AdminLimits
+	} else {
+		ln = b.dataListener(ln)
 	}
 	l := &listener{addr: ln.Addr().String(), srv: &fasthttp.Server{
 		Handler: h, Name: "lblab-backend", ReadBufferSize: maxHeaderBytes, MaxRequestBodySize: maxBodyBytes,
@@ -217,6 +231,16 @@ func (b *Backend) serve(addr string, h fasthttp.RequestHandler, admin bool) (*li
 		b.log.Warn("serve ended", zap.String("addr", l.addr), zap.Error(err))
 	})
 	return l, nil
+}
+
+// dataListener counts the connections accepted on the data listener and,
+// with network.tls, serves TLS over them.
+func (b *Backend) dataListener(ln net.Listener) net.Listener {
+	var cfg *tls.Config
+	if b.cfg.Lab.Network.TLS {
+		cfg = b.cfg.TLS
+	}
+	return conns.Listen(ln, cfg, &b.accepted)
 }
 
 // shutdown closes the listener and waits for the connections to finish

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"crypto/tls"
 	"fmt"
 	"github.com/lblab/lblab/internal/assemble"
 	"net"
@@ -17,11 +18,14 @@ import (
 
 // Config configures one backend process.
 type Config struct {
-	Lab   *labfile.Lab // nil = labfile.Default(); never changed (/admin/set works on a clone)
-	Name  string       // the lab server to emulate; "" = s1
-	Addr  string       // data listener; "" = 127.0.0.1:0
-	Admin string       // admin listener; "" = 127.0.0.1:0
-	Seed  uint64       // 0 = the lab's seed
+	Lab  *labfile.Lab // nil = labfile.Default(); never changed (/admin/set works on a clone)
+	Name string       // this server's name (X-Lab-Server); "" = s1
+	// Server is the lab server whose settings it emulates; "" = Name. Replicas
+	// of one service emulate one lab server under names of their own.
+	Server string
+	Addr   string // data listener; "" = 127.0.0.1:0
+	Admin  string // admin listener; "" = 127.0.0.1:0
+	Seed   uint64 // 0 = the lab's seed
 
 	// Hop is the one-way server -> balancer delay added before each answer,
 	// Jitter the uniform extra in [0, Jitter]; negative = the lab's network.
@@ -41,6 +45,10 @@ type Config struct {
 
 	Log *zap.Logger // nil = no logging
 
+	// TLS is the data listener's certificate, required with network.tls
+	// (the data listener then speaks only TLS; the admin API stays plain).
+	TLS *tls.Config
+
 	// Listen opens a listener (tests pass in-memory ones); nil = TCP.
 	Listen func(addr string) (net.Listener, error)
 
@@ -57,6 +65,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.Name == "" {
 		cfg.Name = "s1"
+	}
+	if cfg.Server == "" {
+		cfg.Server = cfg.Name
 	}
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
@@ -87,10 +98,11 @@ func (cfg Config) withDefaults() Config {
 // hold the named server and its settings must build a server core.
 func Check(cfg Config) error {
 	cfg = cfg.withDefaults()
-	ns, err := FindServer(cfg.Lab, cfg.Name)
+	ns, err := FindServer(cfg.Lab, cfg.Server)
 	if err != nil {
 		return err
 	}
+	ns.Name = cfg.Name // its own draws and name, with the settings of the server it emulates
 	sc, err := ServerConfig(cfg.Lab, ns, cfg.Seed)
 	if err != nil {
 		return err

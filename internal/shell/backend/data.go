@@ -201,7 +201,8 @@ func dropConn(ctx *fasthttp.RequestCtx) {
 	})
 }
 
-// health answers the data port's probe: 200 when up, 500 in fail mode.
+// health answers the data port's probe: 200 when up, 500 in fail mode,
+// 503 when leaving.
 func (b *Backend) health(ctx *fasthttp.RequestCtx) {
 	var snap server.Snapshot
 	b.apply(func(now clock.Instant, out []server.Reply) []server.Reply {
@@ -213,6 +214,8 @@ func (b *Backend) health(ctx *fasthttp.RequestCtx) {
 		dropConn(ctx)
 	case snap.Failing:
 		wire.WriteJSON(ctx, fasthttp.StatusInternalServerError, map[string]string{"status": "failing", "server": b.cfg.Name})
+	case b.leaving.Load():
+		wire.WriteJSON(ctx, fasthttp.StatusServiceUnavailable, map[string]string{"status": "leaving", "server": b.cfg.Name})
 	default:
 		wire.WriteJSON(ctx, fasthttp.StatusOK, map[string]string{"status": "ok", "server": b.cfg.Name})
 	}

@@ -30,7 +30,10 @@ type State struct {
 	JitterMs         float64      `json:"jitter_ms"`
 	CancelOnClose    bool         `json:"cancel_on_close"`
 	Counters         Counters     `json:"counters"`
-	AtUnixNs         int64        `json:"at_unix_ns"`
+	// Connections accepted on the data listener since start (TCP, before
+	// any TLS handshake): what the clients or balancers opened to it.
+	AcceptedConnections uint64 `json:"accepted_connections"`
+	AtUnixNs            int64  `json:"at_unix_ns"`
 }
 
 // QueueState is the queue's capacity (0 = unbounded) and discipline.
@@ -96,7 +99,8 @@ func (b *Backend) stateLocked(now clock.Instant) State {
 			Dropped: s.Dropped, Lost: s.Lost, CacheHits: s.CacheHits, CacheLookups: s.CacheLookups,
 			MaxQueue: s.MaxQueue, Faults: s.Faults,
 		},
-		AtUnixNs: b.unixNano(now),
+		AtUnixNs:            b.unixNano(now),
+		AcceptedConnections: b.accepted.Load(),
 	}
 	b.kinds = b.core.QueuedKinds(b.kinds)
 	st.QueuedKinds = make([]string, len(b.kinds))

@@ -12,10 +12,12 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/breaker"
+	"github.com/lblab/lblab/internal/core/conn"
 	"github.com/lblab/lblab/internal/core/outlier"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/shell/conns"
 )
 
 // backend is one server at a stable global index. Removed backends stay in
@@ -29,6 +31,7 @@ type backend struct {
 	present bool
 	healthy bool // the active health checks' verdict, as applied to the pipeline
 	picks   uint64
+	live    map[conn.ID]*conns.Conn // the model's connections to it (conns.go)
 }
 
 func (l *LB) newBackend(s BackendSpec) *backend {
@@ -36,7 +39,10 @@ func (l *LB) newBackend(s BackendSpec) *backend {
 		s.Weight = l.labWeight(s.Name)
 	}
 	b := &backend{BackendSpec: s, present: true, healthy: true, hc: l.hostClient(s.Addr, l.cfg.MaxRespBody),
-		fw: l.obs.Backend(s.Name)}
+		fw: l.obs.Backend(s.Name), live: map[conn.ID]*conns.Conn{}}
+	if l.lab.Network.TLS { // health checks reach the data listener, which speaks TLS
+		b.hc.IsTLS, b.hc.TLSConfig = true, l.cfg.ClientTLS
+	}
 	if s.Admin != "" {
 		b.adminHC = l.hostClient(s.Admin, 64<<10)
 	}
@@ -151,6 +157,10 @@ func (l *LB) removeBackend(name string) bool {
 	b.present = false
 	l.bal.RemoveServer(i)
 	b.close()
+	if l.conns != nil {
+		l.conns.pool.CloseIdleTo(int32(i))
+		go closeAll(l.takeClosing()) // not under mu
+	}
 	l.publish(l.nowLocked(), "backend", fmt.Sprintf("backend %s removed", name))
 	return true
 }

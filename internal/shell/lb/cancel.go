@@ -64,7 +64,7 @@ func (l *LB) fanOutCancel(body []byte) CancelResult {
 			return
 		}
 		asked.Add(1)
-		n, err := wire.PostCancel(t.b.adminHC, body, wire.CancelWait)
+		n, err := wire.PostCancel(t.b.adminHC, body, wire.CancelWait, l.cfg.Access.Token)
 		if err != nil {
 			failed.Add(1)
 			l.log.Debug("cancel", zap.String("backend", t.b.Name), zap.Error(err))

@@ -1,6 +1,7 @@
 package lb
 
 import (
+	"crypto/tls"
 	"fmt"
 	"github.com/lblab/lblab/internal/assemble"
 	"net"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
@@ -45,6 +47,10 @@ type Config struct {
 	Admin    string       // admin listener, default 127.0.0.1:0
 	Logger   *zap.Logger  // nil = no logging
 
+	// Discover, if set, adds and removes backends behind a DNS name as it
+	// resolves over time (discover.go), besides Backends.
+	Discover *discover.Config
+
 	// Tests may hand in listeners and a dialer (fasthttputil in-memory).
 	Listener      net.Listener
 	AdminListener net.Listener
@@ -58,6 +64,9 @@ type Config struct {
 	// from the open-files limit, wire.DataConns).
 	Access         wire.Access
 	MaxClientConns int
+	// With network.tls: the data listener's certificate (TLS) and the
+	// certificate to trust when connecting to the backends (ClientTLS).
+	TLS, ClientTLS *tls.Config
 
 	// Waits times the injected hops: nil is the process's precise
 	// scheduler; tests in a synctest bubble set pace.Runtime.
@@ -191,6 +200,12 @@ func (c Config) withDefaults() (Config, error) {
 		c.Logger = zap.NewNop()
 	}
 	c.Waits = pace.Or(c.Waits)
+	if err := c.checkDiscover(); err != nil {
+		return c, err
+	}
+	if c.Lab.Network.TLS && (c.TLS == nil || c.ClientTLS == nil) {
+		return c, fmt.Errorf("network.tls is on: give the certificate to serve and to trust (--tls-cert, --tls-key, --tls-ca)")
+	}
 	return c, c.checkBackends()
 }
 

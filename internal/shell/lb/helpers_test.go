@@ -44,6 +44,9 @@ type fake struct {
 	completed atomic.Int64 // data requests answered
 	probes    atomic.Int64 // requests tagged X-Lab-Attempt: probe
 	closed    atomic.Bool
+	// token, when set before the lb starts, guards /load and
+	// /admin/cancel as a backend's admin API does.
+	token string
 }
 
 func newFake(name string, ln net.Listener, log fasthttp.Logger) *fake {
@@ -80,7 +83,15 @@ func (f *fake) handle(ctx *fasthttp.RequestCtx) {
 			ctx.SetStatusCode(503)
 		}
 		return
-	case "/load":
+	case "/load", "/admin/cancel":
+		if f.token != "" && string(ctx.Request.Header.Peek("Authorization")) != "Bearer "+f.token {
+			ctx.SetStatusCode(401)
+			return
+		}
+		if string(ctx.Path()) == "/admin/cancel" {
+			ctx.SetBodyString(`{"cancelled":0}`)
+			return
+		}
 		fmt.Fprintf(ctx, `{"queued":%d,"in_service":0}`, f.queued.Load())
 		return
 	}

@@ -30,6 +30,8 @@ import (
 	"github.com/lblab/lblab/internal/metrics"
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/shell/conns"
+	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -54,16 +56,19 @@ type LB struct {
 	// derived from lab by derive, for the hot path
 	hashClient bool
 	net        policy.Network
+	conns      *connModel // the connection model (conns.go); nil when the lab has none
 
 	// Set in New or Start, then only read (seq is atomic).
 	routes    map[string]route
 	seq       atomic.Uint64 // request numbers for requests without X-Lab-Request
+	accepted  atomic.Uint64 // connections accepted on the data listener
 	data      *fasthttp.Server
 	admin     *fasthttp.Server
 	ln, adLn  net.Listener
 	done      chan struct{}
 	kickLoad  chan struct{}
 	kickCheck chan struct{}
+	disc      *discover.Watcher // nil without Config.Discover
 	wg        sync.WaitGroup
 	stopOnce  sync.Once
 }
@@ -114,6 +119,7 @@ func New(cfg Config) (*LB, error) {
 		return nil, fmt.Errorf("balancers: %w", err)
 	}
 	l.derive()
+	l.modelConns()
 	l.routes = l.adminRoutes()
 	l.data = &fasthttp.Server{Handler: l.serveProxy, Name: "lblab-lb", MaxRequestBodySize: cfg.MaxBody,
 		ReadBufferSize: cfg.MaxHeader, NoDefaultServerHeader: true, CloseOnShutdown: true,
@@ -131,16 +137,23 @@ func (l *LB) Start() error {
 	if l.ln, err = listen(l.cfg.Listener, l.cfg.Addr); err != nil {
 		return fmt.Errorf("addr: %w", err)
 	}
+	l.ln = l.listenData(l.ln)
 	if l.adLn, err = listen(l.cfg.AdminListener, l.cfg.Admin); err != nil {
 		l.ln.Close()
 		return fmt.Errorf("admin: %w", err)
 	}
 	l.admin.Handler = wire.NewGuard(l.cfg.Access, l.adLn.Addr()).Fasthttp(l.serveAdmin)
+	if err := l.startDiscovery(); err != nil {
+		l.ln.Close()
+		l.adLn.Close()
+		return err
+	}
 	l.serve(l.data, l.ln, wire.DataLimits(l.cfg.MaxClientConns))
 	l.serve(l.admin, l.adLn, wire.AdminLimits)
-	l.wg.Add(2)
+	l.wg.Add(3)
 	go l.loop(l.kickLoad, l.loadPeriod, l.pollLoads)
 	go l.loop(l.kickCheck, l.checkPeriod, l.checkHealth)
+	go l.loop(nil, l.sweepPeriod, l.sweepConns)
 	l.log.Info("listening", zap.String("addr", l.Addr()),
 		zap.String("admin", l.AdminAddr()), zap.String("algorithm", l.Algorithm()))
 	return nil
@@ -188,10 +201,15 @@ func (l *LB) Shutdown(ctx context.Context) error {
 		err = errors.Join(l.admin.ShutdownWithContext(ctx), l.data.ShutdownWithContext(ctx))
 		l.wg.Wait()
 		l.mu.Lock()
+		var live []*conns.Conn
 		for _, b := range l.backends {
 			b.close()
+			for _, c := range b.live {
+				live = append(live, c)
+			}
 		}
 		l.mu.Unlock()
+		closeAll(live)
 		l.cfg.Waits.Log(l.log)
 	})
 	return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lblab/lblab/internal/core/health"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // maxProbeWait caps one health check or load poll, so a hung backend cannot
@@ -48,7 +49,7 @@ func (l *LB) pollLoads() {
 			return
 		}
 		var rep loadReport
-		if err := getJSON(t.b.adminHC, t.b.Admin, "/load", min(wait, maxProbeWait), &rep); err != nil {
+		if err := getJSON(t.b.adminHC, t.b.Admin, "/load", min(wait, maxProbeWait), l.cfg.Access.Token, &rep); err != nil {
 			l.log.Debug("load poll", zap.String("backend", t.b.Name), zap.Error(err))
 			return
 		}
@@ -64,7 +65,7 @@ func (l *LB) pollLoads() {
 func (l *LB) checkHealth() {
 	wait, _ := l.checkPeriod()
 	l.each(func(t target) {
-		ok := getJSON(t.b.hc, t.b.Addr, "/healthz", min(wait, maxProbeWait), nil) == nil
+		ok := getJSON(t.b.hc, t.b.Addr, "/healthz", min(wait, maxProbeWait), "", nil) == nil
 		l.verdict(t, ok)
 	})
 }
@@ -115,13 +116,19 @@ func (l *LB) each(f func(target)) {
 	wg.Wait()
 }
 
-// getJSON GETs path from addr within wait; a non-200 answer is an error.
-// into may be nil (only the status matters).
-func getJSON(hc *fasthttp.HostClient, addr, path string, wait time.Duration, into any) error {
+// getJSON GETs path from addr within wait, presenting token (the lab's,
+// or "" for a path that needs none); a non-200 answer is an error. into
+// may be nil (only the status matters).
+func getJSON(hc *fasthttp.HostClient, addr, path string, wait time.Duration, token string, into any) error {
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
-	req.SetRequestURI("http://" + addr + path)
+	scheme := "http://"
+	if hc.IsTLS { // a data address with network.tls
+		scheme = "https://"
+	}
+	req.SetRequestURI(scheme + addr + path)
+	wire.Authorize(&req.Header, token)
 	if err := hc.DoTimeout(req, resp, wait); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/rng"
+	"github.com/lblab/lblab/internal/shell/conns"
 	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
@@ -25,6 +26,16 @@ type attempt struct {
 	timeout time.Duration
 	net     policy.Network
 	pick    uint64 // the pick number: its hops' jitter draws
+
+	// With connections modelled (conns.go): the connection it rides, or
+	// the line it waits in (ref, wait); whether the connection broke, and
+	// whether a closed one was dialed again (at what emulated cost).
+	grant      liveGrant
+	ref        uint64
+	wait       chan liveGrant
+	broken     bool
+	redialed   bool
+	redialCost time.Duration
 }
 
 // serveProxy is the hot path: pick, hop, forward, report, hop, answer.
@@ -36,6 +47,8 @@ func (l *LB) serveProxy(ctx *fasthttp.RequestCtx) {
 		l.hop(&a, policy.BalancerBack)
 		ctx.Response.Header.Set(wire.HReason, "no-server")
 		wire.WriteError(ctx, fasthttp.StatusServiceUnavailable, "no eligible server")
+	} else if !l.awaitConn(&a) {
+		l.gaveUpWaiting(ctx, &a)
 	} else {
 		l.hop(&a, policy.BalancerOut)
 		res := l.forward(ctx, &a)
@@ -104,6 +117,8 @@ func hashBytes(b []byte) uint64 {
 // pick runs the pipeline under the lock, at an instant read under it, and
 // copies out what the rest of the request needs.
 func (l *LB) pick(req balance.Request, client uint64, exclude []byte) attempt {
+	var cs []*conns.Conn
+	defer func() { closeAll(cs) }() // after the unlock: connections the model closed as idle
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.nowLocked()
@@ -120,6 +135,10 @@ func (l *LB) pick(req balance.Request, client uint64, exclude []byte) attempt {
 		a.b = l.backends[a.t.Server]
 		a.b.picks++
 		l.picks++
+		if l.conns != nil {
+			l.acquireConn(&a)
+			cs = l.takeClosing()
+		}
 	}
 	return a
 }
@@ -145,11 +164,17 @@ func (l *LB) forward(ctx *fasthttp.RequestCtx, a *attempt) policy.Result {
 	}
 	req.Header.Set(wire.HBalancer, l.cfg.Name)
 	var err error
+	var deadline time.Time // zero: none
 	if a.timeout > 0 {
-		deadline := l.clock.Epoch().Add(a.start.Duration() + a.timeout)
+		deadline = l.clock.Epoch().Add(a.start.Duration() + a.timeout)
 		tightenDeadline(&req.Header, deadline) // the server may drop it past the balancer's patience too
+	}
+	switch {
+	case a.grant.lc != nil:
+		err = l.exchangeOnConn(a, req, resp, deadline)
+	case a.timeout > 0:
 		err = a.b.hc.DoDeadline(req, resp, deadline)
-	} else {
+	default:
 		err = a.b.hc.Do(req, resp)
 	}
 	res := wire.Classify(err, resp.StatusCode(), resp.Header.Peek(wire.HReason))
@@ -173,8 +198,12 @@ func (l *LB) forward(ctx *fasthttp.RequestCtx, a *attempt) policy.Result {
 // returns the attempt's time from pick to answer (the timeout itself when
 // the balancer gave up waiting).
 func (l *LB) report(a *attempt, res policy.Result, gaveUp bool) time.Duration {
+	var cs []*conns.Conn
+	defer func() { closeAll(cs) }() // after the unlock
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.freeConn(a, gaveUp)
+	cs = l.takeClosing()
 	now := l.nowLocked()
 	rtt := now.Sub(a.start)
 	if gaveUp && a.timeout > 0 {

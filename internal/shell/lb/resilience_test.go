@@ -1,9 +1,13 @@
 package lb
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 func TestBreakerOpensProbesAndCloses(t *testing.T) {
@@ -105,6 +109,34 @@ func TestSharedLoadPolling(t *testing.T) {
 	if a := c.get(t, "/"); a.server != "s1" {
 		t.Errorf("picked %s, want s1 (the only idle one)", a.server)
 	}
+}
+
+// The processes of a lab share its token; the lb presents its own to the
+// backends' admin APIs: the shared-load polls and the cancellations it fans
+// out are not refused (they were: 401, and the lb balanced on stale loads).
+func TestPeersPresentTheLabsToken(t *testing.T) {
+	const token = "lab-token-0123456789abcdef"
+	f1, f2 := startFake(t, "s1"), startFake(t, "s2")
+	f1.token, f2.token = token, token
+	f1.queued.Store(40)
+	lab := testLab(t, "balancers.algorithm", "least-outstanding", "balancers.load", "shared", "balancers.refresh", "20ms")
+	_, c := startLBWith(t, Config{Name: "lbt", Lab: lab, Backends: specs(f1, f2), IdleConn: time.Second,
+		Access: wire.Access{Token: token}})
+	eventually(t, "s1's report", func() bool { return stateWith(t, c, token).backend("s1").Outstanding == 40 })
+	a := do(t, c.admin, "POST", "/admin/cancel", `{"id":5,"attempt":"hedge"}`, "Authorization", "Bearer "+token)
+	if a.status != 200 || !strings.Contains(a.body, `"backends":2,"failed":0`) {
+		t.Errorf("cancel: %d %s; want both backends asked, none failed", a.status, a.body)
+	}
+}
+
+// stateWith fetches GET /admin/state presenting token.
+func stateWith(t *testing.T, c *client, token string) State {
+	a := do(t, c.admin, "GET", "/admin/state", "", "Authorization", "Bearer "+token)
+	var s State
+	if err := json.Unmarshal([]byte(a.body), &s); err != nil {
+		t.Fatalf("state %d %q: %v", a.status, a.body, err)
+	}
+	return s
 }
 
 func TestEventRingKeepsLast200(t *testing.T) {

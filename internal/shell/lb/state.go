@@ -2,6 +2,7 @@ package lb
 
 import (
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/shell/discover"
 )
 
 // State is GET /admin/state.
@@ -14,6 +15,10 @@ type State struct {
 	Settings  Settings       `json:"settings"`
 	Picks     uint64         `json:"picks"`
 	Backends  []BackendState `json:"backends"`
+	// Discovery is the DNS watcher's progress (absent without --backends-dns).
+	Discovery *discover.Status `json:"discovery,omitempty"`
+	// Connections, when the lab models them (conns.go).
+	Connections *ConnState `json:"connections,omitempty"`
 }
 
 // BackendState is one backend as this balancer sees it.
@@ -42,7 +47,8 @@ func (l *LB) State() State {
 	defer l.mu.Unlock()
 	now := l.nowLocked()
 	s := State{Name: l.cfg.Name, Index: l.cfg.Index, Algorithm: l.bal.Algorithm(),
-		Settings: settingsOf(l.lab), Picks: l.picks, Backends: make([]BackendState, len(l.backends))}
+		Settings: settingsOf(l.lab), Picks: l.picks, Backends: make([]BackendState, len(l.backends)),
+		Discovery: l.discoveryStatus(), Connections: l.connState()}
 	if l.ln != nil {
 		s.Addr, s.Admin = l.ln.Addr().String(), l.adLn.Addr().String()
 	}

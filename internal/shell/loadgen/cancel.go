@@ -82,7 +82,7 @@ func (tr *transport) cancel(hc *fasthttp.HostClient, body []byte, hop time.Durat
 		if tr.closing.Load() {
 			return
 		}
-		if _, err := wire.PostCancel(hc, body, wire.CancelWait); err != nil {
+		if _, err := wire.PostCancel(hc, body, wire.CancelWait, tr.token); err != nil {
 			log.Debug("cancel", zap.String("admin", hc.Addr), zap.ByteString("body", body), zap.Error(err))
 		}
 	}()

@@ -21,6 +21,7 @@ type cancelPost struct {
 	ID      uint64 `json:"id"`
 	Attempt string `json:"attempt"`
 	At      time.Time
+	Auth    string // the Authorization header
 }
 
 // adminRec is an in-memory admin API that records every request it gets.
@@ -47,7 +48,8 @@ func newAdminRec(t *testing.T, name string) *adminRec {
 }
 
 func (a *adminRec) serve(ctx *fasthttp.RequestCtx) {
-	p := cancelPost{Admin: a.name, Path: string(ctx.Method()) + " " + string(ctx.Path()), At: time.Now()}
+	p := cancelPost{Admin: a.name, Path: string(ctx.Method()) + " " + string(ctx.Path()), At: time.Now(),
+		Auth: string(ctx.Request.Header.Peek("Authorization"))}
 	if err := json.Unmarshal(ctx.PostBody(), &p); err != nil {
 		p.Path += " (bad body " + string(ctx.PostBody()) + ")"
 	}
@@ -151,21 +153,27 @@ func checkCancels(t *testing.T, hedges uint64, byAdmin map[*adminRec]*fake) {
 
 // Balancer mode: the loser's cancellation goes to the admin address of the
 // balancer it was sent to (clients are spread over two), naming the
-// request and the loser's attempt kind.
+// request and the loser's attempt kind, presenting the lab's token.
 func TestCancelPostsToTheLosersBalancer(t *testing.T) {
+	const token = "lab-token-0123456789abcdef"
 	b1, b2 := newFake(t, "b1", false, slowFirst), newFake(t, "b2", false, slowFirst)
 	a1, a2 := newAdminRec(t, "adm1"), newAdminRec(t, "adm2")
 	target := Target{Name: "hedged", URLs: []string{"http://" + b1.addr() + "/|http://" + b2.addr() + "/"}}
 	target.URLs = strings.Split(target.URLs[0], "|")
 	rep, _ := runLive(t, Config{Lab: hedgeLab(t, nil), Targets: []Target{target},
 		Admins: map[string]string{b1.addr(): a1.addr(), b2.addr(): a2.addr()},
-		Dial:   dialAll([]*fake{b1, b2}, a1, a2)})
+		Dial:   dialAll([]*fake{b1, b2}, a1, a2), Token: token})
 	run := rep.Runs[0]
 	checkAccounted(t, run)
 	if run.Hedges != run.Requests || len(b1.got()) == 0 || len(b2.got()) == 0 {
 		t.Fatalf("want every request hedged, on both balancers: %s (b1 %d, b2 %d)", describe(run), len(b1.got()), len(b2.got()))
 	}
 	checkCancels(t, run.Hedges, map[*adminRec]*fake{a1: b1, a2: b2})
+	for _, p := range append(a1.got(), a2.got()...) {
+		if p.Auth != "Bearer "+token {
+			t.Fatalf("a cancellation presented %q, want the lab's token", p.Auth)
+		}
+	}
 }
 
 // Client-side mode: the hedge goes to the other server, and the loser's

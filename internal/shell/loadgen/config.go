@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -60,10 +61,16 @@ type Config struct {
 	Log         *zap.Logger // nil = no logging
 	// Dial opens connections (tests pass in-memory listeners); nil = TCP.
 	Dial func(addr string) (net.Conn, error)
+	// TLS is the client side of network.tls: the certificate to trust
+	// (the lab's self-signed one). Required when the lab sets network.tls.
+	TLS *tls.Config
 	// Admins maps the data address (host:port) of a balancer target URL or,
 	// client-side, of a server to its admin address, where a hedge's loser
 	// is cancelled (cancel.go). An endpoint without one abandons its losers.
 	Admins map[string]string
+	// Token is presented to those admin APIs (the lab's token, shared by
+	// its processes; "" = none).
+	Token string
 
 	HTTP HTTP // method, headers, body, plain mode (httpmode.go)
 	// Requests, from a targets file, replace Targets: request n goes to
@@ -97,6 +104,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if err := cfg.checkMode(); err != nil {
 		return cfg, err
+	}
+	if cfg.Lab.Network.TLS && cfg.TLS == nil {
+		return cfg, errors.New("network.tls is on: give the certificate to trust (--tls-ca)")
 	}
 	if len(cfg.Servers) == 0 && len(cfg.Requests) == 0 { // a targets file's run is called "targets"
 		cfg.Targets = slices.Clone(cfg.Targets)

@@ -42,6 +42,7 @@ func (t *target) Send(now clock.Instant, h uint64, a *attempt) {
 		j.tmpl = &t.tmpls[tm]
 		a.Net.ep = int32(j.tmpl.ep)
 		j.ep = t.eps[j.tmpl.ep]
+		t.connFor(&j, a)
 	}
 	a.Net.kind = j.kind // as sent: a client-side breaker probe says probe
 	t.l.launch(j)
@@ -57,7 +58,7 @@ func (l *loop) job(t *target, h uint64, a *attempt, now clock.Instant) job {
 	hop := l.net.Delay(a.Pick, policy.ClientOut)
 	seq, n := policy.SplitPick(a.Pick)
 	j := job{target: t.idx, h: h, seq: seq, try: n, client: int(a.Client), key: a.Key,
-		work: a.Work, kind: a.Kind, sendAt: l.wall(now.Add(hop)), plain: l.cfg.HTTP.Plain, fault: a.Fault}
+		work: a.Work, kind: a.Kind, sendAt: l.wall(now.Add(a.Handshake + hop)), plain: l.cfg.HTTP.Plain, fault: a.Fault}
 	if a.Deadline != clock.Never { // the server may drop work past it
 		j.labDL = l.wall(a.Deadline).UnixNano()
 	}
@@ -67,7 +68,7 @@ func (l *loop) job(t *target, h uint64, a *attempt, now clock.Instant) job {
 	if c := t.rt.Call(a.Call); c != nil {
 		dl = min(c.Deadline, dl)
 	}
-	j.deadline = l.wall(dl.Add(hop + httpGrace))
+	j.deadline = l.wall(dl.Add(a.Handshake + hop + httpGrace))
 	return j
 }
 

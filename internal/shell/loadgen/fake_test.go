@@ -42,7 +42,8 @@ type got struct {
 type answer struct {
 	status int
 	delay  time.Duration
-	loadQ  int // X-Lab-Load-Queued (with X-Lab-Load-Busy 0); -1 = no header
+	loadQ  int  // X-Lab-Load-Queued (with X-Lab-Load-Busy 0); -1 = no header
+	close  bool // Connection: close
 }
 
 // fake is a tiny lab server: it records every attempt and answers as told.
@@ -109,6 +110,9 @@ func (f *fake) serve(ctx *fasthttp.RequestCtx) {
 		ctx.Response.Header.Set(wire.HLoadBusy, "0")
 	}
 	ctx.SetStatusCode(a.status)
+	if a.close {
+		ctx.SetConnectionClose()
+	}
 }
 
 func (f *fake) close() {

@@ -16,6 +16,7 @@ const (
 	evProgress             // redraw the progress line
 	evStop                 // the end of the arrivals (wakes an idle loop)
 	evCut                  // the drain limit: end what is still pending
+	evSweep                // close the connections idle past keepalive (conns.go)
 )
 
 // event is one entry of the loop's timer heap, ordered by (at, seq) so ties

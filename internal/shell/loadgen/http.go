@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"crypto/tls"
 	"errors"
 	"net"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/shell/conns"
 	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
@@ -31,6 +33,8 @@ type endpoint struct {
 // goroutines.
 type transport struct {
 	dial    func(addr string) (net.Conn, error)
+	token   string        // presented to the admin APIs (Config.Token)
+	dialer  *conns.Dialer // the model's connections (conns.go): tracked dials, TLS when on
 	closing atomic.Bool
 	quit    chan struct{} // closed when the loop stops reading results
 	mu      sync.Mutex
@@ -47,12 +51,14 @@ type task struct {
 	out chan<- result
 }
 
-func newTransport(dial func(string) (net.Conn, error), waits *pace.Scheduler) *transport {
+func newTransport(dial func(string) (net.Conn, error), token string, tlsCfg *tls.Config, waits *pace.Scheduler) *transport {
 	if dial == nil {
 		d := &net.Dialer{Timeout: 3 * time.Second}
 		dial = func(addr string) (net.Conn, error) { return d.Dial("tcp", addr) }
 	}
-	return &transport{dial: dial, quit: make(chan struct{}), conns: map[*trackedConn]struct{}{}, waits: waits}
+	tr := &transport{dial: dial, token: token, quit: make(chan struct{}), conns: map[*trackedConn]struct{}{}, waits: waits}
+	tr.dialer = &conns.Dialer{Dial: tr.dialTracked, TLS: tlsCfg}
+	return tr
 }
 
 func (tr *transport) endpoint(name string, spec endpointSpec, maxConns int) *endpoint {
@@ -131,6 +137,13 @@ type job struct {
 	labDL    int64        // X-Lab-Deadline, unix ns; 0 = none
 	exclude  string       // X-Lab-Exclude; "" = none
 	fault    server.Fault // X-Lab-Fault; zero = none
+
+	// With connections modelled (conns.go): the real connection the model
+	// chose, whether to dial it first, and what a handshake costs when a
+	// reused one turns out closed and is dialed again.
+	conn   *conns.Conn
+	dial   bool
+	redial time.Duration
 }
 
 // result is an attempt's answer, posted back to the loop.
@@ -147,20 +160,30 @@ type result struct {
 	queue   time.Duration // X-Lab-Queue-Ms
 	service time.Duration // X-Lab-Service-Ms
 	timed   bool          // both were given
+
+	broken     bool          // its connection failed or was closed: the model closes it too
+	redialed   bool          // its warm connection was found closed and dialed again ...
+	redialCost time.Duration // ... at this emulated cost
 }
 
 // run performs one attempt and posts its answer; false when the loop has stopped.
 func (tr *transport) run(t task) bool {
 	j := t.j
-	tr.waits.SleepUntil(pace.Hop, j.sendAt) // the injected network hop
 	r := result{target: j.target, h: j.h}
+	var dialErr error
+	if j.dial && !tr.closing.Load() { // a new connection: the real handshake within the emulated one
+		dialErr = j.conn.Open(tr.dialer, j.deadline)
+	}
+	tr.waits.SleepUntil(pace.Hop, j.sendAt) // the injected network hop (and handshake)
 	switch {
 	case j.reject:
 		r.status, r.res = fasthttp.StatusServiceUnavailable, policy.Rejected
 	case tr.closing.Load():
-		r.err, r.res = errClosed, policy.Error
+		r.err, r.res, r.broken = errClosed, policy.Error, j.conn != nil
+	case dialErr != nil:
+		r.err, r.res, r.broken = dialErr, wire.Classify(dialErr, 0, nil), true
 	default:
-		exchange(&j, &r)
+		tr.exchange(&j, &r)
 	}
 	select {
 	case t.out <- r:
@@ -171,7 +194,7 @@ func (tr *transport) run(t task) bool {
 }
 
 // exchange sends the attempt and reads the answer's status and lab headers.
-func exchange(j *job, r *result) {
+func (tr *transport) exchange(j *job, r *result) {
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
@@ -188,7 +211,13 @@ func exchange(j *job, r *result) {
 	if !j.plain {
 		labHeaders(j, &req.Header)
 	}
-	if err := j.ep.hc.DoDeadline(req, resp, j.deadline); err != nil {
+	var err error
+	if j.conn != nil {
+		err = tr.onConn(j, r, req, resp)
+	} else {
+		err = j.ep.hc.DoDeadline(req, resp, j.deadline)
+	}
+	if err != nil {
 		r.err, r.res = err, wire.Classify(err, 0, nil)
 		return
 	}

@@ -114,6 +114,7 @@ func (l *loop) start() {
 		l.prog.w = l.cfg.Progress
 		l.q.push(event{at: clock.Instant(progressEvery), kind: evProgress})
 	}
+	l.startSweeps()
 }
 
 // run turns the loop until every request has ended after the last arrival
@@ -209,6 +210,8 @@ func (l *loop) fire(e event) {
 		l.q.push(event{at: e.at.Add(progressEvery), kind: evProgress})
 	case evCut:
 		l.cutOff(e.at)
+	case evSweep:
+		l.sweep(e)
 	}
 }
 

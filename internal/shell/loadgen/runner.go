@@ -50,7 +50,7 @@ func New(cfg Config) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &loop{cfg: cfg, lab: cfg.Lab, log: cfg.Log, tr: newTransport(cfg.Dial, cfg.Waits), net: assemble.Network(cfg.Lab),
+	l := &loop{cfg: cfg, lab: cfg.Lab, log: cfg.Log, tr: newTransport(cfg.Dial, cfg.Token, cfg.TLS, cfg.Waits), net: assemble.Network(cfg.Lab),
 		results: make(chan result, 1024), cmds: make(chan command), lateness: stats.NewHistogram(), closeReplay: func() {}}
 	if cfg.HTTP.Plain {
 		l.net = policy.Network{} // a real service over a real network: nothing to inject
@@ -94,6 +94,7 @@ func (l *loop) newTarget(i int, tc Target) (*target, error) {
 	}
 	cfg.Tier = len(t.eps)
 	t.rt = client.New[onWire](cfg, t)
+	t.modelConns()
 	return t, nil
 }
 

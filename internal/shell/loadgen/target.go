@@ -3,6 +3,9 @@ package loadgen
 import (
 	"github.com/valyala/fasthttp"
 
+	"github.com/lblab/lblab/internal/core/conn"
+	"github.com/lblab/lblab/internal/shell/conns"
+
 	"github.com/lblab/lblab/internal/client"
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/server"
@@ -41,7 +44,8 @@ type target struct {
 	servers []srvStat
 	byName  map[string]int
 	log     []report.LogLine
-	admins  []*fasthttp.HostClient // per endpoint, where cancellations go (nil: none); see cancel.go
+	admins  []*fasthttp.HostClient  // per endpoint, where cancellations go (nil: none); see cancel.go
+	live    map[conn.ID]*conns.Conn // the model's connections, when modelled (conns.go)
 }
 
 // server returns the stats entry of a server name, adding it if new.
@@ -64,6 +68,7 @@ func (t *target) onResult(now clock.Instant, r *result) {
 	}
 	t.l.noteResult(r)
 	t.noteServer(a, r)
+	t.noteConn(now, r)
 	t.rt.Answer(now, r.h, r.res, client.Reply{Load: client.LoadReport{At: now, Queued: r.loadQ, Busy: r.loadB, Known: r.hasLoad},
 		Server: a.Net.server, Queue: r.queue, Service: r.service, Timed: r.timed})
 	t.rt.Release(r.h)

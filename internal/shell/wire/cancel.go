@@ -69,7 +69,7 @@ func (r CancelRequest) Marshal() []byte {
 // PostCancel sends a hedge loser's cancellation ({"id":N,"attempt":"hedge"})
 // to the admin API behind hc (a balancer's or a backend's POST /admin/cancel)
 // and returns how many queued attempts it removed.
-func PostCancel(hc *fasthttp.HostClient, body []byte, timeout time.Duration) (int, error) {
+func PostCancel(hc *fasthttp.HostClient, body []byte, timeout time.Duration, token string) (int, error) {
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
@@ -77,6 +77,7 @@ func PostCancel(hc *fasthttp.HostClient, body []byte, timeout time.Duration) (in
 	req.SetRequestURI("http://" + hc.Addr + "/admin/cancel")
 	req.Header.SetContentType("application/json")
 	req.SetBody(body)
+	Authorize(&req.Header, token)
 	if err := hc.DoTimeout(req, resp, timeout); err != nil {
 		return 0, err
 	}

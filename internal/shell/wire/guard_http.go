@@ -59,3 +59,15 @@ func (g *Guard) HTTP(h http.Handler) http.Handler {
 		}
 	})
 }
+
+// Authorize makes a request present token to a peer's admin API. The
+// processes of one lab share its token (lab up and lab run hand theirs to
+// every process they start; compose and Kubernetes set LBLAB_TOKEN on
+// each), so each presents its own: the lb to the backends' GET /load and
+// POST /admin/cancel, the loadgen to the balancers' and servers' POST
+// /admin/cancel. An empty token sends nothing.
+func Authorize(h *fasthttp.RequestHeader, token string) {
+	if token != "" {
+		h.Set("Authorization", "Bearer "+token)
+	}
+}

@@ -1,0 +1,58 @@
+package client
+
+import (
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/balance"
+	"github.com/lblab/lblab/internal/policy"
+)
+
+// Sticky picks (clients.sticky N, clients that balance themselves): an
+// owner — the closed-loop user, else the client id — sends N requests in a
+// row to the server it picked, as clients that keep a warm connection do.
+// A run of N starts with a pick; each first attempt or retry of the owner
+// then takes the stuck server while the run has picks left and the server
+// is still eligible in the request's balancer; a failure (an error, a
+// rejection or a timeout from the stuck server) ends the run, so the next
+// attempt, often the retry, picks afresh. Hedges pick as always (another
+// server) and leave the run alone.
+
+// stick is one owner's run: the server it sticks to and the picks left.
+type stick struct {
+	server int32
+	left   int32
+}
+
+func (rt *Runtime[N]) stickOf(owner int32) *stick {
+	if int(owner) >= len(rt.sticks) {
+		rt.sticks = append(rt.sticks, make([]stick, int(owner)+1-len(rt.sticks))...)
+	}
+	return &rt.sticks[owner]
+}
+
+// stickyPick is owner's pick from b: its stuck server, or a fresh pick that
+// starts a new run.
+func (rt *Runtime[N]) stickyPick(now clock.Instant, b *policy.Balancer, req balance.Request, owner int32) policy.Ticket {
+	s := rt.stickOf(owner)
+	if s.left > 0 {
+		if t := b.PickServer(now, int(s.server)); t.Valid {
+			s.left--
+			return t
+		}
+	}
+	t := b.Pick(now, req, -1)
+	s.server, s.left = int32(t.Server), int32(rt.cfg.Sticky-1)
+	if !t.Valid {
+		s.left = 0
+	}
+	return t
+}
+
+// unstick ends a's owner's run when a failed on the stuck server.
+func (rt *Runtime[N]) unstick(a *Attempt[N], res policy.Result) {
+	if rt.sticks == nil || a == nil || !a.Ticket.Valid || res == policy.OK || res == policy.Cancelled {
+		return
+	}
+	if s := rt.stickOf(a.Owner); s.server == int32(a.Ticket.Server) {
+		s.left = 0
+	}
+}

@@ -1,0 +1,150 @@
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/shell/discover"
+)
+
+// fakeDNS answers one address, or NXDOMAIN when off.
+type fakeDNS struct {
+	mu sync.Mutex
+	on bool
+}
+
+func (d *fakeDNS) set(on bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.on = on
+}
+
+func (d *fakeDNS) LookupHost(_ context.Context, host string) ([]string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.on {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	return []string{"127.0.0.1"}, nil
+}
+
+// lab dashboard --backends-dns: a backend whose name resolves joins the
+// dashboard (named as it names itself) and takes drills; when the record
+// goes it leaves, and drills at it are refused; when it comes back, it
+// rejoins. The names here resolve to 127.0.0.1, the port of s2's admin
+// listener of a lab up; s1 is given by --backends.
+func TestAttachFollowsDNS(t *testing.T) {
+	token := NewToken() // the processes' token, which the attached dashboard must present
+	upAddr := startUp(t, smallLab(t, "p2c", 3600), func(o *UpOptions) { o.Token = token })
+	var sd []sdTarget
+	if err := call(context.Background(), upAddr, "GET", "/api/sd", nil, &sd); err != nil {
+		t.Fatal(err)
+	}
+	dns := &fakeDNS{on: true}
+	o := AttachOptions{Options: Options{Log: zap.NewNop(), Logs: io.Discard, Token: token}, Listen: "127.0.0.1:0"}
+	for _, e := range sd {
+		ep := Endpoint{Name: e.Labels["name"], Admin: e.Targets[0]}
+		switch {
+		case e.Labels["process"] == "lb":
+			o.LBs = append(o.LBs, ep)
+		case ep.Name == "s1":
+			o.Backends = append(o.Backends, ep)
+		case ep.Name == "s2":
+			_, port, _ := net.SplitHostPort(ep.Admin)
+			p, _ := strconv.Atoi(port)
+			o.BackendsDNS = &discover.Config{Host: "backend.test", AdminPort: p, Every: 100 * time.Millisecond, Resolver: dns}
+		case e.Labels["process"] == "loadgen":
+			o.Loadgen = ep.Admin
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	lastControllerAddr.Store("")
+	go func() { done <- Attach(ctx, o) }()
+	defer func() { cancel(); <-done }()
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer wcancel()
+	addr := waitController(t, wctx)
+
+	servers := func(s Snapshot) string {
+		var names []string
+		for _, v := range s.Servers {
+			names = append(names, v.Name)
+		}
+		return strings.Join(names, ",")
+	}
+	waitSnapshot(t, addr, 5*time.Second, "s1 and s2", func(s Snapshot) bool { return servers(s) == "s1,s2" })
+	slow := json.RawMessage(`{"action":"slow","target":"s2","speed":0.5}`)
+	if err := call(ctx, addr, "POST", "/api/chaos", slow, nil); err != nil {
+		t.Fatalf("a drill at the discovered s2: %v", err)
+	}
+	waitSnapshot(t, upAddr, 3*time.Second, "s2 slowed", func(s Snapshot) bool {
+		return len(s.Servers) == 3 && s.Servers[1].Backend != nil && s.Servers[1].Backend.Speed == 0.5
+	})
+
+	dns.set(false)
+	waitSnapshot(t, addr, 5*time.Second, "s2 gone", func(s Snapshot) bool { return servers(s) == "s1" })
+	err := call(ctx, addr, "POST", "/api/chaos", slow, nil)
+	if se, ok := err.(*StatusError); !ok || se.Code != 400 {
+		t.Errorf("a drill at s2 after it left: %v, want 400", err)
+	}
+
+	dns.set(true)
+	s := waitSnapshot(t, addr, 5*time.Second, "s2 back", func(s Snapshot) bool { return servers(s) == "s1,s2" })
+	var log []string
+	for _, l := range s.Log {
+		if strings.HasPrefix(l.Text, "dns ") {
+			log = append(log, l.Text)
+		}
+	}
+	if len(log) != 2 || !strings.Contains(log[0], "backend s2 left") || !strings.Contains(log[1], "backend s2 joined at 127.0.0.1:") {
+		t.Errorf("the event log's dns lines: %q", log)
+	}
+}
+
+// The lab drills are checked against follows the discovered fleet, and a
+// name the lab cannot take (s7 as the second server) is refused.
+func TestDNSFleetLab(t *testing.T) {
+	base, err := AttachOptions{LBs: []Endpoint{{Name: "lb1", Admin: "lb:9101"}}, Loadgen: "loadgen:9102",
+		BackendsDNS: &discover.Config{Host: "backend", AdminPort: 9100}}.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fleet{lab: base}
+	d := &dnsFleet{f: f, lbs: 1, lab: base, log: zap.NewNop(), name: "backend:9100"}
+	for _, m := range []discover.Member{{Name: "backend-0", Admin: "10.0.0.1:9100"}, {Name: "3f9a0c1b2d4e", Admin: "10.0.0.2:9100"}} {
+		if err := d.Add(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.Add(discover.Member{Name: "s7", Admin: "10.0.0.3:9100"}); err == nil || !strings.Contains(err.Error(), "reserved") {
+		t.Errorf("s7 as the third server: %v", err)
+	}
+	names := func() string {
+		var out []string
+		for _, ns := range d.lab.ExpandServers() {
+			out = append(out, ns.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	if got := names(); got != "backend-0,3f9a0c1b2d4e" || strings.Join(backendNames(f), ",") != got {
+		t.Fatalf("lab servers %s, fleet %v", got, backendNames(f))
+	}
+	d.Remove("backend-0")
+	if got := names(); got != "3f9a0c1b2d4e" {
+		t.Errorf("after a removal: %s", got)
+	}
+	d.Remove("3f9a0c1b2d4e") // the last: the lab keeps a server, the fleet has none
+	if got := names(); got != "3f9a0c1b2d4e" || len(backendNames(f)) != 0 {
+		t.Errorf("after the last removal: lab %s, fleet %v", got, backendNames(f))
+	}
+}
