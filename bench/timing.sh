@@ -13,6 +13,9 @@
 #     hedges, deadlines), the lb's hops, the backends' service timer (job
 #     ends, GC pauses) and held answers (a backend's line is the worst of
 #     the four);
+#   - for the precise runs, the loadgen's and the lb's spinning: the lead
+#     they settled on, the time spent, how often the budget ran out and how
+#     often they fell behind and used Go's timers (internal/shell/pace);
 #   - the loadgen's own start lateness of its requests (report "pacing");
 #   - the requests' latency p50 / p99 live, next to lab sim's;
 #   - the CPU every process used (user + system, from /proc or GNU time) per
@@ -117,11 +120,10 @@ for rate in rates:
         for name, r in rows:
             print("%6s %-8s %-18s %s" % (rate, waits, name, fmt(r)))
         if waits == "precise":  # the spinning and the fallback (internal/shell/pace)
-            procs = [("loadgen", f"{b}.lg.err"), ("lb", f"{b}.lb.err")] + \
-                [(f"s{i}", f"{b}.s{i}.err") for i in range(1, 5)]
-            print("%6s %-8s %s" % (rate, waits, "   spin: " + ", ".join("%s lead %.0fus spun %.0fms, budget spent %d, fell behind %d" % (
-                n, d["lead_us"], d["spun_ms"], d["budget_spent"], d["fell_behind"]) for n, d in
-                ((n, line(p)) for n, p in procs[:2]))))
+            procs = [("loadgen", line(f"{b}.lg.err")), ("lb", line(f"{b}.lb.err"))]
+            print("%6s %-8s %s" % (rate, waits, "   spin: " + ", ".join(
+                "%s lead %.0fus spun %.0fms, budget spent %d, fell behind %d" % (
+                    n, d["lead_us"], d["spun_ms"], d["budget_spent"], d["fell_behind"]) for n, d in procs)))
         run = json.load(open(f"{b}.json"))["runs"][0]
         p = run["pacing"]
         print("%6s %-8s %-18s %8d %8.0f %8.0f %8.0f" % (rate, waits, "request starts", run["requests"],
