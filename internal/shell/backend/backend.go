@@ -2,8 +2,8 @@
 // drives the sans-I/O core (internal/core/server) on the wall clock.
 //
 // Concurrency (docs/architecture.md, "The shells"): one mutex serializes
-// every call into the core, and one time.Timer, armed at the core's
-// NextDeadline, calls Advance. A request handler registers a waiter under its job id, calls Arrive
+// every call into the core, and one timer of the precise scheduler
+// (internal/shell/pace), armed at the core's NextDeadline, calls Advance. A request handler registers a waiter under its job id, calls Arrive
 // and blocks until whoever produced its reply (its own Arrive, the timer, an
 // admin action) hands the reply over. Work is emulated by the core's clock
 // and that timer; no CPU is burnt.
@@ -31,6 +31,7 @@ import (
 	"github.com/lblab/lblab/internal/metrics"
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/shell/conns"
+	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -64,7 +65,7 @@ type Backend struct {
 	nextID  uint64
 	out     []server.Reply
 	kinds   []server.Kind
-	timer   *time.Timer
+	timer   *pace.Timer
 	armed   bool
 	armedAt clock.Instant
 	lab     *labfile.Lab        // the process's lab copy (changed by /admin/set)
@@ -125,7 +126,7 @@ func New(cfg Config) (*Backend, error) {
 		drainOver: make(chan struct{}),
 	}
 	b.newMetrics()
-	b.timer = time.AfterFunc(time.Hour, b.onTimer)
+	b.timer = cfg.Waits.AfterFunc(pace.Service, time.Hour, b.onTimer)
 	b.timer.Stop()
 	return b, nil
 }
@@ -188,6 +189,7 @@ func (b *Backend) Shutdown(ctx context.Context) error {
 	b.timer.Stop()
 	b.armed = false
 	b.mu.Unlock()
+	b.cfg.Waits.Log(b.log)
 	return err
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -50,6 +51,11 @@ type Config struct {
 
 	// Listen opens a listener (tests pass in-memory ones); nil = TCP.
 	Listen func(addr string) (net.Listener, error)
+
+	// Waits times the core's deadlines and the held answers: nil is the
+	// process's precise scheduler; tests in a synctest bubble set
+	// pace.Runtime.
+	Waits *pace.Scheduler
 }
 
 // withDefaults fills the defaults.
@@ -81,6 +87,7 @@ func (cfg Config) withDefaults() Config {
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
+	cfg.Waits = pace.Or(cfg.Waits)
 	if cfg.Listen == nil {
 		cfg.Listen = func(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
 	}

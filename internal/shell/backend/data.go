@@ -14,6 +14,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/rng"
+	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -148,7 +149,7 @@ func (b *Backend) answer(ctx *fasthttp.RequestCtx, info reqInfo, o outcome) {
 		dropConn(ctx)
 		return
 	}
-	if d := b.wait(r, info); d > 0 && !b.hold(d) {
+	if !b.hold(b.leaves(r, info)) {
 		dropConn(ctx) // the drain time ran out first: the answer is lost
 		return
 	}
@@ -224,16 +225,9 @@ func msFloat(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 
 
 func ms(d time.Duration) string { return strconv.FormatFloat(msFloat(d), 'f', -1, 64) }
 
-// hold waits d before an answer leaves; it returns false, at once, if the
-// drain time of a shutdown runs out meanwhile, so that SIGTERM ends the
-// process within its drain limit whatever answer is on its way.
-func (b *Backend) hold(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-b.drainOver:
-		return false
-	}
+// hold waits until instant t before an answer leaves; it returns false, at
+// once, if the drain time of a shutdown runs out meanwhile, so that SIGTERM
+// ends the process within its drain limit whatever answer is on its way.
+func (b *Backend) hold(t clock.Instant) bool {
+	return b.cfg.Waits.WaitUntil(pace.Answer, b.wallTime(t), b.drainOver)
 }

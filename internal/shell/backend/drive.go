@@ -137,7 +137,7 @@ func (b *Backend) rearmLocked() {
 	if b.armed && t == b.armedAt {
 		return
 	}
-	b.timer.Reset(max(0, t.Sub(b.now())))
+	b.timer.ResetAt(b.wallTime(t))
 	b.armed, b.armedAt = true, t
 }
 
@@ -150,15 +150,20 @@ func (b *Backend) onTimer() {
 	b.applyLocked(func(_ clock.Instant, out []server.Reply) []server.Reply { return out })
 }
 
-// wait returns how long to hold a reply: until its At (a fast error leaves
-// after ErrorTime) plus the hop back, drawn for the attempt's pick number as
-// the simulator draws it (a request without X-Lab-Request draws by the
-// backend's own job number).
-func (b *Backend) wait(r server.Reply, info reqInfo) time.Duration {
+// leaves returns the instant a reply reaches the balancer: its At (a fast
+// error leaves after ErrorTime) plus the hop back, drawn for the attempt's
+// pick number as the simulator draws it (a request without X-Lab-Request
+// draws by the backend's own job number). Counted from At, not from when
+// the reply was dispatched, so a core timer that fired a little late is
+// made up for by the hold, as the simulator's hop event starts at At.
+func (b *Backend) leaves(r server.Reply, info reqInfo) clock.Instant {
 	pick := r.ID
 	if info.hasReq {
 		pick = policy.PickNumber(info.req, info.try)
 	}
 	net := policy.Network{Hop: b.cfg.Hop, Jitter: b.cfg.Jitter, Seed: b.cfg.Seed}
-	return max(0, r.At.Sub(b.now())) + net.Delay(pick, policy.ServerBack)
+	return r.At.Add(net.Delay(pick, policy.ServerBack))
 }
+
+// wallTime converts an instant of the backend's clock to wall time.
+func (b *Backend) wallTime(t clock.Instant) time.Time { return b.clk.Epoch().Add(t.Duration()) }

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -67,11 +68,13 @@ func labWith(t *testing.T, kv ...string) *labfile.Lab {
 }
 
 // startMem starts a backend for s1 of lab on in-memory listeners "data"
-// and "admin", with a 5ms hop, shut down when the test ends.
+// and "admin", with a 5ms hop, shut down when the test ends. Its waits are
+// Go's timers (pace.Runtime): the synctest bubble's fake clock moves only those.
 func startMem(t *testing.T, lab *labfile.Lab) (*Backend, *memNet) {
 	t.Helper()
 	n := &memNet{lns: map[string]*fasthttputil.InmemoryListener{}}
-	b, err := New(Config{Lab: lab, Name: "s1", Addr: "data", Admin: "admin", Hop: 5 * time.Millisecond, Listen: n.listen})
+	b, err := New(Config{Lab: lab, Name: "s1", Addr: "data", Admin: "admin", Hop: 5 * time.Millisecond, Listen: n.listen,
+		Waits: pace.Runtime})
 	if err != nil {
 		t.Fatal(err)
 	}

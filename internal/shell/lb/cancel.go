@@ -52,7 +52,7 @@ func (l *LB) cancelHop(id uint64, try int) {
 	l.mu.Lock()
 	a := attempt{net: l.net, pick: policy.PickNumber(id, max(try, 1))}
 	l.mu.Unlock()
-	a.sleep(policy.BalancerOut)
+	l.hop(&a, policy.BalancerOut)
 }
 
 // fanOutCancel posts body to /admin/cancel of every present backend with an

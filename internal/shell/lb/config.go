@@ -14,6 +14,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/shell/discover"
+	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -66,6 +67,10 @@ type Config struct {
 	// With network.tls: the data listener's certificate (TLS) and the
 	// certificate to trust when connecting to the backends (ClientTLS).
 	TLS, ClientTLS *tls.Config
+
+	// Waits times the injected hops: nil is the process's precise
+	// scheduler; tests in a synctest bubble set pace.Runtime.
+	Waits *pace.Scheduler
 }
 
 // BalancerConfig maps a lab's balancers section to the pipeline config of the
@@ -194,6 +199,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Logger == nil {
 		c.Logger = zap.NewNop()
 	}
+	c.Waits = pace.Or(c.Waits)
 	if err := c.checkDiscover(); err != nil {
 		return c, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/lblab/lblab/internal/core/conn"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/shell/conns"
+	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -190,12 +191,12 @@ func (l *LB) exchangeOnConn(a *attempt, req *fasthttp.Request, resp *fasthttp.Re
 			a.broken = true
 			return err
 		}
-		time.Sleep(g.hs - time.Since(start))
+		l.cfg.Waits.SleepUntil(pace.Hop, start.Add(g.hs))
 	}
 	err := g.lc.Do(req, resp, deadline, l.cfg.MaxRespBody)
 	if err != nil && !g.new && g.lc.Stale(err) {
 		hs := l.redialCost(a.pick)
-		time.Sleep(hs)
+		l.cfg.Waits.Sleep(pace.Hop, hs)
 		a.redialed, a.redialCost = true, hs
 		if err = g.lc.Reopen(l.conns.dialer, deadline); err == nil {
 			err = g.lc.Do(req, resp, deadline, l.cfg.MaxRespBody)
@@ -300,7 +301,7 @@ func (l *LB) gaveUpWaiting(ctx *fasthttp.RequestCtx, a *attempt) {
 	}
 	l.report(a, policy.Timeout, true)
 	a.b.fw.Answered(int(policy.Timeout), a.timeout)
-	a.sleep(policy.BalancerBack)
+	l.hop(a, policy.BalancerBack)
 	ctx.Response.Header.Set(wire.HServer, a.b.Name)
 	ctx.Response.Header.Set(wire.HReason, "timeout")
 	wire.WriteError(ctx, fasthttp.StatusGatewayTimeout, "%s: no connection free within %v (network.max_conns)", a.b.Name, a.timeout)

@@ -210,6 +210,7 @@ func (l *LB) Shutdown(ctx context.Context) error {
 		}
 		l.mu.Unlock()
 		closeAll(live)
+		l.cfg.Waits.Log(l.log)
 	})
 	return err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/rng"
 	"github.com/lblab/lblab/internal/shell/conns"
+	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -43,15 +44,15 @@ func (l *LB) serveProxy(ctx *fasthttp.RequestCtx) {
 	a := l.pick(req, client, ctx.Request.Header.Peek(wire.HExclude))
 	if a.b == nil {
 		l.obs.NoBackend()
-		a.sleep(policy.BalancerBack)
+		l.hop(&a, policy.BalancerBack)
 		ctx.Response.Header.Set(wire.HReason, "no-server")
 		wire.WriteError(ctx, fasthttp.StatusServiceUnavailable, "no eligible server")
 	} else if !l.awaitConn(&a) {
 		l.gaveUpWaiting(ctx, &a)
 	} else {
-		a.sleep(policy.BalancerOut)
+		l.hop(&a, policy.BalancerOut)
 		res := l.forward(ctx, &a)
-		a.sleep(policy.BalancerBack)
+		l.hop(&a, policy.BalancerBack)
 		if ce := l.log.Check(zap.DebugLevel, "proxied"); ce != nil {
 			ce.Write(zap.Uint64("pick", a.pick), zap.String("server", a.b.Name),
 				zap.Stringer("result", res), zap.Bool("probe", a.t.Probe))
@@ -142,10 +143,11 @@ func (l *LB) pick(req balance.Request, client uint64, exclude []byte) attempt {
 	return a
 }
 
-// sleep injects one network hop of the attempt.
-func (a *attempt) sleep(leg policy.Leg) {
+// hop injects one network hop of the attempt, timed by the precise
+// scheduler (Go's own timers end a sleep up to a millisecond late).
+func (l *LB) hop(a *attempt, leg policy.Leg) {
 	if d := a.net.Delay(a.pick, leg); d > 0 {
-		time.Sleep(d)
+		l.cfg.Waits.Sleep(pace.Hop, d)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttputil"
+
+	"github.com/lblab/lblab/internal/shell/pace"
 )
 
 // memLB runs an lb and one fake on in-memory listeners; stop closes all.
@@ -48,7 +50,8 @@ func TestTimeoutInVirtualTime(t *testing.T) {
 	stop()
 	synctest.Test(t, func(t *testing.T) {
 		lab := testLab(t, "balancers.timeout", "100ms", "network.hop", "5ms")
-		_, f, hc, stop := memLB(t, Config{Lab: lab}, time.Second)
+		// The bubble's fake clock moves Go's timers only.
+		_, f, hc, stop := memLB(t, Config{Lab: lab, Waits: pace.Runtime}, time.Second)
 		start := time.Now()
 		a := do(t, hc, "GET", "/", "")
 		if took := time.Since(start); a.status != 504 || took != 105*time.Millisecond {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -75,14 +76,8 @@ func (tr *transport) cancel(hc *fasthttp.HostClient, body []byte, hop time.Durat
 	go func() {
 		defer tr.wg.Done()
 		defer tr.cancels.Done()
-		if hop > 0 {
-			timer := time.NewTimer(hop)
-			select {
-			case <-timer.C:
-			case <-tr.quit:
-				timer.Stop()
-				return
-			}
+		if !tr.waits.Wait(pace.Hop, hop, tr.quit) {
+			return
 		}
 		if tr.closing.Load() {
 			return

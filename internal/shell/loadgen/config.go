@@ -17,6 +17,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/workload"
 )
 
@@ -81,6 +82,11 @@ type Config struct {
 	// Logs, when set, gives each target's request log (the exports), by
 	// the target's name; Run calls it as the run starts.
 	Logs func(target string) report.RequestLog
+
+	// Waits times the loop's timer and the injected hops: nil is the
+	// process's precise scheduler; tests in a synctest bubble set
+	// pace.Runtime (the bubble's fake clock moves only Go's timers).
+	Waits *pace.Scheduler
 }
 
 // withDefaults validates cfg and fills the zero knobs; it returns a config
@@ -127,6 +133,7 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
+	cfg.Waits = pace.Or(cfg.Waits)
 	return cfg, nil
 }
 

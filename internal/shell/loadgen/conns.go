@@ -10,6 +10,7 @@ import (
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/conns"
+	"github.com/lblab/lblab/internal/shell/pace"
 )
 
 // Connections, when the lab models them (docs/model.md "Connections"). The
@@ -74,7 +75,7 @@ func (t *target) noteConn(now clock.Instant, r *result) {
 func (tr *transport) onConn(j *job, r *result, req *fasthttp.Request, resp *fasthttp.Response) error {
 	err := j.conn.Do(req, resp, j.deadline, 0)
 	if err != nil && !j.dial && j.conn.Stale(err) && !tr.closing.Load() {
-		time.Sleep(j.redial)
+		tr.waits.Sleep(pace.Hop, j.redial)
 		r.redialed, r.redialCost = true, j.redial
 		if err = j.conn.Reopen(tr.dialer, j.deadline); err == nil {
 			err = j.conn.Do(req, resp, j.deadline, 0)

@@ -14,6 +14,7 @@ import (
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/shell/conns"
+	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -41,6 +42,7 @@ type transport struct {
 	wg      sync.WaitGroup // every goroutine the transport started
 	cancels sync.WaitGroup // the cancellations among them
 	pool    workerPool
+	waits   *pace.Scheduler // times the injected hops
 }
 
 // task is one attempt for a worker, and where its answer goes.
@@ -49,12 +51,12 @@ type task struct {
 	out chan<- result
 }
 
-func newTransport(dial func(string) (net.Conn, error), token string, tlsCfg *tls.Config) *transport {
+func newTransport(dial func(string) (net.Conn, error), token string, tlsCfg *tls.Config, waits *pace.Scheduler) *transport {
 	if dial == nil {
 		d := &net.Dialer{Timeout: 3 * time.Second}
 		dial = func(addr string) (net.Conn, error) { return d.Dial("tcp", addr) }
 	}
-	tr := &transport{dial: dial, token: token, quit: make(chan struct{}), conns: map[*trackedConn]struct{}{}}
+	tr := &transport{dial: dial, token: token, quit: make(chan struct{}), conns: map[*trackedConn]struct{}{}, waits: waits}
 	tr.dialer = &conns.Dialer{Dial: tr.dialTracked, TLS: tlsCfg}
 	return tr
 }
@@ -172,7 +174,7 @@ func (tr *transport) run(t task) bool {
 	if j.dial && !tr.closing.Load() { // a new connection: the real handshake within the emulated one
 		dialErr = j.conn.Open(tr.dialer, j.deadline)
 	}
-	time.Sleep(time.Until(j.sendAt)) // the injected network hop (and handshake)
+	tr.waits.SleepUntil(pace.Hop, j.sendAt) // the injected network hop (and handshake)
 	switch {
 	case j.reject:
 		r.status, r.res = fasthttp.StatusServiceUnavailable, policy.Rejected

@@ -15,6 +15,7 @@ import (
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/stats"
 	"github.com/lblab/lblab/internal/workload"
 )
@@ -35,7 +36,7 @@ type loop struct {
 	net         policy.Network // the lab's hops
 	tr          *transport
 	q           timerQueue
-	timer       *time.Timer
+	timer       *pace.Timer // the single timer, at the heap's earliest entry
 	results     chan result
 	cmds        chan command
 	epoch       time.Time // instant 0
@@ -94,7 +95,7 @@ func (l *loop) noteResult(r *result) {
 // series bins and the progress line.
 func (l *loop) start() {
 	l.epoch = time.Now()
-	l.timer = time.NewTimer(time.Hour)
+	l.timer = l.cfg.Waits.NewTimer(pace.Pacing)
 	l.stopAt = clock.Instant(l.lab.Duration)
 	l.cutAt = l.stopAt.Add(l.cfg.Drain)
 	if l.users > 0 {
@@ -167,7 +168,7 @@ func (l *loop) arm(now clock.Instant) {
 	if at == clock.Never {
 		at = now.Add(time.Hour)
 	}
-	l.timer.Reset(max(at.Sub(now), 0))
+	l.timer.ResetAt(l.wall(at))
 }
 
 // fireDue fires every heap entry due at now, each at its own instant (the

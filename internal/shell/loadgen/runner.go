@@ -50,7 +50,7 @@ func New(cfg Config) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &loop{cfg: cfg, lab: cfg.Lab, log: cfg.Log, tr: newTransport(cfg.Dial, cfg.Token, cfg.TLS), net: assemble.Network(cfg.Lab),
+	l := &loop{cfg: cfg, lab: cfg.Lab, log: cfg.Log, tr: newTransport(cfg.Dial, cfg.Token, cfg.TLS, cfg.Waits), net: assemble.Network(cfg.Lab),
 		results: make(chan result, 1024), cmds: make(chan command), lateness: stats.NewHistogram(), closeReplay: func() {}}
 	if cfg.HTTP.Plain {
 		l.net = policy.Network{} // a real service over a real network: nothing to inject
@@ -163,6 +163,7 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	end := l.run(ctx)
 	close(r.stopped)
 	l.shutdown()
+	l.cfg.Waits.Log(l.log)
 	l.closeReplay()
 	l.warnLate()
 	for _, t := range l.targets {

@@ -5,11 +5,14 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/lblab/lblab/internal/shell/pace"
 )
 
 // The timer tests run in a synctest bubble over in-memory listeners:
 // fasthttp's client and server block on channels there, so the fake clock
-// jumps over every wait and the latencies come out exact.
+// jumps over every wait and the latencies come out exact. Their waits are Go's
+// timers (pace.Runtime): the fake clock moves only those.
 
 // closeBubble stops the fakes and lets fasthttp's idle cleaners (sleeping
 // goroutines of the bubble) run out before the bubble ends.
@@ -29,7 +32,7 @@ func TestHedgeAfterFixedDelayFirstAnswerWins(t *testing.T) {
 			}
 			return answer{status: 200, loadQ: -1}
 		})
-		rep, _ := runLive(t, Config{Lab: lab, Targets: []Target{toFakes("hedge", f)}, Dial: dialer(f)})
+		rep, _ := runLive(t, Config{Lab: lab, Targets: []Target{toFakes("hedge", f)}, Dial: dialer(f), Waits: pace.Runtime})
 		run := rep.Runs[0]
 		checkAccounted(t, run)
 		// hedge sent at +20 ms, reaches the fake after the 5 ms hop, answers at once;
@@ -63,7 +66,7 @@ func TestAttemptTimeoutRetriesAndCarriesTheDeadline(t *testing.T) {
 			}
 			return answer{status: 200, loadQ: -1}
 		})
-		rep, _ := runLive(t, Config{Lab: lab, Targets: []Target{toFakes("timeout", f)}, Dial: dialer(f)})
+		rep, _ := runLive(t, Config{Lab: lab, Targets: []Target{toFakes("timeout", f)}, Dial: dialer(f), Waits: pace.Runtime})
 		run := rep.Runs[0]
 		checkAccounted(t, run)
 		// 50 ms attempt timeout + 10 ms backoff + 5 ms hop for the retry
@@ -87,7 +90,7 @@ func TestDrainLimitCutsOffTheRest(t *testing.T) {
 		lab := testLab(t, map[string]string{"clients.rate": "50"})
 		f := newFake(t, "b1", false, func(got, int) answer { return answer{status: 200, delay: time.Minute, loadQ: -1} })
 		start := time.Now()
-		rep, _ := runLive(t, Config{Lab: lab, Targets: []Target{toFakes("stuck", f)}, Dial: dialer(f),
+		rep, _ := runLive(t, Config{Lab: lab, Targets: []Target{toFakes("stuck", f)}, Dial: dialer(f), Waits: pace.Runtime,
 			Drain: 200 * time.Millisecond})
 		run := rep.Runs[0]
 		checkAccounted(t, run)
@@ -104,7 +107,7 @@ func TestInterruptReportsWhatRan(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		lab := testLab(t, map[string]string{"clients.rate": "100", "duration": "1m"})
 		f := newFake(t, "b1", false, okAfterWork)
-		r, err := New(Config{Lab: lab, Targets: []Target{toFakes("int", f)}, Dial: dialer(f)})
+		r, err := New(Config{Lab: lab, Targets: []Target{toFakes("int", f)}, Dial: dialer(f), Waits: pace.Runtime})
 		if err != nil {
 			t.Fatal(err)
 		}
