@@ -3,7 +3,6 @@ package lab
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -43,14 +42,8 @@ func (d *fakeDNS) LookupHost(_ context.Context, host string) ([]string, error) {
 // rejoins. The names here resolve to 127.0.0.1, the port of s2's admin
 // listener of a lab up; s1 is given by --backends.
 func TestAttachFollowsDNS(t *testing.T) {
-	token := NewToken() // the processes' token, which the attached dashboard must present
-	upAddr := startUp(t, smallLab(t, "p2c", 3600), func(o *UpOptions) { o.Token = token })
-	var sd []sdTarget
-	if err := call(context.Background(), upAddr, "GET", "/api/sd", nil, &sd); err != nil {
-		t.Fatal(err)
-	}
+	upAddr, o, sd := upToAttach(t)
 	dns := &fakeDNS{on: true}
-	o := AttachOptions{Options: Options{Log: zap.NewNop(), Logs: io.Discard, Token: token}, Listen: "127.0.0.1:0"}
 	for _, e := range sd {
 		ep := Endpoint{Name: e.Labels["name"], Admin: e.Targets[0]}
 		switch {
@@ -66,14 +59,7 @@ func TestAttachFollowsDNS(t *testing.T) {
 			o.Loadgen = ep.Admin
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	lastControllerAddr.Store("")
-	go func() { done <- Attach(ctx, o) }()
-	defer func() { cancel(); <-done }()
-	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
-	defer wcancel()
-	addr := waitController(t, wctx)
+	ctx, addr := startAttach(t, o)
 
 	servers := func(s Snapshot) string {
 		var names []string

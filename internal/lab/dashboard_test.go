@@ -147,16 +147,38 @@ func checkPage(t *testing.T, addr string) {
 	}
 }
 
-// lab dashboard attaches to processes it did not start: it reads them and
-// forwards drills, but refuses to add servers or switch scenarios.
-func TestAttachToRunningLab(t *testing.T) {
-	token := NewToken() // the processes' token, which the attached dashboard must present
+// upToAttach starts a lab up whose processes share a token, and returns
+// its address, the options of a dashboard that presents that token, and
+// the processes' service-discovery targets, for the test to attach to.
+func upToAttach(t *testing.T) (string, AttachOptions, []sdTarget) {
+	t.Helper()
+	token := NewToken()
 	upAddr := startUp(t, smallLab(t, "p2c", 3600), func(o *UpOptions) { o.Token = token })
 	var sd []sdTarget
 	if err := call(context.Background(), upAddr, "GET", "/api/sd", nil, &sd); err != nil {
 		t.Fatal(err)
 	}
-	o := AttachOptions{Options: Options{Log: zap.NewNop(), Logs: io.Discard, Token: token}, Listen: "127.0.0.1:0"}
+	return upAddr, AttachOptions{Options: Options{Log: zap.NewNop(), Logs: io.Discard, Token: token}, Listen: "127.0.0.1:0"}, sd
+}
+
+// startAttach runs lab dashboard's Attach with o until the test ends and
+// returns its context and the controller's address.
+func startAttach(t *testing.T, o AttachOptions) (context.Context, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	lastControllerAddr.Store("")
+	go func() { done <- Attach(ctx, o) }()
+	t.Cleanup(func() { cancel(); <-done })
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer wcancel()
+	return ctx, waitController(t, wctx)
+}
+
+// lab dashboard attaches to processes it did not start: it reads them and
+// forwards drills, but refuses to add servers or switch scenarios.
+func TestAttachToRunningLab(t *testing.T) {
+	upAddr, o, sd := upToAttach(t)
 	for _, e := range sd {
 		ep := Endpoint{Name: e.Labels["name"], Admin: e.Targets[0]}
 		switch e.Labels["process"] {
@@ -168,14 +190,7 @@ func TestAttachToRunningLab(t *testing.T) {
 			o.Loadgen = ep.Admin
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	lastControllerAddr.Store("")
-	go func() { done <- Attach(ctx, o) }()
-	defer func() { cancel(); <-done }()
-	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
-	defer wcancel()
-	addr := waitController(t, wctx)
+	ctx, addr := startAttach(t, o)
 	s := waitSnapshot(t, addr, 5*time.Second, "readings", func(s Snapshot) bool { return len(s.Series.T) >= 2 })
 	if s.Mode != "attach" || len(s.Servers) != 3 || s.Features.AddServer || s.Features.Scenarios {
 		t.Errorf("attached snapshot: mode %q, %d servers, features %+v", s.Mode, len(s.Servers), s.Features)
