@@ -1,7 +1,6 @@
 package backendcmd
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -138,20 +137,9 @@ func get(addr, path string, hdr string) (string, error) {
 }
 
 func TestReadyLineAndGracefulSIGTERM(t *testing.T) {
-	cmd := exec.Command(bin, "--name", "s3", "--hop", "1ms")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	rd, err := wire.ScanReady(bufio.NewReader(stdout))
-	if err != nil || rd.Name != "s3" || rd.PID != cmd.Process.Pid || rd.Addr == "" || rd.Admin == "" {
-		t.Fatalf("ready line %+v: %v; stderr %s", rd, err, stderr.String())
+	cmd, rd, stderr := startUnder(t, nil, "--name", "s3", "--hop", "1ms")
+	if rd.Name != "s3" || rd.PID != cmd.Process.Pid || rd.Addr == "" || rd.Admin == "" {
+		t.Fatalf("ready line %+v; stderr %s", rd, stderr.String())
 	}
 	if out, err := get(rd.Admin, "/healthz", ""); err != nil || !strings.HasPrefix(out, "HTTP/1.1 200") {
 		t.Fatalf("admin healthz: %q %v", out, err)
@@ -181,21 +169,7 @@ func TestLameDuck(t *testing.T) {
 	if code, _, stderr := runBackend(t, "--check-config", "--lame-duck", "-1s"); code != 2 || !strings.Contains(stderr, "--lame-duck") {
 		t.Errorf("--lame-duck -1s: exit %d, %q", code, stderr)
 	}
-	cmd := exec.Command(bin, "--name", "s2", "--lame-duck", "30s")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	rd, err := wire.ScanReady(bufio.NewReader(stdout))
-	if err != nil {
-		t.Fatalf("ready line: %v; stderr %s", err, stderr.String())
-	}
+	cmd, rd, stderr := startUnder(t, nil, "--name", "s2", "--lame-duck", "30s")
 	if out, err := get(rd.Addr, "/healthz", ""); err != nil || !strings.HasPrefix(out, "HTTP/1.1 200") {
 		t.Fatalf("healthz before SIGTERM: %q %v", out, err)
 	}

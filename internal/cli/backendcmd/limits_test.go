@@ -2,6 +2,7 @@ package backendcmd
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"net"
 	"os"
@@ -15,9 +16,10 @@ import (
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
-// startUnder starts the backend binary under prefix (prlimit ...) with
-// args, and returns its readiness line; it is killed at cleanup.
-func startUnder(t *testing.T, prefix []string, args ...string) (*exec.Cmd, wire.Ready) {
+// startUnder starts the backend binary under prefix (prlimit ..., or nil)
+// with args, and returns it, its readiness line and what it writes on
+// stderr; it is killed at cleanup.
+func startUnder(t *testing.T, prefix []string, args ...string) (*exec.Cmd, wire.Ready, *bytes.Buffer) {
 	t.Helper()
 	argv := append(append(append([]string(nil), prefix...), bin), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -25,17 +27,18 @@ func startUnder(t *testing.T, prefix []string, args ...string) (*exec.Cmd, wire.
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = io.Discard
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	rd, err := wire.ScanReady(bufio.NewReader(stdout))
 	if err != nil {
-		t.Fatalf("ready line: %v", err)
+		t.Fatalf("ready line: %v; stderr %s", err, stderr.String())
 	}
 	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	return cmd, rd
+	return cmd, rd, &stderr
 }
 
 // prlimit is the prlimit command (util-linux): skipped without it, except
@@ -101,7 +104,7 @@ func TestRecoversFromRunningOutOfDescriptors(t *testing.T) {
 		{"default cap", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, rd := startUnder(t, []string{pl, "--nofile=256", "--"}, tc.args...)
+			_, rd, _ := startUnder(t, []string{pl, "--nofile=256", "--"}, tc.args...)
 			conns := flood(t, rd.Addr, 600)
 			time.Sleep(300 * time.Millisecond) // the server accepts what it can
 			if tc.args == nil {
@@ -140,7 +143,7 @@ func TestRecoversFromRunningOutOfDescriptors(t *testing.T) {
 // system allows.
 func TestSoftLimitRaisedToHard(t *testing.T) {
 	pl := prlimit(t)
-	cmd, _ := startUnder(t, []string{pl, "--nofile=256:1024", "--"})
+	cmd, _, _ := startUnder(t, []string{pl, "--nofile=256:1024", "--"})
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/limits")
 	if err != nil {
 		t.Skipf("no /proc: %v", err)
@@ -167,7 +170,7 @@ func TestSIGTERMStopsWithinTheDrainTime(t *testing.T) {
 		"a crawling server":   "servers:\n  - {count: 1, speed: 0.000001}\n",
 	} {
 		t.Run(name, func(t *testing.T) {
-			cmd, rd := startUnder(t, nil, "--lab", writeLab(t, lab))
+			cmd, rd, _ := startUnder(t, nil, "--lab", writeLab(t, lab))
 			for i := 0; i < 3; i++ { // three requests in flight
 				c, err := net.Dial("tcp", rd.Addr)
 				if err != nil {

@@ -72,9 +72,16 @@ func labWith(t *testing.T, kv ...string) *labfile.Lab {
 // Go's timers (pace.Runtime): the synctest bubble's fake clock moves only those.
 func startMem(t *testing.T, lab *labfile.Lab) (*Backend, *memNet) {
 	t.Helper()
+	return startMemWith(t, Config{Lab: lab, Name: "s1", Hop: 5 * time.Millisecond, Waits: pace.Runtime})
+}
+
+// startMemWith starts a backend of cfg as startMem does, on its own
+// in-memory listeners "data" and "admin".
+func startMemWith(t *testing.T, cfg Config) (*Backend, *memNet) {
+	t.Helper()
 	n := &memNet{lns: map[string]*fasthttputil.InmemoryListener{}}
-	b, err := New(Config{Lab: lab, Name: "s1", Addr: "data", Admin: "admin", Hop: 5 * time.Millisecond, Listen: n.listen,
-		Waits: pace.Runtime})
+	cfg.Addr, cfg.Admin, cfg.Listen = "data", "admin", n.listen
+	b, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,15 +1,11 @@
 package backend
 
 import (
-	"context"
 	"encoding/json"
 	"net"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/valyala/fasthttp/fasthttputil"
 
 	"github.com/lblab/lblab/internal/shell/wire"
 )
@@ -20,20 +16,7 @@ import (
 func TestReplicaTakesItsOwnName(t *testing.T) {
 	lab := labWith(t, "servers[0].count", "2", "servers[0].workers", "3", "servers[0].errors", "0.5", "network.hop", "0s")
 	start := func(name string) *memNet {
-		n := &memNet{lns: map[string]*fasthttputil.InmemoryListener{}}
-		b, err := New(Config{Lab: lab, Name: name, Server: "s2", Addr: "data", Admin: "admin", Listen: n.listen})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := b.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if err := b.Shutdown(context.Background()); err != nil {
-				t.Errorf("shutdown: %v", err)
-			}
-			time.Sleep(time.Second) // see startMem
-		})
+		_, n := startMemWith(t, Config{Lab: lab, Name: name, Server: "s2"})
 		return n
 	}
 	a, b := start("backend-0"), start("backend-1")
