@@ -3,6 +3,8 @@ package lab
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,4 +86,35 @@ func TestAddServerDrill(t *testing.T) {
 	waitSnapshot(t, addr, 10*time.Second, "s5 serving", func(s Snapshot) bool {
 		return len(s.Servers) == 5 && s.Servers[4].Backend != nil && s.Servers[4].Backend.Counters.Completed > 0
 	})
+}
+
+// When the clients balance themselves the loadgen holds the server list:
+// add-server and remove-server reach it as they reach the balancers
+// otherwise, so the added server gets the clients' traffic and the removed
+// one leaves their rotation, as in lab sim.
+func TestClientSideAddAndRemoveServerLive(t *testing.T) {
+	lab := smallLab(t, "round-robin", 2)
+	if err := lab.Apply("clients.algorithm", "round-robin"); err != nil {
+		t.Fatal(err)
+	}
+	lab.Events = []labfile.Event{{At: 500 * time.Millisecond, Action: "add-server", Target: "s4"},
+		{At: time.Second, Action: "remove-server", Target: "s1"}}
+	rep, err := Run(ctxFor(t, 60*time.Second), lab, []labfile.Setting{{Name: "client-side"}}, RunOptions{Options: testOptions(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := rep.Runs[0]
+	sent := map[string]uint64{}
+	for _, s := range run.Servers {
+		sent[s.Name] += s.Sent
+	}
+	// Round robin over s1-s3 for 0.5 s, s1-s4 for 0.5 s, s2-s4 for 1 s: s4
+	// gets about a third of the 300 requests, s1 about a fifth.
+	if sent["s4"] < 50 || sent["s1"] > 110 {
+		t.Errorf("sent per server %v: s4 should get about 100, s1 about 60", sent)
+	}
+	text := fmt.Sprint(run.Log)
+	if !strings.Contains(text, "server s4 added") || !strings.Contains(text, "server s1 removed") {
+		t.Errorf("log %v", run.Log)
+	}
 }

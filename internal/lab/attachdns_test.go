@@ -1,40 +1,18 @@
 package lab
 
 import (
-	"context"
 	"encoding/json"
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/shell/discover"
+	"github.com/lblab/lblab/internal/shell/discover/dnstest"
 )
-
-// fakeDNS answers one address, or NXDOMAIN when off.
-type fakeDNS struct {
-	mu sync.Mutex
-	on bool
-}
-
-func (d *fakeDNS) set(on bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.on = on
-}
-
-func (d *fakeDNS) LookupHost(_ context.Context, host string) ([]string, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if !d.on {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	return []string{"127.0.0.1"}, nil
-}
 
 // lab dashboard --backends-dns: a backend whose name resolves joins the
 // dashboard (named as it names itself) and takes drills; when the record
@@ -43,7 +21,7 @@ func (d *fakeDNS) LookupHost(_ context.Context, host string) ([]string, error) {
 // listener of a lab up; s1 is given by --backends.
 func TestAttachFollowsDNS(t *testing.T) {
 	upAddr, o, sd := upToAttach(t)
-	dns := &fakeDNS{on: true}
+	dns := dnstest.New("127.0.0.1")
 	for _, e := range sd {
 		ep := Endpoint{Name: e.Labels["name"], Admin: e.Targets[0]}
 		switch {
@@ -77,14 +55,14 @@ func TestAttachFollowsDNS(t *testing.T) {
 		return len(s.Servers) == 3 && s.Servers[1].Backend != nil && s.Servers[1].Backend.Speed == 0.5
 	})
 
-	dns.set(false)
+	dns.Set() // NXDOMAIN
 	waitSnapshot(t, addr, 5*time.Second, "s2 gone", func(s Snapshot) bool { return servers(s) == "s1" })
 	err := call(ctx, addr, "POST", "/api/chaos", slow, nil)
 	if se, ok := err.(*StatusError); !ok || se.Code != 400 {
 		t.Errorf("a drill at s2 after it left: %v, want 400", err)
 	}
 
-	dns.set(true)
+	dns.Set("127.0.0.1")
 	s := waitSnapshot(t, addr, 5*time.Second, "s2 back", func(s Snapshot) bool { return servers(s) == "s1,s2" })
 	var log []string
 	for _, l := range s.Log {

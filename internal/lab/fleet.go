@@ -195,8 +195,8 @@ func adminsList(procs []*proc) string {
 }
 
 // addBackend starts a new server like the lab's last one, named name, and
-// adds it to every balancer.
-func (f *fleet) addBackend(ctx context.Context, name string) error {
+// adds it to every process in holders (see script.holders).
+func (f *fleet) addBackend(ctx context.Context, name string, holders []*proc) error {
 	path, err := f.writeLab(addedServerLab(f.lab, name), "lab-"+name+".yaml")
 	if err != nil {
 		return err
@@ -217,7 +217,7 @@ func (f *fleet) addBackend(ctx context.Context, name string) error {
 		f.onStart(p)
 	}
 	body := map[string]string{"name": name, "addr": p.ready.Addr, "admin": p.ready.Admin}
-	for _, l := range f.balancers() {
+	for _, l := range holders {
 		if err := call(ctx, l.ready.Admin, "POST", "/admin/backends", body, nil); err != nil {
 			return err
 		}

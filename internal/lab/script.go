@@ -25,6 +25,15 @@ func newScript(f *fleet, loadgen *proc, log *zap.Logger) *script {
 	return &script{f: f, loadgen: loadgen, log: log, events: &eventLog{start: time.Now()}}
 }
 
+// holders are the processes that hold the server list: the balancers, or
+// the loadgen when the clients balance themselves (it has no balancer).
+func (s *script) holders() []*proc {
+	if lbs := s.f.balancers(); len(lbs) > 0 || s.loadgen == nil {
+		return lbs
+	}
+	return []*proc{s.loadgen}
+}
+
 // followBalancers copies every balancer's event stream into the log.
 func (s *script) followBalancers(ctx context.Context) {
 	for _, p := range s.f.balancers() {
@@ -60,9 +69,9 @@ func (s *script) apply(ctx context.Context, ev labfile.Event) error {
 	case labfile.ActionAlgorithm:
 		return s.each(ctx, s.f.balancers(), "PUT", "/admin/algorithm", map[string]string{"algorithm": ev.Algorithm})
 	case labfile.ActionAddServer:
-		return s.f.addBackend(ctx, ev.Target)
+		return s.f.addBackend(ctx, ev.Target, s.holders())
 	case labfile.ActionRemoveServer:
-		return s.each(ctx, s.f.balancers(), "DELETE", "/admin/backends/"+ev.Target, nil)
+		return s.each(ctx, s.holders(), "DELETE", "/admin/backends/"+ev.Target, nil)
 	case labfile.ActionSet:
 		return s.set(ctx, ev.Set)
 	}

@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/cli/adminflags"
+	"github.com/lblab/lblab/internal/cli/dnsflags"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/conns"
@@ -35,7 +36,7 @@ type options struct {
 	seed                                                *uint64
 	hop                                                 *time.Duration
 	check, debug                                        *bool
-	dns                                                 dnsFlags
+	dns                                                 dnsflags.Flags
 	set                                                 map[string]bool // flags given explicitly
 	access                                              *adminflags.Flags
 }
@@ -57,7 +58,7 @@ func defineFlags(fs *flag.FlagSet) *options {
 		tlsCA:     fs.String("tls-ca", "", "with network.tls: the certificate `FILE` (PEM) to trust when connecting to the backends"),
 		check:     fs.Bool("check-config", false, "validate the flags and the lab file, then exit (status 0 if good, 2 if not)"),
 		debug:     fs.Bool("debug", false, "debug logging: one line per proxied request"),
-		dns:       defineDNSFlags(fs),
+		dns:       dnsflags.Define(fs, "backends", "backends", "for GET /load and hedge cancellations"),
 	}
 }
 
@@ -100,7 +101,7 @@ func (o *options) build(extra []string, log *zap.Logger) (*lb.LB, error) {
 	if err != nil {
 		return nil, err
 	}
-	disc, err := o.dns.config()
+	disc, err := o.dns.Config()
 	if err != nil {
 		return nil, err
 	}

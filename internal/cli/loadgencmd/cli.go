@@ -21,6 +21,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/lblab/lblab/internal/cli/adminflags"
+	"github.com/lblab/lblab/internal/cli/dnsflags"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/conns"
@@ -52,6 +53,7 @@ type options struct {
 	maxInflight                int
 	json, series, check, debug bool
 	access                     *adminflags.Flags
+	dns                        dnsflags.Flags
 }
 
 // Main is the whole program; it returns the exit status: 0, 2 on bad input,
@@ -78,6 +80,7 @@ func parseFlags(args []string, errOut io.Writer) (options, *flag.FlagSet, error)
 	fs.Var(&o.targets, "target", "balancer(s) to load: [NAME=]URL[,...]; each target gets every request and is one run\nof the report (e.g. p2c=http://127.0.0.1:8081,rr=http://127.0.0.1:8082); URL1|URL2 spreads\nclient ids over several balancers of one target; may be repeated")
 	fs.Var(&o.servers, "servers", "client-side balancing: the servers, s1=127.0.0.1:9001,s2=...; no balancer in between\n(algorithm: the lab's clients.algorithm, else balancers.algorithm)")
 	fs.Var(&o.admins, "admins", "DATA=ADMIN,...: the admin address (host:port) of each balancer target (DATA: its URL's host:port)\nor, with --servers, of each server (DATA: its address); a hedge's loser is cancelled there\nif still queued. Endpoints without one abandon their losers; may be repeated")
+	o.dns = dnsflags.Define(fs, "servers", "servers", "where their hedge losers are cancelled")
 	fs.StringVar(&o.lab, "lab", "", "lab file (default: the built-in playground lab)")
 	fs.Uint64Var(&o.seed, "seed", 0, "random seed (default: the lab's); the same seed sends the same requests as lab sim")
 	fs.DurationVar(&o.duration, "duration", 0, "how long to send, e.g. 30s (default: the lab's duration)")
@@ -102,7 +105,7 @@ func parseFlags(args []string, errOut io.Writer) (options, *flag.FlagSet, error)
 	fs.StringVar(&o.targetsFile, "targets-file", "", "`FILE` of requests to send, in vegeta's text format (METHOD URL, Header: value lines, @body);\nrequest n goes to entry n mod count; replaces --target")
 	fs.BoolVar(&o.plain, "plain", false, "a service that is not lblab's: send no X-Lab-* headers and inject no network hop")
 	fs.Usage = func() {
-		fmt.Fprintln(errOut, "usage: loadgen --target [NAME=]URL[,...] | --servers s1=HOST:PORT,... [flags]\n\nflags:")
+		fmt.Fprintln(errOut, "usage: loadgen --target [NAME=]URL[,...] | --servers s1=HOST:PORT,... | --servers-dns HOST:PORT [flags]\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -215,6 +218,9 @@ func config(o options, lab *labfile.Lab, errOut io.Writer) (loadgen.Config, erro
 			return cfg, fmt.Errorf("--servers: %w", err)
 		}
 	}
+	if cfg.Discover, err = o.dns.Config(); err != nil {
+		return cfg, err
+	}
 	if len(o.admins) > 0 {
 		if cfg.Admins, err = loadgen.ParseAdmins(o.admins.String()); err != nil {
 			return cfg, fmt.Errorf("--admins: %w", err)
@@ -268,7 +274,11 @@ func run(args []string, out, errOut io.Writer) error {
 		}
 	}
 	if o.check {
-		fmt.Fprintf(out, "config ok: lab %s, seed %d, %v, %s loop, %d target(s)\n", lab.Name, lab.Seed, lab.Duration, lab.Clients.Mode, max(len(cfg.Targets), 1))
+		fmt.Fprintf(out, "config ok: lab %s, seed %d, %v, %s loop, %d target(s)", lab.Name, lab.Seed, lab.Duration, lab.Clients.Mode, max(len(cfg.Targets), 1))
+		if cfg.Discover != nil {
+			fmt.Fprintf(out, ", servers from DNS %s", cfg.Discover)
+		}
+		fmt.Fprintln(out)
 		return nil
 	}
 	exports, err = report.OpenExports(o.files, workload.TraceHeader{Lab: lab.Name, Mode: "live", Seed: lab.Seed,

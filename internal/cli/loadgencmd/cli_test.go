@@ -48,6 +48,11 @@ func TestBadInputIsExitStatus2(t *testing.T) {
 		{"--target", "http://127.0.0.1:1", "--lab", "/no/such/lab.yaml"},
 		{"--target", "http://127.0.0.1:1", "--rate", "-5"},
 		{"--target", "http://127.0.0.1:1", "extra"},
+		{"--servers-dns", "backend"},
+		{"--servers-dns", "backend:9001", "--servers-dns-admin", "70000"},
+		{"--servers-dns-admin", "9100", "--servers", "s1=127.0.0.1:2"},
+		{"--servers-dns", "backend:9001", "--dns-interval", "1ms"},
+		{"--servers-dns", "backend:9001", "--target", "http://127.0.0.1:1"},
 	} {
 		err := run(args, &bytes.Buffer{}, &bytes.Buffer{})
 		if !errors.As(err, new(usageError)) {
@@ -66,6 +71,13 @@ func TestCheckConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(out.String(), "config ok: lab playground, seed 3") {
+		t.Errorf("out: %q", out.String())
+	}
+	out.Reset()
+	if err := run([]string{"--servers-dns", "backend:9001", "--servers-dns-admin", "9100", "--check-config"}, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "servers from DNS backend:9001 (admin 9100) every 2s") {
 		t.Errorf("out: %q", out.String())
 	}
 }

@@ -28,13 +28,13 @@ func TestTraceFlagsBadInput(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out.csv")
 	cases := map[string][]string{
-		bad + ":3: time":      {"--target", "http://127.0.0.1:1", "--replay", bad, "--out", out},
-		"no such file":        {"--target", "http://127.0.0.1:1", "--replay", filepath.Join(dir, "none")},
-		"a trace holds one":   {"--target", "a=http://127.0.0.1:1,b=http://127.0.0.1:2", "--record", out},
-		"--header":            {"--target", "http://127.0.0.1:1", "--header", "no colon"},
-		"--targets-file":      {"--targets-file", filepath.Join(dir, "none")},
-		"method":              {"--target", "http://127.0.0.1:1", "--method", "get"},
-		"without --target or": {"--targets-file", writeFile(t, dir, "t.txt", "GET http://127.0.0.1:1/\n"), "--target", "http://127.0.0.1:1"},
+		bad + ":3: time":    {"--target", "http://127.0.0.1:1", "--replay", bad, "--out", out},
+		"no such file":      {"--target", "http://127.0.0.1:1", "--replay", filepath.Join(dir, "none")},
+		"a trace holds one": {"--target", "a=http://127.0.0.1:1,b=http://127.0.0.1:2", "--record", out},
+		"--header":          {"--target", "http://127.0.0.1:1", "--header", "no colon"},
+		"--targets-file":    {"--targets-file", filepath.Join(dir, "none")},
+		"method":            {"--target", "http://127.0.0.1:1", "--method", "get"},
+		"without --target,": {"--targets-file", writeFile(t, dir, "t.txt", "GET http://127.0.0.1:1/\n"), "--target", "http://127.0.0.1:1"},
 	}
 	for want, args := range cases {
 		var errOut bytes.Buffer

@@ -11,38 +11,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/lblab/lblab/internal/shell/discover/dnstest"
 )
-
-// fakeDNS answers LookupHost from a table the test changes between rounds.
-type fakeDNS struct {
-	mu      sync.Mutex
-	records []string
-	err     error
-}
-
-func (f *fakeDNS) set(records ...string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.records, f.err = records, nil
-}
-
-func (f *fakeDNS) fail(err error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.err = err
-}
-
-func (f *fakeDNS) LookupHost(_ context.Context, host string) ([]string, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.err != nil {
-		return nil, f.err
-	}
-	if len(f.records) == 0 {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	return slices.Clone(f.records), nil
-}
 
 // fakeFleet records the calls; refuse makes Add fail for a name.
 type fakeFleet struct {
@@ -87,9 +58,9 @@ func (n *names) identify(_ context.Context, m Member) (string, error) {
 	return "", errors.New("connection refused")
 }
 
-func setup(t *testing.T) (*Watcher, *fakeDNS, *fakeFleet, *names) {
+func setup(t *testing.T) (*Watcher, *dnstest.Records, *fakeFleet, *names) {
 	t.Helper()
-	dns := &fakeDNS{}
+	dns := dnstest.New()
 	fl := &fakeFleet{members: map[string]Member{}, refuse: map[string]bool{}}
 	nm := &names{m: map[string]string{}}
 	w, err := New(Config{Host: "backend", Port: 9001, AdminPort: 9100, Resolver: dns, Identify: nm.identify}, fl)
@@ -113,7 +84,7 @@ func TestRoundAddsAndRemoves(t *testing.T) {
 	for i := 1; i <= 5; i++ {
 		nm.set(fmt.Sprintf("10.0.0.%d", i), fmt.Sprintf("b%d", i))
 	}
-	dns.set("10.0.0.1", "10.0.0.2", "10.0.0.3")
+	dns.Set("10.0.0.1", "10.0.0.2", "10.0.0.3")
 	if err := w.Round(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +93,7 @@ func TestRoundAddsAndRemoves(t *testing.T) {
 		t.Fatalf("after the first round: %v, want %v", got, want)
 	}
 
-	dns.set("10.0.0.2", "10.0.0.3", "10.0.0.4", "10.0.0.5") // scale: 1 gone, 4 and 5 new
+	dns.Set("10.0.0.2", "10.0.0.3", "10.0.0.4", "10.0.0.5") // scale: 1 gone, 4 and 5 new
 	round := func() {
 		t.Helper()
 		if err := w.Round(context.Background()); err != nil {
@@ -140,7 +111,7 @@ func TestRoundAddsAndRemoves(t *testing.T) {
 	if st := w.Status(); st.Rounds != 3 || st.Members != 4 || st.Error != "" || st.Name != "backend:9001" {
 		t.Errorf("status %+v", st)
 	}
-	dns.set() // scaled to zero: NXDOMAIN, twice
+	dns.Set() // scaled to zero: NXDOMAIN, twice
 	round()
 	round()
 	if len(fl.members) != 0 {
@@ -155,7 +126,7 @@ func TestRoundToleratesOneMiss(t *testing.T) {
 	nm.set("10.0.0.1", "b1")
 	nm.set("10.0.0.2", "b2")
 	for _, records := range [][]string{{"10.0.0.1", "10.0.0.2"}, nil, {"10.0.0.1", "10.0.0.2"}, {"10.0.0.2"}, {"10.0.0.1", "10.0.0.2"}} {
-		dns.set(records...)
+		dns.Set(records...)
 		if err := w.Round(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -169,11 +140,11 @@ func TestRoundToleratesOneMiss(t *testing.T) {
 func TestRoundKeepsMembersWhenDNSFails(t *testing.T) {
 	w, dns, fl, nm := setup(t)
 	nm.set("10.0.0.1", "b1")
-	dns.set("10.0.0.1")
+	dns.Set("10.0.0.1")
 	if err := w.Round(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	dns.fail(&net.DNSError{Err: "server misbehaving", Name: "backend", IsTemporary: true})
+	dns.Fail(&net.DNSError{Err: "server misbehaving", Name: "backend", IsTemporary: true})
 	err := w.Round(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "server misbehaving") {
 		t.Fatalf("want the resolver's error, got %v", err)
@@ -187,7 +158,7 @@ func TestRoundKeepsMembersWhenDNSFails(t *testing.T) {
 // one the fleet refuses too.
 func TestRoundRetriesUnnamedAndRefused(t *testing.T) {
 	w, dns, fl, nm := setup(t)
-	dns.set("10.0.0.1", "10.0.0.2")
+	dns.Set("10.0.0.1", "10.0.0.2")
 	nm.set("10.0.0.1", "b1")
 	fl.refuse["b1"] = true
 	err := w.Round(context.Background())
@@ -211,7 +182,7 @@ func TestRoundRetriesUnnamedAndRefused(t *testing.T) {
 // and an addition; a name claimed by two addresses is added once.
 func TestRoundNameChanges(t *testing.T) {
 	w, dns, fl, nm := setup(t)
-	dns.set("10.0.0.1", "10.0.0.2")
+	dns.Set("10.0.0.1", "10.0.0.2")
 	nm.set("10.0.0.1", "b1")
 	nm.set("10.0.0.2", "b1")
 	err := w.Round(context.Background())
@@ -221,7 +192,7 @@ func TestRoundNameChanges(t *testing.T) {
 	if len(fl.members) != 1 {
 		t.Fatalf("members %v", sortedMembers(fl))
 	}
-	dns.set("10.0.0.1")
+	dns.Set("10.0.0.1")
 	nm.set("10.0.0.1", "b9")
 	if err := w.Round(context.Background()); err != nil {
 		t.Fatal(err)

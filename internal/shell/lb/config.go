@@ -3,11 +3,11 @@ package lb
 import (
 	"crypto/tls"
 	"fmt"
-	"github.com/lblab/lblab/internal/assemble"
 	"net"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lblab/lblab/internal/assemble"
 
 	"go.uber.org/zap"
 
@@ -29,12 +29,7 @@ const (
 
 // BackendSpec names one backend: its data address and, optionally, the
 // admin address that serves GET /load.
-type BackendSpec struct {
-	Name   string  `json:"name"`
-	Addr   string  `json:"addr"`
-	Admin  string  `json:"admin,omitempty"`
-	Weight float64 `json:"weight,omitempty"` // weighted-round-robin; 0 = the lab's speed for that name, else 1
-}
+type BackendSpec = wire.BackendSpec
 
 // Config is one lb process. The lab holds every balancer setting; command
 // line overrides (algorithm, hop, seed) are applied to it before New.
@@ -128,45 +123,11 @@ func parsePairs(flag, list string) ([][2]string, error) {
 // checkSpec validates one backend; each error starts with the JSON field
 // it is about.
 func checkSpec(s BackendSpec) error {
-	if err := checkName(s.Name); err != nil {
-		return fmt.Errorf("name: %w", err)
-	}
-	if err := checkAddr(s.Addr); err != nil {
-		return fmt.Errorf("addr: backend %s: %w", s.Name, err)
-	}
-	if s.Admin != "" {
-		if err := checkAddr(s.Admin); err != nil {
-			return fmt.Errorf("admin: backend %s: %w", s.Name, err)
-		}
+	if err := s.Check(); err != nil {
+		return err
 	}
 	if e := labfile.Bounds.Weight.Check("weight", s.Weight); e != nil {
 		return fmt.Errorf("weight: backend %s: %s", s.Name, e.Msg)
-	}
-	return nil
-}
-
-func checkName(n string) error {
-	if n == "" || len(n) > 64 {
-		return fmt.Errorf("must be 1 to 64 characters, got %q", n)
-	}
-	for _, r := range n {
-		ok := r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
-		if !ok {
-			return fmt.Errorf("%q: use letters, digits, '-', '_' or '.'", n)
-		}
-	}
-	return nil
-}
-
-// checkAddr accepts HOST:PORT with a port in 1..65535 (an empty host is
-// localhost to the dialer).
-func checkAddr(a string) error {
-	_, port, err := net.SplitHostPort(a)
-	if err != nil {
-		return fmt.Errorf("%q is not HOST:PORT", a)
-	}
-	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-		return fmt.Errorf("%q: the port must be a number in 1..65535", a)
 	}
 	return nil
 }
@@ -183,7 +144,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Name == "" {
 		c.Name = "lb1"
 	}
-	if err := checkName(c.Name); err != nil {
+	if err := wire.CheckName(c.Name); err != nil {
 		return c, fmt.Errorf("name: %w", err)
 	}
 	if c.Index < 0 {

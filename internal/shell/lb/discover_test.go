@@ -4,37 +4,16 @@ import (
 	"context"
 	"errors"
 	"net"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/lblab/lblab/internal/shell/discover"
+	"github.com/lblab/lblab/internal/shell/discover/dnstest"
 )
 
-// fakeDNS is a resolver whose records the test changes; fleetNet maps the
-// made-up addresses it returns to fakes listening on 127.0.0.1.
-type fakeDNS struct {
-	mu  sync.Mutex
-	ips []string
-}
-
-func (d *fakeDNS) set(ips ...string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.ips = ips
-}
-
-func (d *fakeDNS) LookupHost(_ context.Context, host string) ([]string, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if len(d.ips) == 0 {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	return slices.Clone(d.ips), nil
-}
-
+// fleetNet maps the made-up addresses the test's resolver returns to fakes
+// listening on 127.0.0.1.
 type fleetNet map[string]*fake // IP -> fake
 
 func (n fleetNet) dial(addr string) (net.Conn, error) {
@@ -59,8 +38,8 @@ func (n fleetNet) identify(_ context.Context, m discover.Member) (string, error)
 // a new backend that gets traffic, a record gone takes its backend out.
 func TestDiscoveryAddsAndRemovesBackends(t *testing.T) {
 	nw := fleetNet{"10.0.0.1": startFake(t, "b1"), "10.0.0.2": startFake(t, "b2"), "10.0.0.3": startFake(t, "b3")}
-	dns := &fakeDNS{}
-	dns.set("10.0.0.1", "10.0.0.2")
+	dns := dnstest.New()
+	dns.Set("10.0.0.1", "10.0.0.2")
 	l, c := startLBWith(t, Config{Name: "lbd", Lab: testLab(t, "balancers.algorithm", "round-robin"), IdleConn: time.Second,
 		Dial: nw.dial, Discover: &discover.Config{Host: "backend", Port: 9001, AdminPort: 9100, Every: time.Hour,
 			Resolver: dns, Identify: nw.identify}})
@@ -84,7 +63,7 @@ func TestDiscoveryAddsAndRemovesBackends(t *testing.T) {
 		t.Errorf("b2 as discovered: %+v", b)
 	}
 
-	dns.set("10.0.0.1", "10.0.0.2", "10.0.0.3")
+	dns.Set("10.0.0.1", "10.0.0.2", "10.0.0.3")
 	if err := l.disc.Round(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +71,7 @@ func TestDiscoveryAddsAndRemovesBackends(t *testing.T) {
 		t.Fatalf("after scaling to 3: %v, want b3 to get its third", got)
 	}
 
-	dns.set("10.0.0.2", "10.0.0.3")
+	dns.Set("10.0.0.2", "10.0.0.3")
 	for range 2 { // a member goes after two resolutions without it
 		if err := l.disc.Round(context.Background()); err != nil {
 			t.Fatal(err)
@@ -112,8 +91,8 @@ func TestDiscoveryAddsAndRemovesBackends(t *testing.T) {
 func TestDiscoveryNameConflict(t *testing.T) {
 	static, dup := startFake(t, "b1"), startFake(t, "b1")
 	nw := fleetNet{"10.0.0.9": dup}
-	dns := &fakeDNS{}
-	dns.set("10.0.0.9")
+	dns := dnstest.New()
+	dns.Set("10.0.0.9")
 	l, c := startLBWith(t, Config{Name: "lbd", Lab: testLab(t), IdleConn: time.Second, Backends: specs(static),
 		Dial: func(addr string) (net.Conn, error) {
 			if addr == static.addr() {

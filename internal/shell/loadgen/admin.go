@@ -11,16 +11,18 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // command is an admin request for the loop; the loop answers on reply.
 type command struct {
-	op    string // state | rate | set
-	rate  float64
-	path  string
-	value string
-	reply chan reply
+	op     string // state | rate | set | metrics | add-server | remove-server
+	rate   float64
+	path   string
+	value  string
+	server wire.BackendSpec // add-server; remove-server names server.Name
+	reply  chan reply
 }
 
 type reply struct {
@@ -37,6 +39,8 @@ type State struct {
 	ElapsedS float64       `json:"elapsed_s"`
 	Late     uint64        `json:"late"`
 	Targets  []TargetState `json:"targets"`
+	// Discovery is --servers-dns's watcher (client-side), nil without one.
+	Discovery *discover.Status `json:"discovery,omitempty"`
 }
 
 // TargetState is one target's counters so far.
@@ -55,6 +59,8 @@ type TargetState struct {
 	Wasted    uint64  `json:"wasted"`
 	P50       float64 `json:"p50_ms"`
 	P99       float64 `json:"p99_ms"`
+	// Servers, client-side, are the servers the clients balance over now.
+	Servers []string `json:"servers,omitempty"`
 }
 
 type rateBody struct {
@@ -67,7 +73,8 @@ type setBody struct {
 }
 
 // Admin is the admin API handler: GET /admin/state, PUT /admin/rate,
-// POST /admin/set, GET /healthz. Commands reach the loop through a channel.
+// POST /admin/set, POST and DELETE /admin/backends (client-side: fleet.go),
+// GET /healthz. Commands reach the loop through a channel.
 func (r *Runner) Admin() fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		path, method := string(ctx.Path()), string(ctx.Method())
@@ -86,8 +93,14 @@ func (r *Runner) Admin() fasthttp.RequestHandler {
 			if c, ok := setCommand(ctx); ok {
 				r.answer(ctx, c)
 			}
+		case path == "/admin/backends" && method == fasthttp.MethodPost:
+			if c, ok := serversCommand(ctx); ok {
+				r.answer(ctx, c)
+			}
+		case strings.HasPrefix(path, "/admin/backends/") && method == fasthttp.MethodDelete:
+			r.answer(ctx, command{op: "remove-server", server: wire.BackendSpec{Name: strings.TrimPrefix(path, "/admin/backends/")}})
 		case strings.HasPrefix(path, "/admin/"):
-			wire.WriteError(ctx, fasthttp.StatusNotFound, "no such endpoint: %s %s (GET /admin/state, PUT /admin/rate, POST /admin/set)", method, path)
+			wire.WriteError(ctx, fasthttp.StatusNotFound, "no such endpoint: %s %s (GET /admin/state, PUT /admin/rate, POST /admin/set, POST /admin/backends, DELETE /admin/backends/NAME)", method, path)
 		default:
 			wire.WriteError(ctx, fasthttp.StatusNotFound, "not found: %s", path)
 		}
@@ -159,6 +172,10 @@ func (l *loop) onCommand(now clock.Instant, c command) {
 		c.reply <- l.adminSet(now, c.path, c.value)
 	case "metrics":
 		c.reply <- reply{fasthttp.StatusOK, l.targetStates(now)}
+	case "add-server":
+		c.reply <- fleetReply(l.addServer(now, c.server), c.server)
+	case "remove-server":
+		c.reply <- fleetReply(l.removeServer(now, c.server.Name), map[string]string{"removed": c.server.Name})
 	}
 }
 
@@ -249,7 +266,11 @@ func (l *loop) state(now clock.Instant) State {
 		s.Targets = append(s.Targets, TargetState{Name: t.name, Requests: c.Offered, Pending: t.rt.Pending(),
 			Succeeded: c.Succeeded, Failed: c.Failed, Attempts: c.Attempts, Timeouts: c.Timeouts,
 			Rejected: c.Rejected, Errors: c.Errors, Retries: c.Retries, Hedges: c.Hedges, Wasted: c.Wasted,
-			P50: report.Ms(rec.Lat.Quantile(0.5)), P99: report.Ms(rec.Lat.Quantile(0.99))})
+			P50: report.Ms(rec.Lat.Quantile(0.5)), P99: report.Ms(rec.Lat.Quantile(0.99)), Servers: t.presentNames()})
+	}
+	if l.disc != nil {
+		st := l.disc.Status()
+		s.Discovery = &st
 	}
 	return s
 }

@@ -39,17 +39,17 @@ func (t *target) Cancel(now clock.Instant, h uint64, a *attempt) {
 }
 
 // adminOf returns the admin client of endpoint ep, or nil when it has no
-// admin address. Built at the first cancellation, one client per endpoint.
+// admin address. Built at an endpoint's first cancellation, one client per
+// endpoint (client-side, endpoints are added while the run goes on).
 func (t *target) adminOf(ep int32) *fasthttp.HostClient {
-	if t.admins == nil {
-		t.admins = make([]*fasthttp.HostClient, len(t.eps))
-		for i, e := range t.eps {
-			if addr, ok := t.l.cfg.Admins[e.spec.addr]; ok {
-				t.admins[i] = t.l.tr.adminClient(addr)
-			}
+	for len(t.admins) < len(t.eps) {
+		var hc *fasthttp.HostClient
+		if addr, ok := t.l.cfg.Admins[t.eps[len(t.admins)].spec.addr]; ok {
+			hc = t.l.tr.adminClient(addr)
 		}
+		t.admins = append(t.admins, hc)
 	}
-	if int(ep) >= len(t.admins) {
+	if ep < 0 || int(ep) >= len(t.admins) {
 		return nil
 	}
 	return t.admins[ep]

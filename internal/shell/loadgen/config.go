@@ -17,6 +17,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/workload"
 )
@@ -44,12 +45,16 @@ type Backend struct {
 	Addr string // host:port
 }
 
-// Config describes one live run. Exactly one of Targets and Servers is set.
+// Config describes one live run: balancer targets, or servers (given,
+// discovered, or both) that the clients balance over themselves.
 type Config struct {
-	Lab      *labfile.Lab // validated; the run works on its own copy
-	Targets  []Target     // balancer mode: every target gets every request
-	Servers  []Backend    // client-side balancing mode: no balancer in between
-	Series   bool         // keep 250 ms bins in the report
+	Lab     *labfile.Lab // validated; the run works on its own copy
+	Targets []Target     // balancer mode: every target gets every request
+	Servers []Backend    // client-side balancing mode: no balancer in between
+	// Discover, client-side, takes servers from a DNS name as well
+	// (discover.go): its members join and leave while the run goes on.
+	Discover *discover.Config
+	Series   bool // keep 250 ms bins in the report
 	Drain    time.Duration
 	Late     time.Duration // an arrival started later than this behind its intended time is late
 	MaxConns int           // connections per host
@@ -108,7 +113,7 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Lab.Network.TLS && cfg.TLS == nil {
 		return cfg, errors.New("network.tls is on: give the certificate to trust (--tls-ca)")
 	}
-	if len(cfg.Servers) == 0 && len(cfg.Requests) == 0 { // a targets file's run is called "targets"
+	if !cfg.clientSide() && len(cfg.Requests) == 0 { // a targets file's run is called "targets"
 		cfg.Targets = slices.Clone(cfg.Targets)
 		if err := nameTargets(cfg.Targets, cfg.Lab); err != nil {
 			return cfg, err
@@ -142,16 +147,24 @@ func (cfg Config) withDefaults() (Config, error) {
 func (cfg *Config) checkMode() error {
 	c := &cfg.Lab.Clients
 	switch {
-	case len(cfg.Targets) > 0 && len(cfg.Servers) > 0:
+	case len(cfg.Targets) > 0 && cfg.clientSide():
 		return errors.New("give balancer targets or servers (client-side balancing), not both")
-	case len(cfg.Targets) == 0 && len(cfg.Servers) == 0:
-		return errors.New("no target: give --target URL, or --servers NAME=host:port[,NAME=host:port]")
-	case len(cfg.Servers) == 0 && c.Algorithm != "":
-		return fmt.Errorf("clients.algorithm is %q (client-side balancing): give the servers with --servers", c.Algorithm)
-	case len(cfg.Servers) > 0 && c.Algorithm == "":
+	case len(cfg.Targets) == 0 && !cfg.clientSide():
+		return errors.New("no target: give --target URL, or --servers NAME=host:port[,NAME=host:port] (or --servers-dns)")
+	case !cfg.clientSide() && c.Algorithm != "":
+		return fmt.Errorf("clients.algorithm is %q (client-side balancing): give the servers with --servers or --servers-dns", c.Algorithm)
+	case cfg.clientSide() && c.Algorithm == "":
 		c.Algorithm = cfg.Lab.Balancers.Algorithm
 	}
-	if len(cfg.Servers) > 0 {
+	if cfg.Discover != nil {
+		if err := cfg.Discover.Check(); err != nil {
+			return fmt.Errorf("discover: %w", err)
+		}
+		if cfg.Discover.Port == 0 {
+			return errors.New("discover: the servers' data port is needed")
+		}
+	}
+	if cfg.clientSide() {
 		if !slices.Contains(policy.Algorithms(), c.Algorithm) {
 			return fmt.Errorf("clients.algorithm %q: unknown, allowed: %s", c.Algorithm, strings.Join(policy.Algorithms(), ", "))
 		}
@@ -160,6 +173,9 @@ func (cfg *Config) checkMode() error {
 	}
 	return nil
 }
+
+// clientSide says the clients balance over servers themselves.
+func (cfg *Config) clientSide() bool { return len(cfg.Servers) > 0 || cfg.Discover != nil }
 
 func checkServers(servers []Backend) error {
 	seen := map[string]bool{}

@@ -166,8 +166,8 @@ func checkHTTP(cfg *Config) error {
 		return fmt.Errorf("method %q: want an upper-case HTTP method such as GET or POST", m)
 	}
 	if len(cfg.Requests) > 0 {
-		if len(cfg.Targets) > 0 || len(cfg.Servers) > 0 {
-			return errors.New("a targets file names its own URLs: give it without --target or --servers")
+		if len(cfg.Targets) > 0 || cfg.clientSide() {
+			return errors.New("a targets file names its own URLs: give it without --target, --servers or --servers-dns")
 		}
 		cfg.Targets = []Target{{Name: "targets"}}
 	}

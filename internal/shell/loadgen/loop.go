@@ -15,6 +15,7 @@ import (
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/stats"
 	"github.com/lblab/lblab/internal/workload"
@@ -39,7 +40,8 @@ type loop struct {
 	timer       *pace.Timer // the single timer, at the heap's earliest entry
 	results     chan result
 	cmds        chan command
-	epoch       time.Time // instant 0
+	disc        *discover.Watcher // --servers-dns (discover.go), nil without
+	epoch       time.Time         // instant 0
 
 	inflight int              // attempt goroutines not yet answered
 	peak     int              // the most attempts out at once

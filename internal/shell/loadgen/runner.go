@@ -85,7 +85,7 @@ func (l *loop) newTarget(i int, tc Target) (*target, error) {
 	cfg.Stream, cfg.Series = l.stream, l.cfg.Series
 	cfg.Requests, cfg.Attempts = l.obs.Requests(tc.Name), l.obs.Attempts(tc.Name)
 	cfg.Users = l.users // 0 when a trace is replayed
-	if len(l.cfg.Servers) > 0 {
+	if l.cfg.clientSide() {
 		if cfg.Balancers, err = l.clientSide(t); err != nil {
 			return nil, err
 		}
@@ -118,12 +118,9 @@ func (l *loop) balancerTier(t *target, tc Target) error {
 // client id over them.
 func (l *loop) clientSide(t *target) ([]*policy.Balancer, error) {
 	t.algo = l.lab.Clients.Algorithm
-	for i, s := range l.cfg.Servers {
-		t.server(s.Name)
-		spec := endpointSpec{addr: s.Addr, uri: "/", host: s.Addr}
-		t.eps = append(t.eps, l.tr.endpoint(s.Name, spec, l.cfg.MaxConns))
-		t.tmpls = append(t.tmpls, template{ep: i, method: l.cfg.HTTP.method(), uri: spec.uri, host: spec.host,
-			header: l.cfg.HTTP.Header, body: l.cfg.HTTP.Body})
+	t.present = map[string]int{}
+	for _, s := range l.cfg.Servers {
+		t.addEndpoint(s.Name, s.Addr)
 	}
 	bals, err := buildBalancers(l.lab, serverWeights(l.lab, l.cfg.Servers))
 	if err != nil {
@@ -158,10 +155,15 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 			t.rt.SetLog(l.cfg.Logs(t.name))
 		}
 	}
+	stopDiscovery, err := r.startDiscovery()
+	if err != nil {
+		return nil, err
+	}
 	l.start()
 	close(r.running)
 	end := l.run(ctx)
 	close(r.stopped)
+	stopDiscovery()
 	l.shutdown()
 	l.cfg.Waits.Log(l.log)
 	l.closeReplay()

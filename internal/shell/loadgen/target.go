@@ -43,6 +43,7 @@ type target struct {
 	bySeq   bool       // request n uses tmpls[n mod len] (a targets file); else its client's balancer's
 	servers []srvStat
 	byName  map[string]int
+	present map[string]int // client-side: the servers in the balancers now, by name (fleet.go)
 	log     []report.LogLine
 	admins  []*fasthttp.HostClient  // per endpoint, where cancellations go (nil: none); see cancel.go
 	live    map[conn.ID]*conns.Conn // the model's connections, when modelled (conns.go)
