@@ -84,33 +84,42 @@ func TestClosedLoopAccountsEveryRequest(t *testing.T) {
 	}
 }
 
-// A seed whose 2 s Poisson stream at 200/s has 400 +- 2% arrivals, so the
-// achieved rate measures the pacing, not the draw.
-func TestAchievedRate(t *testing.T) {
+// The loadgen paces the stream: no request leaves before its intended
+// instant (plus the client's hop), and half of them leave within 100 ms of
+// it even on a loaded machine, where a loadgen sending at half the rate
+// would be a second behind by the end. How close the pacing is, is
+// measured by bench/loadgen-pacing.sh, not asserted here: a bound on the
+// wall clock (it was 95% of the requests in time) fails when the machine
+// stalls.
+func TestPacingFollowsTheStream(t *testing.T) {
 	lab := testLab(t, map[string]string{"duration": "2s", "clients.rate": "200", "seed": "5"})
-	if n := arrivals(t, lab); n < 392 || n > 408 {
-		t.Fatalf("seed 5 gives %d arrivals in 2 s; pick another", n)
+	intended := map[uint64]time.Duration{}
+	s := simStream(t, lab)
+	for a := s.Next(); a.At < clock.Instant(lab.Duration); a = s.Next() {
+		intended[a.Seq] = time.Duration(a.At)
 	}
 	f := newFake(t, "b1", true, func(got, int) answer { return answer{status: 200, loadQ: -1} })
 	start := time.Now()
 	rep, r := runLive(t, Config{Lab: lab, Targets: []Target{toFakes("tcp", f)}})
 	run := rep.Runs[0]
 	checkAccounted(t, run)
-	var inTime int
-	for _, g := range f.got() {
-		if g.At.Sub(start) <= 2*time.Second+lab.Network.Hop+200*time.Millisecond { // slack for a loaded machine
-			inTime++
+	gots := f.got()
+	if len(gots) != len(intended) {
+		t.Fatalf("the fake got %d requests, the stream has %d", len(gots), len(intended))
+	}
+	early := 0
+	for _, g := range gots {
+		if g.At.Sub(start) < intended[g.Seq]+lab.Network.Hop-time.Millisecond {
+			early++
 		}
 	}
-	rate := float64(inTime) / 2
-	if rate < 190 || rate > 210 {
-		t.Errorf("achieved %.1f req/s of 200 (%d in time, late %d)", rate, inTime, r.Late())
+	if early > 0 {
+		t.Errorf("%d of %d requests left before their intended instant", early, len(gots))
 	}
-	// Lateness depends on the machine's load (other tests, CI): logged only.
-	t.Logf("%d of %d requests started more than 10 ms late", r.Late(), run.Requests)
-	if p := run.Pacing; p == nil || p.Started != run.Requests || p.Late != r.Late() || p.P99 < p.P50 || p.Max < p.P99 {
+	if p := run.Pacing; p == nil || p.P50 > 100 || p.Started != run.Requests || p.Late != r.Late() || p.P99 < p.P50 || p.Max < p.P99 {
 		t.Errorf("pacing %+v for %d requests, %d late", p, run.Requests, r.Late())
 	}
+	t.Logf("%d of %d requests started more than 10 ms late", r.Late(), run.Requests)
 }
 
 // One 300 ms stall of a one-at-a-time server holds up every request behind
