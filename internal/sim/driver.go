@@ -56,8 +56,10 @@ func (w *world) Arm(at clock.Instant, t client.Timer) {
 func (w *world) forward(now clock.Instant, h uint64, a *attempt, delay time.Duration) {
 	b := w.bals[a.Bal]
 	exclude := -1
-	if s := w.attemptOf(a.Sibling); a.Sibling != 0 && s != nil {
-		exclude = int(s.Net.server)
+	if a.Sibling != 0 {
+		if s := w.attemptOf(a.Sibling); s != nil {
+			exclude = int(s.Net.server)
+		}
 	}
 	t := b.Pick(now, balance.Request{Seq: a.Pick, Key: a.HashKey}, exclude)
 	if !t.Valid {

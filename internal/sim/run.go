@@ -123,7 +123,7 @@ func (w *world) loop() clock.Instant {
 		if w.arrivalAt <= next && w.arrivalAt != clock.Never {
 			next, src = w.arrivalAt, fromArrival
 		}
-		if next == clock.Never || w.rt.Pending() == 0 && w.now >= w.stopAt && next >= w.stopAt {
+		if next == clock.Never || w.now >= w.stopAt && next >= w.stopAt && w.rt.Pending() == 0 {
 			break
 		}
 		if next >= w.cutAt && w.rt.Pending() > 0 {

@@ -119,4 +119,9 @@ func (w *world) pushHop(at clock.Instant, k kind, h uint64) {
 }
 
 // hopDelay is attempt a's one-way delay on leg.
-func (w *world) hopDelay(a *attempt, leg policy.Leg) time.Duration { return w.net.Delay(a.Pick, leg) }
+func (w *world) hopDelay(a *attempt, leg policy.Leg) time.Duration {
+	if w.net.Jitter <= 0 { // Delay's own answer, without copying the Network to ask it
+		return w.net.Hop
+	}
+	return w.net.Delay(a.Pick, leg)
+}

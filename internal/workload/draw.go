@@ -25,25 +25,26 @@ var (
 // and closed-loop drivers call it with their own instants. It does not
 // allocate.
 func (s *Stream) Draw(seq uint64, at clock.Instant) Request {
-	seed := s.cfg.Seed
-	*s.work = *rng.New(rng.Hash(seed, seq, saltWork))
+	of := rng.HashOf(s.cfg.Seed, seq) // rng.Hash(Seed, seq, salt) for each salt, at two mixes less
+	*s.work = *rng.New(rng.SaltHash(of, saltWork))
 	return Request{
 		Seq:    seq,
 		At:     at,
 		Work:   max(s.cfg.Work.Sample(s.work), 0),
-		Key:    uint64(s.keys.rank(rng.Hash(seed, seq, saltKey))),
-		Client: s.clients.rank(rng.Hash(seed, seq, saltClient)),
-		Fault:  s.fault(seq),
+		Key:    uint64(s.keys.rank(rng.SaltHash(of, saltKey))),
+		Client: s.clients.rank(rng.SaltHash(of, saltClient)),
+		Fault:  s.fault(of),
 	}
 }
 
-// fault is the fault request seq carries: the shares take consecutive
-// slices of [0, 1), and one uniform draw per request picks the slice.
-func (s *Stream) fault(seq uint64) Fault {
+// fault is the fault the request carries (of is rng.HashOf(Seed, seq)): the
+// shares take consecutive slices of [0, 1), and one uniform draw per request,
+// rng.HashFloat(Seed, seq, saltFault), picks the slice.
+func (s *Stream) fault(of uint64) Fault {
 	if len(s.cfg.Faults) == 0 {
 		return Fault{}
 	}
-	u, top := rng.HashFloat(s.cfg.Seed, seq, saltFault), 0.0
+	u, top := rng.ToFloat(rng.SaltHash(of, saltFault)), 0.0
 	for _, f := range s.cfg.Faults {
 		if top += f.Share; u < top {
 			return f.Fault

@@ -45,9 +45,10 @@ func drawConst(d, t int) uint64 {
 // len(out) must be at most MaxChoices.
 func drawDistinct(v View, seed, seq, salt uint64, out []int) int {
 	n := v.Len()
-	var taken [MaxChoices]int // the choices so far, ascending
+	of := rng.HashOf(seed, seq) // every draw of this request shares it
+	var taken [MaxChoices]int   // the choices so far, ascending
 	for d := range out {
-		j := drawOne(v, n, seed, seq, salt, d, taken[:d])
+		j := drawOne(v, n, of, salt, d, taken[:d])
 		if j < 0 {
 			return d
 		}
@@ -60,13 +61,15 @@ func drawDistinct(v View, seed, seq, salt uint64, out []int) int {
 	return len(out)
 }
 
-func drawOne(v View, n int, seed, seq, salt uint64, d int, taken []int) int {
+// drawOne is choice d of drawDistinct; of is rng.HashOf(seed, seq), so a try
+// draws rng.Hash(seed, seq, salt^drawConst(d, t)).
+func drawOne(v View, n int, of, salt uint64, d int, taken []int) int {
 	free := n - len(taken)
 	if free <= 0 {
 		return -1
 	}
 	for t := 0; t < maxTries; t++ {
-		j := rng.Bounded(rng.Hash(seed, seq, salt^drawConst(d, t)), free)
+		j := rng.Bounded(rng.SaltHash(of, salt^drawConst(d, t)), free)
 		for _, p := range taken {
 			if p <= j {
 				j++
@@ -76,7 +79,7 @@ func drawOne(v View, n int, seed, seq, salt uint64, d int, taken []int) int {
 			return j
 		}
 	}
-	return scanDraw(v, n, rng.Hash(seed, seq, salt^drawConst(d, maxTries)), taken)
+	return scanDraw(v, n, rng.SaltHash(of, salt^drawConst(d, maxTries)), taken)
 }
 
 // scanDraw returns the r-th (r drawn from u) eligible member not in taken.

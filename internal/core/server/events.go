@@ -81,7 +81,7 @@ func (s *Server) timeoutAt() clock.Instant {
 
 // finish completes the job at the top of the heap at t and refills its worker.
 func (s *Server) finish(t clock.Instant, out []Reply) []Reply {
-	a := s.svc.pop()
+	a := s.svc.pop() // read before startNext, whose push may reuse the slot
 	r := reply(a.id, a.kind, OK, "", t, a.enq, a.start)
 	r.Hit = a.hit
 	s.completed++

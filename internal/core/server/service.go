@@ -65,8 +65,9 @@ func (s *service) push(a active) {
 	}
 }
 
-// pop removes and returns the job that finishes first.
-func (s *service) pop() active {
+// pop removes the job that finishes first and returns its slot, which stays
+// as it is until the next push (no copy of the job on the way out).
+func (s *service) pop() *active {
 	idx := s.heap[0]
 	last := len(s.heap) - 1
 	s.heap[0] = s.heap[last]
@@ -86,7 +87,7 @@ func (s *service) pop() active {
 		i = c
 	}
 	s.free = append(s.free, idx)
-	return s.slots[idx]
+	return &s.slots[idx]
 }
 
 // clear frees every worker.

@@ -29,6 +29,13 @@ type workClock struct {
 	every  time.Duration // periodic pauses at every, 2 x every, ...; 0 = none
 	pause  time.Duration // length of a periodic pause
 	nextGC clock.Instant // start of the next periodic pause; Never if none
+
+	// finishAt's last answer: the driver asks for the same top job's finish
+	// several times per event (to advance, then for its next deadline), and
+	// the answer holds until the segment changes (every change clears it).
+	memoTarget float64
+	memoAt     clock.Instant
+	memoOK     bool
 }
 
 func newWorkClock(speed float64, every, pause time.Duration) workClock {
@@ -55,12 +62,22 @@ func (c *workClock) at(t clock.Instant) float64 {
 func (c *workClock) rebase(t clock.Instant) {
 	c.w0 = c.at(t)
 	c.start = t
+	c.memoOK = false
 }
 
 // finishAt returns the first instant at which W reaches target in the current
 // segment (Never while paused). The tiny slack absorbs rounding so that
 // exact inputs (for example speed 0.25) give exact instants.
 func (c *workClock) finishAt(target float64) clock.Instant {
+	if c.memoOK && target == c.memoTarget {
+		return c.memoAt
+	}
+	at := c.finish(target)
+	c.memoTarget, c.memoAt, c.memoOK = target, at, true
+	return at
+}
+
+func (c *workClock) finish(target float64) clock.Instant {
 	if c.paused {
 		return clock.Never
 	}
@@ -105,6 +122,7 @@ func (c *workClock) pauseUntil(end clock.Instant) {
 	if end <= c.start {
 		return
 	}
+	c.memoOK = false
 	if !c.paused || end > c.until {
 		c.until = end
 	}
@@ -113,7 +131,7 @@ func (c *workClock) pauseUntil(end clock.Instant) {
 
 // setSpeed changes the speed from t on.
 func (c *workClock) setSpeed(t clock.Instant, speed float64) {
-	c.rebase(t)
+	c.rebase(t) // clears the memo
 	c.speed = speed
 }
 
