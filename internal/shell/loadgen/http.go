@@ -185,6 +185,11 @@ func (tr *transport) run(t task) bool {
 	default:
 		tr.exchange(&j, &r)
 	}
+	select { // the results channel has room nearly always: no two-way select then
+	case t.out <- r:
+		return true
+	default:
+	}
 	select {
 	case t.out <- r:
 		return true
