@@ -1,6 +1,8 @@
 package loadgen
 
 import (
+	"net"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -48,4 +50,67 @@ func TestIdleWorkersLeave(t *testing.T) {
 		close(tr.quit)
 		tr.wg.Wait()
 	})
+}
+
+// After a burst opened many connections, attempts one at a time ride the
+// most recently used one (LIFO), not each idle connection in turn: the
+// surplus stays unused until it is closed as idle, instead of spreading the
+// load over every connection the burst opened.
+func TestIdleConnectionsReusedMostRecentFirst(t *testing.T) {
+	f := newFake(t, "b1", false, func(got, int) answer { return answer{status: 200, delay: 20 * time.Millisecond, loadQ: -1} })
+	var mu sync.Mutex
+	used := map[net.Conn]int{} // connection -> requests written on it
+	var last net.Conn
+	dial := func(addr string) (net.Conn, error) {
+		c, err := dialer(f)(addr)
+		if err != nil {
+			return nil, err
+		}
+		return &seenConn{Conn: c, wrote: func(c net.Conn) { mu.Lock(); used[c]++; last = c; mu.Unlock() }}, nil
+	}
+	tr := newTransport(dial, "", nil, pace.Runtime)
+	defer func() { tr.shutdown(); close(tr.quit); tr.wg.Wait() }()
+	ep := tr.endpoint("b1", endpointSpec{addr: f.addr()}, 64)
+	tm := &template{method: "GET", uri: "/", host: f.addr()}
+	out := make(chan result, 16)
+	send := func() {
+		tr.launch(job{ep: ep, tmpl: tm, plain: true, deadline: time.Now().Add(5 * time.Second)}, out)
+	}
+	const burst = 8
+	for range burst { // at once: each opens a connection of its own
+		send()
+	}
+	for range burst {
+		if r := <-out; r.status != 200 {
+			t.Fatalf("burst: status %d, err %v", r.status, r.err)
+		}
+	}
+	mu.Lock()
+	if len(used) != burst {
+		t.Fatalf("the burst of %d opened %d connections", burst, len(used))
+	}
+	clear(used)
+	mu.Unlock()
+	for range 2 * burst { // one at a time
+		send()
+		if r := <-out; r.status != 200 {
+			t.Fatalf("status %d, err %v", r.status, r.err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(used) != 1 || used[last] != 2*burst {
+		t.Errorf("%d attempts one at a time used %d of the %d idle connections; want the most recent one for all", 2*burst, len(used), burst)
+	}
+}
+
+// seenConn reports each request written on it.
+type seenConn struct {
+	net.Conn
+	wrote func(net.Conn)
+}
+
+func (c *seenConn) Write(b []byte) (int, error) {
+	c.wrote(c)
+	return c.Conn.Write(b)
 }
