@@ -114,3 +114,40 @@ func (c *seenConn) Write(b []byte) (int, error) {
 	c.wrote(c)
 	return c.Conn.Write(b)
 }
+
+// BenchmarkWorkerStart starts goroutines that need about 12 KB of stack,
+// as an attempt through fasthttp does, with the stack grown in one step
+// (growStack, as a new worker does) and left to double on the way:
+//
+//	GOMAXPROCS=1 go test -run '^$' -bench WorkerStart ./internal/shell/loadgen
+func BenchmarkWorkerStart(b *testing.B) {
+	for _, grow := range []bool{true, false} {
+		name := map[bool]string{true: "grown", false: "doubling"}[grow]
+		b.Run(name, func(b *testing.B) {
+			var wg sync.WaitGroup
+			for i := 0; b.Loop(); i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if grow {
+						growStack(i)
+					}
+					deepFrames(50)
+				}()
+				wg.Wait()
+			}
+		})
+	}
+}
+
+// deepFrames uses about n x 240 bytes of stack.
+//
+//go:noinline
+func deepFrames(n int) int {
+	var buf [200]byte
+	buf[n%len(buf)] = byte(n)
+	if n == 0 {
+		return int(buf[0])
+	}
+	return deepFrames(n-1) + int(buf[(n+1)%len(buf)])
+}
