@@ -67,6 +67,13 @@ func (tr *transport) endpoint(name string, spec endpointSpec, maxConns int) *end
 		MaxConnWaitTimeout:        10 * time.Second,
 		MaxIdemponentCallAttempts: 1, // retries are the policy's business, never fasthttp's
 		NoDefaultUserAgentHeader:  true,
+		// The most recently used idle connection first: fasthttp's default
+		// (FIFO) takes the oldest, shifting the whole idle list down on
+		// every request, and spreads the load over every connection a burst
+		// ever opened, so after a stall that opened thousands each request
+		// paid a long copy and a cold socket. With LIFO the surplus goes
+		// unused and is closed when idle (MaxIdleConnDuration).
+		ConnPoolStrategy: fasthttp.LIFO,
 	}
 	return &endpoint{name: name, spec: spec, hc: hc}
 }
@@ -184,6 +191,11 @@ func (tr *transport) run(t task) bool {
 		r.err, r.res, r.broken = dialErr, wire.Classify(dialErr, 0, nil), true
 	default:
 		tr.exchange(&j, &r)
+	}
+	select { // the results channel has room nearly always: no two-way select then
+	case t.out <- r:
+		return true
+	default:
 	}
 	select {
 	case t.out <- r:
