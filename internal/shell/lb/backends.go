@@ -67,8 +67,16 @@ func (l *LB) hostClient(addr string, maxBody int) *fasthttp.HostClient {
 	hc := &fasthttp.HostClient{Addr: addr, MaxConns: l.cfg.MaxConns, MaxIdleConnDuration: l.cfg.IdleConn,
 		MaxResponseBodySize: maxBody, ReadBufferSize: l.cfg.MaxHeader, NoDefaultUserAgentHeader: true,
 		MaxIdemponentCallAttempts: 2, RetryIfErr: retryStale, DisablePathNormalizing: true}
+	dial := fasthttp.Dial
 	if l.cfg.Dial != nil {
-		hc.Dial = func(string) (net.Conn, error) { return l.cfg.Dial(addr) }
+		dial = func(string) (net.Conn, error) { return l.cfg.Dial(addr) }
+	}
+	hc.Dial = func(addr string) (net.Conn, error) {
+		c, err := dial(addr)
+		if err != nil {
+			return nil, err
+		}
+		return newExchangeConn(c), nil // exchange.go
 	}
 	return hc
 }
