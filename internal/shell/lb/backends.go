@@ -18,6 +18,7 @@ import (
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/shell/conns"
+	"github.com/lblab/lblab/internal/shell/turns"
 )
 
 // backend is one server at a stable global index. Removed backends stay in
@@ -76,7 +77,7 @@ func (l *LB) hostClient(addr string, maxBody int) *fasthttp.HostClient {
 		if err != nil {
 			return nil, err
 		}
-		return newExchangeConn(c), nil // exchange.go
+		return turns.Client(c), nil // saves a read that would find nothing
 	}
 	return hc
 }
