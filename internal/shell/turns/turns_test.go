@@ -246,6 +246,9 @@ func TestServerPipelinedRequestIsRead(t *testing.T) {
 	if got := readN(c, 4); got != "ans2" {
 		t.Fatalf("the client got %q, want ans2 sent at once", got)
 	}
+	if left := s.(*Conn).early; left != EarlyReads-1 {
+		t.Fatalf("%d ordinary reads left after one, want %d", left, EarlyReads-1)
+	}
 }
 
 func TestServerIdleReadEndsAtTheCallersDeadline(t *testing.T) {
