@@ -19,10 +19,11 @@
 // a client that pipelines may have sent its next request already, before
 // the read started, and would then not wake it. So a server's wait is
 // guarded: after Guard without a wake-up it reads anyway, and a connection
-// whose peer was found to have sent early is read the ordinary way for its
-// next EarlyReads reads (a pipelining client waits at most Guard once in
-// so many requests; a peer whose request merely came as the guard ran out
-// costs that many reads). Only the wait's first Guard is changed: the
+// whose peer was found twice in a row to have sent early is read the
+// ordinary way for its next EarlyReads reads (a pipelining client waits at
+// most 2 x Guard once in so many requests). Once alone is not enough: on a
+// busy machine a request often comes just as the guard runs out, before the
+// server reads, and looks the same. Only the wait's first Guard is changed: the
 // read deadline the caller set still bounds it.
 //
 // Anything else takes the ordinary paths: a second write before a read
@@ -67,6 +68,7 @@ type Conn struct {
 	rd     time.Time  // the read deadline the caller set
 	synced bool       // the socket's read deadline is rd (else the guard's, or not yet set)
 	early  int        // reads left to do the ordinary way: the peer sent before its turn
+	found  int        // guards in a row that ran out and found the peer's bytes there (the reader's own)
 }
 
 // Client wraps a client's connection to a server (c unchanged when it is
@@ -229,6 +231,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 	case n == 0:
 		return 0, io.EOF
 	}
+	c.found = 0 // woken in time
 	return n, nil
 }
 
@@ -266,8 +269,9 @@ func (c *Conn) sendThenRead(p, b []byte) (n int, rest []byte, werr, err error) {
 
 // readAfterWait reads once the guard ran out: bytes there at once mean the
 // peer sent before its turn (it pipelines, or its request came just as the
-// guard ran out), and the connection's next EarlyReads reads are ordinary.
-// Else it goes on waiting, under the caller's deadline.
+// guard ran out); the second time in a row, the connection's next
+// EarlyReads reads are ordinary. Else it goes on waiting, under the
+// caller's deadline.
 func (c *Conn) readAfterWait(b []byte) (int, error) {
 	first := true
 	var n int
@@ -279,9 +283,11 @@ func (c *Conn) readAfterWait(b []byte) (int, error) {
 			return false
 		}
 		if first && n > 0 {
-			c.mu.Lock()
-			c.early = EarlyReads
-			c.mu.Unlock()
+			if c.found++; c.found >= 2 {
+				c.mu.Lock()
+				c.early, c.found = EarlyReads, 0
+				c.mu.Unlock()
+			}
 		}
 		return true
 	})

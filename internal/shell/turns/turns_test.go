@@ -3,6 +3,7 @@ package turns
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -226,25 +227,28 @@ func TestServerPipelinedRequestIsRead(t *testing.T) {
 	if got, err := readOne(s, 5*time.Second); err != nil || got != "req1" {
 		t.Fatalf("the server read %q, %v", got, err)
 	}
-	if _, err := c.Write([]byte("req2")); err != nil { // before its answer
+	for i := 2; i <= 3; i++ {
+		req, ans := fmt.Sprintf("req%d", i), fmt.Sprintf("ans%d", i-1)
+		if _, err := c.Write([]byte(req)); err != nil { // before the last one's answer
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond) // let it arrive while the server is busy
+		if _, err := s.Write([]byte(ans)); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := readOne(s, 5*time.Second); err != nil || got != req {
+			t.Fatalf("the server's next read = %q, %v; want the pipelined %s", got, err, req)
+		}
+		if got := readN(c, 4); got != ans {
+			t.Fatalf("the client got %q, want %s", got, ans)
+		}
+	}
+	// Found early twice in a row, the connection is read the ordinary way.
+	if _, err := s.Write([]byte("ans3")); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond) // let req2 arrive while the server is busy
-	if _, err := s.Write([]byte("ans1")); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := readOne(s, 5*time.Second); err != nil || got != "req2" {
-		t.Fatalf("the server's next read = %q, %v; want the pipelined req2", got, err)
-	}
-	if got := readN(c, 4); got != "ans1" {
-		t.Fatalf("the client got %q", got)
-	}
-	// Found early once, the connection is read the ordinary way.
-	if _, err := s.Write([]byte("ans2")); err != nil {
-		t.Fatal(err)
-	}
-	if got := readN(c, 4); got != "ans2" {
-		t.Fatalf("the client got %q, want ans2 sent at once", got)
+	if got := readN(c, 4); got != "ans3" {
+		t.Fatalf("the client got %q, want ans3 sent at once", got)
 	}
 	if left := s.(*Conn).early; left != EarlyReads-1 {
 		t.Fatalf("%d ordinary reads left after one, want %d", left, EarlyReads-1)
