@@ -10,11 +10,13 @@
 # pins each server to the last CPU and wrk -t1 to CPU 0, so each server has
 # one core of its own and the load generator another.
 #
-# Each round measures both servers once, in an order that alternates from
+# Each round measures every server once, in an order that rotates from
 # round to round; the summary takes medians over the rounds and the ratio
 # backend / nginx of medians from the same sitting.
 # Usage: bench/backend.sh [seconds per measurement, default 10] [rounds, default 3]
 # BACKEND_BIN=path measures another build of the backend (default: bin/backend, built here).
+# BASE_BIN=path adds a third row, "base": another build measured in the same
+# rounds (an earlier commit, to compare before and after in one sitting).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -61,11 +63,17 @@ http {
 CFG
 "${on_server[@]}" nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -e "$tmp/nginx/error.log" >"$tmp/nginx.log" 2>&1 & pids+=($!)
 GOMAXPROCS=1 "${on_server[@]}" "$bin" --lab bench/proxy-lab.yaml --name s1 --addr 127.0.0.1:19302 --admin 127.0.0.1:19312 >/dev/null 2>"$tmp/backend.log" & pids+=($!)
+servers=(nginx backend)
+if [ -n "${BASE_BIN:-}" ]; then
+  GOMAXPROCS=1 "${on_server[@]}" "$BASE_BIN" --lab bench/proxy-lab.yaml --name s1 --addr 127.0.0.1:19303 --admin 127.0.0.1:19313 >/dev/null 2>"$tmp/base.log" & pids+=($!)
+  servers+=(base)
+fi
 sleep 2
 for p in "${pids[@]}"; do
   kill -0 "$p" 2>/dev/null || { echo "a server did not start (a port in use?):" >&2; tail -n 3 "$tmp"/*.log >&2; exit 1; }
 done
-declare -A pidof=([nginx]=${pids[0]} [backend]=${pids[1]})
+declare -A pidof=([nginx]=${pids[0]} [backend]=${pids[1]} [base]=${pids[2]:-})
+declare -A portof=([nginx]=19301 [backend]=19302 [base]=19303)
 hz=$(getconf CLK_TCK)
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
@@ -88,11 +96,9 @@ rows="$tmp/rows.tsv"; : >"$rows"
 printf "%-6s %-6s %-8s %12s %10s %10s %8s %10s\n" round conns server "requests/s" "p50 ms" "p99 ms" non-2xx "CPU us/req"
 for c in 32 1; do
   for r in $(seq 1 "$rounds"); do
-    order=(nginx:19301 backend:19302)
-    if [ $((r % 2)) = 0 ]; then order=(backend:19302 nginx:19301); fi
-    for pair in "${order[@]}"; do
-      name=${pair%%:*}; port=${pair##*:}
-      read -r rps p50 p99 bad cpu < <(measure "$name" "$port" "$c")
+    k=$(( (r - 1) % ${#servers[@]} )); order=("${servers[@]:$k}" "${servers[@]:0:$k}")
+    for name in "${order[@]}"; do
+      read -r rps p50 p99 bad cpu < <(measure "$name" "${portof[$name]}" "$c")
       printf "%-6s %-6s %-8s %12s %10s %10s %8s %10s\n" "$r" "$c" "$name" "$rps" "$p50" "$p99" "$bad" "$cpu"
       printf "%s\t%s\t%s\t%s\t%s\n" "$c" "$r" "$name" "$rps" "$cpu" >>"$rows"
     done
@@ -103,11 +109,12 @@ import sys, statistics as st
 rows = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()]
 print("\nmedians over the rounds (CPU = the server's own, per request; ratios backend / nginx):")
 print(f"{'conns':<6} {'server':<8} {'requests/s':>11} {'CPU us/req':>11} {'CPU x nginx':>12} {'rate x nginx':>13}")
+names = [n for n in ("nginx", "backend", "base") if any(r[2] == n for r in rows)]
 for c in ("32", "1"):
     med = {}
-    for n in ("nginx", "backend"):
+    for n in names:
         vs = [(float(rps), float(cpu)) for cc, r, name, rps, cpu in rows if cc == c and name == n]
         med[n] = (st.median(v[0] for v in vs), st.median(v[1] for v in vs))
-    for n in ("nginx", "backend"):
+    for n in names:
         print(f"{c:<6} {n:<8} {med[n][0]:>11.0f} {med[n][1]:>11.1f} {med[n][1]/med['nginx'][1]:>12.2f} {med[n][0]/med['nginx'][0]:>13.2f}")
 PY
