@@ -147,12 +147,10 @@ func (c *Conn) syncLocked() error {
 func (c *Conn) SetReadDeadline(t time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.rd = t
+	c.rd, c.synced = t, false
 	if c.guarded() {
-		c.synced = false // the next read sets it, or the guard's if sooner
-		return nil
+		return nil // the next read sets it, or the guard's if sooner
 	}
-	c.synced = false
 	return c.syncLocked()
 }
 
