@@ -5,6 +5,9 @@
 # measured with wrk -t1 -c32 and at one connection. Peers are installed from
 # Debian when the script runs and never committed.
 # Usage: bench/proxy.sh [seconds per measurement, default 10] [rounds, default 3]
+# BASE_LB=path adds a row "base": another build of lb (an earlier commit) set
+# up as lb is and measured in the same rounds, to compare before and after
+# in one sitting.
 #
 # BACKEND=nginx (the default) puts one nginx worker answering a fixed 200
 # behind every proxy: it costs about half what lblab's emulated backend does
@@ -92,13 +95,19 @@ backend b
 CFG
 "${on_proxy[@]}" haproxy -f "$tmp/haproxy.cfg" -db >"$tmp/haproxy.log" 2>&1 & pids+=($!)
 GOMAXPROCS=1 "${on_proxy[@]}" bin/httputil-proxy --listen 127.0.0.1:19004 --backend http://127.0.0.1:19001 2>"$tmp/httputil.log" & pids+=($!)
+names=(lb haproxy httputil)
+if [ -n "${BASE_LB:-}" ]; then
+  GOMAXPROCS=1 "${on_proxy[@]}" "$BASE_LB" --lab bench/proxy-lab.yaml --backends s1=127.0.0.1:19001 --addr 127.0.0.1:19005 --admin 127.0.0.1:19105 >/dev/null 2>"$tmp/base.log" & pids+=($!)
+  names+=(base)
+fi
 sleep 2
 for p in "${pids[@]}"; do
   kill -0 "$p" 2>/dev/null || { echo "a process did not start (a port in use?):" >&2; tail -n 3 "$tmp"/*.log >&2; exit 1; }
 done
 
 # The process whose CPU each row charges: the proxy, or the backend for direct.
-declare -A pidof=([direct]=${pids[0]} [lb]=${pids[1]} [haproxy]=${pids[2]} [httputil]=${pids[3]})
+declare -A pidof=([direct]=${pids[0]} [lb]=${pids[1]} [haproxy]=${pids[2]} [httputil]=${pids[3]} [base]=${pids[4]:-})
+declare -A portof=([direct]=19001 [lb]=19002 [haproxy]=19003 [httputil]=19004 [base]=19005)
 hz=$(getconf CLK_TCK)
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
@@ -124,10 +133,9 @@ rows="$tmp/rows.tsv"; : >"$rows"
 printf "%-6s %-6s %-10s %12s %10s %10s %8s %10s\n" round conns proxy "requests/s" "p50 ms" "p99 ms" non-2xx "CPU us/req"
 for c in 32 1; do
   for r in $(seq 1 "$rounds"); do
-    order=(direct:19001 lb:19002 haproxy:19003 httputil:19004)
-    k=$(( (r - 1) % 3 )); proxies=("${order[@]:1}"); proxies=("${proxies[@]:$k}" "${proxies[@]:0:$k}")
-    for pair in "${order[0]}" "${proxies[@]}"; do
-      name=${pair%%:*}; port=${pair##*:}
+    k=$(( (r - 1) % ${#names[@]} )); proxies=("${names[@]:$k}" "${names[@]:0:$k}")
+    for name in direct "${proxies[@]}"; do
+      port=${portof[$name]}
       read -r rps p50 p99 bad cpu < <(measure "$name" "$port" "$c")
       printf "%-6s %-6s %-10s %12s %10s %10s %8s %10s\n" "$r" "$c" "$name" "$rps" "$p50" "$p99" "$bad" "$cpu"
       printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$c" "$r" "$name" "$rps" "$p50" "$p99" "$cpu" >>"$rows"
@@ -146,7 +154,7 @@ for c in ("32", "1"):
         if cc == c:
             by.setdefault(name, {})[r] = (float(rps), float(p50), float(p99), float(cpu))
     med = {n: st.median(v[0] for v in d.values()) for n, d in by.items()}
-    for n in ("direct", "lb", "haproxy", "httputil"):
+    for n in [n for n in ("direct", "lb", "haproxy", "httputil", "base") if n in by]:
         d = by[n]
         a50 = st.median(d[r][1] - by["direct"][r][1] for r in d) if n != "direct" else 0
         a99 = st.median(d[r][2] - by["direct"][r][2] for r in d) if n != "direct" else 0

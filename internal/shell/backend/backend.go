@@ -32,6 +32,7 @@ import (
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/shell/conns"
 	"github.com/lblab/lblab/internal/shell/pace"
+	"github.com/lblab/lblab/internal/shell/turns"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -51,6 +52,7 @@ var maxIdleWorker = time.Second
 // Backend is one running emulated server.
 type Backend struct {
 	cfg  Config
+	name []byte // cfg.Name: the X-Lab-Server header's value
 	clk  *clock.Wall
 	log  *zap.Logger
 	met  *metrics.Backend       // GET /metrics
@@ -119,7 +121,7 @@ func New(cfg Config) (*Backend, error) {
 		return nil, err
 	}
 	b := &Backend{
-		cfg: cfg, clk: clock.NewWall(), log: cfg.Log.With(zap.String("server", cfg.Name)),
+		cfg: cfg, name: []byte(cfg.Name), clk: clock.NewWall(), log: cfg.Log.With(zap.String("server", cfg.Name)),
 		core: core, waiters: map[uint64]*waiter{}, lab: cfg.Lab, spec: ns,
 		queue:     queueSettings{capacity: sc.QueueCap, lifo: sc.LIFO, dropExpired: sc.DropExpired},
 		limiter:   assemble.LimitSpec(cfg.Lab, ns),
@@ -240,7 +242,7 @@ func (b *Backend) dataListener(ln net.Listener) net.Listener {
 	if b.cfg.Lab.Network.TLS {
 		cfg = b.cfg.TLS
 	}
-	return conns.Listen(ln, cfg, &b.accepted)
+	return conns.Listen(turns.Listen(ln), cfg, &b.accepted) // turns: a read less a request
 }
 
 // shutdown closes the listener and waits for the connections to finish

@@ -155,15 +155,16 @@ func (b *Backend) answer(ctx *fasthttp.RequestCtx, info reqInfo, o outcome) {
 	}
 	code := httpCode(&r)
 	h := &ctx.Response.Header
-	h.Set(wire.HServer, b.cfg.Name)
-	h.Set(wire.HQueueMs, ms(r.Queue))
-	h.Set(wire.HServiceMs, ms(r.Service))
+	var num [32]byte
+	h.SetCanonical(keyServer, b.name)
+	h.SetCanonical(keyQueueMs, appendMs(num[:0], r.Queue))
+	h.SetCanonical(keyServiceMs, appendMs(num[:0], r.Service))
 	if r.Reason != "" {
-		h.Set(wire.HReason, r.Reason)
+		h.SetCanonical(keyReason, []byte(r.Reason))
 	}
-	h.Set(wire.HLoadQueue, strconv.Itoa(o.queued))
-	h.Set(wire.HLoadBusy, strconv.Itoa(o.busy))
-	h.Set(wire.HHit, strconv.FormatBool(r.Hit))
+	h.SetCanonical(keyLoadQueue, strconv.AppendInt(num[:0], int64(o.queued), 10))
+	h.SetCanonical(keyLoadBusy, strconv.AppendInt(num[:0], int64(o.busy), 10))
+	h.SetCanonical(keyHit, strconv.AppendBool(num[:0], r.Hit))
 	switch {
 	case r.Reason == server.ReasonFault && code >= 300:
 		wire.WriteError(ctx, code, "status %d asked for by the request's fault (%s or ?status=)", code, wire.HFault)
@@ -172,7 +173,7 @@ func (b *Backend) answer(ctx *fasthttp.RequestCtx, info reqInfo, o outcome) {
 		wire.WriteError(ctx, code, "%s", r.Reason)
 		return
 	}
-	wire.WriteJSON(ctx, code, wire.Reply{
+	writeReply(ctx, code, &wire.Reply{
 		Server: b.cfg.Name, Request: info.request, Attempt: info.kind.String(), Status: code, Reason: r.Reason,
 		QueueMs: msFloat(r.Queue), ServiceMs: msFloat(r.Service), CacheHit: r.Hit,
 	})
@@ -195,7 +196,7 @@ func dropConn(ctx *fasthttp.RequestCtx) {
 	raw := wire.NetConn(ctx.Conn())
 	ctx.HijackSetNoResponse(true)
 	ctx.Hijack(func(net.Conn) {
-		if tc, ok := raw.(*net.TCPConn); ok {
+		if tc, ok := raw.(interface{ SetLinger(int) error }); ok { // TCP, wrapped or not
 			_ = tc.SetLinger(0)
 		}
 	})
@@ -223,7 +224,9 @@ func (b *Backend) health(ctx *fasthttp.RequestCtx) {
 
 func msFloat(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
 
-func ms(d time.Duration) string { return strconv.FormatFloat(msFloat(d), 'f', -1, 64) }
+func appendMs(b []byte, d time.Duration) []byte {
+	return strconv.AppendFloat(b, msFloat(d), 'f', -1, 64)
+}
 
 // hold waits until instant t before an answer leaves; it returns false, at
 // once, if the drain time of a shutdown runs out meanwhile, so that SIGTERM

@@ -18,6 +18,7 @@ import (
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/shell/conns"
+	"github.com/lblab/lblab/internal/shell/turns"
 )
 
 // backend is one server at a stable global index. Removed backends stay in
@@ -67,8 +68,16 @@ func (l *LB) hostClient(addr string, maxBody int) *fasthttp.HostClient {
 	hc := &fasthttp.HostClient{Addr: addr, MaxConns: l.cfg.MaxConns, MaxIdleConnDuration: l.cfg.IdleConn,
 		MaxResponseBodySize: maxBody, ReadBufferSize: l.cfg.MaxHeader, NoDefaultUserAgentHeader: true,
 		MaxIdemponentCallAttempts: 2, RetryIfErr: retryStale, DisablePathNormalizing: true}
+	dial := fasthttp.Dial
 	if l.cfg.Dial != nil {
-		hc.Dial = func(string) (net.Conn, error) { return l.cfg.Dial(addr) }
+		dial = func(string) (net.Conn, error) { return l.cfg.Dial(addr) }
+	}
+	hc.Dial = func(addr string) (net.Conn, error) {
+		c, err := dial(addr)
+		if err != nil {
+			return nil, err
+		}
+		return turns.Client(c), nil // saves a read that would find nothing
 	}
 	return hc
 }

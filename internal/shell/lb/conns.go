@@ -11,6 +11,7 @@ import (
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/shell/conns"
 	"github.com/lblab/lblab/internal/shell/pace"
+	"github.com/lblab/lblab/internal/shell/turns"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -288,7 +289,7 @@ func (l *LB) listenData(ln net.Listener) net.Listener {
 	if !l.lab.Network.TLS {
 		cfg = nil
 	}
-	return conns.Listen(ln, cfg, &l.accepted)
+	return conns.Listen(turns.Listen(ln), cfg, &l.accepted) // turns: a read less a request
 }
 
 // gaveUpWaiting answers an attempt whose timeout passed while it waited for
