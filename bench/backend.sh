@@ -28,7 +28,7 @@ if [ "$pin" = 1 ]; then
   on_server=(taskset -c "$((ncpu - 1))"); on_load=(taskset -c 0)
 fi
 echo "PIN=$pin: servers on ${on_server[*]:-any CPU}, wrk on ${on_load[*]:-any CPU}"
-need() { command -v "$1" >/dev/null || { apt-get update -qq && apt-get install -y -qq "$2" >/dev/null; }; }
+. bench/lib.sh
 need wrk wrk
 need nginx nginx-light
 bin=${BACKEND_BIN:-}
@@ -43,24 +43,7 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 
 trap cleanup EXIT
 
 mkdir -p "$tmp/nginx"
-cat >"$tmp/nginx/nginx.conf" <<CFG
-daemon off;
-master_process off;
-worker_processes 1;
-pid $tmp/nginx/nginx.pid;
-error_log $tmp/nginx/error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $tmp/nginx;
-  proxy_temp_path $tmp/nginx;
-  keepalive_requests 100000000;
-  server {
-    listen 127.0.0.1:19301;
-    location / { default_type text/plain; return 200 "ok\n"; }
-  }
-}
-CFG
+nginx_conf "$tmp/nginx" 19301 >"$tmp/nginx/nginx.conf"
 "${on_server[@]}" nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -e "$tmp/nginx/error.log" >"$tmp/nginx.log" 2>&1 & pids+=($!)
 GOMAXPROCS=1 "${on_server[@]}" "$bin" --lab bench/proxy-lab.yaml --name s1 --addr 127.0.0.1:19302 --admin 127.0.0.1:19312 >/dev/null 2>"$tmp/backend.log" & pids+=($!)
 servers=(nginx backend)

@@ -26,7 +26,7 @@ rounds=${2:-2}
 conns=(${CONNS:-1 32})
 opens=(${OPEN:-40000 40000:100})
 [ "$(nproc)" -ge 2 ] || { echo "needs 2 CPUs (nginx on one, the generator on the other)" >&2; exit 2; }
-need() { command -v "$1" >/dev/null || { apt-get update -qq && apt-get install -y -qq "$2" >/dev/null; }; }
+. bench/lib.sh
 need wrk wrk
 need nginx nginx-light
 mkdir -p bin
@@ -37,24 +37,7 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 
 trap cleanup EXIT
 port=19051
 mkdir -p "$tmp/nginx"
-cat >"$tmp/nginx/nginx.conf" <<CFG
-daemon off;
-master_process off;
-worker_processes 1;
-pid $tmp/nginx/nginx.pid;
-error_log $tmp/nginx/error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $tmp/nginx;
-  proxy_temp_path $tmp/nginx;
-  keepalive_requests 100000000;
-  server {
-    listen 127.0.0.1:$port;
-    location / { default_type text/plain; return 200 "ok\n"; }
-  }
-}
-CFG
+nginx_conf "$tmp/nginx" $port >"$tmp/nginx/nginx.conf"
 taskset -c 0 nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -e "$tmp/nginx/error.log" >"$tmp/nginx.log" 2>&1 & pids+=($!)
 sleep 1
 kill -0 "${pids[0]}" 2>/dev/null || { echo "nginx did not start:" >&2; cat "$tmp/nginx.log" "$tmp/nginx/error.log" >&2; exit 1; }

@@ -34,7 +34,7 @@ if [ "$pin" = 1 ]; then
   on_proxy=(taskset -c "$((ncpu - 1))"); on_load=(taskset -c 0)
 fi
 echo "PIN=$pin: proxies on ${on_proxy[*]:-any CPU}, wrk and the backend on ${on_load[*]:-any CPU}"
-need() { command -v "$1" >/dev/null || { apt-get update -qq && apt-get install -y -qq "$2" >/dev/null; }; }
+. bench/lib.sh
 need haproxy haproxy
 need wrk wrk
 backend=${BACKEND:-nginx}
@@ -54,24 +54,7 @@ trap cleanup EXIT
 if [ "$backend" = nginx ]; then
   # One process (no master), so its pid is the one that serves and is charged.
   mkdir -p "$tmp/nginx"
-  cat >"$tmp/nginx/nginx.conf" <<CFG
-daemon off;
-master_process off;
-worker_processes 1;
-pid $tmp/nginx/nginx.pid;
-error_log $tmp/nginx/error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $tmp/nginx;
-  proxy_temp_path $tmp/nginx;
-  keepalive_requests 100000000;
-  server {
-    listen 127.0.0.1:19001;
-    location / { default_type text/plain; return 200 "ok\n"; }
-  }
-}
-CFG
+  nginx_conf "$tmp/nginx" 19001 >"$tmp/nginx/nginx.conf"
   "${on_load[@]}" nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -e "$tmp/nginx/error.log" >"$tmp/backend.log" 2>&1 & pids+=($!)
 else
   "${on_load[@]}" bin/backend --lab bench/proxy-lab.yaml --name s1 --addr 127.0.0.1:19001 --admin 127.0.0.1:19101 >/dev/null 2>"$tmp/backend.log" & pids+=($!)
