@@ -57,23 +57,6 @@ for p in "${pids[@]}"; do
 done
 declare -A pidof=([nginx]=${pids[0]} [backend]=${pids[1]} [base]=${pids[2]:-})
 declare -A portof=([nginx]=19301 [backend]=19302 [base]=19303)
-hz=$(getconf CLK_TCK)
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-
-# measure NAME PORT CONNS -> "rps p50_ms p99_ms non2xx cpu_us_per_request"
-measure() {
-  local t0 t1
-  t0=$(ticks "${pidof[$1]}")
-  "${on_load[@]}" wrk -t1 -c"$3" -d"${secs}s" --latency "http://127.0.0.1:$2/" >"$tmp/wrk.out" 2>&1
-  t1=$(ticks "${pidof[$1]}")
-  awk -v cpu="$(( t1 - t0 ))" -v hz="$hz" -v secs="$secs" '
-    function ms(v) { if (v ~ /us$/) return v/1000; if (v ~ /ms$/) return v+0; if (v ~ /s$/) return v*1000; return v }
-    /Requests\/sec/ { rps=$2 }
-    $1=="50%" { p50=ms($2) }
-    $1=="99%" { p99=ms($2) }
-    /Non-2xx/ { bad=$NF }
-    END { printf "%.0f %.3f %.3f %s %.1f\n", rps, p50, p99, (bad==""?0:bad), cpu/hz*1e6/(rps*secs) }' "$tmp/wrk.out"
-}
 
 rows="$tmp/rows.tsv"; : >"$rows"
 printf "%-6s %-6s %-8s %12s %10s %10s %8s %10s\n" round conns server "requests/s" "p50 ms" "p99 ms" non-2xx "CPU us/req"

@@ -91,23 +91,6 @@ done
 # The process whose CPU each row charges: the proxy, or the backend for direct.
 declare -A pidof=([direct]=${pids[0]} [lb]=${pids[1]} [haproxy]=${pids[2]} [httputil]=${pids[3]} [base]=${pids[4]:-})
 declare -A portof=([direct]=19001 [lb]=19002 [haproxy]=19003 [httputil]=19004 [base]=19005)
-hz=$(getconf CLK_TCK)
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-
-# measure NAME PORT CONNS -> "rps p50_ms p99_ms non2xx cpu_us_per_request"
-measure() {
-  local t0 t1
-  t0=$(ticks "${pidof[$1]}")
-  "${on_load[@]}" wrk -t1 -c"$3" -d"${secs}s" --latency "http://127.0.0.1:$2/" >"$tmp/wrk.out" 2>&1
-  t1=$(ticks "${pidof[$1]}")
-  awk -v cpu="$(( t1 - t0 ))" -v hz="$hz" -v secs="$secs" '
-    function ms(v) { if (v ~ /us$/) return v/1000; if (v ~ /ms$/) return v+0; if (v ~ /s$/) return v*1000; return v }
-    /Requests\/sec/ { rps=$2 }
-    $1=="50%" { p50=ms($2) }
-    $1=="99%" { p99=ms($2) }
-    /Non-2xx/ { bad=$NF }
-    END { printf "%.0f %.3f %.3f %s %.1f\n", rps, p50, p99, (bad==""?0:bad), cpu/hz*1e6/(rps*secs) }' "$tmp/wrk.out"
-}
 
 # Each round measures direct, lb, HAProxy and httputil once (in a rotating
 # order, so no proxy always goes first); the summary takes each one's median
