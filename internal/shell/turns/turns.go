@@ -177,15 +177,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 		guard = time.Now().Add(Guard)
 	}
 	if len(c.held) == 0 || len(b) == 0 || (c.server && (c.early > 0 || (!c.rd.IsZero() && c.rd.Before(guard)))) {
-		err := c.flushLocked()
-		if err == nil {
-			err = c.syncLocked()
-		}
-		c.mu.Unlock()
-		if err != nil {
-			return 0, err
-		}
-		return c.TCPConn.Read(b)
+		return c.plainRead(b, c.flushLocked)
 	}
 	var err error
 	if c.server {
@@ -205,15 +197,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 		return 0, c.opError("write", os.NewSyscallError("write", werr))
 	case rest != nil: // the socket did not take it all
 		c.mu.Lock()
-		_, err = c.TCPConn.Write(rest)
-		if err == nil {
-			err = c.syncLocked()
-		}
-		c.mu.Unlock()
-		if err != nil {
-			return 0, err
-		}
-		return c.TCPConn.Read(b)
+		return c.plainRead(b, func() error { _, err := c.TCPConn.Write(rest); return err })
 	case err != nil && c.server && errors.Is(err, os.ErrDeadlineExceeded):
 		// The guard's time is up (the caller's deadline is later). If the
 		// peer's bytes came before the answer went, they are there now.
@@ -231,6 +215,21 @@ func (c *Conn) Read(b []byte) (int, error) {
 	}
 	c.found = 0 // woken in time
 	return n, nil
+}
+
+// plainRead finishes a read the ordinary way: send (what is held, or the
+// rest of it) and the caller's read deadline back on the socket under mu,
+// which the caller holds and plainRead releases, then net's read.
+func (c *Conn) plainRead(b []byte, send func() error) (int, error) {
+	err := send()
+	if err == nil {
+		err = c.syncLocked()
+	}
+	c.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	return c.TCPConn.Read(b)
 }
 
 // sendThenRead sends p and then reads into b once the socket is readable,
