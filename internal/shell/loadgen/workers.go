@@ -81,15 +81,15 @@ func (tr *transport) work(w *worker, t task) {
 	growStack(t.j.target)
 	timer := time.NewTimer(idleWorker)
 	defer timer.Stop()
-	ran := 0 // attempts since the timer was armed
+	used := false // ran an attempt since the timer was armed
 	for {
 		if !tr.run(t) {
 			return
 		}
-		ran++
+		used = true
 		tr.pool.park(w)
 		var ok bool
-		if t, ok = tr.await(w, timer, &ran); !ok {
+		if t, ok = tr.await(w, timer, &used); !ok {
 			return
 		}
 	}
@@ -97,14 +97,14 @@ func (tr *transport) work(w *worker, t task) {
 
 // await waits for w's next task; false when the worker is to exit: idle
 // since its timer was last armed, or the loop has stopped.
-func (tr *transport) await(w *worker, timer *time.Timer, ran *int) (task, bool) {
+func (tr *transport) await(w *worker, timer *time.Timer, used *bool) (task, bool) {
 	for {
 		select {
 		case t := <-w.next:
 			return t, true
 		case <-timer.C:
-			if *ran > 0 { // used since: wait on
-				*ran = 0
+			if *used { // used since: wait on
+				*used = false
 				timer.Reset(idleWorker)
 				continue
 			}
