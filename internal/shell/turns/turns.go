@@ -191,11 +191,14 @@ func (c *Conn) Read(b []byte) (int, error) {
 		return 0, err
 	}
 
+	if stall != nil {
+		stall()
+	}
 	n, rest, werr, err := c.sendThenRead(p, b)
 	switch {
 	case werr != nil:
 		return 0, c.opError("write", os.NewSyscallError("write", werr))
-	case rest != nil: // the socket did not take it all
+	case rest != nil: // the socket did not take it all, or the poller returned before the send
 		c.mu.Lock()
 		return c.plainRead(b, func() error { _, err := c.TCPConn.Write(rest); return err })
 	case err != nil && c.server && errors.Is(err, os.ErrDeadlineExceeded):
@@ -232,11 +235,27 @@ func (c *Conn) plainRead(b []byte, send func() error) (int, error) {
 	return c.TCPConn.Read(b)
 }
 
+// stall, when set (by tests only), runs between a guarded read setting the
+// guard's deadline and the poller's read: a goroutine that the scheduler
+// runs late.
+var stall func()
+
 // sendThenRead sends p and then reads into b once the socket is readable,
 // in one pass of the poller's read loop: n and err are the read's; rest is
 // what the socket did not take (nil: all sent), werr a failed send.
+//
+// The poller checks the read deadline before it calls the callback: when
+// the deadline has already passed (a server's guard, 10 ms, is over before
+// a goroutine held up by a busy machine gets here; or a client's own), it
+// returns at once and nothing is sent. Then all of p is rest, and the
+// caller sends it the ordinary way: a turn once written is always sent.
 func (c *Conn) sendThenRead(p, b []byte) (n int, rest []byte, werr, err error) {
 	sent := false
+	defer func() {
+		if !sent {
+			rest = p
+		}
+	}()
 	var rerr error
 	err = c.raw.Read(func(fd uintptr) bool {
 		if !sent {

@@ -295,3 +295,47 @@ func TestNotTCPIsLeftAlone(t *testing.T) {
 		t.Fatal("a connection that is not TCP was wrapped")
 	}
 }
+
+// A goroutine that the scheduler runs late (on a busy machine, or a process
+// stopped and continued) reaches the poller's read after its guard has run
+// out. The poller then returns the deadline error without running the
+// callback that sends the held answer; the answer must still go out, and
+// the next request must still be read.
+func TestServerAnswerSentWhenTheReadRunsPastTheGuard(t *testing.T) {
+	stall = func() { time.Sleep(3 * Guard) }
+	t.Cleanup(func() { stall = nil })
+	for _, callerDeadline := range []time.Duration{0, time.Minute} {
+		s, c := served(t)
+		for i, req := range []string{"first", "second"} {
+			if _, err := c.Write([]byte(req)); err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 {
+				if got, err := readOne(s, 5*time.Second); err != nil || got != req {
+					t.Fatalf("the server read %q, %v", got, err)
+				}
+			}
+		}
+		if _, err := s.Write([]byte("answer")); err != nil {
+			t.Fatal(err)
+		}
+		// The client has its answer although the server's read that sends
+		// it started after the guard ran out ...
+		got := make(chan string, 1)
+		go func() { got <- readN(c, len("answer")) }()
+		// ... and the server's read finds the request that was waiting.
+		var dl time.Time
+		if callerDeadline > 0 {
+			dl = time.Now().Add(callerDeadline)
+		}
+		_ = s.SetReadDeadline(dl)
+		b := make([]byte, 64)
+		n, err := s.Read(b)
+		if err != nil || string(b[:n]) != "second" {
+			t.Fatalf("deadline %v: the server's next read = %q, %v; want second", callerDeadline, b[:n], err)
+		}
+		if a := <-got; a != "answer" {
+			t.Fatalf("deadline %v: the client got %q, want the answer", callerDeadline, a)
+		}
+	}
+}
