@@ -14,6 +14,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/report/output"
 	"github.com/lblab/lblab/internal/sim"
 )
 
@@ -151,7 +152,7 @@ func printReport(out, errOut io.Writer, rep *report.Report, f simFlags) error {
 	if err != nil || f.plot == "" {
 		return err
 	}
-	if err := rep.WritePlot(f.plot); err != nil {
+	if err := output.Plot(rep, f.plot); err != nil {
 		return fmt.Errorf("the report is printed, but not the plot: %w", err)
 	}
 	fmt.Fprintf(errOut, "plot written to %s\n", f.plot)

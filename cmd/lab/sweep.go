@@ -13,6 +13,7 @@ import (
 	livelab "github.com/lblab/lblab/internal/lab"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/report/output"
 	"github.com/lblab/lblab/internal/sim"
 	"github.com/lblab/lblab/internal/stats/confidence"
 )
@@ -300,7 +301,7 @@ func runSweep(cmd *cobra.Command, arg string, f sweepFlags, lf liveFlags) error 
 		fmt.Fprintf(errOut, "CSV written to %s\n", f.csv)
 	}
 	if f.plot != "" {
-		if err := s.WritePlot(f.plot); err != nil {
+		if err := output.SweepPlot(s, f.plot); err != nil {
 			return err
 		}
 		fmt.Fprintf(errOut, "plot written to %s\n", f.plot)

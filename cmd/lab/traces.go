@@ -9,6 +9,7 @@ import (
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/report/output"
 	"github.com/lblab/lblab/internal/sim"
 	"github.com/lblab/lblab/internal/workload"
 )
@@ -16,7 +17,7 @@ import (
 // traceFlags are lab sim's and lab run's record, replay and export flags
 // (docs/traces.md, docs/report.md).
 type traceFlags struct {
-	files  report.ExportFiles
+	files  output.ExportFiles
 	replay string
 	trace  *workload.Trace // --replay, checked by prepare
 }
@@ -42,7 +43,7 @@ func (tf *traceFlags) prepare(lab *labfile.Lab, settings []labfile.Setting, dura
 	if tf.replay == "" {
 		return nil
 	}
-	tr, err := report.OpenTrace(tf.replay)
+	tr, err := output.OpenTrace(tf.replay)
 	if err != nil {
 		return usageError{fmt.Errorf("--replay: %w", err)}
 	}
@@ -60,7 +61,7 @@ func (tf *traceFlags) compare(lab *labfile.Lab, settings []labfile.Setting, opts
 	if tf == nil {
 		return sim.Compare(lab, settings, opts)
 	}
-	ex, err := report.OpenExports(tf.files, header(lab, "sim"))
+	ex, err := output.OpenExports(tf.files, header(lab, "sim"))
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -103,7 +104,7 @@ func header(lab *labfile.Lab, mode string) workload.TraceHeader {
 
 // used reports whether any of the flags was given.
 func (tf *traceFlags) used() bool {
-	return tf != nil && (tf.replay != "" || tf.files != report.ExportFiles{})
+	return tf != nil && (tf.replay != "" || tf.files != output.ExportFiles{})
 }
 
 // refuseWithSeeds refuses the trace flags with --seeds: they write or play

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -98,63 +96,6 @@ func TestJSONFieldNames(t *testing.T) {
 	}
 	if _, ok := run["latency_ms"]; !ok {
 		t.Error("latency_ms missing")
-	}
-}
-
-func TestWritePlot(t *testing.T) {
-	dir := t.TempDir()
-	for _, name := range []string{"a.svg", "a.png"} {
-		path := filepath.Join(dir, name)
-		if err := testReport().WritePlot(path); err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil || len(data) < 1000 {
-			t.Fatalf("%s: %d bytes, %v", name, len(data), err)
-		}
-		if strings.HasSuffix(name, ".svg") && (!strings.Contains(string(data), "slow") || !strings.Contains(string(data), "<svg")) {
-			t.Errorf("the SVG should name each setting")
-		}
-		if strings.HasSuffix(name, ".png") && !bytes.HasPrefix(data, []byte("\x89PNG")) {
-			t.Errorf("not a PNG")
-		}
-	}
-	if err := testReport().WritePlot(filepath.Join(dir, "a.gif")); err == nil {
-		t.Error("a .gif plot should be refused")
-	}
-}
-
-// A report without latency data (a live run's report without its CDF, or a
-// run where nothing succeeded) is a clear error, never a panic; one with
-// only some of the data draws what it has.
-func TestWritePlotMissingData(t *testing.T) {
-	dir := t.TempDir()
-	empty := &Report{Mode: "live", Lab: "t", Runs: []Run{{Name: "a"}, {Name: "b", CDF: make([]float64, 101),
-		Series: []Bin{{T: 0}, {T: 0.25}}}}}
-	err := empty.WritePlot(filepath.Join(dir, "empty.png"))
-	if err == nil || !strings.Contains(err.Error(), "nothing to draw") {
-		t.Errorf("a report with no latency at all: %v, want an error saying there is nothing to draw", err)
-	}
-	noCDF := testReport()
-	for i := range noCDF.Runs {
-		noCDF.Runs[i].CDF = nil
-	}
-	constant := testReport()
-	for i := range constant.Runs {
-		for j := range constant.Runs[i].CDF {
-			constant.Runs[i].CDF[j] = 5
-		}
-		constant.Runs[i].Series = nil
-	}
-	for name, rep := range map[string]*Report{"no-cdf.png": noCDF, "constant.svg": constant, "no-cdf.svg": noCDF} {
-		path := filepath.Join(dir, name)
-		if err := rep.WritePlot(path); err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		if fi, err := os.Stat(path); err != nil || fi.Size() < 1000 {
-			t.Errorf("%s: %v", name, err)
-		}
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/lblab/lblab/internal/cli/dnsflags"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/report/output"
 	"github.com/lblab/lblab/internal/shell/conns"
 	"github.com/lblab/lblab/internal/shell/loadgen"
 	"github.com/lblab/lblab/internal/shell/wire"
@@ -45,7 +46,7 @@ type options struct {
 	lab, admin, profile, tlsCA string
 	replay, method, body       string
 	targetsFile                string
-	files                      report.ExportFiles
+	files                      output.ExportFiles
 	plain                      bool
 	seed                       uint64
 	duration, drain            time.Duration
@@ -163,7 +164,7 @@ func replay(o options, fs *flag.FlagSet, lab *labfile.Lab) (*workload.Trace, err
 	if o.replay == "" {
 		return nil, nil
 	}
-	tr, err := report.OpenTrace(o.replay)
+	tr, err := output.OpenTrace(o.replay)
 	if err != nil {
 		return nil, fmt.Errorf("--replay: %w", err)
 	}
@@ -261,7 +262,7 @@ func run(args []string, out, errOut io.Writer) error {
 		return usageError{err}
 	}
 	cfg.Replay = trace
-	var exports *report.Exports // opened once the configuration is known to be good
+	var exports *output.Exports // opened once the configuration is known to be good
 	cfg.Logs = func(target string) report.RequestLog { return exports.Log(target) }
 	r, err := loadgen.New(cfg)
 	if err != nil {
@@ -281,7 +282,7 @@ func run(args []string, out, errOut io.Writer) error {
 		fmt.Fprintln(out)
 		return nil
 	}
-	exports, err = report.OpenExports(o.files, workload.TraceHeader{Lab: lab.Name, Mode: "live", Seed: lab.Seed,
+	exports, err = output.OpenExports(o.files, workload.TraceHeader{Lab: lab.Name, Mode: "live", Seed: lab.Seed,
 		Duration: workload.FormatMs(lab.Duration)})
 	if err != nil {
 		return usageError{err}

@@ -1,4 +1,4 @@
-package report
+package output
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/lblab/lblab/internal/report"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -14,11 +15,11 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// WritePlot draws the sweep into path (.svg or .png): the mean p99 against
+// SweepPlot draws the sweep s into path (.svg or .png): the mean p99 against
 // the first axis, one line per setting (and second-axis value), the 95%
 // interval as a band when there are two seeds or more, and each line's knee
 // marked with a point and its value.
-func (s *Sweep) WritePlot(path string) error {
+func SweepPlot(s *report.Sweep, path string) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".svg" && ext != ".png" {
 		return fmt.Errorf("--plot %s: the file must end in .svg or .png", path)
@@ -26,7 +27,7 @@ func (s *Sweep) WritePlot(path string) error {
 	if !s.Numeric() {
 		return fmt.Errorf("--plot: the first --vary axis (%s) is not numeric; put the numeric axis first", s.Axes[0].Path)
 	}
-	p, err := s.curves()
+	p, err := curves(s)
 	if err != nil {
 		return err
 	}
@@ -41,13 +42,13 @@ func (s *Sweep) WritePlot(path string) error {
 	return writeCanvas(path, canvas)
 }
 
-func (s *Sweep) curves() (*plot.Plot, error) {
+func curves(s *report.Sweep) (*plot.Plot, error) {
 	p := plot.New()
 	x := s.Axes[0].Path
 	if s.Axes[0].Unit != "" {
 		x += " (" + s.Axes[0].Unit + ")"
 	}
-	p.Title.Text = fmt.Sprintf("%s: p99 against %s (%s)", s.Lab, s.Axes[0].Path, seedsText(s.Seeds))
+	p.Title.Text = fmt.Sprintf("%s: p99 against %s (%s)", s.Lab, s.Axes[0].Path, report.SeedsText(s.Seeds))
 	if len(s.Seeds) >= 2 {
 		p.Title.Text += ", band: 95% interval"
 	}
@@ -59,7 +60,7 @@ func (s *Sweep) curves() (*plot.Plot, error) {
 	p.Y.Min = 0 // the stick of the hockey stick rises from the floor
 	// bottom right: where hockey sticks leave room (low on the left, high on the right)
 	for i, name := range s.Lines() {
-		if err := s.addCurve(p, name, i); err != nil {
+		if err := addCurve(s, p, name, i); err != nil {
 			return nil, err
 		}
 	}
@@ -74,14 +75,14 @@ func (s *Sweep) curves() (*plot.Plot, error) {
 		}
 		l.Color, l.Dashes = color.Gray{Y: 120}, []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(l)
-		p.Legend.Add("knee bound "+ms(s.Knee.BoundMS), l)
+		p.Legend.Add("knee bound "+report.MS(s.Knee.BoundMS), l)
 	}
 	return p, nil
 }
 
 // addCurve draws one line: its band, its mean and its knee.
-func (s *Sweep) addCurve(p *plot.Plot, name string, i int) error {
-	pts := s.line(name)
+func addCurve(s *report.Sweep, p *plot.Plot, name string, i int) error {
+	pts := s.LinePoints(name)
 	c := palette[i%len(palette)]
 	mean := make(plotter.XYs, len(pts))
 	band := make(plotter.XYs, 0, 2*len(pts))

@@ -1,4 +1,4 @@
-package report
+package output
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/lblab/lblab/internal/report"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -20,12 +21,12 @@ var palette = []color.RGBA{
 	{230, 159, 0, 255}, {86, 180, 233, 255}, {0, 0, 0, 255}, {240, 228, 66, 255},
 }
 
-// WritePlot draws the report into path (.svg or .png): p99 latency over time
+// Plot draws the report r into path (.svg or .png): p99 latency over time
 // per setting (from the 250 ms series) above a latency CDF per setting, so a
 // compare can be looked at rather than read. A panel without data is left
 // out; with no data at all, or if drawing fails, it returns an error naming
 // why (it never panics).
-func (r *Report) WritePlot(path string) (err error) {
+func Plot(r *report.Report, path string) (err error) {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".svg" && ext != ".png" {
 		return fmt.Errorf("--plot %s: the file must end in .svg or .png", path)
@@ -36,8 +37,8 @@ func (r *Report) WritePlot(path string) (err error) {
 		}
 	}()
 	var panels []*plot.Plot
-	for _, panel := range []func() (*plot.Plot, bool, error){r.overTime, r.cdf} {
-		p, ok, err := panel()
+	for _, panel := range []func(*report.Report) (*plot.Plot, bool, error){overTime, cdf} {
+		p, ok, err := panel(r)
 		if err != nil {
 			return err
 		}
@@ -65,7 +66,7 @@ func (r *Report) WritePlot(path string) (err error) {
 
 // overTime is the p99 of each 250 ms bin per setting; ok is false when no
 // run has a bin with a successful request.
-func (r *Report) overTime() (p *plot.Plot, ok bool, err error) {
+func overTime(r *report.Report) (p *plot.Plot, ok bool, err error) {
 	p = plot.New()
 	p.Title.Text = fmt.Sprintf("%s: p99 latency over time (250 ms bins)", r.Lab)
 	p.X.Label.Text = "time (s)"
@@ -91,7 +92,7 @@ func (r *Report) overTime() (p *plot.Plot, ok bool, err error) {
 
 // cdf is the latency CDF per setting on a log axis; ok is false when no run
 // has a positive latency to draw (a log scale cannot show zeros).
-func (r *Report) cdf() (p *plot.Plot, ok bool, err error) {
+func cdf(r *report.Report) (p *plot.Plot, ok bool, err error) {
 	p = plot.New()
 	p.Title.Text = "latency CDF of successful requests"
 	p.X.Label.Text = "latency (ms, log scale)"

@@ -1,4 +1,4 @@
-package report
+package output
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/workload"
 )
 
@@ -23,9 +24,9 @@ func (f ExportFiles) Any() bool { return f.Record != "" || f.Out != "" || f.HdrL
 // Exports are a run's open export files. Drivers take one RequestLog per
 // run from Log; Close flushes and closes everything.
 type Exports struct {
-	trace *TraceWriter
-	csv   *RequestsCSV
-	hdr   *HdrLog
+	trace *report.TraceWriter
+	csv   *report.RequestsCSV
+	hdr   *report.HdrLog
 	files []*os.File
 }
 
@@ -50,32 +51,32 @@ func OpenExports(f ExportFiles, h workload.TraceHeader) (*Exports, error) {
 		if err != nil {
 			return nil, err
 		}
-		e.trace = NewTraceWriter(file, h)
+		e.trace = report.NewTraceWriter(file, h)
 	}
 	if f.Out != "" {
 		file, err := open("--out", f.Out)
 		if err != nil {
 			return nil, err
 		}
-		e.csv = NewRequestsCSV(file)
+		e.csv = report.NewRequestsCSV(file)
 	}
 	if f.HdrLog != "" {
 		file, err := open("--hdr-log", f.HdrLog)
 		if err != nil {
 			return nil, err
 		}
-		e.hdr = NewHdrLog(file, fmt.Sprintf("lblab %s lab %s seed %d", h.Mode, h.Lab, h.Seed))
+		e.hdr = report.NewHdrLog(file, fmt.Sprintf("lblab %s lab %s seed %d", h.Mode, h.Lab, h.Seed))
 	}
 	return e, nil
 }
 
 // Log returns the RequestLog of the run called name (nil when nothing is
 // exported).
-func (e *Exports) Log(run string) RequestLog {
+func (e *Exports) Log(run string) report.RequestLog {
 	if e == nil {
 		return nil
 	}
-	var logs []RequestLog
+	var logs []report.RequestLog
 	if e.trace != nil {
 		logs = append(logs, e.trace.Run(run))
 	}
@@ -85,7 +86,7 @@ func (e *Exports) Log(run string) RequestLog {
 	if e.hdr != nil {
 		logs = append(logs, e.hdr.Run(run))
 	}
-	return Tee(logs...)
+	return report.Tee(logs...)
 }
 
 // Close flushes and closes the files; the first error wins.
