@@ -255,6 +255,9 @@ func DrillOf(a Action) (*Drill, bool) {
 	return nil, false
 }
 
+// Undoable reports whether the drill can be time-boxed (it has an undo).
+func (d *Drill) Undoable() bool { return d.undo != nil }
+
 // Takes reports whether the drill takes event field name.
 func (d *Drill) Takes(name string) bool { return slices.Contains(d.Fields, name) }
 
