@@ -11,6 +11,38 @@ import (
 	"github.com/lblab/lblab/internal/core/server"
 )
 
+// Action is what a script event does (events[].action).
+type Action string
+
+// The actions; Drills says what each does.
+const (
+	ActionSlow         Action = "slow"
+	ActionRestore      Action = "restore"
+	ActionKill         Action = "kill"
+	ActionRestart      Action = "restart"
+	ActionGC           Action = "gc"
+	ActionFail         Action = "fail"
+	ActionRecover      Action = "recover"
+	ActionErrors       Action = "errors"
+	ActionRate         Action = "rate"
+	ActionAlgorithm    Action = "algorithm"
+	ActionAddServer    Action = "add-server"
+	ActionRemoveServer Action = "remove-server"
+	ActionSet          Action = "set"
+)
+
+// Actions are the event actions a script may use, in documentation order.
+var Actions = actionsOf(Drills)
+
+// ServerAction reports whether a acts on servers named by the event's target.
+func (a Action) ServerAction() bool {
+	d, ok := DrillOf(a)
+	return ok && d.Scope == OnServers
+}
+
+// ActionNames lists the actions as text (for messages).
+func ActionNames() []string { return names(Actions) }
+
 // A Drill is one action of a script event: what events[].action, a `lab
 // chaos` line, POST /api/chaos and the backend's POST /admin/drill name.
 // Everything about a drill is its entry in Drills, and every form and every

@@ -60,38 +60,6 @@ const (
 	LIFO Discipline = "lifo"
 )
 
-// Action is what a script event does (events[].action).
-type Action string
-
-// The actions; Drills (drills.go) says what each does.
-const (
-	ActionSlow         Action = "slow"
-	ActionRestore      Action = "restore"
-	ActionKill         Action = "kill"
-	ActionRestart      Action = "restart"
-	ActionGC           Action = "gc"
-	ActionFail         Action = "fail"
-	ActionRecover      Action = "recover"
-	ActionErrors       Action = "errors"
-	ActionRate         Action = "rate"
-	ActionAlgorithm    Action = "algorithm"
-	ActionAddServer    Action = "add-server"
-	ActionRemoveServer Action = "remove-server"
-	ActionSet          Action = "set"
-)
-
-// Actions are the event actions a script may use, in documentation order.
-var Actions = actionsOf(Drills)
-
-// ServerAction reports whether a acts on servers named by the event's target.
-func (a Action) ServerAction() bool {
-	d, ok := DrillOf(a)
-	return ok && d.Scope == OnServers
-}
-
-// ActionNames lists the actions as text (for messages).
-func ActionNames() []string { return names(Actions) }
-
 func names[T ~string](vs []T) []string {
 	out := make([]string, len(vs))
 	for i, v := range vs {
