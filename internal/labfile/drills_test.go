@@ -2,6 +2,7 @@ package labfile
 
 import (
 	"encoding/json"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -123,6 +124,38 @@ func TestCheckServerDrill(t *testing.T) {
 	for _, target := range []string{"", "all", "s1", "web"} {
 		if d, err := CheckServerDrill(Event{Action: ActionSlow, Target: target, Speed: 0.5}, "s1", "web"); err != nil || d.Action != ActionSlow {
 			t.Errorf("slow %q: %v", target, err)
+		}
+	}
+}
+
+// docs/labfile.md's events table has a row for every drill, naming the
+// fields it takes: a drill added to the table is documented, or this fails.
+func TestDrillsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/labfile.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## events\n")
+	if !ok {
+		t.Fatal("docs/labfile.md has no events section")
+	}
+	section, _, _ = strings.Cut(section, "\n#")
+	rows := map[string]string{}
+	for _, line := range strings.Split(section, "\n") {
+		if cells := strings.Split(line, "|"); len(cells) > 3 && strings.HasPrefix(strings.TrimSpace(cells[1]), "`") {
+			rows[strings.Trim(strings.TrimSpace(cells[1]), "`")] = cells[2]
+		}
+	}
+	for _, d := range Drills {
+		takes, ok := rows[string(d.Action)]
+		if !ok {
+			t.Errorf("docs/labfile.md's events table has no row for %s", d.Action)
+			continue
+		}
+		for _, f := range d.Fields {
+			if !strings.Contains(takes, "`"+f+"`") {
+				t.Errorf("docs/labfile.md: %s takes %s, its row says %q", d.Action, f, takes)
+			}
 		}
 	}
 }
