@@ -67,8 +67,8 @@ type liveDrills struct {
 	ctx context.Context
 }
 
-// Servers posts the drill, as its event JSON, to the target's backend or
-// every backend's POST /admin/drill, which applies it to its core.
+// Servers posts the drill, as its event JSON, to the POST /admin/drill of
+// the target's backend or of every backend, which applies it to its core.
 func (d liveDrills) Servers(_ *labfile.Drill, ev labfile.Event) error {
 	var procs []*proc
 	for _, b := range d.s.f.all() {
@@ -79,7 +79,10 @@ func (d liveDrills) Servers(_ *labfile.Drill, ev labfile.Event) error {
 	if len(procs) == 0 {
 		return fmt.Errorf("no server %q", ev.Target)
 	}
-	ev.At, ev.For = 0, 0 // applied now; the lab itself schedules an undo
+	// Applied now (the lab itself schedules an undo), to the server that
+	// takes it: the lab's name for it may not be the process's own (lab
+	// dashboard --backends web1=ADDR), so the target is left out.
+	ev.At, ev.For, ev.Target = 0, 0, ""
 	return d.s.each(d.ctx, procs, "POST", "/admin/drill", ev)
 }
 
