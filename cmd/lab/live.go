@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	livelab "github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
@@ -238,6 +239,17 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 	return cmd
 }
 
+// untimed lists the drills without an undo, which cannot be time-boxed.
+func untimed() []string {
+	var out []string
+	for _, d := range labfile.Drills {
+		if !d.Undoable() {
+			out = append(out, string(d.Action))
+		}
+	}
+	return out
+}
+
 func chaosCommand() *cobra.Command {
 	var addr string
 	var af accessFlags
@@ -246,15 +258,16 @@ func chaosCommand() *cobra.Command {
 		Use:   "chaos ACTION [TARGET] [key=value...]",
 		Short: "Send a drill to the running lab (lab up)",
 		Long: `chaos sends one drill to the lab started by "lab up", like a script event of a
-lab file. Actions: slow, restore, kill, restart, gc, fail, recover, errors, rate,
-algorithm, add-server, remove-server, set. Settings: speed=0.25, pause=300ms,
-share=0.1, rate=800, algorithm=p2c, or any dotted lab path for set
-(clients.budget=0.1, balancers.breaker.enabled=true). add-server without a name
-adds a server like the last one named as a lab file would (s6 for the first one
-added to five). --for 30s time-boxes the drill: the lab undoes it 30 s later
-(slow: restore, kill: restart, fail: recover, errors, rate, algorithm and set:
-back to what was in force, add-server: remove-server), whether or not anyone
-watches; gc, restore, restart, recover and remove-server take no --for.
+lab file.
+Actions: ` + strings.Join(labfile.ActionNames(), ", ") + `.
+Settings: speed=0.25, pause=300ms, share=0.1, rate=800, algorithm=p2c, or any
+dotted lab path for set (clients.budget=0.1, balancers.breaker.enabled=true).
+add-server without a name adds a server like the last one named as a lab file
+would (s6 for the first one added to five). --for 30s time-boxes the drill: the
+lab undoes it 30 s later (slow: restore, kill: restart, fail: recover, errors,
+rate, algorithm and set: back to what was in force, add-server: remove-server),
+whether or not anyone watches; ` + strings.Join(untimed(), ", ") + ` take no --for
+(no undo).
 --lab-url takes HOST:PORT or http://HOST:PORT/.`,
 		Example: `  lab chaos kill s2
   lab chaos restart s2
@@ -267,7 +280,7 @@ watches; gc, restore, restart, recover and remove-server take no --for.
   lab chaos --lab-url http://127.0.0.1:8001 kill s2`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ev, err := livelab.ParseDrill(args)
+			ev, err := labfile.ParseDrill(args)
 			if err != nil {
 				return usageError{err}
 			}

@@ -58,6 +58,10 @@ func TestChaosErrors(t *testing.T) {
 		!strings.Contains(errOut, "add-server") {
 		t.Errorf("unknown action: exit %d, stderr %q", code, errOut)
 	}
+	if _, errOut, code := lab(t, "chaos", "slow", "s3", "speed=abc"); code != 2 || !strings.Contains(errOut, `speed: "abc" is not a number`) ||
+		strings.Contains(errOut, "strconv") {
+		t.Errorf("speed=abc: exit %d, stderr %q", code, errOut)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -129,6 +129,6 @@ func TestControllerAndProcessesRefuseStrangers(t *testing.T) {
 }
 
 func labDrill(args ...string) labfile.Event {
-	ev, _ := ParseDrill(args)
+	ev, _ := labfile.ParseDrill(args)
 	return ev
 }

@@ -65,7 +65,7 @@ func TestAddServerDrill(t *testing.T) {
 	if err := call(ctx, addr, "POST", "/api/chaos", json.RawMessage(`{"action":"add-server"}`), &out); err != nil || out.Applied != "add-server s4" {
 		t.Fatalf("POST /api/chaos add-server: %v, applied %q; want add-server s4", err, out.Applied)
 	}
-	ev, err := ParseDrill([]string{"add-server"})
+	ev, err := labfile.ParseDrill([]string{"add-server"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
@@ -110,43 +109,13 @@ func decodeBody(w http.ResponseWriter, req *http.Request, v any) bool {
 	return true
 }
 
-// validate checks a drill against lab as the lab file would check it as a
-// script event; an add-server drill without a target gets its generated
-// name (nextServerName). A drill's for: must be > 0 and the action must
-// have an undo (labfile.Undo); it may outlast the lab's duration (lab up
-// runs until stopped; lab run's undo then never comes).
+// validate checks a drill against lab (labfile.CheckDrill); an add-server
+// drill without a target gets its generated name (nextServerName).
 func validate(lab *labfile.Lab, ev *labfile.Event) error {
-	if ev.Action == "add-server" && ev.Target == "" {
+	if ev.Action == labfile.ActionAddServer && ev.Target == "" {
 		ev.Target = nextServerName(lab)
 	}
-	switch {
-	case ev.For < 0:
-		return fmt.Errorf("for: must be > 0 (how long the drill lasts before its undo), got %v", ev.For)
-	case ev.For > 0:
-		if _, err := labfile.Undo(lab, *ev); err != nil {
-			return fmt.Errorf("for: %v", err)
-		}
-	}
-	probe := lab
-	probe.Compare = nil
-	for i := range probe.Events {
-		probe.Events[i].At, probe.Events[i].For = 0, 0
-	}
-	ev.At = 0
-	timed := ev.For
-	probe.Events = append(probe.Events, *ev)
-	probe.Events[len(probe.Events)-1].For = 0
-	defer func() { ev.For = timed }()
-	if err := probe.Validate(); err != nil {
-		msg := err.Error()
-		prefix := fmt.Sprintf("events[%d].", len(probe.Events)-1)
-		if i := strings.Index(msg, prefix); i >= 0 {
-			msg = msg[i+len(prefix):]
-		}
-		return errors.New(msg)
-	}
-	*ev = probe.Events[len(probe.Events)-1]
-	return nil
+	return lab.CheckDrill(ev)
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

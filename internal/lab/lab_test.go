@@ -210,7 +210,14 @@ func TestControllerChaos(t *testing.T) {
 	if resp.StatusCode != 400 || !strings.Contains(body["error"].(string), "speed") {
 		t.Fatalf("bad drill: %d %v", resp.StatusCode, body)
 	}
-	ev, _ := ParseDrill([]string{"slow", "s1", "speed=0.5"})
+	// A target the lab does not have: named with the servers there are now,
+	// not "at 0s" (the drill's place in the probe script).
+	ev, _ := labfile.ParseDrill([]string{"kill", "s9"})
+	if _, err := SendDrill(ctx, addr, ev); err == nil || strings.Contains(err.Error(), "at 0s") ||
+		!strings.Contains(err.Error(), `no server named "s9"; servers now: s1, s2, s3, or all`) {
+		t.Fatalf("kill s9: %v, want the servers now", err)
+	}
+	ev, _ = labfile.ParseDrill([]string{"slow", "s1", "speed=0.5"})
 	if _, err := SendDrill(ctx, addr, ev); err != nil {
 		t.Fatal(err)
 	}

@@ -128,15 +128,14 @@ func (r *liveRun) byRole(role string) []*proc {
 func (r *liveRun) record(ev labfile.Event, fleet bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	switch ev.Action {
-	case labfile.ActionAddServer, labfile.ActionRemoveServer:
+	if d, ok := labfile.DrillOf(ev.Action); ok && d.Scope == labfile.OnFleet {
 		if fleet {
 			ev.For = 0
 			r.lab.Events = append(r.lab.Events, ev)
 		}
-	default:
-		r.lab.Record(ev)
+		return
 	}
+	r.lab.Record(ev)
 }
 
 // labCopy is a copy of the run's lab as drills have left it.

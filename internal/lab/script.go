@@ -55,55 +55,57 @@ func (s *script) run(ctx context.Context, events []labfile.Event, fire func(labf
 	}
 }
 
-// apply sends one event to the processes it concerns.
+// apply sends one event to the processes it concerns (labfile.Run).
 func (s *script) apply(ctx context.Context, ev labfile.Event) error {
-	switch ev.Action {
-	case labfile.ActionSlow, labfile.ActionRestore, labfile.ActionKill, labfile.ActionRestart, labfile.ActionGC,
-		labfile.ActionFail, labfile.ActionRecover, labfile.ActionErrors:
-		return s.serverAction(ctx, string(ev.Action), ev.Target, actionBody(ev))
-	case labfile.ActionRate:
-		if s.loadgen == nil {
-			return fmt.Errorf("no loadgen is running")
-		}
-		return call(ctx, s.loadgen.ready.Admin, "PUT", "/admin/rate", map[string]float64{"rate": ev.Rate}, nil)
-	case labfile.ActionAlgorithm:
-		return s.each(ctx, s.f.balancers(), "PUT", "/admin/algorithm", map[string]string{"algorithm": ev.Algorithm})
-	case labfile.ActionAddServer:
-		return s.f.addBackend(ctx, ev.Target, s.holders())
-	case labfile.ActionRemoveServer:
-		return s.each(ctx, s.holders(), "DELETE", "/admin/backends/"+ev.Target, nil)
-	case labfile.ActionSet:
-		return s.set(ctx, ev.Set)
-	}
-	return fmt.Errorf("unknown action %q", ev.Action)
+	return labfile.Run(liveDrills{s, ctx}, ev)
 }
 
-// actionBody is the JSON body of a server action.
-func actionBody(ev labfile.Event) map[string]any {
-	switch ev.Action {
-	case labfile.ActionSlow:
-		return map[string]any{"speed": ev.Speed}
-	case labfile.ActionGC:
-		return map[string]any{"pause": ev.Pause.String()}
-	case labfile.ActionErrors:
-		return map[string]any{"share": ev.Share}
-	}
-	return map[string]any{}
+// liveDrills carries drills out on the running processes (labfile.Driver)
+// through their admin APIs.
+type liveDrills struct {
+	s   *script
+	ctx context.Context
 }
 
-// serverAction posts /admin/ACTION to the target server, or all of them.
-func (s *script) serverAction(ctx context.Context, action, target string, body any) error {
+// Servers posts the drill, as its event JSON, to the POST /admin/drill of
+// the target's backend or of every backend, which applies it to its core.
+func (d liveDrills) Servers(_ *labfile.Drill, ev labfile.Event) error {
 	var procs []*proc
-	for _, b := range s.f.all() {
-		if b.role == "backend" && (target == "all" || b.name == target) {
+	for _, b := range d.s.f.all() {
+		if b.role == "backend" && (ev.Target == "all" || b.name == ev.Target) {
 			procs = append(procs, b)
 		}
 	}
 	if len(procs) == 0 {
-		return fmt.Errorf("no server %q", target)
+		return fmt.Errorf("no server %q", ev.Target)
 	}
-	return s.each(ctx, procs, "POST", "/admin/"+action, body)
+	// Applied now (the lab itself schedules an undo), to the server that
+	// takes it: the lab's name for it may not be the process's own (lab
+	// dashboard --backends web1=ADDR), so the target is left out.
+	ev.At, ev.For, ev.Target = 0, 0, ""
+	return d.s.each(d.ctx, procs, "POST", "/admin/drill", ev)
 }
+
+func (d liveDrills) Rate(rate float64) error {
+	if d.s.loadgen == nil {
+		return fmt.Errorf("no loadgen is running")
+	}
+	return call(d.ctx, d.s.loadgen.ready.Admin, "PUT", "/admin/rate", map[string]float64{"rate": rate}, nil)
+}
+
+func (d liveDrills) Algorithm(name string) error {
+	return d.s.each(d.ctx, d.s.f.balancers(), "PUT", "/admin/algorithm", map[string]string{"algorithm": name})
+}
+
+func (d liveDrills) AddServer(name string) error {
+	return d.s.f.addBackend(d.ctx, name, d.s.holders())
+}
+
+func (d liveDrills) RemoveServer(name string) error {
+	return d.s.each(d.ctx, d.s.holders(), "DELETE", "/admin/backends/"+name, nil)
+}
+
+func (d liveDrills) Set(set map[string]string) error { return d.s.set(d.ctx, set) }
 
 // set sends every dotted-path setting to every process; each applies what
 // concerns it (servers.* the backends, balancers.* the lbs, clients.* the loadgen).

@@ -94,11 +94,11 @@ func all(have, want []string) bool {
 
 // A drill line reads back what the event log writes, time box included.
 func TestParseDrillFor(t *testing.T) {
-	ev, err := ParseDrill([]string{"slow", "s1", "speed=0.5", "for=30s"})
+	ev, err := labfile.ParseDrill([]string{"slow", "s1", "speed=0.5", "for=30s"})
 	if err != nil || ev.For != 30*time.Second || ev.String() != "slow s1 speed=0.5 for=30s" {
 		t.Fatalf("ParseDrill: %+v, %v", ev, err)
 	}
-	if _, err := ParseDrill([]string{"kill", "s1", "for=later"}); err == nil || !strings.Contains(err.Error(), "for=later") {
+	if _, err := labfile.ParseDrill([]string{"kill", "s1", "for=later"}); err == nil || !strings.Contains(err.Error(), `for: "later" is not a duration`) {
 		t.Errorf("bad for: %v", err)
 	}
 }

@@ -6,35 +6,17 @@ import (
 	"strings"
 )
 
-// actionFields says which event fields each action takes (at and action
-// aside); Actions (enums.go) lists the actions in documentation order.
-var actionFields = map[Action][]string{
-	ActionSlow:         {"target", "speed"},
-	ActionRestore:      {"target"},
-	ActionKill:         {"target"},
-	ActionRestart:      {"target"},
-	ActionGC:           {"target", "pause"},
-	ActionFail:         {"target"},
-	ActionRecover:      {"target"},
-	ActionErrors:       {"target", "share"},
-	ActionRate:         {"rate"},
-	ActionAlgorithm:    {"algorithm"},
-	ActionAddServer:    {"target"},
-	ActionRemoveServer: {"target"},
-	ActionSet:          {"set"},
-}
-
 // validateScript checks the compare settings and the events.
 func validateScript(l *Lab, r *reporter) {
 	validateCompare(l, r, &setChecker{lab: l, validate: validateRun})
-	validateEvents(l, r, &setChecker{lab: l, validate: validateCore})
+	validateEvents(l, r, &setChecker{lab: l, validate: validateCore}, false)
 }
 
 // validateRun checks what one run uses: the knobs and the events (a compare
 // setting must leave the script valid too, e.g. keep the targeted servers).
 func validateRun(l *Lab, r *reporter) {
 	validateCore(l, r)
-	validateEvents(l, r, &setChecker{lab: l, validate: validateCore})
+	validateEvents(l, r, &setChecker{lab: l, validate: validateCore}, false)
 }
 
 func validateCompare(l *Lab, r *reporter, ch *setChecker) {
@@ -138,10 +120,12 @@ func matchSetKey(field string, set map[string]string) (string, bool) {
 // generalize turns servers[i].x into servers.x.
 func generalize(path string) string { return groupIndex.ReplaceAllString(path, "servers") }
 
-// fleet tracks the servers present as the script runs.
+// fleet tracks the servers present as the script runs; live: the events
+// are drills on a running lab, all now.
 type fleet struct {
 	names []string
 	has   map[string]bool
+	live  bool
 }
 
 func (f *fleet) add(name string) { f.names = append(f.names, name); f.has[name] = true }
@@ -159,10 +143,10 @@ func (f *fleet) list() string {
 	return strings.Join(f.names, ", ")
 }
 
-func validateEvents(l *Lab, r *reporter, ch *setChecker) {
+func validateEvents(l *Lab, r *reporter, ch *setChecker, live bool) {
 	var fl *fleet
 	if totalServers(l.Servers) > 0 {
-		fl = &fleet{has: map[string]bool{}}
+		fl = &fleet{has: map[string]bool{}, live: live}
 		for _, s := range l.ExpandServers() {
 			fl.add(s.Name)
 		}
@@ -171,17 +155,12 @@ func validateEvents(l *Lab, r *reporter, ch *setChecker) {
 		e := &l.Events[i]
 		p := indexPath("events", i)
 		checkEventTime(l, i, p, r)
-		fields, ok := actionFields[e.Action]
+		d, ok := DrillOf(e.Action)
 		if !ok {
 			oneOfEnum(r, p+".action", e.Action, Actions...)
 			continue
 		}
-		for _, f := range usedEventFields(e) {
-			if !slices.Contains(fields, f) {
-				r.add(joinPath(p, f), "is not used by action %s (it takes %s)", e.Action, strings.Join(fields, ", "))
-			}
-		}
-		checkEventValues(e, p, r, ch)
+		checkFields(d, e, p, r, ch)
 	}
 	validateTimeline(l, r, fl) // targets against the servers present, for: and its undos
 }
@@ -216,42 +195,6 @@ func usedEventFields(e *Event) []string {
 	return out
 }
 
-// checkEventValues checks the values an action takes.
-func checkEventValues(e *Event, p string, r *reporter, ch *setChecker) {
-	switch e.Action {
-	case ActionSlow:
-		if !Bounds.Speed.In(e.Speed) {
-			r.add(p+".speed", "slow needs speed %s (0.25 = quarter speed), got %s", Bounds.Speed, num(e.Speed))
-		}
-	case ActionGC:
-		if !Bounds.Pause.In(e.Pause) {
-			r.add(p+".pause", "gc needs pause %s (how long the stop-the-world pause lasts), got %v", Bounds.Pause, e.Pause)
-		}
-	case ActionErrors:
-		check(r, p+".share", Bounds.Share, e.Share)
-	case ActionRate:
-		check(r, p+".rate", Bounds.Rate, e.Rate)
-	case ActionAlgorithm:
-		if slices.Contains(Algorithms, e.Algorithm) {
-			ch.check(r, p, e.Algorithm, nil) // it must suit the other settings (aperture)
-		} else {
-			r.oneOf(p+".algorithm", e.Algorithm, Algorithms...)
-		}
-	case ActionSet:
-		if len(e.Set) == 0 {
-			r.add(p+".set", "needs at least one dotted path and value (clients.budget: 0.1)")
-			return
-		}
-		for k := range e.Set {
-			if FixedAtRunTime(k) {
-				r.add(joinPath(p+".set", k), "is fixed for a run (the request stream is built from it once): give it in the lab file, or in a compare setting")
-				return
-			}
-		}
-		ch.check(r, p, "", e.Set)
-	}
-}
-
 // checkTarget checks an event's target against the servers present at its
 // time, and tracks add-server and remove-server; problems are reported at
 // field (the event's target, or the for: of the event an undo ends).
@@ -272,6 +215,8 @@ func checkTarget(e *Event, field string, fl *fleet, r *reporter) {
 	case e.Target == "all" && e.Action == ActionRemoveServer:
 		r.add(field, "remove-server takes one server name (%s), not all", fl.list())
 	case e.Target == "all":
+	case !fl.has[e.Target] && fl.live:
+		r.add(field, "no server named %s; servers now: %s%s", quote(e.Target), fl.list(), allHint(e.Action))
 	case !fl.has[e.Target]:
 		r.add(field, "no server named %s at %v; servers then: %s%s", quote(e.Target), e.At, fl.list(), allHint(e.Action))
 	case e.Action == ActionRemoveServer && len(fl.names) == 1:

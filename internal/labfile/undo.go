@@ -3,11 +3,9 @@ package labfile
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -15,66 +13,19 @@ import (
 // given lab as it is just before ev applies: the lab file's settings as the
 // events applied so far (set, rate, algorithm) have left them (Record).
 // Both clocks apply it at ev.At + ev.For: the simulator's script, and the
-// live lab's script and drills alike.
-//
-//	slow       -> restore (the lab's speed)
-//	kill       -> restart
-//	fail       -> recover (the lab's error share)
-//	errors     -> errors with the lab's share (refused for all when the servers' shares differ)
-//	rate       -> rate with the rate before it (refused while clients.profile drives the rate)
-//	algorithm  -> algorithm with the algorithm before it
-//	set        -> set with every path's value before it
-//	add-server -> remove-server of the server it added
-//
-// gc, restore, restart, recover and remove-server have no undo: the error
-// says why. A removed server loses its queue, cache and counters, and a
-// server added back would be a new one, so remove-server is not time-boxed.
+// live lab's script and drills alike. Each drill's undo is in its entry of
+// Drills (slow -> restore, kill -> restart, set -> every path's value
+// before, ...); a drill without one (gc, the undos themselves,
+// remove-server) gets an error that says why.
 func Undo(lab *Lab, ev Event) (Event, error) {
-	undo := Event{Target: ev.Target}
-	switch ev.Action {
-	case ActionSlow:
-		undo.Action = ActionRestore
-	case ActionKill:
-		undo.Action = ActionRestart
-	case ActionFail:
-		undo.Action = ActionRecover
-	case ActionErrors:
-		share, err := errorShare(lab, ev.Target)
-		if err != nil {
-			return Event{}, err
-		}
-		undo.Action, undo.Share = ActionErrors, share
-	case ActionRate:
-		if lab.Clients.Profile != nil && lab.Clients.Mode != ClosedLoop {
-			return Event{}, errors.New("clients.profile drives the rate, so there is no rate to return to: a rate event without for replaces the profile for the rest of the run")
-		}
-		undo = Event{Action: ActionRate, Rate: lab.Clients.Rate}
-	case ActionAlgorithm:
-		undo = Event{Action: ActionAlgorithm, Algorithm: lab.Balancers.Algorithm}
-		if lab.Clients.Algorithm != "" {
-			undo.Algorithm = lab.Clients.Algorithm
-		}
-	case ActionSet:
-		undo = Event{Action: ActionSet, Set: map[string]string{}}
-		for _, k := range slices.Sorted(maps.Keys(ev.Set)) {
-			v, err := lab.Get(k)
-			if err != nil {
-				return Event{}, err
-			}
-			undo.Set[k] = v
-		}
-	case ActionAddServer:
-		undo.Action = ActionRemoveServer
-	case ActionGC:
-		return Event{}, errors.New("gc has nothing to undo: the pause ends by itself (give its length with pause)")
-	case ActionRemoveServer:
-		return Event{}, errors.New("remove-server cannot be time-boxed: a removed server's queue, cache and counters are gone, and one added back would be a new server (use add-server)")
-	case ActionRestore, ActionRestart, ActionRecover:
-		return Event{}, fmt.Errorf("%s is itself an undo: there is nothing to return to (time-box the event it ends instead)", ev.Action)
-	default:
+	d, ok := DrillOf(ev.Action)
+	switch {
+	case !ok:
 		return Event{}, fmt.Errorf("unknown action %q", ev.Action)
+	case d.undo == nil:
+		return Event{}, errors.New(d.noUndo)
 	}
-	return undo, nil
+	return d.undo(lab, ev)
 }
 
 // UndoText is the event log's line for undo, the end of cause: "restore s3
@@ -113,22 +64,8 @@ func errorShare(lab *Lab, target string) (float64, error) {
 // replaces the profile; algorithm and set change their settings. Events
 // that act on servers change no setting.
 func (l *Lab) Record(ev Event) {
-	switch ev.Action {
-	case ActionRate:
-		if ev.Rate > 0 { // the lab's rate stays > 0; a pause lives in the stream only
-			l.Clients.Rate = ev.Rate
-		}
-		if l.Clients.Mode != ClosedLoop {
-			l.Clients.Profile = nil
-		}
-	case ActionAlgorithm, ActionSet:
-		c := l.Clone()
-		if errs := applySetting(c, ev.Algorithm, ev.Set); len(errs) > 0 {
-			return
-		}
-		if r := (&reporter{}); validateCoreOK(c, r) {
-			*l = *c
-		}
+	if d, ok := DrillOf(ev.Action); ok && d.record != nil {
+		d.record(l, ev)
 	}
 }
 
@@ -262,7 +199,7 @@ func validateTimeline(l *Lab, r *reporter, fl *fleet) {
 		for len(undos) > 0 && (undos[0].at < before || inclusive && undos[0].at == before) {
 			u := undos[0]
 			undos = undos[1:]
-			if fl != nil && slices.Contains(actionFields[u.ev.Action], "target") {
+			if d, ok := DrillOf(u.ev.Action); ok && fl != nil && d.Takes("target") {
 				checkTarget(&u.ev, indexPath("events", u.cause)+".for", fl, r)
 			}
 			lab.Record(u.ev)
@@ -272,8 +209,8 @@ func validateTimeline(l *Lab, r *reporter, fl *fleet) {
 		e := &l.Events[i]
 		p := indexPath("events", i)
 		fire(e.At, false)
-		fields, known := actionFields[e.Action]
-		if known && fl != nil && slices.Contains(fields, "target") {
+		d, known := DrillOf(e.Action)
+		if known && fl != nil && d.Takes("target") {
 			checkTarget(e, p+".target", fl, r)
 		}
 		if e.For != 0 && known {
@@ -351,33 +288,8 @@ func conflicts(a, b Event) bool {
 type touched struct{ what, target string }
 
 func touches(e Event) []touched {
-	server := func(what string) []touched { return []touched{{what, e.Target}} }
-	switch e.Action {
-	case ActionSlow, ActionRestore:
-		return server("speed")
-	case ActionKill, ActionRestart:
-		return server("up")
-	case ActionFail, ActionRecover, ActionErrors:
-		return server("errors")
-	case ActionAddServer, ActionRemoveServer:
-		return server("fleet")
-	case ActionRate:
-		return []touched{{"clients.rate", ""}}
-	case ActionAlgorithm:
-		return []touched{{"algorithm", ""}}
-	case ActionSet:
-		var out []touched
-		for k := range e.Set {
-			switch g := generalize(k); {
-			case g == "balancers.algorithm" || g == "clients.algorithm":
-				out = append(out, touched{"algorithm", ""})
-			case strings.HasPrefix(g, "servers."):
-				out = append(out, touched{strings.TrimPrefix(g, "servers."), "all"})
-			default:
-				out = append(out, touched{g, ""})
-			}
-		}
-		return out
+	if d, ok := DrillOf(e.Action); ok && d.holds != nil {
+		return d.holds(e)
 	}
 	return nil
 }

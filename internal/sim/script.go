@@ -62,69 +62,45 @@ func (w *world) targets(name string) []int {
 	return out
 }
 
-func (w *world) apply(ev labfile.Event) error {
-	now := w.now
-	switch ev.Action {
-	case labfile.ActionSlow, labfile.ActionRestore, labfile.ActionFail, labfile.ActionRecover, labfile.ActionErrors:
-		return w.applyServer(ev)
-	case labfile.ActionKill:
-		for _, i := range w.targets(ev.Target) {
-			w.replyBuf = w.servers[i].core.Kill(now, w.replyBuf[:0])
-			w.deliver(i)
+func (w *world) apply(ev labfile.Event) error { return labfile.Run(drills{w}, ev) }
+
+// drills carries drills out on the world (labfile.Driver).
+type drills struct{ w *world }
+
+// Servers applies a drill to each server it targets, at once: the replies
+// it ends (a kill's) go on their way and the server is woken at its next
+// deadline; a server taken down drops its idle connections.
+func (d drills) Servers(dr *labfile.Drill, ev labfile.Event) error {
+	w := d.w
+	for _, i := range w.targets(ev.Target) {
+		s := w.servers[i]
+		var err error
+		if w.replyBuf, err = dr.Apply(s.core, s.spec.Server, ev, w.now, w.replyBuf[:0]); err != nil {
+			return err
+		}
+		w.deliver(i)
+		if dr.Down {
 			w.serverDown(i)
 		}
-	case labfile.ActionRestart:
-		for _, i := range w.targets(ev.Target) {
-			w.servers[i].core.Restart(now)
-			w.schedWake(i)
-		}
-	case labfile.ActionGC:
-		for _, i := range w.targets(ev.Target) {
-			w.servers[i].core.Pause(now, ev.Pause)
-			w.schedWake(i)
-		}
-	case labfile.ActionRate:
-		w.setRate(ev.Rate)
-	case labfile.ActionAlgorithm:
-		return w.setAlgorithm(ev.Algorithm)
-	case labfile.ActionAddServer:
-		return w.addLiveServer(ev.Target)
-	case labfile.ActionRemoveServer:
-		for _, i := range w.targets(ev.Target) {
-			w.servers[i].removed = true
-			for _, b := range w.bals {
-				b.RemoveServer(i)
-			}
-		}
-	case labfile.ActionSet:
-		return w.applySet(ev.Set)
-	default:
-		return fmt.Errorf("unknown action %q", ev.Action)
 	}
 	return nil
 }
 
-func (w *world) applyServer(ev labfile.Event) error {
-	for _, i := range w.targets(ev.Target) {
-		s, now := w.servers[i], w.now
-		var err error
-		switch ev.Action {
-		case labfile.ActionSlow:
-			err = s.core.SetSpeed(now, ev.Speed)
-		case labfile.ActionRestore:
-			err = s.core.SetSpeed(now, s.spec.Speed)
-		case labfile.ActionFail:
-			s.core.SetFail(now, true)
-		case labfile.ActionRecover:
-			s.core.SetFail(now, false)
-			err = s.core.SetErrors(now, s.spec.Errors)
-		case labfile.ActionErrors:
-			err = s.core.SetErrors(now, ev.Share)
+func (d drills) Rate(rate float64) error {
+	d.w.setRate(rate)
+	return nil
+}
+
+func (d drills) Algorithm(name string) error     { return d.w.setAlgorithm(name) }
+func (d drills) AddServer(name string) error     { return d.w.addLiveServer(name) }
+func (d drills) Set(set map[string]string) error { return d.w.applySet(set) }
+
+func (d drills) RemoveServer(name string) error {
+	for _, i := range d.w.targets(name) {
+		d.w.servers[i].removed = true
+		for _, b := range d.w.bals {
+			b.RemoveServer(i)
 		}
-		if err != nil {
-			return err
-		}
-		w.schedWake(i)
 	}
 	return nil
 }

@@ -354,15 +354,14 @@ func (g *gen) balancers(servers int) Map {
 	return m
 }
 
-// The chaos actions, each a swarm feature of its own.
-var chaosKinds = []labfile.Action{
-	labfile.ActionKill, labfile.ActionRestart, labfile.ActionRemoveServer, labfile.ActionAddServer,
-	labfile.ActionSlow, labfile.ActionRestore, labfile.ActionGC, labfile.ActionFail, labfile.ActionRecover,
-	labfile.ActionErrors, labfile.ActionRate, labfile.ActionAlgorithm, labfile.ActionSet,
-}
+// The chaos actions, each a swarm feature of its own: every drill of the
+// lab file (labfile.Drills).
+var chaosKinds = labfile.Actions
 
 // script draws the chaos: events of the kinds whose coin came up, at
-// random instants, aimed at servers present at their time.
+// random instants, aimed at servers present at their time. Each event
+// gets the fields its drill takes (Drill.Fields), each drawn by its
+// field's draw (drawField).
 func (g *gen) script(duration time.Duration, fleet []string, capacity float64, lab Map) List {
 	var kinds []labfile.Action
 	for _, k := range chaosKinds {
@@ -385,50 +384,56 @@ func (g *gen) script(duration time.Duration, fleet []string, capacity float64, l
 	var out List
 	for _, t := range at {
 		k := pick(g, kinds)
+		d, _ := labfile.DrillOf(k)
 		ev := Map{{"at", t}, {"action", string(k)}}
-		target := func() string {
-			if g.chance(0.1) && k != labfile.ActionRemoveServer {
-				return "all"
-			}
-			return pick(g, present)
-		}
-		switch k {
-		case labfile.ActionKill, labfile.ActionRestart, labfile.ActionRestore, labfile.ActionFail, labfile.ActionRecover:
-			ev.Set("target", target())
-		case labfile.ActionSlow:
-			ev.Set("target", target())
-			ev.Set("speed", round(g.floatIn(0.05, 2)))
-		case labfile.ActionGC:
-			ev.Set("target", target())
-			ev.Set("pause", g.ms(1, 300))
-		case labfile.ActionErrors:
-			ev.Set("target", target())
-			ev.Set("share", round(g.floatIn(0, 0.8)))
-		case labfile.ActionRemoveServer:
+		switch {
+		case k == labfile.ActionRemoveServer:
 			if len(present) < 2 {
 				continue
 			}
 			name := pick(g, present)
 			present = slices.DeleteFunc(present, func(s string) bool { return s == name })
 			ev.Set("target", name)
-		case labfile.ActionAddServer:
+		case k == labfile.ActionAddServer:
 			added++
 			name := fmt.Sprintf("a%d", added)
 			ev.Set("target", name)
 			present = append(present, name)
-		case labfile.ActionRate:
-			if closed {
-				continue // the users set the pace; a rate event would be a no-op
+		case d.Takes("rate") && closed:
+			continue // the users set the pace; a rate event would be a no-op
+		default:
+			for _, f := range d.Fields {
+				ev.Set(f, g.drawField(f, present, capacity, closed))
 			}
-			ev.Set("rate", round(min(max(g.floatIn(0.05, 1.5)*capacity, minRate), maxRate)))
-		case labfile.ActionAlgorithm:
-			ev.Set("algorithm", g.algorithm())
-		case labfile.ActionSet:
-			ev.Set("set", g.set(closed))
 		}
 		out = append(out, ev)
 	}
 	return out
+}
+
+// drawField draws a value of event field f: a target among the servers
+// present (or all), or a value a drill takes.
+func (g *gen) drawField(f string, present []string, capacity float64, closed bool) any {
+	switch f {
+	case "target":
+		if g.chance(0.1) {
+			return "all"
+		}
+		return pick(g, present)
+	case "speed":
+		return round(g.floatIn(0.05, 2))
+	case "pause":
+		return g.ms(1, 300)
+	case "share":
+		return round(g.floatIn(0, 0.8))
+	case "rate":
+		return round(min(max(g.floatIn(0.05, 1.5)*capacity, minRate), maxRate))
+	case "algorithm":
+		return g.algorithm()
+	case "set":
+		return g.set(closed)
+	}
+	panic("torture: no draw for event field " + f + ": add one to drawField")
 }
 
 // set draws one or two settings a running lab can change.

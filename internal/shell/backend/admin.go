@@ -1,7 +1,7 @@
 package backend
 
 import (
-	"time"
+	"errors"
 
 	"github.com/valyala/fasthttp"
 	"go.uber.org/zap"
@@ -13,22 +13,31 @@ import (
 )
 
 // action is one POST /admin/... endpoint: it decodes and checks its body,
-// answering 400 and changing nothing on bad input, and returns false then.
-type action func(b *Backend, ctx *fasthttp.RequestCtx) bool
+// answering 400 and changing nothing on bad input, and returns false then;
+// kind is what it did, its lblab_events_total kind.
+type action func(b *Backend, ctx *fasthttp.RequestCtx) (kind string, ok bool)
 
 var actions = map[string]action{
-	"/admin/slow":    (*Backend).adminSlow,
-	"/admin/restore": (*Backend).adminRestore,
-	"/admin/gc":      (*Backend).adminGC,
-	"/admin/fail":    (*Backend).adminFail,
-	"/admin/recover": (*Backend).adminRecover,
-	"/admin/errors":  (*Backend).adminErrors,
-	"/admin/kill":    (*Backend).adminKill,
-	"/admin/restart": (*Backend).adminRestart,
-	"/admin/limiter": (*Backend).adminLimiter,
-	"/admin/queue":   (*Backend).adminQueue,
-	"/admin/set":     (*Backend).adminSet,
-	"/admin/cancel":  (*Backend).adminCancel,
+	"/admin/drill":   (*Backend).adminDrill,
+	"/admin/limiter": named("limiter", (*Backend).adminLimiter),
+	"/admin/queue":   named("queue", (*Backend).adminQueue),
+	"/admin/set":     named("set", (*Backend).adminSet),
+	"/admin/cancel":  named("cancel", (*Backend).adminCancel),
+}
+
+// named is an endpoint that does one kind of thing.
+func named(kind string, f func(*Backend, *fasthttp.RequestCtx) bool) action {
+	return func(b *Backend, ctx *fasthttp.RequestCtx) (string, bool) { return kind, f(b, ctx) }
+}
+
+// eventKinds are the lblab_events_total kinds: every drill on a server, and
+// the other endpoints'.
+func eventKinds() []string {
+	var kinds []string
+	for _, d := range labfile.ServerDrills() {
+		kinds = append(kinds, string(d.Action))
+	}
+	return append(kinds, "limiter", "queue", "set", "cancel")
 }
 
 // serveAdmin routes the admin API. Actions answer with the new state
@@ -63,10 +72,10 @@ func (b *Backend) serveAdmin(ctx *fasthttp.RequestCtx) {
 		wire.WriteError(ctx, fasthttp.StatusMethodNotAllowed, "%s takes POST", path)
 		return
 	}
-	if act(b, ctx) {
-		b.note.Event(eventKind(path))
+	if kind, ok := act(b, ctx); ok {
+		b.note.Event(kind)
 		lvl := zap.InfoLevel
-		if path == "/admin/cancel" {
+		if kind == "cancel" {
 			lvl = zap.DebugLevel // routine hedge traffic, not a chaos action
 		}
 		if ce := b.log.Check(lvl, "admin"); ce != nil {
@@ -75,118 +84,58 @@ func (b *Backend) serveAdmin(ctx *fasthttp.RequestCtx) {
 	}
 }
 
-// change runs a setter on the core and answers with the new state.
-func (b *Backend) change(ctx *fasthttp.RequestCtx, f func(now clock.Instant)) bool {
-	var st State
+// adminDrill applies a drill to this server: the event JSON of a lab
+// file's script event, a drill on servers (labfile.CheckServerDrill).
+func (b *Backend) adminDrill(ctx *fasthttp.RequestCtx) (string, bool) {
+	var ev labfile.Event
+	if !wire.DecodeJSON(ctx, &ev) {
+		return "", false
+	}
+	d, err := labfile.CheckServerDrill(ev, b.cfg.Name, b.cfg.Server)
+	if err != nil {
+		e, _ := errors.AsType[*labfile.Error](err)
+		wire.Invalid(ctx, e.Field, e.Error())
+		return "", false
+	}
+	if err := b.Drill(d, ev); err != nil {
+		code := fasthttp.StatusInternalServerError
+		if errors.Is(err, errClosed) {
+			code = fasthttp.StatusServiceUnavailable
+		}
+		wire.WriteError(ctx, code, "%v", err)
+		return "", false
+	}
+	wire.WriteJSON(ctx, fasthttp.StatusOK, b.State())
+	return string(d.Action), true
+}
+
+// Drill applies drill d to the server now: Drill.Apply on the core (with
+// this server's lab settings, what restore and recover go back to), then,
+// for a drill that takes the server down or brings it up, the data
+// listener closed or opened again. A kill's lost jobs have their
+// connections reset.
+func (b *Backend) Drill(d *labfile.Drill, ev labfile.Event) error {
+	if d.Down || d.Up {
+		b.life.Lock()
+		defer b.life.Unlock()
+		if b.closed {
+			return errClosed
+		}
+	}
+	var err error
 	b.apply(func(now clock.Instant, out []server.Reply) []server.Reply {
-		f(now)
-		out = b.core.Advance(now, out) // the state below must include what f caused
-		st = b.stateLocked(now)
+		out, err = d.Apply(b.core, b.spec.Server, ev, now, out)
 		return out
 	})
-	wire.WriteJSON(ctx, fasthttp.StatusOK, st)
-	return true
-}
-
-func (b *Backend) adminSlow(ctx *fasthttp.RequestCtx) bool {
-	var req struct {
-		Speed *float64 `json:"speed"`
+	switch {
+	case err != nil:
+		return err
+	case d.Down:
+		b.closeData()
+	case d.Up:
+		return b.openData()
 	}
-	if !wire.DecodeJSON(ctx, &req) {
-		return false
-	}
-	if req.Speed == nil {
-		wire.BadRequest(ctx, "speed: required, a number in %s (1 = normal, 0.25 = quarter speed)", labfile.Bounds.Speed)
-		return false
-	}
-	if !inBounds(ctx, labfile.Bounds.Speed.Check("speed", *req.Speed)) {
-		return false
-	}
-	return b.change(ctx, func(now clock.Instant) { _ = b.core.SetSpeed(now, *req.Speed) })
-}
-
-func (b *Backend) adminRestore(ctx *fasthttp.RequestCtx) bool {
-	if !decodeEmpty(ctx) {
-		return false
-	}
-	return b.change(ctx, func(now clock.Instant) { _ = b.core.SetSpeed(now, b.spec.Speed) })
-}
-
-func (b *Backend) adminGC(ctx *fasthttp.RequestCtx) bool {
-	var req struct {
-		Pause string `json:"pause"`
-	}
-	if !wire.DecodeJSON(ctx, &req) {
-		return false
-	}
-	d, err := time.ParseDuration(req.Pause)
-	if err != nil {
-		wire.BadRequest(ctx, "pause: required, a duration %s like 300ms; got %q", labfile.Bounds.Pause, req.Pause)
-		return false
-	}
-	if !inBounds(ctx, labfile.Bounds.Pause.Check("pause", d)) {
-		return false
-	}
-	return b.change(ctx, func(now clock.Instant) { b.core.Pause(now, d) })
-}
-
-func (b *Backend) adminFail(ctx *fasthttp.RequestCtx) bool {
-	if !decodeEmpty(ctx) {
-		return false
-	}
-	return b.change(ctx, func(now clock.Instant) { b.core.SetFail(now, true) })
-}
-
-// adminRecover ends fail mode and puts back the configured error share.
-func (b *Backend) adminRecover(ctx *fasthttp.RequestCtx) bool {
-	if !decodeEmpty(ctx) {
-		return false
-	}
-	return b.change(ctx, func(now clock.Instant) {
-		b.core.SetFail(now, false)
-		_ = b.core.SetErrors(now, b.spec.Errors)
-	})
-}
-
-func (b *Backend) adminErrors(ctx *fasthttp.RequestCtx) bool {
-	var req struct {
-		Share *float64 `json:"share"`
-	}
-	if !wire.DecodeJSON(ctx, &req) {
-		return false
-	}
-	if req.Share == nil {
-		wire.BadRequest(ctx, "share: required, a number %s (0.1 = 10%% fast 500s)", labfile.Bounds.Share)
-		return false
-	}
-	if !inBounds(ctx, labfile.Bounds.Share.Check("share", *req.Share)) {
-		return false
-	}
-	return b.change(ctx, func(now clock.Instant) { _ = b.core.SetErrors(now, *req.Share) })
-}
-
-func (b *Backend) adminKill(ctx *fasthttp.RequestCtx) bool {
-	if !decodeEmpty(ctx) {
-		return false
-	}
-	if err := b.Kill(); err != nil {
-		wire.WriteError(ctx, fasthttp.StatusServiceUnavailable, "%v", err)
-		return false
-	}
-	wire.WriteJSON(ctx, fasthttp.StatusOK, b.State())
-	return true
-}
-
-func (b *Backend) adminRestart(ctx *fasthttp.RequestCtx) bool {
-	if !decodeEmpty(ctx) {
-		return false
-	}
-	if err := b.Restart(); err != nil {
-		wire.WriteError(ctx, fasthttp.StatusInternalServerError, "%v", err)
-		return false
-	}
-	wire.WriteJSON(ctx, fasthttp.StatusOK, b.State())
-	return true
+	return nil
 }
 
 // adminCancel removes the queued jobs of X-Lab-Request id (hedge losers),
@@ -213,10 +162,17 @@ type cancelResult struct {
 	Cancelled int    `json:"cancelled"`
 }
 
-// decodeEmpty accepts an empty body or {} and rejects any field.
-func decodeEmpty(ctx *fasthttp.RequestCtx) bool {
-	var req struct{}
-	return wire.DecodeJSON(ctx, &req)
+// change runs a setter on the core and answers with the new state.
+func (b *Backend) change(ctx *fasthttp.RequestCtx, f func(now clock.Instant)) bool {
+	var st State
+	b.apply(func(now clock.Instant, out []server.Reply) []server.Reply {
+		f(now)
+		out = b.core.Advance(now, out) // the state below must include what f caused
+		st = b.stateLocked(now)
+		return out
+	})
+	wire.WriteJSON(ctx, fasthttp.StatusOK, st)
+	return true
 }
 
 // inBounds answers 400 naming the field when e (a value out of the range

@@ -12,14 +12,20 @@ import (
 
 func TestAdminBadInputChangesNothing(t *testing.T) {
 	cases := []struct{ path, body, field string }{
-		{"/admin/slow", `{"speed":-1}`, "speed"},
-		{"/admin/slow", `{}`, "speed"},
-		{"/admin/slow", `{"speed":0.5,"sped":1}`, "sped"},
-		{"/admin/slow", `{"speed":`, "JSON"},
-		{"/admin/gc", `{"pause":"soon"}`, "pause"},
-		{"/admin/gc", `{"pause":"-1s"}`, "pause"},
-		{"/admin/errors", `{"share":1.5}`, "share"},
-		{"/admin/fail", `{"now":true}`, "now"},
+		{"/admin/drill", `{"action":"slow","speed":-1}`, "speed"},
+		{"/admin/drill", `{"action":"slow"}`, "speed"},
+		{"/admin/drill", `{"action":"slow","speed":0.5,"sped":1}`, "sped"},
+		{"/admin/drill", `{"action":"slow","speed":`, "JSON"},
+		{"/admin/drill", `{"action":"gc","pause":"soon"}`, "pause"},
+		{"/admin/drill", `{"action":"gc","pause":"-1s"}`, "pause"},
+		{"/admin/drill", `{"action":"errors","share":1.5}`, "share"},
+		{"/admin/drill", `{"action":"fail","now":true}`, "now"},
+		{"/admin/drill", `{"action":"explode"}`, "explode"},
+		{"/admin/drill", `{"action":"rate","rate":5}`, "not a drill on a server"},
+		{"/admin/drill", `{"action":"slow","speed":0.5,"share":0.1}`, "share"},
+		{"/admin/drill", `{"action":"kill","target":"s9"}`, "not \"s9\""},
+		{"/admin/drill", `{"action":"kill","for":"30s"}`, "for"},
+		{"/admin/drill", `{"action":"kill","at":"1s"}`, "at"},
 		{"/admin/queue", `{"discipline":"xyz"}`, "discipline"},
 		{"/admin/queue", `{"capacity":-3,"discipline":"lifo"}`, "capacity"},
 		{"/admin/queue", `{"capacity":"ten"}`, "capacity"},
@@ -61,7 +67,7 @@ func TestAdminRoutes(t *testing.T) {
 			method, path string
 			code         int
 		}{
-			{"GET", "/healthz", 200}, {"GET", "/admin/nope", 404}, {"GET", "/admin/slow", 405},
+			{"GET", "/healthz", 200}, {"GET", "/admin/nope", 404}, {"GET", "/admin/drill", 405},
 			{"POST", "/admin/state", 405}, {"GET", "/metrics", 200}, {"POST", "/metrics", 405},
 		} {
 			if r := c.admin(tc.method, tc.path, ""); r.code != tc.code {
@@ -128,15 +134,15 @@ func TestErrorsAndRecover(t *testing.T) {
 		_, n := startMem(t, labWith(t, "servers.errors", "0.1"))
 		c := client{t, n}
 		var st State
-		c.post("/admin/errors", `{"share":1}`, &st)
+		c.post("/admin/drill", `{"action":"errors","share":1}`, &st)
 		if st.Errors != 1 || st.ConfiguredErrors != 0.1 {
 			t.Errorf("errors %g configured %g", st.Errors, st.ConfiguredErrors)
 		}
 		if r := c.data("GET", "/"); r.code != 500 || r.header(wire.HReason) != "error" {
 			t.Errorf("with share 1: %d %q", r.code, r.header(wire.HReason))
 		}
-		c.post("/admin/fail", "", nil)
-		c.post("/admin/recover", "", &st)
+		c.post("/admin/drill", `{"action":"fail"}`, nil)
+		c.post("/admin/drill", `{"action":"recover"}`, &st)
 		if st.Fail || st.Errors != 0.1 {
 			t.Errorf("after recover fail %v errors %g, want false and the configured 0.1", st.Fail, st.Errors)
 		}
@@ -201,7 +207,7 @@ func TestKillAndRestartInMemory(t *testing.T) {
 			synctest.Wait()
 		}
 		var st State
-		c.post("/admin/kill", "", &st)
+		c.post("/admin/drill", `{"action":"kill"}`, &st)
 		if st.Up || st.Listening || st.Counters.Lost != 2 {
 			t.Errorf("after kill: up %v listening %v lost %d", st.Up, st.Listening, st.Counters.Lost)
 		}
@@ -213,7 +219,7 @@ func TestKillAndRestartInMemory(t *testing.T) {
 		if r := c.data("GET", "/"); r.err == nil {
 			t.Errorf("a new request to a killed server got %d", r.code)
 		}
-		c.post("/admin/restart", "", &st)
+		c.post("/admin/drill", `{"action":"restart"}`, &st)
 		if r := c.data("GET", "/", wire.HWork, "1ms"); !st.Up || r.code != 200 {
 			t.Errorf("after restart: up %v, request %d %v", st.Up, r.code, r.err)
 		}

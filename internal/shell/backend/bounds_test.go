@@ -15,10 +15,10 @@ import (
 // 400 naming the field, and the server keeps answering on time.
 func TestAdminValuesWithinTheLabFileBounds(t *testing.T) {
 	cases := []struct{ path, body, field, msg string }{
-		{"/admin/slow", `{"speed":1e308}`, "speed", "speed: must be in (0, 100], got 1e+308"},
-		{"/admin/slow", `{"speed":101}`, "speed", "must be in (0, 100]"},
-		{"/admin/gc", `{"pause":"2h"}`, "pause", "pause: must be in (0s, 1h], got 2h"},
-		{"/admin/errors", `{"share":1.5}`, "share", "share: must be in [0, 1], got 1.5"},
+		{"/admin/drill", `{"action":"slow","speed":1e308}`, "speed", "speed: slow needs speed in (0, 100] (0.25 = quarter speed), got 1e+308"},
+		{"/admin/drill", `{"action":"slow","speed":101}`, "speed", "slow needs speed in (0, 100]"},
+		{"/admin/drill", `{"action":"gc","pause":"2h"}`, "pause", "pause: gc needs pause in (0s, 1h]"},
+		{"/admin/drill", `{"action":"errors","share":1.5}`, "share", "share: must be in [0, 1], got 1.5"},
 		{"/admin/queue", `{"capacity":1000000000}`, "capacity", "capacity: must be between 0 and 100000"},
 		{"/admin/limiter", `{"kind":"aimd","initial":10,"min":1,"max":1000000000}`, "max", "max: must be between 1 and 1000000"},
 		{"/admin/set", `{"path":"servers.speed","value":"1e308"}`, "", "servers[0].speed: must be in (0, 100]"},
@@ -33,7 +33,7 @@ func TestAdminValuesWithinTheLabFileBounds(t *testing.T) {
 				t.Errorf("%s %s: %d %+v, want 400 naming %q with %q", tc.path, tc.body, r.code, e, tc.field, tc.msg)
 			}
 		}
-		c.post("/admin/restore", "", nil)
+		c.post("/admin/drill", `{"action":"restore"}`, nil)
 		if r := c.data("GET", "/", wire.HWork, "10ms"); r.code != 200 || r.took > time.Second {
 			t.Fatalf("a request after the refused values: %d in %v", r.code, r.took)
 		}

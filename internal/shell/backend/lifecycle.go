@@ -6,24 +6,15 @@ import (
 	"fmt"
 
 	"go.uber.org/zap"
-
-	"github.com/lblab/lblab/internal/clock"
-	"github.com/lblab/lblab/internal/core/server"
 )
 
 var errClosed = errors.New("the backend is shutting down")
 
-// Kill takes the server down as if the process died: every queued and
-// in-service job ends Lost (its connection is reset without a response)
-// and the data listener closes, so new connections are refused. The admin
-// listener stays up for Restart.
-func (b *Backend) Kill() error {
-	b.life.Lock()
-	defer b.life.Unlock()
-	if b.closed {
-		return errClosed
-	}
-	b.killCore()
+// closeData closes the data listener after a kill, as if the process died:
+// new connections are refused. Every job ended Lost with the kill, so its
+// handler resets its connection without a response; the admin listener
+// stays up for a restart. The caller holds b.life.
+func (b *Backend) closeData() {
 	if b.data != nil {
 		data := b.data
 		b.data = nil
@@ -35,22 +26,11 @@ func (b *Backend) Kill() error {
 		}
 	}
 	b.log.Info("killed")
-	return nil
 }
 
-// Restart brings the server back up, empty, and re-opens the data listener
-// on the address it had. Restarting a server that is up loses its jobs,
-// as the core's Restart does.
-func (b *Backend) Restart() error {
-	b.life.Lock()
-	defer b.life.Unlock()
-	if b.closed {
-		return errClosed
-	}
-	b.apply(func(now clock.Instant, out []server.Reply) []server.Reply {
-		b.core.Restart(now)
-		return out
-	})
+// openData re-opens the data listener on the address it had after a
+// restart; if it cannot, the server stays down. The caller holds b.life.
+func (b *Backend) openData() error {
 	if b.data == nil {
 		addr := b.Addr()
 		data, err := b.serve(addr, b.serveData, false)

@@ -2,7 +2,6 @@ package backend
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/lblab/lblab/internal/clock"
@@ -13,17 +12,11 @@ import (
 // newMetrics builds the process's metrics; its state gauges read the core
 // at scrape time.
 func (b *Backend) newMetrics() {
-	kinds := make([]string, 0, len(actions))
-	for path := range actions {
-		kinds = append(kinds, eventKind(path))
-	}
+	kinds := eventKinds()
 	slices.Sort(kinds)
 	b.met = metrics.NewBackend(b.cfg.Name, b.metricsState, kinds)
 	b.obs, b.note = b.met, b.met
 }
-
-// eventKind is an admin action's lblab_events_total kind: /admin/slow is slow.
-func eventKind(path string) string { return strings.TrimPrefix(path, "/admin/") }
 
 // metricsState is the state gauges' snapshot, as of now.
 func (b *Backend) metricsState() metrics.ServerState {

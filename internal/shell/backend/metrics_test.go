@@ -20,7 +20,7 @@ func TestMetricsMatchDoc(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, n := startMem(t, labWith(t))
 		c := client{t, n}
-		c.post("/admin/slow", `{"speed":0.5}`, nil)
+		c.post("/admin/drill", `{"action":"slow","speed":0.5}`, nil)
 		for _, kind := range []string{"first", "first", "retry"} {
 			if r := c.data("GET", "/", wire.HWork, "10ms", wire.HAttempt, kind); r.code != 200 {
 				t.Fatalf("%s: %d %v", kind, r.code, r.err)
@@ -70,7 +70,7 @@ func TestMetricsAfterKill(t *testing.T) {
 		c := client{t, n}
 		lost := async(func() result { return c.data("GET", "/", wire.HWork, "1s") })
 		synctest.Wait()
-		c.post("/admin/kill", "", nil)
+		c.post("/admin/drill", `{"action":"kill"}`, nil)
 		<-lost
 		hasLines(t, c.admin("GET", "/metrics", "").body,
 			`lblab_backend_up{server="s1"} 0`,

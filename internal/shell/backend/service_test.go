@@ -98,7 +98,7 @@ func TestSlowQuartersTheSpeed(t *testing.T) {
 		_, n := startMem(t, labWith(t))
 		c := client{t, n}
 		var st State
-		c.post("/admin/slow", `{"speed":0.25}`, &st)
+		c.post("/admin/drill", `{"action":"slow","target":"s1","speed":0.25}`, &st)
 		if st.Speed != 0.25 || st.ConfiguredSpeed != 1 {
 			t.Fatalf("state speed %g configured %g", st.Speed, st.ConfiguredSpeed)
 		}
@@ -106,7 +106,7 @@ func TestSlowQuartersTheSpeed(t *testing.T) {
 		if r.header(wire.HServiceMs) != "80" || r.took != 85*time.Millisecond {
 			t.Errorf("service %s ms took %v, want 80ms (4x) + hop", r.header(wire.HServiceMs), r.took)
 		}
-		c.post("/admin/restore", `{}`, &st)
+		c.post("/admin/drill", `{"action":"restore"}`, &st)
 		if r := c.data("GET", "/", wire.HWork, "20ms"); r.header(wire.HServiceMs) != "20" {
 			t.Errorf("after restore service %s ms, want 20", r.header(wire.HServiceMs))
 		}
@@ -119,7 +119,7 @@ func TestGCPauseStretchesService(t *testing.T) {
 		c := client{t, n}
 		ch := async(func() result { return c.data("GET", "/", wire.HWork, "100ms") })
 		time.Sleep(10 * time.Millisecond)
-		c.post("/admin/gc", `{"pause":"50ms"}`, nil)
+		c.post("/admin/drill", `{"action":"gc","pause":"50ms"}`, nil)
 		if r := <-ch; r.header(wire.HServiceMs) != "150" {
 			t.Errorf("service %s ms, want 100ms work + 50ms pause", r.header(wire.HServiceMs))
 		}
@@ -130,7 +130,7 @@ func TestFailAnswers500Fast(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, n := startMem(t, labWith(t))
 		c := client{t, n}
-		c.post("/admin/fail", "", nil)
+		c.post("/admin/drill", `{"action":"fail"}`, nil)
 		r := c.data("GET", "/", wire.HWork, "50ms")
 		if r.code != 500 || r.header(wire.HReason) != "fail" || r.took != 6*time.Millisecond {
 			t.Fatalf("got %d %q in %v, want 500 fail after 1ms error time + 5ms hop", r.code, r.header(wire.HReason), r.took)
@@ -141,7 +141,7 @@ func TestFailAnswers500Fast(t *testing.T) {
 		if h := c.data("GET", "/healthz"); h.code != 500 {
 			t.Errorf("healthz in fail mode: %d, want 500", h.code)
 		}
-		c.post("/admin/recover", "{}", nil)
+		c.post("/admin/drill", `{"action":"recover"}`, nil)
 		if h := c.data("GET", "/healthz"); h.code != 200 || h.took != 0 {
 			t.Errorf("healthz after recover: %d in %v, want 200 at once", h.code, h.took)
 		}

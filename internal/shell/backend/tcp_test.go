@@ -39,7 +39,7 @@ func dialer(addr string) func() (net.Conn, error) {
 
 func (c tcpClient) get(hdr ...string) result { return do(dialer(c.data), "GET", "/", "", hdr...) }
 
-func (c tcpClient) post(path string) result { return do(dialer(c.admin), "POST", path, "{}") }
+func (c tcpClient) post(path, body string) result { return do(dialer(c.admin), "POST", path, body) }
 
 func (c tcpClient) state() State {
 	var st State
@@ -73,7 +73,7 @@ func TestKillRefusesAndRestartServes(t *testing.T) {
 	queued := async(func() result { return c.get(wire.HWork, "5s") })
 	waitFor(t, "a queued job", func() bool { return c.state().Queued == 1 })
 
-	if r := c.post("/admin/kill"); r.code != 200 {
+	if r := c.post("/admin/drill", `{"action":"kill"}`); r.code != 200 {
 		t.Fatalf("kill: %d %s", r.code, r.body)
 	}
 	for name, ch := range map[string]<-chan result{"in service": inService, "queued": queued} {
@@ -84,7 +84,7 @@ func TestKillRefusesAndRestartServes(t *testing.T) {
 	if r := c.get(); !errors.Is(r.err, syscall.ECONNREFUSED) {
 		t.Errorf("new connection to a killed server: %d %v, want connection refused", r.code, r.err)
 	}
-	if r := c.post("/admin/restart"); r.code != 200 {
+	if r := c.post("/admin/drill", `{"action":"restart"}`); r.code != 200 {
 		t.Fatalf("restart: %d %s", r.code, r.body)
 	}
 	if r := c.get(wire.HWork, "1ms"); r.code != 200 {

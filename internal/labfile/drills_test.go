@@ -1,0 +1,161 @@
+package labfile
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Every drill's text reads back as the same event, and so does its JSON:
+// String and ParseDrill, MarshalJSON and UnmarshalJSON are inverses.
+func TestDrillFormsRoundTrip(t *testing.T) {
+	events := []Event{
+		{Action: ActionSlow, Target: "s2", Speed: 0.25},
+		{Action: ActionRestore, Target: "all"},
+		{Action: ActionKill, Target: "s3", For: 30 * time.Second},
+		{Action: ActionRestart, Target: "s3"},
+		{Action: ActionGC, Target: "s1", Pause: 300 * time.Millisecond},
+		{Action: ActionFail, Target: "s1", For: time.Minute},
+		{Action: ActionRecover, Target: "s1"},
+		{Action: ActionErrors, Target: "s4", Share: 0.1},
+		{Action: ActionRate, Rate: 400},
+		{Action: ActionAlgorithm, Algorithm: "round-robin"},
+		{Action: ActionAddServer, Target: "big"},
+		{Action: ActionRemoveServer, Target: "s2"},
+		{Action: ActionSet, Set: map[string]string{"clients.retries": "2", "clients.budget": "0.1"}},
+	}
+	seen := map[Action]bool{}
+	for _, ev := range events {
+		seen[ev.Action] = true
+		text := ev.String()
+		back, err := ParseDrill(strings.Fields(text))
+		if err != nil || !reflect.DeepEqual(back, ev) {
+			t.Errorf("%q read back as %+v, %v; want %+v", text, back, err, ev)
+		}
+		js, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fromJSON Event
+		if err := json.Unmarshal(js, &fromJSON); err != nil || !reflect.DeepEqual(fromJSON, ev) {
+			t.Errorf("%s read back as %+v, %v; want %+v", js, fromJSON, err, ev)
+		}
+	}
+	for _, a := range Actions {
+		if !seen[a] {
+			t.Errorf("drill %s is not in the round trip", a)
+		}
+	}
+	if got := (Event{Action: ActionSet, Set: map[string]string{"b.x": "1", "a.y": "2"}}).String(); got != "set a.y=2 b.x=1" {
+		t.Errorf("set's text: %q", got)
+	}
+	js, _ := json.Marshal(Event{Action: ActionGC, Target: "s1", Pause: 300 * time.Millisecond})
+	if string(js) != `{"action":"gc","target":"s1","pause":"300ms"}` {
+		t.Errorf("gc's JSON: %s", js)
+	}
+}
+
+// A value that is not of its field's kind is named with the field and the
+// text (it was strconv's raw "parsing "abc": invalid syntax").
+func TestParseDrillMessages(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"slow", "s3", "speed=abc"}, `speed: "abc" is not a number`},
+		{[]string{"errors", "s3", "share=ten"}, `share: "ten" is not a number`},
+		{[]string{"gc", "s1", "pause=long"}, `pause: "long" is not a duration like 300ms or 30s`},
+		{[]string{"kill", "s1", "for=later"}, `for: "later" is not a duration like 300ms or 30s`},
+		{[]string{"slow", "s3", "sped=1"}, `unknown setting "sped": use speed, pause, share, rate, algorithm, for or a dotted lab path`},
+		{[]string{"explode"}, `unknown action "explode"`},
+		{[]string{"slow", "s1", "s2"}, `"s2": give settings as key=value`},
+	} {
+		_, err := ParseDrill(tc.args)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "strconv") {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// A drill on a running lab is checked now: a target it does not have is
+// named with the servers present now (added ones too), not "at 0s".
+func TestCheckDrillNamesTheServersNow(t *testing.T) {
+	lab := Default()
+	lab.Events = append(lab.Events, Event{Action: ActionAddServer, Target: "s6"}) // a drill added it
+	ev := Event{Action: ActionKill, Target: "s9"}
+	err := lab.CheckDrill(&ev)
+	want := `target: no server named "s9"; servers now: s1, s2, s3, s4, s5, s6, or all`
+	if err == nil || err.Error() != want {
+		t.Fatalf("kill s9: %v, want %q", err, want)
+	}
+	ok := Event{Action: ActionKill, Target: "s6", For: 30 * time.Second}
+	if err := lab.CheckDrill(&ok); err != nil || ok.For != 30*time.Second {
+		t.Fatalf("kill s6 for 30s: %v (%+v)", err, ok)
+	}
+	if err := lab.CheckDrill(&Event{Action: ActionGC, Target: "s1", Pause: time.Second, For: time.Second}); err == nil ||
+		!strings.HasPrefix(err.Error(), "for: gc has nothing to undo") {
+		t.Fatalf("gc for 1s: %v", err)
+	}
+}
+
+// A server takes only drills on servers, at once, with their values checked
+// as the lab file's; each error names its field.
+func TestCheckServerDrill(t *testing.T) {
+	for _, tc := range []struct {
+		ev    Event
+		field string
+	}{
+		{Event{Action: "explode"}, "action"},
+		{Event{Action: ActionRate, Rate: 5}, "action"},
+		{Event{Action: ActionSlow, Speed: 200}, "speed"},
+		{Event{Action: ActionSlow, Speed: 0.5, Share: 0.1}, "share"},
+		{Event{Action: ActionKill, Target: "s2"}, "target"},
+		{Event{Action: ActionKill, For: time.Second}, "for"},
+		{Event{Action: ActionKill, At: time.Second}, "at"},
+	} {
+		_, err := CheckServerDrill(tc.ev, "s1", "s1")
+		if e, ok := err.(*Error); !ok || e.Field != tc.field {
+			t.Errorf("%+v: %v, want an error at %s", tc.ev, err, tc.field)
+		}
+	}
+	for _, target := range []string{"", "all", "s1", "web"} {
+		if d, err := CheckServerDrill(Event{Action: ActionSlow, Target: target, Speed: 0.5}, "s1", "web"); err != nil || d.Action != ActionSlow {
+			t.Errorf("slow %q: %v", target, err)
+		}
+	}
+}
+
+// docs/labfile.md's events table has a row for every drill, naming the
+// fields it takes: a drill added to the table is documented, or this fails.
+func TestDrillsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/labfile.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## events\n")
+	if !ok {
+		t.Fatal("docs/labfile.md has no events section")
+	}
+	section, _, _ = strings.Cut(section, "\n#")
+	rows := map[string]string{}
+	for _, line := range strings.Split(section, "\n") {
+		if cells := strings.Split(line, "|"); len(cells) > 3 && strings.HasPrefix(strings.TrimSpace(cells[1]), "`") {
+			rows[strings.Trim(strings.TrimSpace(cells[1]), "`")] = cells[2]
+		}
+	}
+	for _, d := range Drills {
+		takes, ok := rows[string(d.Action)]
+		if !ok {
+			t.Errorf("docs/labfile.md's events table has no row for %s", d.Action)
+			continue
+		}
+		for _, f := range d.Fields {
+			if !strings.Contains(takes, "`"+f+"`") {
+				t.Errorf("docs/labfile.md: %s takes %s, its row says %q", d.Action, f, takes)
+			}
+		}
+	}
+}

@@ -1,0 +1,225 @@
+package labfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// An event has three forms besides the lab file's: its text, a drill line
+// as `lab chaos` takes it and the event logs show it (String, ParseDrill),
+// and its JSON, as POST /api/chaos and the backend's POST /admin/drill take
+// it. All three read the fields of Event by their lab-file names and the
+// fields each drill takes from Drills, so a drill or a field is declared
+// once, there and in Event.
+
+// eventFields are the fields of Event, by their lab-file names.
+var eventFields = fieldsOf(reflect.TypeOf(Event{}))
+
+// String is the event as a drill line, as `lab chaos` takes it and the
+// event logs show it: "slow s2 speed=0.25", "set clients.budget=0.1",
+// "kill s3 for=30s". It writes the action, the target, then the drill's
+// fields (Drill.Fields) as key=value, a set's paths in order, then for.
+func (e Event) String() string {
+	parts := []string{string(e.Action)}
+	if e.Target != "" {
+		parts = append(parts, e.Target)
+	}
+	if d, ok := DrillOf(e.Action); ok {
+		v := reflect.ValueOf(e)
+		for _, name := range d.Fields {
+			f, _ := lookupField(eventFields, name)
+			switch fv := v.FieldByIndex(f.index); {
+			case name == "target":
+			case fv.Kind() == reflect.Map:
+				for _, k := range slices.Sorted(maps.Keys(e.Set)) {
+					parts = append(parts, k+"="+e.Set[k])
+				}
+			default:
+				parts = append(parts, name+"="+scalarText(fv))
+			}
+		}
+	}
+	if e.For > 0 {
+		parts = append(parts, "for="+e.For.String())
+	}
+	return strings.Join(parts, " ")
+}
+
+// ParseDrill reads a drill line, `ACTION [TARGET] [key=value...]`, back
+// into an event (the inverse of String): the keys are the event's value
+// fields (speed, pause, share, rate, algorithm, for: a time box) and, for
+// set, any dotted lab path (clients.budget=0.1). The values are checked as
+// text here; what they must be is the lab's check (Validate, CheckDrill).
+func ParseDrill(args []string) (Event, error) {
+	if len(args) == 0 {
+		return Event{}, fmt.Errorf("give an action: %s", strings.Join(ActionNames(), ", "))
+	}
+	d, ok := DrillOf(Action(args[0]))
+	if !ok {
+		return Event{}, fmt.Errorf("unknown action %q: use one of %s", args[0], strings.Join(ActionNames(), ", "))
+	}
+	ev := Event{Action: d.Action}
+	v := reflect.ValueOf(&ev).Elem()
+	for _, a := range args[1:] {
+		k, text, ok := strings.Cut(a, "=")
+		if !ok {
+			if ev.Target != "" {
+				return ev, fmt.Errorf("%q: give settings as key=value", a)
+			}
+			ev.Target = a
+			continue
+		}
+		if strings.Contains(k, ".") {
+			if ev.Set == nil {
+				ev.Set = map[string]string{}
+			}
+			ev.Set[k] = text
+			continue
+		}
+		f, ok := lookupField(eventFields, k)
+		if !ok || !slices.Contains(drillKeys(), k) {
+			return ev, fmt.Errorf("unknown setting %q: use %s or a dotted lab path", k, strings.Join(drillKeys(), ", "))
+		}
+		if err := setEventText(v.FieldByIndex(f.index), k, text); err != nil {
+			return ev, err
+		}
+	}
+	return ev, nil
+}
+
+// drillKeys are the fields a drill line gives as key=value: every scalar
+// field but at, action and target.
+func drillKeys() []string {
+	var out []string
+	for _, f := range eventFields {
+		t := reflect.TypeOf(Event{}).FieldByIndex(f.index).Type
+		if f.name != "at" && f.name != "action" && f.name != "target" && t.Kind() != reflect.Map {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// setEventText sets an event field from its text, naming the field and the
+// value when the text is not of its kind.
+func setEventText(fv reflect.Value, name, text string) error {
+	switch {
+	case fv.Type() == durationType:
+		d, err := parseDuration(text)
+		if err != nil {
+			return fmt.Errorf("%s: %q is not a duration like 300ms or 30s", name, text)
+		}
+		fv.SetInt(int64(d))
+	case fv.Kind() == reflect.Float64:
+		x, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+		if err != nil {
+			return fmt.Errorf("%s: %q is not a number", name, text)
+		}
+		fv.SetFloat(x)
+	default:
+		fv.SetString(text)
+	}
+	return nil
+}
+
+// MarshalJSON writes the event as UnmarshalJSON reads it: the lab file's
+// field names, the fields given (the action always), durations as text.
+func (e Event) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	v := reflect.ValueOf(e)
+	for _, f := range eventFields {
+		fv := v.FieldByIndex(f.index)
+		if fv.IsZero() && f.name != "action" {
+			continue
+		}
+		val := fv.Interface()
+		if fv.Type() == durationType {
+			val = time.Duration(fv.Int()).String()
+		}
+		enc, err := json.Marshal(val)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.name, err)
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(f.name))
+		b.WriteByte(':')
+		b.Write(enc)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads an event as POST /api/chaos and the backend's POST
+// /admin/drill take it: the lab file's field names, and durations (at,
+// pause, for) either as text like "300ms" (what a person or the dashboard
+// writes) or as a number of nanoseconds. Unknown fields are errors.
+func (e *Event) UnmarshalJSON(data []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		if _, ok := lookupField(eventFields, k); !ok {
+			return fmt.Errorf("json: unknown field %q", k)
+		}
+	}
+	var out Event
+	v := reflect.ValueOf(&out).Elem()
+	for _, f := range eventFields {
+		msg, ok := raw[f.name]
+		if !ok || string(msg) == "null" {
+			continue
+		}
+		fv := v.FieldByIndex(f.index)
+		var err error
+		if fv.Type() == durationType {
+			var d jsonDuration
+			err = d.UnmarshalJSON(msg)
+			fv.SetInt(int64(d))
+		} else {
+			err = json.Unmarshal(msg, fv.Addr().Interface())
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %v", f.name, err)
+		}
+	}
+	*e = out
+	return nil
+}
+
+// jsonDuration is a duration as text ("30s") or as nanoseconds (a number).
+type jsonDuration time.Duration
+
+func (d *jsonDuration) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		return nil
+	}
+	if len(data) > 0 && data[0] == '"' {
+		var s string
+		if err := json.Unmarshal(data, &s); err != nil {
+			return err
+		}
+		v, err := parseDuration(s)
+		if err != nil {
+			return fmt.Errorf("%q is not a duration like 300ms or 30s", s)
+		}
+		*d = jsonDuration(v)
+		return nil
+	}
+	n, err := strconv.ParseInt(string(data), 10, 64)
+	if err != nil {
+		return fmt.Errorf("%s is not a duration: give text like \"30s\" or whole nanoseconds", data)
+	}
+	*d = jsonDuration(n)
+	return nil
+}
