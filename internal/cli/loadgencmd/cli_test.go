@@ -7,6 +7,7 @@ import (
 	"flag"
 	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -101,5 +102,61 @@ func TestRunPrintsReadyThenJSONReport(t *testing.T) {
 	}
 	if rep.Mode != "live" || len(rep.Runs) != 2 || rep.Runs[0].Requests == 0 || rep.Runs[0].Requests != rep.Runs[1].Requests {
 		t.Errorf("report: %s", rest)
+	}
+}
+
+// headerServer answers 200 on 127.0.0.1 and counts the requests that carried
+// X-Lab-Request, and all of them.
+func headerServer(t *testing.T) (addr string, lab, all *atomic.Int64) {
+	lab, all = new(atomic.Int64), new(atomic.Int64)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &fasthttp.Server{NoDefaultDate: true, Handler: func(ctx *fasthttp.RequestCtx) {
+		all.Add(1)
+		if len(ctx.Request.Header.Peek(wire.HRequest)) > 0 {
+			lab.Add(1)
+		}
+	}}
+	done := make(chan struct{})
+	go func() { srv.Serve(ln); close(done) }()
+	t.Cleanup(func() { srv.Shutdown(); <-done })
+	return ln.Addr().String(), lab, all
+}
+
+// --target without --lab is a plain load tool's run: no X-Lab-* header and
+// no injected hop, a report named after the target; --plain=false asks for
+// lblab's headers.
+func TestTargetWithoutLabIsPlain(t *testing.T) {
+	addr, lab, all := headerServer(t)
+	run := runJSON(t, "--target", "http://"+addr+"/", "--duration", "300ms", "--rate", "100")
+	if lab.Load() != 0 || all.Load() == 0 || run.Name != addr || run.Load == nil || run.Load.Target != "http://"+addr+"/" {
+		t.Errorf("%d of %d requests carried X-Lab headers; run %q, load %+v", lab.Load(), all.Load(), run.Name, run.Load)
+	}
+	if run.Latency.P50 >= 5 { // the lab's hop is 5 ms each way
+		t.Errorf("p50 %.2f ms against a local server: a hop was injected", run.Latency.P50)
+	}
+	all.Store(0)
+	runJSON(t, "--target", "http://"+addr+"/", "--duration", "300ms", "--rate", "100", "--plain=false")
+	if lab.Load() == 0 || lab.Load() != all.Load() {
+		t.Errorf("--plain=false: %d of %d requests carried X-Lab headers", lab.Load(), all.Load())
+	}
+}
+
+// A closed port: the report names the refused connections, and the run
+// exits 1 because nothing answered (a wrong port must not look like a
+// measurement).
+func TestClosedPortIsRefusedAndFails(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	var out, errOut bytes.Buffer
+	code := Main([]string{"--target", "http://" + addr + "/", "--duration", "300ms", "--rate", "100"}, &out, &errOut)
+	if code != 1 || !strings.Contains(out.String(), "connection refused:") || !strings.Contains(errOut.String(), "no answer") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}
 }
