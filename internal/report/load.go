@@ -143,14 +143,15 @@ func BehindText(run *Run) string {
 	}
 	g := ld.Generator
 	var b strings.Builder
-	if ld.Rate > 0 {
-		fmt.Fprintf(&b, "the loadgen achieved %.0f requests/s of the %.0f aimed at", ld.AchievedRate, ld.Rate)
-	} else {
-		fmt.Fprintf(&b, "the loadgen started its users' requests late")
-	}
-	fmt.Fprintf(&b, " and started its last request %s after its intended time", dur(g.BehindAtEndMs))
+	late := uint64(0)
+	worst := 0.0
 	if p := run.Pacing; p != nil {
-		fmt.Fprintf(&b, " (%d requests more than 10ms late, the worst %s)", p.Late, dur(p.Max))
+		late, worst = p.Late, p.Max
+	}
+	fmt.Fprintf(&b, "the loadgen started %d requests more than 10ms after their intended time (the worst %s), "+
+		"and its last one %s after", late, dur(worst), dur(g.BehindAtEndMs))
+	if ld.Rate > 0 {
+		fmt.Fprintf(&b, "; it sent %d of the %d due, %.0f requests/s at a rate of %.0f", ld.Sent, ld.Due, ld.AchievedRate, ld.Rate)
 	}
 	if g.NeverStarted > 0 {
 		fmt.Fprintf(&b, "; %d requests never started", g.NeverStarted)

@@ -309,12 +309,19 @@ func (t *target) behindCause(ld *report.Load, use usage) (string, string) {
 		mean := t.service.Mean()
 		eps := max(len(t.eps), 1)
 		text := fmt.Sprintf("Every connection was busy: %d requests waited for one (--connections %d per endpoint).", l.capHits, l.cfg.Connections)
-		if mean > 0 {
-			carry := float64(l.cfg.Connections*eps) / mean.Seconds()
-			need := int(math.Ceil(2 * ld.Rate * mean.Seconds() / float64(eps)))
-			text += fmt.Sprintf(" The service answered in %v on average, so they carry at most %.0f requests/s; "+
+		need := int(math.Ceil(2 * ld.Rate * mean.Seconds() / float64(eps))) // Little's law, twice over for bursts
+		switch {
+		case mean <= 0:
+		case need > l.cfg.Connections:
+			text += fmt.Sprintf(" The service answered in %v on average, so they carry at most %.0f requests/s: "+
 				"give --connections %d or more (the rate times the mean answer time, twice over for bursts).",
-				mean.Round(time.Microsecond), carry, max(need, l.cfg.Connections+1))
+				mean.Round(time.Microsecond), float64(l.cfg.Connections*eps)/mean.Seconds(), need)
+		default:
+			text += fmt.Sprintf(" They are enough for the service's mean answer time (%v: %d would do), but the service "+
+				"stalled (its answers' p99 %v, max %v) and held them all: the service was slow, and the wait is in the "+
+				"latency as a user would see it. More connections would queue more requests at the service instead.",
+				mean.Round(time.Microsecond), max(need, 1), t.service.Quantile(0.99).Round(time.Microsecond),
+				t.service.Max().Round(time.Microsecond))
 		}
 		return "connections", text
 	}
