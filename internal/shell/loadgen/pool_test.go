@@ -113,7 +113,7 @@ func TestConnectionPoolBoundsASlowTarget(t *testing.T) {
 	if ld.Service.P50 < 45 || ld.Service.P50 > 1000 || ld.Latency.P50 < 2*ld.Service.P50 {
 		t.Errorf("latency p50 %.1f ms against service p50 %.1f ms: the wait for a connection is not told apart", ld.Latency.P50, ld.Service.P50)
 	}
-	for _, want := range []string{"fell behind", "--connections", "achieved"} {
+	for _, want := range []string{"fell behind", "--connections", "requests/s at a rate of 400"} {
 		if !strings.Contains(warn.String(), want) {
 			t.Errorf("the warning does not say %q:\n%s", want, warn.String())
 		}
