@@ -180,8 +180,9 @@ func TestReportAchievedRate(t *testing.T) {
 	if want := float64(ld.Sent) / ld.SendingS; ld.AchievedRate < want-0.01 || ld.AchievedRate > want+0.01 {
 		t.Errorf("achieved %g requests/s, want %d / %gs = %g", ld.AchievedRate, ld.Sent, ld.SendingS, want)
 	}
-	// 300/s for 1 s is a Poisson count: 300 +- 3 standard deviations.
-	if ld.AchievedRate < 240 || ld.AchievedRate > 360 {
+	// 300/s for 1 s is a Poisson count: 300 +- 3 standard deviations, when
+	// the generator kept up (a stalled machine makes it send later).
+	if !ld.Generator.Behind && (ld.AchievedRate < 240 || ld.AchievedRate > 360) {
 		t.Errorf("achieved %g requests/s at 300/s", ld.AchievedRate)
 	}
 	if ld.Generator.Behind != (run.Pacing.Late > 0) {

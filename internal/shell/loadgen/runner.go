@@ -268,9 +268,9 @@ func (l *loop) report(end clock.Instant, use usage) *report.Report {
 // load is the load tool's view of t's run (report.Load).
 func (t *target) load(run *report.Run, use usage) *report.Load {
 	l := t.l
-	sending := max(l.stopAt, l.lastStart).Seconds()
+	sending := math.Round(max(l.stopAt, l.lastStart).Seconds()*1000) / 1000
 	ld := &report.Load{Target: t.url, Connections: l.cfg.Connections, Due: run.Requests, Sent: run.Requests,
-		SendingS: math.Round(sending*1000) / 1000, Latency: loadLatency(t.rt.Rec.Lat), Service: loadLatency(t.service),
+		SendingS: sending, Latency: loadLatency(t.rt.Rec.Lat), Service: loadLatency(t.service),
 		StatusCodes: t.codes, ErrorKinds: t.kinds}
 	if l.users == 0 {
 		ld.Due += l.unsent
