@@ -76,10 +76,14 @@ type Generator struct {
 	// CPU is the share of its cores (GOMAXPROCS) the loadgen used.
 	CPU   float64 `json:"cpu"`
 	Cores int     `json:"cores"`
-	// Cause, when behind: "connections" (every connection busy: the
-	// service's answers took too long for the bound), "cpu" (the
-	// generator's own CPU was the limit) or "scheduling" (neither: the
-	// machine did not run it on time). Advice names the knob.
+	// WaitedForCPUS is how long its threads waited for a CPU while ready
+	// to run (Linux; 0 elsewhere): what a busy machine took from it.
+	WaitedForCPUS float64 `json:"waited_for_cpu_s"`
+	// Cause, when behind: "cpu" (the generator's own CPU was the limit),
+	// "scheduling" (the machine did not run it on time: it waited for a
+	// CPU, or nothing else explains it) or "connections" (every connection
+	// busy: the service's answers took too long for the bound). Advice
+	// names the knob.
 	Cause  string `json:"cause,omitempty"`
 	Advice string `json:"advice,omitempty"`
 }
@@ -128,7 +132,8 @@ func writeLoad(w io.Writer, r *Report, run *Run) {
 		row("Pacing", "[late, 50, 99, max]", fmt.Sprintf("%d, %s, %s, %s  (behind the intended start)", p.Late, dur(p.P50), dur(p.P99), dur(p.Max)))
 	}
 	g := ld.Generator
-	row("Generator", "[cpu, cores, conns, waited]", fmt.Sprintf("%.0f%%, %d, %d, %d", 100*g.CPU, g.Cores, ld.Connections, g.WaitedForConnection))
+	row("Generator", "[cpu, cores, cpu wait, conns, waited]", fmt.Sprintf("%.0f%%, %d, %.3fs, %d, %d",
+		100*g.CPU, g.Cores, g.WaitedForCPUS, ld.Connections, g.WaitedForConnection))
 	if g.Behind {
 		fmt.Fprintf(w, "\n%s\n", wrap("BEHIND: "+BehindText(run), 78))
 	}

@@ -68,6 +68,7 @@ type loop struct {
 	lastStart clock.Instant
 	lastLate  time.Duration
 	cpu0      time.Duration // the process's CPU time when the run started
+	wait0     time.Duration // and its time waiting for a CPU (runqueueWait)
 	rateSet   bool          // PUT /admin/rate changed the rate
 
 	connWarned bool
@@ -127,7 +128,7 @@ func (l *loop) warnNotLab(r *result) {
 // series bins and the progress line.
 func (l *loop) start() {
 	l.epoch = time.Now()
-	l.cpu0 = cpuTime()
+	l.cpu0, l.wait0 = cpuTime(), runqueueWait()
 	l.timer = l.cfg.Waits.NewTimer(pace.Pacing)
 	l.stopAt = clock.Instant(l.lab.Duration)
 	l.cutAt = l.stopAt.Add(l.cfg.Drain)

@@ -102,7 +102,11 @@ func TestConnectionPoolBoundsASlowTarget(t *testing.T) {
 		t.Fatalf("nothing reached the server: %+v", ld)
 	}
 	g := ld.Generator
-	if !g.Behind || g.Cause != "connections" || g.WaitedForConnection == 0 || !strings.Contains(g.Advice, "--connections") {
+	// The cause is the connections, unless the machine kept the test from
+	// running (its threads waited for a CPU for a tenth of the run or more):
+	// the report then blames the machine first.
+	busy := g.WaitedForCPUS >= busyMachine*ld.SendingS
+	if !g.Behind || g.WaitedForConnection == 0 || !busy && (g.Cause != "connections" || !strings.Contains(g.Advice, "--connections")) {
 		t.Errorf("the report does not say the generator fell behind for want of connections: %+v", g)
 	}
 	if ld.Rate != 400 || ld.AchievedRate >= 0.5*ld.Rate || g.NeverStarted == 0 || ld.Due != ld.Sent+g.NeverStarted {
@@ -113,7 +117,7 @@ func TestConnectionPoolBoundsASlowTarget(t *testing.T) {
 	if ld.Service.P50 < 45 || ld.Service.P50 > 1000 || ld.Latency.P50 < 2*ld.Service.P50 {
 		t.Errorf("latency p50 %.1f ms against service p50 %.1f ms: the wait for a connection is not told apart", ld.Latency.P50, ld.Service.P50)
 	}
-	for _, want := range []string{"fell behind", "--connections", "requests/s at a rate of 400"} {
+	for _, want := range []string{"fell behind", "waited for a free connection", "requests/s at a rate of 400"} {
 		if !strings.Contains(warn.String(), want) {
 			t.Errorf("the warning does not say %q:\n%s", want, warn.String())
 		}

@@ -194,7 +194,7 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	l.start()
 	close(r.running)
 	end := l.run(ctx)
-	use := usage{cpu: cpuTime() - l.cpu0, wall: time.Since(l.epoch), cores: runtime.GOMAXPROCS(0)}
+	use := usage{cpu: cpuTime() - l.cpu0, wait: runqueueWait() - l.wait0, wall: time.Since(l.epoch), cores: runtime.GOMAXPROCS(0)}
 	close(r.stopped)
 	stopDiscovery()
 	l.shutdown()
@@ -214,7 +214,17 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 // usage is the CPU the loadgen used while the run went on.
 type usage struct {
 	cpu, wall time.Duration
+	wait      time.Duration // waited for a CPU while ready to run (runqueueWait)
 	cores     int
+}
+
+// waitShare is the time the process waited for a CPU while ready to run,
+// as a share of the run.
+func (u usage) waitShare() float64 {
+	if u.wall <= 0 {
+		return 0
+	}
+	return u.wait.Seconds() / u.wall.Seconds()
 }
 
 // share is the part of its cores the process kept busy.
@@ -288,6 +298,7 @@ func (t *target) load(run *report.Run, use usage) *report.Load {
 	g.Behind = l.late > 0 || l.unsent > 0
 	g.BehindAtEndMs, g.WaitedForConnection, g.NeverStarted = report.Ms(l.lastLate), l.capHits, l.unsent
 	g.CPU, g.Cores = math.Round(use.share()*1000)/1000, use.cores
+	g.WaitedForCPUS = math.Round(use.wait.Seconds()*1000) / 1000
 	if g.Behind {
 		g.Cause, g.Advice = t.behindCause(ld, use)
 	}
@@ -302,6 +313,11 @@ func (t *target) behindCause(ld *report.Load, use usage) (string, string) {
 	case use.share() >= busyCPU:
 		return "cpu", fmt.Sprintf("The loadgen used %.0f%% of its %d cores (GOMAXPROCS): its own CPU was the limit, not the service. "+
 			"Give it more cores (GOMAXPROCS, taskset), lower --rate, or split the load over several loadgens.", 100*use.share(), use.cores)
+	case use.waitShare() >= busyMachine:
+		return "scheduling", fmt.Sprintf("The machine was busy: the loadgen's threads waited %v for a CPU while ready to run "+
+			"(summed over its threads: %.0f%% of the run's time) and used %.0f%% of its %d cores. Its lateness and the service times it measured include that wait; "+
+			"run it on a quieter machine or give it cores of its own (taskset).",
+			use.wait.Round(time.Millisecond), 100*use.waitShare(), 100*use.share(), use.cores)
 	case l.capHits > 0 && l.cfg.MaxInflight > 0:
 		return "connections", fmt.Sprintf("%d requests waited because %d attempts were out (the in-flight cap, --max-inflight): "+
 			"raise it, or leave it out to use every connection (--connections %d per endpoint).", l.capHits, l.cfg.MaxInflight, l.cfg.Connections)
@@ -333,6 +349,10 @@ func (t *target) behindCause(ld *report.Load, use usage) (string, string) {
 // busyCPU is the share of its cores above which the loadgen counts as
 // CPU-bound when it falls behind.
 const busyCPU = 0.8
+
+// busyMachine is the time waiting for a CPU, as a share of the run, above
+// which a loadgen that fell behind blames the machine.
+const busyMachine = 0.1
 
 func loadLatency(h *stats.Histogram) report.LoadLatency {
 	return report.LoadLatency{Count: uint64(h.Count()), Min: report.Ms(h.Min()), Mean: report.Ms(h.Mean()),
