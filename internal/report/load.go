@@ -105,7 +105,7 @@ func (r *Report) WriteLoad(w io.Writer) error {
 
 func writeLoad(w io.Writer, r *Report, run *Run) {
 	ld := run.Load
-	row := func(name, fields, values string) { fmt.Fprintf(w, "%-13s %-34s %s\n", name, fields, values) }
+	row := func(name, fields, values string) { fmt.Fprintf(w, "%-13s %-40s %s\n", name, fields, values) }
 	fmt.Fprintf(w, "target %s (%s)\n", ld.Target, run.Name)
 	rate := "closed loop"
 	if ld.Rate > 0 {

@@ -76,7 +76,9 @@ func TestBehindCause(t *testing.T) {
 	} {
 		l := &loop{cfg: Config{Connections: 4}, capHits: c.held}
 		tg := &target{l: l, eps: make([]*endpoint, 1), service: c.service}
-		cause, advice := tg.behindCause(&report.Load{Rate: 400}, c.use)
+		ld := &report.Load{Rate: 400}
+		ld.Generator.CPU = c.use.share()
+		cause, advice := tg.behindCause(ld, c.use)
 		if cause != c.cause || !strings.Contains(advice, c.says) {
 			t.Errorf("%s: %s: %s; want %s saying %q", c.name, cause, advice, c.cause, c.says)
 		}

@@ -312,12 +312,12 @@ func (t *target) behindCause(ld *report.Load, use usage) (string, string) {
 	switch {
 	case use.share() >= busyCPU:
 		return "cpu", fmt.Sprintf("The loadgen used %.0f%% of its %d cores (GOMAXPROCS): its own CPU was the limit, not the service. "+
-			"Give it more cores (GOMAXPROCS, taskset), lower --rate, or split the load over several loadgens.", 100*use.share(), use.cores)
+			"Give it more cores (GOMAXPROCS, taskset), lower --rate, or split the load over several loadgens.", 100*ld.Generator.CPU, use.cores)
 	case use.waitShare() >= busyMachine:
 		return "scheduling", fmt.Sprintf("The machine was busy: the loadgen's threads waited %v for a CPU while ready to run "+
 			"(summed over its threads: %.0f%% of the run's time) and used %.0f%% of its %d cores. Its lateness and the service times it measured include that wait; "+
 			"run it on a quieter machine or give it cores of its own (taskset).",
-			use.wait.Round(time.Millisecond), 100*use.waitShare(), 100*use.share(), use.cores)
+			use.wait.Round(time.Millisecond), 100*use.waitShare(), 100*ld.Generator.CPU, use.cores)
 	case l.capHits > 0 && l.cfg.MaxInflight > 0:
 		return "connections", fmt.Sprintf("%d requests waited because %d attempts were out (the in-flight cap, --max-inflight): "+
 			"raise it, or leave it out to use every connection (--connections %d per endpoint).", l.capHits, l.cfg.MaxInflight, l.cfg.Connections)
@@ -343,7 +343,7 @@ func (t *target) behindCause(ld *report.Load, use usage) (string, string) {
 	}
 	return "scheduling", fmt.Sprintf("The connections had room and the loadgen used %.0f%% of its %d cores: "+
 		"the machine did not run it on time (other processes on its cores?). A quieter machine or more cores would help.",
-		100*use.share(), use.cores)
+		100*ld.Generator.CPU, use.cores)
 }
 
 // busyCPU is the share of its cores above which the loadgen counts as
