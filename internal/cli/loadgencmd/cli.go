@@ -289,6 +289,22 @@ func run(args []string, out, errOut io.Writer) error {
 			return usageError{err}
 		}
 	}
+	if o.check && o.plain && o.lab == "" {
+		conns := o.connections
+		if conns == 0 {
+			conns = loadgen.DefaultConnections
+		}
+		what := strings.Join(o.targets, ",")
+		if o.targetsFile != "" {
+			what = o.targetsFile
+		}
+		load := fmt.Sprintf("%g requests/s", lab.Clients.Rate)
+		if lab.Clients.Mode == labfile.ClosedLoop {
+			load = fmt.Sprintf("%d users", lab.Clients.Users)
+		}
+		fmt.Fprintf(out, "config ok: plain load of %s, %s for %v, at most %d connections per endpoint\n", what, load, lab.Duration, conns)
+		return nil
+	}
 	if o.check {
 		fmt.Fprintf(out, "config ok: lab %s, seed %d, %v, %s loop, %d target(s)", lab.Name, lab.Seed, lab.Duration, lab.Clients.Mode, max(len(cfg.Targets), 1))
 		if cfg.Discover != nil {

@@ -54,6 +54,9 @@ func TestBadInputIsExitStatus2(t *testing.T) {
 		{"--servers-dns-admin", "9100", "--servers", "s1=127.0.0.1:2"},
 		{"--servers-dns", "backend:9001", "--dns-interval", "1ms"},
 		{"--servers-dns", "backend:9001", "--target", "http://127.0.0.1:1"},
+		{"--target", "http://127.0.0.1:1", "--connections", "-1"},
+		{"--target", "http://127.0.0.1:1", "--connections", "100001"},
+		{"--target", "http://127.0.0.1:1", "--max-inflight", "-1"},
 	} {
 		err := run(args, &bytes.Buffer{}, &bytes.Buffer{})
 		if !errors.As(err, new(usageError)) {
@@ -73,6 +76,13 @@ func TestCheckConfig(t *testing.T) {
 	}
 	if !strings.HasPrefix(out.String(), "config ok: lab playground, seed 3") {
 		t.Errorf("out: %q", out.String())
+	}
+	out.Reset()
+	if err := run([]string{"--target", "http://127.0.0.1:1/", "--check-config", "--rate", "500"}, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "config ok: plain load of http://127.0.0.1:1/, 500 requests/s for 20s, at most 256 connections per endpoint\n"; out.String() != want {
+		t.Errorf("out: %q, want %q", out.String(), want)
 	}
 	out.Reset()
 	if err := run([]string{"--servers-dns", "backend:9001", "--servers-dns-admin", "9100", "--check-config"}, &out, &bytes.Buffer{}); err != nil {
