@@ -8,7 +8,7 @@
 #   loadgen closed N       the loadgen's closed loop: N users, no think time
 #   loadgen open RATE[:CAP] the loadgen's open loop (Poisson arrivals at RATE),
 #                          with the in-flight cap CAP (--max-inflight; default
-#                          10,000) and a 2 s drain
+#                          --connections, 256, times the one endpoint) and a 2 s drain
 # Each row gives requests/s and the generator's CPU per request (user +
 # system, from GNU time); the loadgen's rows give their ratio to wrk's at the
 # same N in the same round, the open row its pacing lateness (p50/p99/max:

@@ -53,6 +53,9 @@ type Run struct {
 	// Connections is what opening connections cost (connections.go); only
 	// when the lab models them.
 	Connections *Connections `json:"connections,omitempty"`
+	// Load is the load tool's view of a live run (load.go): target, rates,
+	// status codes, error kinds, whether the generator kept up.
+	Load *Load `json:"load,omitempty"`
 }
 
 // Latency summarises successful requests' latency, from intended send to answer.

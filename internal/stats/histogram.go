@@ -14,6 +14,7 @@ import (
 type Histogram struct {
 	h   *hdr.Histogram
 	sum float64 // exact sum in ns, for the mean
+	min time.Duration
 	max time.Duration
 }
 
@@ -34,6 +35,9 @@ func (h *Histogram) Record(d time.Duration) {
 		us = histMinUS
 	} else if us > histMaxUS {
 		us = histMaxUS
+	}
+	if d < h.min || h.h.TotalCount() == 0 {
+		h.min = d
 	}
 	_ = h.h.RecordValue(us) // in range by construction
 	h.sum += float64(d)
@@ -62,6 +66,9 @@ func (h *Histogram) Mean() time.Duration {
 	return time.Duration(h.sum / float64(n))
 }
 
+// Min returns the smallest recorded value (0 when empty).
+func (h *Histogram) Min() time.Duration { return h.min }
+
 // Max returns the largest recorded value.
 func (h *Histogram) Max() time.Duration { return h.max }
 
@@ -69,11 +76,14 @@ func (h *Histogram) Max() time.Duration { return h.max }
 func (h *Histogram) Reset() {
 	h.h.Reset()
 	h.sum = 0
-	h.max = 0
+	h.min, h.max = 0, 0
 }
 
 // Merge adds every value of o into h.
 func (h *Histogram) Merge(o *Histogram) {
+	if o.Count() > 0 && (o.min < h.min || h.Count() == 0) {
+		h.min = o.min
+	}
 	h.h.Merge(o.h)
 	h.sum += o.sum
 	if o.max > h.max {

@@ -46,6 +46,9 @@ func TestHistogramQuantiles(t *testing.T) {
 		if mean := time.Duration(sum / n); math.Abs(float64(h.Mean()-mean)) > 1 {
 			t.Errorf("%v: Mean = %v, exact %v", d, h.Mean(), mean)
 		}
+		if h.Min() != values[0] {
+			t.Errorf("%v: Min = %v, exact %v", d, h.Min(), values[0])
+		}
 		if h.Max() != values[n-1] {
 			t.Errorf("%v: Max = %v, exact %v", d, h.Max(), values[n-1])
 		}
@@ -54,7 +57,7 @@ func TestHistogramQuantiles(t *testing.T) {
 
 func TestHistogramEmptyAndClamp(t *testing.T) {
 	h := NewHistogram()
-	if h.Count() != 0 || h.Quantile(0.5) != 0 || h.Mean() != 0 || h.Max() != 0 {
+	if h.Count() != 0 || h.Quantile(0.5) != 0 || h.Mean() != 0 || h.Min() != 0 || h.Max() != 0 {
 		t.Fatal("empty histogram is not all zero")
 	}
 	h.Record(0)             // below 1 µs: counted as 1 µs
@@ -84,8 +87,13 @@ func TestHistogramMerge(t *testing.T) {
 		all.Record(v)
 	}
 	a.Merge(b)
-	if a.Count() != all.Count() || a.Max() != all.Max() {
-		t.Fatalf("merged count/max %d/%v, want %d/%v", a.Count(), a.Max(), all.Count(), all.Max())
+	if a.Count() != all.Count() || a.Max() != all.Max() || a.Min() != all.Min() {
+		t.Fatalf("merged count/min/max %d/%v/%v, want %d/%v/%v", a.Count(), a.Min(), a.Max(), all.Count(), all.Min(), all.Max())
+	}
+	empty := NewHistogram()
+	empty.Merge(a)
+	if empty.Min() != all.Min() {
+		t.Errorf("an empty histogram merged: Min %v, want %v", empty.Min(), all.Min())
 	}
 	if math.Abs(float64(a.Mean()-all.Mean())) > 1 {
 		t.Fatalf("merged mean %v, want %v", a.Mean(), all.Mean())
@@ -110,7 +118,7 @@ func TestHistogramReset(t *testing.T) {
 		t.Fatalf("after Reset: count %d p99 %v mean %v max %v", h.Count(), h.Quantile(0.99), h.Mean(), h.Max())
 	}
 	h.Record(5 * time.Millisecond)
-	if h.Count() != 1 || h.Mean() != 5*time.Millisecond || h.Max() != 5*time.Millisecond {
+	if h.Count() != 1 || h.Mean() != 5*time.Millisecond || h.Max() != 5*time.Millisecond || h.Min() != 5*time.Millisecond {
 		t.Fatalf("after Reset and one value: count %d mean %v max %v", h.Count(), h.Mean(), h.Max())
 	}
 	if q := h.Quantile(0.5); math.Abs(float64(q-5*time.Millisecond)) > 0.001*float64(5*time.Millisecond) {

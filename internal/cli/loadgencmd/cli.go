@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -51,7 +52,7 @@ type options struct {
 	seed                       uint64
 	duration, drain            time.Duration
 	rate                       float64
-	maxInflight                int
+	maxInflight, connections   int
 	json, series, check, debug bool
 	access                     *adminflags.Flags
 	dns                        dnsflags.Flags
@@ -88,7 +89,10 @@ func parseFlags(args []string, errOut io.Writer) (options, *flag.FlagSet, error)
 	fs.DurationVar(&o.drain, "drain", loadgen.DefaultDrain, "after the run, wait this long for requests still out; the rest end as timed out")
 	fs.Float64Var(&o.rate, "rate", 0, "open-loop arrival rate in requests/s (default: the lab's clients.rate)")
 	fs.StringVar(&o.profile, "profile", "", "make the load change with time (the lab's clients.profile): the rate in open loop,\nthe users in closed loop; a shape and its fields, e.g. \"ramp from=10 to=200 over=30s\",\n\"steps levels=50,100,200 every=10s\", \"sine mean=100 amplitude=50 period=20s\",\n\"spike base=100 peak=500 at=10s for=2s\"")
-	fs.IntVar(&o.maxInflight, "max-inflight", loadgen.DefaultMaxInflight, "at most this many attempts out at once; beyond it new requests wait\n(and count as late) instead of each taking a goroutine and a connection")
+	fs.IntVar(&o.connections, "connections", 0, fmt.Sprintf("at most `N` connections per endpoint (balancer URL, server, host), like wrk2's -c; a request\n"+
+		"that finds them all busy waits for one, its latency counted from its intended start\n"+
+		"(default %d against a plain service, %d in a lab)", loadgen.DefaultConnections, loadgen.DefaultLabConnections))
+	fs.IntVar(&o.maxInflight, "max-inflight", 0, "at most this many attempts out at once; beyond it new requests wait\n(and count as late) (default: --connections times the endpoints)")
 	fs.BoolVar(&o.json, "json", false, "print the JSON report instead of the table")
 	fs.BoolVar(&o.series, "series", false, "include 250 ms time series in the report")
 	fs.StringVar(&o.admin, "admin", "", "serve the admin API on this address (e.g. 127.0.0.1:0) and print the LBLAB-READY line first")
@@ -104,7 +108,8 @@ func parseFlags(args []string, errOut io.Writer) (options, *flag.FlagSet, error)
 	fs.Var(&o.headers, "header", "\"Name: value\" header sent with every attempt; may be repeated")
 	fs.StringVar(&o.body, "body", "", "send the content of `FILE` as every attempt's body")
 	fs.StringVar(&o.targetsFile, "targets-file", "", "`FILE` of requests to send, in vegeta's text format (METHOD URL, Header: value lines, @body);\nrequest n goes to entry n mod count; replaces --target")
-	fs.BoolVar(&o.plain, "plain", false, "a service that is not lblab's: send no X-Lab-* headers and inject no network hop")
+	fs.BoolVar(&o.plain, "plain", false, "a service that is not lblab's: send no X-Lab-* headers and inject no network hop\n"+
+		"(the default with --target or --targets-file and no --lab; --plain=false sends lblab's headers)")
 	fs.Usage = func() {
 		fmt.Fprintln(errOut, "usage: loadgen --target [NAME=]URL[,...] | --servers s1=HOST:PORT,... | --servers-dns HOST:PORT [flags]\n\nflags:")
 		fs.PrintDefaults()
@@ -117,6 +122,11 @@ func parseFlags(args []string, errOut io.Writer) (options, *flag.FlagSet, error)
 	}
 	if fs.NArg() > 0 {
 		return o, fs, usageError{fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !set["plain"] { // a plain load tool unless a lab is named or the clients balance lblab's servers
+		o.plain = o.lab == "" && len(o.servers) == 0 && !set["servers-dns"] && (len(o.targets) > 0 || o.targetsFile != "")
 	}
 	return o, fs, nil
 }
@@ -178,6 +188,9 @@ func replay(o options, fs *flag.FlagSet, lab *labfile.Lab) (*workload.Trace, err
 	return tr, nil
 }
 
+// maxConnections bounds --connections (file descriptors run out first).
+const maxConnections = 100_000
+
 // httpOptions reads --method, --header, --body, --targets-file and --plain.
 func httpOptions(o options, cfg *loadgen.Config) error {
 	cfg.HTTP = loadgen.HTTP{Method: o.method, Plain: o.plain}
@@ -203,11 +216,14 @@ func httpOptions(o options, cfg *loadgen.Config) error {
 }
 
 func config(o options, lab *labfile.Lab, errOut io.Writer) (loadgen.Config, error) {
-	if o.maxInflight <= 0 {
+	if o.maxInflight < 0 {
 		return loadgen.Config{}, fmt.Errorf("--max-inflight: must be at least 1, got %d", o.maxInflight)
 	}
+	if o.connections < 0 || o.connections > maxConnections {
+		return loadgen.Config{}, fmt.Errorf("--connections: must be in [1, %d], got %d", maxConnections, o.connections)
+	}
 	cfg := loadgen.Config{Lab: lab, Series: o.series, Drain: o.drain, Warn: errOut, MaxInflight: o.maxInflight,
-		Log: wire.Logger("loadgen", o.debug)}
+		Connections: o.connections, Log: wire.Logger("loadgen", o.debug)}
 	var err error
 	if len(o.targets) > 0 {
 		if cfg.Targets, err = loadgen.ParseTargets(o.targets.String()); err != nil {
@@ -274,6 +290,22 @@ func run(args []string, out, errOut io.Writer) error {
 			return usageError{err}
 		}
 	}
+	if o.check && o.plain && o.lab == "" {
+		conns := o.connections
+		if conns == 0 {
+			conns = loadgen.DefaultConnections
+		}
+		what := strings.Join(o.targets, ",")
+		if o.targetsFile != "" {
+			what = o.targetsFile
+		}
+		load := fmt.Sprintf("%g requests/s", lab.Clients.Rate)
+		if lab.Clients.Mode == labfile.ClosedLoop {
+			load = fmt.Sprintf("%d users", lab.Clients.Users)
+		}
+		fmt.Fprintf(out, "config ok: plain load of %s, %s for %v, at most %d connections per endpoint\n", what, load, lab.Duration, conns)
+		return nil
+	}
 	if o.check {
 		fmt.Fprintf(out, "config ok: lab %s, seed %d, %v, %s loop, %d target(s)", lab.Name, lab.Seed, lab.Duration, lab.Clients.Mode, max(len(cfg.Targets), 1))
 		if cfg.Discover != nil {
@@ -303,10 +335,41 @@ func run(args []string, out, errOut io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.json {
-		return rep.WriteJSON(out)
+	if o.plain && o.lab == "" {
+		rep.Lab = "" // the built-in lab only set the load: the report is about the target
 	}
-	return rep.WriteTable(out)
+	if o.json {
+		err = rep.WriteJSON(out)
+	} else if o.plain {
+		err = rep.WriteLoad(out)
+	} else {
+		err = rep.WriteTable(out)
+	}
+	if err == nil && o.plain {
+		err = unanswered(rep)
+	}
+	return err
+}
+
+// unanswered fails a run against a plain service in which no attempt got an
+// HTTP answer (a wrong port, a host that is down): it measured nothing, and
+// a script should notice. Any answer at all, even a 500, is a measurement.
+func unanswered(rep *report.Report) error {
+	for _, run := range rep.Runs {
+		if run.Load == nil || len(run.Load.StatusCodes) > 0 || len(run.Load.ErrorKinds) == 0 {
+			return nil
+		}
+	}
+	var parts []string
+	for _, run := range rep.Runs {
+		kinds := make([]string, 0, len(run.Load.ErrorKinds))
+		for k, n := range run.Load.ErrorKinds {
+			kinds = append(kinds, fmt.Sprintf("%s: %d", k, n))
+		}
+		slices.Sort(kinds)
+		parts = append(parts, fmt.Sprintf("%s: %s", run.Load.Target, strings.Join(kinds, ", ")))
+	}
+	return fmt.Errorf("no answer: every attempt failed (%s)", strings.Join(parts, "; "))
 }
 
 // serveAdmin listens on addr, prints the readiness line and serves the

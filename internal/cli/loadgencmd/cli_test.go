@@ -7,6 +7,7 @@ import (
 	"flag"
 	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -53,6 +54,9 @@ func TestBadInputIsExitStatus2(t *testing.T) {
 		{"--servers-dns-admin", "9100", "--servers", "s1=127.0.0.1:2"},
 		{"--servers-dns", "backend:9001", "--dns-interval", "1ms"},
 		{"--servers-dns", "backend:9001", "--target", "http://127.0.0.1:1"},
+		{"--target", "http://127.0.0.1:1", "--connections", "-1"},
+		{"--target", "http://127.0.0.1:1", "--connections", "100001"},
+		{"--target", "http://127.0.0.1:1", "--max-inflight", "-1"},
 	} {
 		err := run(args, &bytes.Buffer{}, &bytes.Buffer{})
 		if !errors.As(err, new(usageError)) {
@@ -72,6 +76,13 @@ func TestCheckConfig(t *testing.T) {
 	}
 	if !strings.HasPrefix(out.String(), "config ok: lab playground, seed 3") {
 		t.Errorf("out: %q", out.String())
+	}
+	out.Reset()
+	if err := run([]string{"--target", "http://127.0.0.1:1/", "--check-config", "--rate", "500"}, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "config ok: plain load of http://127.0.0.1:1/, 500 requests/s for 20s, at most 256 connections per endpoint\n"; out.String() != want {
+		t.Errorf("out: %q, want %q", out.String(), want)
 	}
 	out.Reset()
 	if err := run([]string{"--servers-dns", "backend:9001", "--servers-dns-admin", "9100", "--check-config"}, &out, &bytes.Buffer{}); err != nil {
@@ -101,5 +112,61 @@ func TestRunPrintsReadyThenJSONReport(t *testing.T) {
 	}
 	if rep.Mode != "live" || len(rep.Runs) != 2 || rep.Runs[0].Requests == 0 || rep.Runs[0].Requests != rep.Runs[1].Requests {
 		t.Errorf("report: %s", rest)
+	}
+}
+
+// headerServer answers 200 on 127.0.0.1 and counts the requests that carried
+// X-Lab-Request, and all of them.
+func headerServer(t *testing.T) (addr string, lab, all *atomic.Int64) {
+	lab, all = new(atomic.Int64), new(atomic.Int64)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &fasthttp.Server{NoDefaultDate: true, Handler: func(ctx *fasthttp.RequestCtx) {
+		all.Add(1)
+		if len(ctx.Request.Header.Peek(wire.HRequest)) > 0 {
+			lab.Add(1)
+		}
+	}}
+	done := make(chan struct{})
+	go func() { srv.Serve(ln); close(done) }()
+	t.Cleanup(func() { srv.Shutdown(); <-done })
+	return ln.Addr().String(), lab, all
+}
+
+// --target without --lab is a plain load tool's run: no X-Lab-* header and
+// no injected hop, a report named after the target; --plain=false asks for
+// lblab's headers.
+func TestTargetWithoutLabIsPlain(t *testing.T) {
+	addr, lab, all := headerServer(t)
+	run := runJSON(t, "--target", "http://"+addr+"/", "--duration", "300ms", "--rate", "100")
+	if lab.Load() != 0 || all.Load() == 0 || run.Name != addr || run.Load == nil || run.Load.Target != "http://"+addr+"/" {
+		t.Errorf("%d of %d requests carried X-Lab headers; run %q, load %+v", lab.Load(), all.Load(), run.Name, run.Load)
+	}
+	if run.Latency.P50 >= 5 { // the lab's hop is 5 ms each way
+		t.Errorf("p50 %.2f ms against a local server: a hop was injected", run.Latency.P50)
+	}
+	all.Store(0)
+	runJSON(t, "--target", "http://"+addr+"/", "--duration", "300ms", "--rate", "100", "--plain=false")
+	if lab.Load() == 0 || lab.Load() != all.Load() {
+		t.Errorf("--plain=false: %d of %d requests carried X-Lab headers", lab.Load(), all.Load())
+	}
+}
+
+// A closed port: the report names the refused connections, and the run
+// exits 1 because nothing answered (a wrong port must not look like a
+// measurement).
+func TestClosedPortIsRefusedAndFails(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	var out, errOut bytes.Buffer
+	code := Main([]string{"--target", "http://" + addr + "/", "--duration", "300ms", "--rate", "100"}, &out, &errOut)
+	if code != 1 || !strings.Contains(out.String(), "connection refused:") || !strings.Contains(errOut.String(), "no answer") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}
 }

@@ -196,4 +196,8 @@ func TestLoadgenAgainstNginx(t *testing.T) {
 	if len(run.Servers) != 1 || run.Servers[0].Name != addr || run.Servers[0].Completed != run.Requests {
 		t.Errorf("servers: %+v", run.Servers)
 	}
+	if ld := run.Load; ld == nil || ld.Target != "http://"+addr+"/" || ld.StatusCodes[200] != run.Requests || len(ld.ErrorKinds) != 0 ||
+		ld.Sent != run.Requests || ld.Service.Count != run.Requests {
+		t.Errorf("load: %+v", run.Load)
+	}
 }

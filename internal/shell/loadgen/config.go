@@ -24,13 +24,19 @@ import (
 
 // Defaults of the Config knobs left zero.
 const (
-	DefaultDrain    = 30 * time.Second // like the simulator's drain limit
-	DefaultLate     = 10 * time.Millisecond
-	DefaultMaxConns = 4096
-	// DefaultMaxInflight bounds the attempts out at once: each holds a
-	// goroutine and a connection, and a loadgen that falls behind would
-	// otherwise start its whole backlog at once.
-	DefaultMaxInflight = 10000
+	DefaultDrain = 30 * time.Second // like the simulator's drain limit
+	DefaultLate  = 10 * time.Millisecond
+	// DefaultConnections bounds the connections per endpoint against a
+	// service that is not lblab's (HTTP.Plain). A connection carries one
+	// request at a time, so N of them carry N / (mean answer time)
+	// requests/s: 256 carry one core's worth (about 40,000/s) from a
+	// service answering within 6 ms, and a loadgen that falls behind cannot
+	// open more than that.
+	DefaultConnections = 256
+	// DefaultLabConnections is the bound in a lab, whose scenarios hold
+	// thousands of requests out at once (adaptive without a limit: about
+	// 2,500 on average) and want every one of them on the wire.
+	DefaultLabConnections = 4096
 )
 
 // Target is one balancer tier the stream is sent to: a run of the report.
@@ -57,9 +63,16 @@ type Config struct {
 	Series   bool // keep 250 ms bins in the report
 	Drain    time.Duration
 	Late     time.Duration // an arrival started later than this behind its intended time is late
-	MaxConns int           // connections per host
+	// Connections bounds the connections per endpoint (a balancer URL, a
+	// server, a targets file's host); 0 = DefaultConnections, or
+	// DefaultLabConnections unless HTTP.Plain. An attempt takes one for
+	// its exchange and waits for one when all are busy.
+	Connections int
 	// MaxInflight caps the attempts out at once; while it is reached, new
-	// requests wait (and count as late) rather than start.
+	// requests wait (and count as late) rather than start. 0 = derived:
+	// Connections times the run's endpoints, so that a request waits for
+	// a free connection before it starts, with its latency counted from
+	// its intended instant.
 	MaxInflight int
 	Progress    io.Writer   // a live progress line (give a TTY); nil = quiet
 	Warn        io.Writer   // end-of-run warnings (fell behind); nil = none
@@ -115,7 +128,7 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if !cfg.clientSide() && len(cfg.Requests) == 0 { // a targets file's run is called "targets"
 		cfg.Targets = slices.Clone(cfg.Targets)
-		if err := nameTargets(cfg.Targets, cfg.Lab); err != nil {
+		if err := nameTargets(cfg.Targets, cfg.Lab, cfg.HTTP.Plain); err != nil {
 			return cfg, err
 		}
 	}
@@ -129,11 +142,11 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Late <= 0 {
 		cfg.Late = DefaultLate
 	}
-	if cfg.MaxConns <= 0 {
-		cfg.MaxConns = DefaultMaxConns
-	}
-	if cfg.MaxInflight <= 0 {
-		cfg.MaxInflight = DefaultMaxInflight
+	if cfg.Connections <= 0 {
+		cfg.Connections = DefaultLabConnections
+		if cfg.HTTP.Plain {
+			cfg.Connections = DefaultConnections
+		}
 	}
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
@@ -192,15 +205,16 @@ func checkServers(servers []Backend) error {
 }
 
 // nameTargets gives unnamed targets a name: the lab's algorithm when there
-// is one target (the simulator's run name), else host:port of its first URL.
-func nameTargets(ts []Target, lab *labfile.Lab) error {
+// is one target (the simulator's run name) of lblab's, else host:port of its
+// first URL.
+func nameTargets(ts []Target, lab *labfile.Lab, plain bool) error {
 	seen := map[string]bool{}
 	for i := range ts {
 		t := &ts[i]
 		if len(t.URLs) == 0 {
 			return fmt.Errorf("target %q has no URL", t.Name)
 		}
-		if t.Name == "" && len(ts) == 1 {
+		if t.Name == "" && len(ts) == 1 && !plain {
 			t.Name = lab.Balancers.Algorithm
 		}
 		if t.Name == "" {

@@ -32,7 +32,7 @@ func (t *target) addEndpoint(name, addr string) int {
 	t.servers = append(t.servers, srvStat{name: name})
 	t.byName[name] = i
 	spec := endpointSpec{addr: addr, uri: "/", host: addr}
-	t.eps = append(t.eps, t.l.tr.endpoint(name, spec, t.l.cfg.MaxConns))
+	t.eps = append(t.eps, t.l.tr.endpoint(name, spec, t.l.cfg.Connections))
 	t.tmpls = append(t.tmpls, template{ep: i, method: t.l.cfg.HTTP.method(), uri: spec.uri, host: spec.host,
 		header: t.l.cfg.HTTP.Header, body: t.l.cfg.HTTP.Body})
 	t.present[name] = i

@@ -64,7 +64,11 @@ func newTransport(dial func(string) (net.Conn, error), token string, tlsCfg *tls
 func (tr *transport) endpoint(name string, spec endpointSpec, maxConns int) *endpoint {
 	hc := &fasthttp.HostClient{
 		Addr: spec.addr, Dial: tr.dialTracked, MaxConns: maxConns,
-		MaxConnWaitTimeout:        10 * time.Second,
+		// With every connection busy an attempt waits for one, until its
+		// own deadline (fasthttp waits the lesser of the two). The loop's
+		// in-flight cap keeps first attempts from queueing here; retries
+		// and hedges of requests already out may.
+		MaxConnWaitTimeout:        time.Hour,
 		MaxIdemponentCallAttempts: 1, // retries are the policy's business, never fasthttp's
 		NoDefaultUserAgentHeader:  true,
 		// The most recently used idle connection first: fasthttp's default
@@ -167,6 +171,8 @@ type result struct {
 	queue   time.Duration // X-Lab-Queue-Ms
 	service time.Duration // X-Lab-Service-Ms
 	timed   bool          // both were given
+	onWire  bool          // an HTTP exchange was tried (not a client-side "no server")
+	lblab   bool          // the answer said X-Lab-Server or X-Lab-Balancer
 
 	broken     bool          // its connection failed or was closed: the model closes it too
 	redialed   bool          // its warm connection was found closed and dialed again ...
@@ -188,8 +194,9 @@ func (tr *transport) run(t task) bool {
 	case tr.closing.Load():
 		r.err, r.res, r.broken = errClosed, policy.Error, j.conn != nil
 	case dialErr != nil:
-		r.err, r.res, r.broken = dialErr, wire.Classify(dialErr, 0, nil), true
+		r.err, r.res, r.broken, r.onWire = dialErr, wire.Classify(dialErr, 0, nil), true, true
 	default:
+		r.onWire = true
 		tr.exchange(&j, &r)
 	}
 	select { // the results channel has room nearly always: no two-way select then
@@ -236,6 +243,7 @@ func (tr *transport) exchange(j *job, r *result) {
 	r.status = resp.StatusCode()
 	r.res = wire.Classify(nil, r.status, resp.Header.Peek(wire.HReason))
 	r.server = string(resp.Header.Peek(wire.HServer))
+	r.lblab = r.server != "" || len(resp.Header.Peek(wire.HBalancer)) > 0
 	if r.server == "" && j.plain {
 		r.server = j.ep.spec.addr // a service that is not lblab's: the host that answered
 	}

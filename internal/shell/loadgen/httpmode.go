@@ -188,7 +188,7 @@ func (l *loop) templates(t *target, tc Target) error {
 		if !ok || len(l.cfg.Requests) == 0 { // --target URLs stay one endpoint each (client c uses URL c mod n)
 			ep = len(t.eps)
 			byAddr[spec.addr] = ep
-			t.eps = append(t.eps, l.tr.endpoint(raw, spec, l.cfg.MaxConns))
+			t.eps = append(t.eps, l.tr.endpoint(raw, spec, l.cfg.Connections))
 		}
 		t.tmpls = append(t.tmpls, template{ep: ep, method: method, uri: spec.uri, host: spec.host,
 			header: append(append([]Header(nil), h.Header...), header...), body: body})

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -17,6 +18,7 @@ import (
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/pace"
+	"github.com/lblab/lblab/internal/shell/wire"
 	"github.com/lblab/lblab/internal/stats"
 	"github.com/lblab/lblab/internal/workload"
 )
@@ -60,8 +62,17 @@ type loop struct {
 	maxLate     time.Duration
 	lateness    *stats.Histogram // how far behind its intended time each request started
 	prog        progress
+	// started counts the requests started; lastStart is when the last one
+	// started and lastLate how far behind its intended time.
+	started   uint64
+	lastStart clock.Instant
+	lastLate  time.Duration
+	cpu0      time.Duration // the process's CPU time when the run started
+	wait0     time.Duration // and its time waiting for a CPU (runqueueWait)
+	rateSet   bool          // PUT /admin/rate changed the rate
 
 	connWarned bool
+	labChecked bool // the first answer was checked for lblab's headers
 }
 
 // clock returns the wall instant since the run's start.
@@ -89,14 +100,35 @@ func (l *loop) noteResult(r *result) {
 	}
 	if errors.Is(r.err, fasthttp.ErrNoFreeConns) && !l.connWarned {
 		l.connWarned = true
-		l.log.Warn("connection limit reached: attempts fail as errors", zap.Int("max_conns", l.cfg.MaxConns))
+		l.log.Warn("connection limit reached: attempts fail as errors", zap.Int("connections", l.cfg.Connections))
 	}
+	if !l.labChecked && r.status != 0 && !l.cfg.HTTP.Plain {
+		l.labChecked = true
+		if !r.lblab {
+			l.warnNotLab(r)
+		}
+	}
+}
+
+// warnNotLab says, at the first answer, that the target does not answer
+// like lblab's lb or backend although the run treats it as one.
+func (l *loop) warnNotLab(r *result) {
+	text := fmt.Sprintf("the first answer (%d from %s) carries neither %s nor %s: the target is not lblab's lb or backend, "+
+		"yet every attempt sends X-Lab-* headers and pays the lab's injected hop (network.hop %v); "+
+		"give --plain to measure a service that is not lblab's", r.status, l.targets[r.target].url, wire.HServer, wire.HBalancer,
+		l.lab.Network.Hop)
+	l.log.Warn("target is not lblab's", zap.String("target", l.targets[r.target].name))
+	if l.cfg.Warn != nil {
+		fmt.Fprintf(l.cfg.Warn, "!!! WARNING: %s\n", text)
+	}
+	l.targets[r.target].logf(l.clock(), text)
 }
 
 // start schedules the first arrivals or users, the end, the cut-off, the
 // series bins and the progress line.
 func (l *loop) start() {
 	l.epoch = time.Now()
+	l.cpu0, l.wait0 = cpuTime(), runqueueWait()
 	l.timer = l.cfg.Waits.NewTimer(pace.Pacing)
 	l.stopAt = clock.Instant(l.lab.Duration)
 	l.cutAt = l.stopAt.Add(l.cfg.Drain)
@@ -182,7 +214,7 @@ func (l *loop) fireDue(now clock.Instant) {
 }
 
 func (l *loop) fire(e event) {
-	if e.startsRequest() && l.inflight >= l.cfg.MaxInflight {
+	if e.startsRequest() && l.inflight >= l.inflightCap() {
 		l.hold(e)
 		return
 	}
@@ -224,7 +256,7 @@ func (l *loop) fire(e event) {
 // one start per user. Their latency still counts from the intended time.
 func (l *loop) hold(e event) {
 	if l.capHits == 0 {
-		l.log.Warn("in-flight cap reached: new requests wait for answers", zap.Int("max_inflight", l.cfg.MaxInflight))
+		l.log.Warn("in-flight cap reached: new requests wait for a free connection", zap.Int("max_inflight", l.inflightCap()))
 	}
 	l.capHits++
 	l.held = append(l.held, e)
@@ -232,7 +264,7 @@ func (l *loop) hold(e event) {
 
 // release starts held requests, in order, while there is room.
 func (l *loop) release() {
-	for len(l.held) > 0 && l.inflight < l.cfg.MaxInflight && !l.cut {
+	for len(l.held) > 0 && l.inflight < l.inflightCap() && !l.cut {
 		e := l.held[0]
 		l.held = l.held[1:]
 		l.fire(e)
@@ -250,6 +282,7 @@ func (l *loop) scheduleArrival() {
 
 // setRate changes the open-loop rate and redraws the pending arrival.
 func (l *loop) setRate(now clock.Instant, rate float64) {
+	l.rateSet = true
 	l.arrivals.SetRate(now, rate)
 	l.arrGen++
 	if now < l.stopAt {
@@ -257,10 +290,27 @@ func (l *loop) setRate(now clock.Instant, rate float64) {
 	}
 }
 
+// inflightCap is the most attempts out at once: Config.MaxInflight, else a
+// connection's worth for every endpoint of the run (client-side, servers
+// added since the start count too).
+func (l *loop) inflightCap() int {
+	if l.cfg.MaxInflight > 0 {
+		return l.cfg.MaxInflight
+	}
+	n := 0
+	for _, t := range l.targets {
+		n += len(t.eps)
+	}
+	return l.cfg.Connections * max(n, 1)
+}
+
 // noteLate counts a request the loop started more than cfg.Late after its
 // intended instant: the generator could not keep up.
 func (l *loop) noteLate(intended clock.Instant) {
-	d := l.clock().Sub(intended)
+	now := l.clock()
+	d := now.Sub(intended)
+	l.started++
+	l.lastStart, l.lastLate = now, max(d, 0)
 	l.lateness.Record(max(d, 0))
 	if d > l.cfg.Late {
 		l.obs.LateSend()

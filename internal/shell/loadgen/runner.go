@@ -16,7 +16,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -77,7 +79,8 @@ func New(cfg Config) (*Runner, error) {
 // newTarget builds one target: its endpoints (and its balancers in
 // client-side mode) and its client runtime over the run's shared stream.
 func (l *loop) newTarget(i int, tc Target) (*target, error) {
-	t := &target{l: l, idx: i, name: tc.Name, byName: map[string]int{}}
+	t := &target{l: l, idx: i, name: tc.Name, byName: map[string]int{},
+		codes: map[int]uint64{}, kinds: map[string]uint64{}, service: stats.NewHistogram()}
 	cfg, err := assemble.ClientConfig(l.lab)
 	if err != nil {
 		return nil, err
@@ -93,9 +96,38 @@ func (l *loop) newTarget(i int, tc Target) (*target, error) {
 		return nil, err
 	}
 	cfg.Tier = len(t.eps)
+	t.url = l.cfg.describe(tc)
 	t.rt = client.New[onWire](cfg, t)
 	t.modelConns()
 	return t, nil
+}
+
+// describe names what target tc loads, for the report: its URLs ("|"
+// between a tier's balancers), a targets file's, or the servers.
+func (cfg *Config) describe(tc Target) string {
+	switch {
+	case cfg.clientSide():
+		var parts []string
+		for _, s := range cfg.Servers {
+			parts = append(parts, s.Name+"="+s.Addr)
+		}
+		if cfg.Discover != nil {
+			parts = append(parts, "DNS "+cfg.Discover.String())
+		}
+		return "servers " + strings.Join(parts, ",")
+	case len(cfg.Requests) > 0:
+		var urls []string
+		for _, r := range cfg.Requests {
+			if !slices.Contains(urls, r.URL) {
+				urls = append(urls, r.URL)
+			}
+		}
+		if len(urls) > 3 {
+			urls = append(urls[:3], fmt.Sprintf("... (%d URLs)", len(urls)))
+		}
+		return "targets file: " + strings.Join(urls, " ")
+	}
+	return strings.Join(tc.URLs, "|")
 }
 
 // balancerTier points t at the balancer URLs of tc.
@@ -162,19 +194,45 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	l.start()
 	close(r.running)
 	end := l.run(ctx)
+	use := usage{cpu: cpuTime() - l.cpu0, wait: runqueueWait() - l.wait0, wall: time.Since(l.epoch), cores: runtime.GOMAXPROCS(0)}
 	close(r.stopped)
 	stopDiscovery()
 	l.shutdown()
 	l.cfg.Waits.Log(l.log)
 	l.closeReplay()
-	l.warnLate()
 	for _, t := range l.targets {
 		t.rt.Ended(end)
 	}
 	if err := l.arrivals.Err(); err != nil {
 		return nil, err
 	}
-	return l.report(end), nil
+	rep := l.report(end, use)
+	l.warnLate(rep)
+	return rep, nil
+}
+
+// usage is the CPU the loadgen used while the run went on.
+type usage struct {
+	cpu, wall time.Duration
+	wait      time.Duration // waited for a CPU while ready to run (runqueueWait)
+	cores     int
+}
+
+// waitShare is the time the process waited for a CPU while ready to run,
+// as a share of the run.
+func (u usage) waitShare() float64 {
+	if u.wall <= 0 {
+		return 0
+	}
+	return u.wait.Seconds() / u.wall.Seconds()
+}
+
+// share is the part of its cores the process kept busy.
+func (u usage) share() float64 {
+	if u.wall <= 0 || u.cores <= 0 {
+		return 0
+	}
+	return u.cpu.Seconds() / (u.wall.Seconds() * float64(u.cores))
 }
 
 // openReplay makes the trace the run's arrivals (open loop).
@@ -196,7 +254,7 @@ func (l *loop) openReplay(tr *workload.Trace) error {
 func (r *Runner) Late() uint64 { return r.l.late }
 
 // report builds the live report: one run per target.
-func (l *loop) report(end clock.Instant) *report.Report {
+func (l *loop) report(end clock.Instant, use usage) *report.Report {
 	rep := &report.Report{Mode: "live", Lab: l.lab.Name, Seed: l.lab.Seed, DurationS: math.Round(l.stopAt.Seconds()*1000) / 1000}
 	for _, t := range l.targets {
 		run := report.Run{Name: t.name, Algorithm: t.algo, Log: t.log}
@@ -211,10 +269,98 @@ func (l *loop) report(end clock.Instant) *report.Report {
 		run.Pacing = &report.Pacing{Started: uint64(l.lateness.Count()), Late: l.late,
 			P50: report.Ms(l.lateness.Quantile(0.5)), P99: report.Ms(l.lateness.Quantile(0.99)),
 			Max: report.Ms(l.lateness.Max())}
+		run.Load = t.load(&run, use)
 		rep.Runs = append(rep.Runs, run)
 	}
 	return rep
 }
+
+// load is the load tool's view of t's run (report.Load).
+func (t *target) load(run *report.Run, use usage) *report.Load {
+	l := t.l
+	sending := math.Round(max(l.stopAt, l.lastStart).Seconds()*1000) / 1000
+	ld := &report.Load{Target: t.url, Connections: l.cfg.Connections, Due: run.Requests, Sent: run.Requests,
+		SendingS: sending, Latency: loadLatency(t.rt.Rec.Lat), Service: loadLatency(t.service),
+		StatusCodes: t.codes, ErrorKinds: t.kinds}
+	if l.users == 0 {
+		ld.Due += l.unsent
+		switch d := l.stopAt.Seconds(); {
+		case l.lab.Clients.Profile == nil && l.cfg.Replay == nil && !l.rateSet:
+			ld.Rate = l.lab.Clients.Rate
+		case d > 0: // a profile, a trace, a rate changed on the way: the stream's average
+			ld.Rate = round2(float64(ld.Due) / d)
+		}
+	}
+	if sending > 0 {
+		ld.AchievedRate = round2(float64(ld.Sent) / sending)
+	}
+	g := &ld.Generator
+	g.Behind = l.late > 0 || l.unsent > 0
+	g.BehindAtEndMs, g.WaitedForConnection, g.NeverStarted = report.Ms(l.lastLate), l.capHits, l.unsent
+	g.CPU, g.Cores = math.Round(use.share()*1000)/1000, use.cores
+	g.WaitedForCPUS = math.Round(use.wait.Seconds()*1000) / 1000
+	if g.Behind {
+		g.Cause, g.Advice = t.behindCause(ld, use)
+	}
+	return ld
+}
+
+// behindCause says why the generator fell behind and which knob helps:
+// its own CPU, every connection busy, or neither (it was not run on time).
+func (t *target) behindCause(ld *report.Load, use usage) (string, string) {
+	l := t.l
+	switch {
+	case use.share() >= busyCPU:
+		return "cpu", fmt.Sprintf("The loadgen used %.0f%% of its %d cores (GOMAXPROCS): its own CPU was the limit, not the service. "+
+			"Give it more cores (GOMAXPROCS, taskset), lower --rate, or split the load over several loadgens.", 100*ld.Generator.CPU, use.cores)
+	case use.waitShare() >= busyMachine:
+		return "scheduling", fmt.Sprintf("The machine was busy: the loadgen's threads waited %v for a CPU while ready to run "+
+			"(summed over its threads: %.0f%% of the run's time) and used %.0f%% of its %d cores. Its lateness and the service times it measured include that wait; "+
+			"run it on a quieter machine or give it cores of its own (taskset).",
+			use.wait.Round(time.Millisecond), 100*use.waitShare(), 100*ld.Generator.CPU, use.cores)
+	case l.capHits > 0 && l.cfg.MaxInflight > 0:
+		return "connections", fmt.Sprintf("%d requests waited because %d attempts were out (the in-flight cap, --max-inflight): "+
+			"raise it, or leave it out to use every connection (--connections %d per endpoint).", l.capHits, l.cfg.MaxInflight, l.cfg.Connections)
+	case l.capHits > 0:
+		mean := t.service.Mean()
+		eps := max(len(t.eps), 1)
+		text := fmt.Sprintf("Every connection was busy: %d requests waited for one (--connections %d per endpoint).", l.capHits, l.cfg.Connections)
+		need := int(math.Ceil(2 * ld.Rate * mean.Seconds() / float64(eps))) // Little's law, twice over for bursts
+		switch {
+		case mean <= 0:
+		case need > l.cfg.Connections:
+			text += fmt.Sprintf(" The service answered in %v on average, so they carry at most %.0f requests/s: "+
+				"give --connections %d or more (the rate times the mean answer time, twice over for bursts).",
+				mean.Round(time.Microsecond), float64(l.cfg.Connections*eps)/mean.Seconds(), need)
+		default:
+			text += fmt.Sprintf(" They are enough for the service's mean answer time (%v: %d would do), but the service "+
+				"stalled (its answers' p99 %v, max %v) and held them all: the service was slow, and the wait is in the "+
+				"latency as a user would see it. More connections would queue more requests at the service instead.",
+				mean.Round(time.Microsecond), max(need, 1), t.service.Quantile(0.99).Round(time.Microsecond),
+				t.service.Max().Round(time.Microsecond))
+		}
+		return "connections", text
+	}
+	return "scheduling", fmt.Sprintf("The connections had room and the loadgen used %.0f%% of its %d cores: "+
+		"the machine did not run it on time (other processes on its cores?). A quieter machine or more cores would help.",
+		100*ld.Generator.CPU, use.cores)
+}
+
+// busyCPU is the share of its cores above which the loadgen counts as
+// CPU-bound when it falls behind.
+const busyCPU = 0.8
+
+// busyMachine is the time waiting for a CPU, as a share of the run, above
+// which a loadgen that fell behind blames the machine.
+const busyMachine = 0.1
+
+func loadLatency(h *stats.Histogram) report.LoadLatency {
+	return report.LoadLatency{Count: uint64(h.Count()), Min: report.Ms(h.Min()), Mean: report.Ms(h.Mean()),
+		P50: report.Ms(h.Quantile(0.5)), P90: report.Ms(h.Quantile(0.9)), P95: report.Ms(h.Quantile(0.95)),
+		P99: report.Ms(h.Quantile(0.99)), P999: report.Ms(h.Quantile(0.999)), Max: report.Ms(h.Max())}
+}
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }
 
 // serverRows are the servers as the client saw them, in fleet order.
 func (t *target) serverRows() []report.Server {
@@ -232,27 +378,34 @@ func (t *target) serverRows() []report.Server {
 	return rows
 }
 
-// warnLate prints the loud end-of-run warning when the loop fell behind.
-func (l *loop) warnLate() {
-	if l.late == 0 && l.capHits == 0 {
+// warnLate prints the loud end-of-run warning when the loop fell behind:
+// how far, why, and which knob would help.
+func (l *loop) warnLate(rep *report.Report) {
+	if l.late == 0 && l.capHits == 0 && l.unsent == 0 {
 		return
 	}
 	l.log.Warn("loadgen fell behind", zap.Uint64("late", l.late), zap.Duration("worst", l.maxLate),
-		zap.Uint64("held_by_inflight_cap", l.capHits), zap.Uint64("never_started", l.unsent))
-	if l.cfg.Warn != nil {
-		fmt.Fprintf(l.cfg.Warn, "\n!!! WARNING: %s\n", l.lateText())
-		if l.capHits > 0 {
-			fmt.Fprintf(l.cfg.Warn, "!!! %s\n", l.capText())
-		}
-		if l.unsent > 0 {
-			fmt.Fprintf(l.cfg.Warn, "!!! %d requests of the stream never started before the drain limit; the report leaves them out\n", l.unsent)
+		zap.Uint64("waited_for_connection", l.capHits), zap.Uint64("never_started", l.unsent))
+	if l.cfg.Warn == nil {
+		return
+	}
+	fmt.Fprintf(l.cfg.Warn, "\n!!! WARNING: %s\n", l.lateText())
+	if l.capHits > 0 {
+		fmt.Fprintf(l.cfg.Warn, "!!! %s\n", l.capText())
+	}
+	if l.unsent > 0 {
+		fmt.Fprintf(l.cfg.Warn, "!!! %d requests of the stream never started before the drain limit; the report leaves them out\n", l.unsent)
+	}
+	if len(rep.Runs) > 0 {
+		if text := report.BehindText(&rep.Runs[0]); text != "" {
+			fmt.Fprintf(l.cfg.Warn, "!!! %s\n", text)
 		}
 	}
 }
 
 func (l *loop) capText() string {
-	return fmt.Sprintf("%d requests waited for the in-flight cap (--max-inflight %d attempts out at once)",
-		l.capHits, l.cfg.MaxInflight)
+	return fmt.Sprintf("%d requests waited for a free connection (the in-flight cap: %d attempts out at once)",
+		l.capHits, l.inflightCap())
 }
 
 func (l *loop) lateText() string {

@@ -10,6 +10,7 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/stats"
 )
 
 // onWire is what the loadgen keeps about an attempt: where it went and what
@@ -36,6 +37,7 @@ type target struct {
 	l       *loop
 	idx     int
 	name    string
+	url     string // what it loads, for the report (Config.describe)
 	algo    string
 	rt      *client.Runtime[onWire]
 	eps     []*endpoint
@@ -47,6 +49,11 @@ type target struct {
 	log     []report.LogLine
 	admins  []*fasthttp.HostClient  // per endpoint, where cancellations go (nil: none); see cancel.go
 	live    map[conn.ID]*conns.Conn // the model's connections, when modelled (conns.go)
+	// What a load tool counts (report.Load): every HTTP answer by status
+	// and its time from the send, every failed exchange by kind.
+	codes   map[int]uint64
+	kinds   map[string]uint64
+	service *stats.Histogram
 }
 
 // server returns the stats entry of a server name, adding it if new.
@@ -68,11 +75,24 @@ func (t *target) onResult(now clock.Instant, r *result) {
 		return
 	}
 	t.l.noteResult(r)
+	t.noteAnswer(now, a, r)
 	t.noteServer(a, r)
 	t.noteConn(now, r)
 	t.rt.Answer(now, r.h, r.res, client.Reply{Load: client.LoadReport{At: now, Queued: r.loadQ, Busy: r.loadB, Known: r.hasLoad},
 		Server: a.Net.server, Queue: r.queue, Service: r.service, Timed: r.timed})
 	t.rt.Release(r.h)
+}
+
+// noteAnswer counts an exchange's status code, or the kind of its failure.
+func (t *target) noteAnswer(now clock.Instant, a *attempt, r *result) {
+	switch {
+	case !r.onWire:
+	case r.err != nil:
+		t.kinds[errorKind(r.err)]++
+	default:
+		t.codes[r.status]++
+		t.service.Record(max(now.Sub(a.Left), 0))
+	}
 }
 
 // noteServer counts the answer against the server that gave it.
