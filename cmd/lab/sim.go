@@ -24,6 +24,7 @@ type simFlags struct {
 	json     bool
 	series   bool
 	check    bool
+	claims   bool // lab sim --claims: check the narration (claims.go)
 	plot     string
 	seeds    string      // --seeds: many seeds with intervals (seeds.go)
 	tr       *traceFlags // --record, --replay, --out, --hdr-log (traces.go)
@@ -57,6 +58,7 @@ figure is the mean over the seeds with a 95% interval (docs/sweeps.md).`,
 	}
 	reportFlags(cmd, &f)
 	cmd.Flags().BoolVar(&f.check, "check", false, "check invariants after every event (slower)")
+	cmd.Flags().BoolVar(&f.claims, "claims", false, "check the built-in scenario's narration, claim by claim, on each seed, instead of printing the report")
 	cmd.Flags().IntVar(&f.maxPending, "max-pending", sim.DefaultMaxPending,
 		"stop a run whose pending requests, requests at one server or queued events pass N, or that fires more than N events at one instant (the memory guard)")
 	return cmd
@@ -83,6 +85,16 @@ func runSim(out, errOut io.Writer, arg string, f simFlags, changed func(flag str
 	}
 	if f.maxPending < 1 {
 		return usageError{fmt.Errorf("--max-pending: must be at least 1, got %d", f.maxPending)}
+	}
+	if f.claims {
+		if f.json || f.plot != "" || f.tr.files.Any() || f.tr.replay != "" {
+			return usageError{fmt.Errorf("--claims prints the narration's claims, not the report: drop --json, --plot and the exports")}
+		}
+		seeds, err := seedsOf(f, changed("seed"))
+		if err != nil {
+			return err
+		}
+		return simClaims(out, errOut, lab, settings, seeds, f)
 	}
 	if seeds, err := seedsOf(f, changed("seed")); err != nil || seeds != nil {
 		if err == nil {

@@ -20,7 +20,7 @@ import (
 // the behaviour rather than about one seed's numbers.
 
 func TestScenarioRRSlow(t *testing.T) {
-	rep := compareScenario(t, "rr-slow", false)
+	rep := compareScenario(t, "rr-slow")
 	rr := runOf(t, rep, "round-robin")
 	for _, name := range []string{"least-outstanding", "p2c"} {
 		r := runOf(t, rep, name)
@@ -37,7 +37,7 @@ func TestScenarioRRSlow(t *testing.T) {
 }
 
 func TestScenarioHerd(t *testing.T) {
-	rep := compareScenario(t, "herd", false)
+	rep := compareScenario(t, "herd")
 	lo, p2c := runOf(t, rep, "least-outstanding"), runOf(t, rep, "p2c")
 	random, local := runOf(t, rep, "random"), runOf(t, rep, "least-outstanding-local")
 	if lo.Latency.P99 <= 2*p2c.Latency.P99 {
@@ -52,7 +52,7 @@ func TestScenarioHerd(t *testing.T) {
 }
 
 func TestScenarioGCEWMA(t *testing.T) {
-	rep := compareScenario(t, "gc-ewma", false)
+	rep := compareScenario(t, "gc-ewma")
 	rr := runOf(t, rep, "round-robin")
 	for _, name := range []string{"least-outstanding", "p2c-peak-ewma"} {
 		if r := runOf(t, rep, name); r.Latency.P99 > 0.6*rr.Latency.P99 {
@@ -67,7 +67,7 @@ func TestScenarioGCEWMA(t *testing.T) {
 func TestScenarioCHBounded(t *testing.T) {
 	// Check mode also asserts, at every bounded pick, that no server goes
 	// over ceil((1+eps)(in flight+1)/n) (see checkPick).
-	rep := compareScenario(t, "ch-bounded", false)
+	rep := compareScenario(t, "ch-bounded")
 	ring, bounded, p2c := runOf(t, rep, "ring-hash"), runOf(t, rep, "ring-hash-bounded"), runOf(t, rep, "p2c")
 	if bounded.Latency.P99 >= ring.Latency.P99 {
 		t.Errorf("bounded loads p99 %.1f ms should beat ring hash's %.1f ms", bounded.Latency.P99, ring.Latency.P99)
@@ -93,7 +93,7 @@ func TestScenarioCHBounded(t *testing.T) {
 }
 
 func TestScenarioRetryStorm(t *testing.T) {
-	rep := compareScenario(t, "retry-storm", true)
+	rep := compareScenario(t, "retry-storm")
 	retries, budget := runOf(t, rep, "retries"), runOf(t, rep, "retry-budget")
 	// The slowdown is 5 s - 6.5 s; look well after it ends.
 	if g := goodputBetween(retries, 15, 30); g > 0.3 {
@@ -113,7 +113,7 @@ func TestScenarioRetryStorm(t *testing.T) {
 }
 
 func TestScenarioBreaker(t *testing.T) {
-	rep := compareScenario(t, "breaker", false)
+	rep := compareScenario(t, "breaker")
 	off, on := runOf(t, rep, "no-breaker"), runOf(t, rep, "breaker")
 	if s := share(t, off, "s2"); s < 0.24 {
 		t.Errorf("without a breaker the failing server should sinkhole traffic, got share %.3f", s)
@@ -139,7 +139,7 @@ func TestScenarioBreaker(t *testing.T) {
 }
 
 func TestScenarioHedging(t *testing.T) {
-	rep := compareScenario(t, "hedging", false)
+	rep := compareScenario(t, "hedging")
 	none, p95, early := runOf(t, rep, "no-hedge"), runOf(t, rep, "hedge-p95"), runOf(t, rep, "hedge-1ms")
 	if p95.Latency.P99 > 0.85*none.Latency.P99 {
 		t.Errorf("hedging at p95: p99 %.1f ms, want well below %.1f ms", p95.Latency.P99, none.Latency.P99)
@@ -153,7 +153,7 @@ func TestScenarioHedging(t *testing.T) {
 }
 
 func TestScenarioAdaptive(t *testing.T) {
-	rep := compareScenario(t, "adaptive", false)
+	rep := compareScenario(t, "adaptive")
 	none := runOf(t, rep, "no-limit")
 	for _, name := range []string{"aimd", "gradient2"} {
 		r := runOf(t, rep, name)
@@ -167,7 +167,7 @@ func TestScenarioAdaptive(t *testing.T) {
 }
 
 func TestScenarioShedding(t *testing.T) {
-	rep := compareScenario(t, "shedding", false)
+	rep := compareScenario(t, "shedding")
 	if g := runOf(t, rep, "unbounded-fifo").Goodput; g > 0.1 {
 		t.Errorf("unbounded FIFO goodput %.2f, want near zero", g)
 	}
@@ -182,7 +182,7 @@ func TestScenarioShedding(t *testing.T) {
 }
 
 func TestScenarioSlowServer(t *testing.T) {
-	rep := compareScenario(t, "slow-server", false)
+	rep := compareScenario(t, "slow-server")
 	rr := runOf(t, rep, "round-robin")
 	for _, name := range []string{"least-outstanding", "p2c", "p2c-peak-ewma", "weighted-round-robin", "least-response-time"} {
 		r := runOf(t, rep, name)
@@ -208,7 +208,7 @@ func TestScenarioSlowServer(t *testing.T) {
 }
 
 func TestScenarioMixedFleet(t *testing.T) {
-	rep := compareScenario(t, "mixed-fleet", false)
+	rep := compareScenario(t, "mixed-fleet")
 	fast := func(name string) float64 {
 		r := runOf(t, rep, name)
 		return share(t, r, "s1") + share(t, r, "s2") + share(t, r, "s3")
@@ -227,7 +227,7 @@ func TestScenarioMixedFleet(t *testing.T) {
 }
 
 func TestScenarioClientSide(t *testing.T) {
-	rep := compareScenario(t, "client-side", false)
+	rep := compareScenario(t, "client-side")
 	random, stale, lb := runOf(t, rep, "client-random"), runOf(t, rep, "client-p2c-stale"), runOf(t, rep, "balancers-p2c")
 	if stale.Latency.P99 >= 0.8*random.Latency.P99 {
 		t.Errorf("p2c-stale p99 %.1f ms should beat random's %.1f ms", stale.Latency.P99, random.Latency.P99)
@@ -289,7 +289,7 @@ func shareSpread(r *report.Run) float64 {
 // open; outlier ejection takes it out within a second or two of the
 // slowdown; p2c-peak-ewma routes around it on its own.
 func TestScenarioGrayFailure(t *testing.T) {
-	rep := compareScenario(t, "gray-failure", false)
+	rep := compareScenario(t, "gray-failure")
 	rr, br, out := runOf(t, rep, "round-robin"), runOf(t, rep, "breaker"), runOf(t, rep, "outlier")
 	peak, both := runOf(t, rep, "p2c-peak-ewma"), runOf(t, rep, "p2c-peak-ewma+outlier")
 	for _, l := range br.Log {
@@ -332,7 +332,7 @@ func TestScenarioGrayFailure(t *testing.T) {
 // floods it (its queue grows for seconds and the tail with it); with slow
 // start its queue stays short. p2c protects it partly on its own.
 func TestScenarioSlowStart(t *testing.T) {
-	rep := compareScenario(t, "slow-start", true)
+	rep := compareScenario(t, "slow-start")
 	wrr, wrrSS := runOf(t, rep, "weighted-round-robin"), runOf(t, rep, "wrr+slow-start")
 	p2c, p2cSS := runOf(t, rep, "p2c"), runOf(t, rep, "p2c+slow-start")
 	if !strings.Contains(fmt.Sprint(wrr.Log), "health: s5 back in rotation") {
@@ -362,7 +362,7 @@ func TestScenarioSlowStart(t *testing.T) {
 }
 
 func TestScenarioBallsBins(t *testing.T) {
-	rep := compareScenario(t, "balls-bins", false)
+	rep := compareScenario(t, "balls-bins")
 	fullest := func(name string) (max, mean float64) {
 		r := runOf(t, rep, name)
 		for _, s := range r.Servers {
@@ -384,13 +384,32 @@ func TestScenarioBallsBins(t *testing.T) {
 }
 
 func TestScenarioPlayground(t *testing.T) {
-	lab := loadScenario(t, "playground")
-	res, err := Run(lab, Options{Check: true})
-	if err != nil {
-		t.Fatal(err)
+	rep := compareScenario(t, "playground")
+	if r := rep.Runs[0]; r.Goodput < 0.999 || r.Requests < 3800 {
+		t.Errorf("playground: %d requests, goodput %.4f", r.Requests, r.Goodput)
 	}
-	if res.Run.Goodput < 0.999 || res.Run.Requests < 3800 {
-		t.Errorf("playground: %d requests, goodput %.4f", res.Run.Requests, res.Run.Goodput)
+}
+
+// The narrations hold beyond the lab's own seed: every scenario on seeds
+// 2 and 3 (without the invariant checks, which the seeded tests above run),
+// every claim but those that hold on some seeds only. retry-storm runs on
+// more: its claim that nothing storms before the trigger is what a lab on
+// the edge of collapse fails on a few seeds only.
+func TestScenarioClaimsOnMoreSeeds(t *testing.T) {
+	for _, name := range scenarios.Names() {
+		seeds := []uint64{2, 3}
+		if name == "retry-storm" {
+			seeds = []uint64{2, 3, 4, 5, 6}
+		}
+		for _, seed := range seeds {
+			lab := loadScenario(t, name)
+			lab.Seed = seed
+			rep, err := Compare(lab, allSettings(lab), Options{Series: true})
+			if err != nil {
+				t.Fatalf("%s seed %d: %v", name, seed, err)
+			}
+			assertClaims(t, name, rep, true)
+		}
 	}
 }
 
@@ -476,7 +495,7 @@ func TestEveryScenarioRunsChecked(t *testing.T) {
 // connections spare the clients their handshakes and, once handshakes are
 // dear (TLS), beat the cold clients.
 func TestScenarioHandshakes(t *testing.T) {
-	rep := compareScenario(t, "handshakes", false)
+	rep := compareScenario(t, "handshakes")
 	sub, all, free := runOf(t, rep, "subset-5"), runOf(t, rep, "all-20"), runOf(t, rep, "all-20-free")
 	sticky, lb, ap := runOf(t, rep, "all-20-sticky"), runOf(t, rep, "balancers-2"), runOf(t, rep, "aperture-5")
 	subTLS, allTLS, lbTLS := runOf(t, rep, "subset-5-tls"), runOf(t, rep, "all-20-tls"), runOf(t, rep, "balancers-2-tls")
