@@ -99,6 +99,3 @@ func goodputBetween(r *report.Run, from, to float64) float64 {
 	}
 	return float64(ok) / float64(offered)
 }
-
-// meanHitRatio is the cache hit ratio over all servers, weighted by attempts.
-func meanHitRatio(r *report.Run) float64 { return r.HitRatio() }
