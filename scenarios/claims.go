@@ -134,11 +134,12 @@ func (f *facts) window(name string, from, to float64) report.Window {
 }
 
 // healthy wants every bin of [from, to) of each setting to have at least
-// 95% of its ended requests succeed.
+// 95% of its ended requests succeed, and as many of the window's.
 func (f *facts) healthy(from, to float64, names ...string) {
 	for _, n := range names {
 		w := f.window(n, from, to)
 		f.want(w.WorstBin >= 0.95, "%s: a bin between %g and %g s has goodput %.3f, want >= 0.95 in every bin", n, from, to, w.WorstBin)
+		f.want(w.Goodput() >= 0.95, "%s: goodput %.3f between %g and %g s, want >= 0.95", n, w.Goodput(), from, to)
 	}
 }
 
@@ -226,12 +227,12 @@ func (f *facts) peers(name string) (lo, hi int) {
 	return lo, hi
 }
 
-// logAt is the first log line of setting name starting with prefix, and
-// its instant; ok false when there is none.
+// logAt is the first log line of setting name starting with prefix (see
+// logText), and its instant; ok false when there is none.
 func (f *facts) logAt(name, prefix string) (t float64, text string, ok bool) {
 	for _, l := range f.run(name).Log {
-		if strings.HasPrefix(l.Text, prefix) {
-			return l.T, l.Text, true
+		if s := logText(l.Text); strings.HasPrefix(s, prefix) {
+			return l.T, s, true
 		}
 	}
 	return 0, "", false
@@ -241,11 +242,21 @@ func (f *facts) logAt(name, prefix string) (t float64, text string, ok bool) {
 func (f *facts) logs(name, prefix string) []report.LogLine {
 	var out []report.LogLine
 	for _, l := range f.run(name).Log {
-		if s, ok := strings.CutPrefix(l.Text, prefix); ok {
+		if s, ok := strings.CutPrefix(logText(l.Text), prefix); ok {
 			out = append(out, report.LogLine{T: l.T, Text: s})
 		}
 	}
 	return out
+}
+
+// logText is a log line without the balancer a live lab names first
+// ("lb1: breaker s2: closed -> open"); the simulator's balancers share one
+// log line per event and name none.
+func logText(s string) string {
+	if who, rest, ok := strings.Cut(s, ": "); ok && strings.HasPrefix(who, "lb") && !strings.Contains(who, " ") {
+		return rest
+	}
+	return s
 }
 
 // connections is setting name's connection figures, which a lab that

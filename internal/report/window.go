@@ -26,9 +26,10 @@ type Window struct {
 	Rejected  uint64
 	Errors    uint64
 	Wasted    uint64
-	// WorstBin is the lowest goodput of one bin in the window, P99 the
-	// highest p99 of one bin (ms; 0 when no request of the window
-	// succeeded).
+	// WorstBin is the lowest goodput of one bin in the window among the
+	// bins in which a request ended (a bin where none did tells nothing on
+	// its own; Goodput sees a window where none did), P99 the highest p99
+	// of one bin (ms; 0 when no request of the window succeeded).
 	WorstBin, P99 float64
 }
 
@@ -54,7 +55,9 @@ func (r *Run) Window(from, to float64) (Window, error) {
 		w.Rejected += b.Rejected
 		w.Errors += b.Errors
 		w.Wasted += b.Wasted
-		w.WorstBin = math.Min(w.WorstBin, b.Goodput())
+		if b.Succeeded+b.Failed > 0 {
+			w.WorstBin = math.Min(w.WorstBin, b.Goodput())
+		}
 		w.P99 = math.Max(w.P99, b.P99)
 	}
 	if w.Bins == 0 {
