@@ -135,6 +135,9 @@ func printClaims(out io.Writer, results [][]scenarios.Result, seeds []uint64) er
 		}
 		failed = failed || len(bad) > 0
 		fmt.Fprintf(out, "\n%-10s %s: %s\n  checks: %s\n", c.Phase, verdict, c.Says, c.Checks)
+		if c.Some {
+			fmt.Fprintln(out, "  declared to hold on some seeds only (the tests assert it on the lab's seed)")
+		}
 		if len(bad) > 0 && len(results) > 1 {
 			fmt.Fprintf(out, "  fails on seeds %s\n", strings.Join(bad, ", "))
 		}
