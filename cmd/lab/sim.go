@@ -105,11 +105,19 @@ func runSim(out, errOut io.Writer, arg string, f simFlags, changed func(flag str
 		}
 		return simSeeds(out, errOut, lab, settings, seeds, f)
 	}
-	rep, err := f.tr.compare(lab, settings, sim.Options{Series: f.series || f.plot != "", Check: f.check, MaxPending: f.maxPending})
+	rep, err := f.tr.compare(lab, settings, sim.Options{Series: needSeries(lab, f), Check: f.check, MaxPending: f.maxPending})
 	if err != nil {
 		return err
 	}
+	rep.AddRecovery(lab)
 	return printReport(out, errOut, rep, f)
+}
+
+// needSeries reports whether a run of lab needs its 250 ms series: asked
+// for, for the plot, or for the recovery verdicts of a script with events
+// that end (report.Transients).
+func needSeries(lab *labfile.Lab, f simFlags) bool {
+	return f.series || f.plot != "" || len(report.Transients(lab)) > 0
 }
 
 // prepare loads the lab, applies --seed and --duration and picks the
@@ -151,8 +159,8 @@ func prepare(arg string, f simFlags, changed func(flag string) bool) (*labfile.L
 // asked): a plot that cannot be drawn is an error after the report.
 func printReport(out, errOut io.Writer, rep *report.Report, f simFlags) error {
 	shown := rep
-	if f.plot != "" && !f.series {
-		shown = rep.WithoutSeries() // the series were only for the plot
+	if !f.series {
+		shown = rep.WithoutSeries() // the series were only for the plot or the recovery verdicts
 	}
 	var err error
 	if f.json {

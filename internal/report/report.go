@@ -53,6 +53,9 @@ type Run struct {
 	// Connections is what opening connections cost (connections.go); only
 	// when the lab models them.
 	Connections *Connections `json:"connections,omitempty"`
+	// Recovery is the verdict on each script event with an end
+	// (recovery.go); only when the run has a series.
+	Recovery []Recovery `json:"recovery,omitempty"`
 }
 
 // Latency summarises successful requests' latency, from intended send to answer.

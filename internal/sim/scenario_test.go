@@ -38,7 +38,32 @@ func TestScenarioGCEWMA(t *testing.T) {
 
 func TestScenarioCHBounded(t *testing.T) { compareScenario(t, "ch-bounded") }
 
-func TestScenarioRetryStorm(t *testing.T) { compareScenario(t, "retry-storm") }
+// The recovery verdict on the slowdown: the settings the narration calls
+// metastable never come back; the budget does, sooner with drop-expired.
+func TestScenarioRetryStorm(t *testing.T) {
+	rep := compareScenario(t, "retry-storm")
+	rep.AddRecovery(loadScenario(t, "retry-storm"))
+	verdict := func(name string) (string, float64) {
+		v := runOf(t, rep, name).Recovery
+		if len(v) != 1 || v[0].From != 5 || v[0].To != 6.5 || v[0].Baseline.Goodput < 0.99 {
+			t.Fatalf("%s: verdicts %+v, want one on the slowdown from 5 to 6.5 s with a healthy baseline", name, v)
+		}
+		if v[0].AfterS == nil {
+			return v[0].Verdict, math.Inf(1)
+		}
+		return v[0].Verdict, *v[0].AfterS
+	}
+	for _, name := range []string{"retries", "drop-expired"} {
+		if v, _ := verdict(name); v != report.Metastable {
+			t.Errorf("%s: %s, want metastable", name, v)
+		}
+	}
+	vb, budget := verdict("retry-budget")
+	vd, both := verdict("budget-drop-expired")
+	if vb != report.Recovered || vd != report.Recovered || both > budget || budget > 5 {
+		t.Errorf("retry-budget %s after %g s, budget-drop-expired %s after %g s: want both back within 5 s, the second no later", vb, budget, vd, both)
+	}
+}
 
 func TestScenarioBreaker(t *testing.T) { compareScenario(t, "breaker") }
 
