@@ -259,6 +259,16 @@ func logText(s string) string {
 	return s
 }
 
+// serverWaste marks a claim on the work servers did for nobody, which
+// only the simulator sees whole: live, the loadgen counts the answers it
+// received and threw away, not the work a server finished after the
+// balancer had answered 504 or the client had stopped waiting.
+func (f *facts) serverWaste() {
+	if f.rep.Mode == "live" {
+		f.fail(fmt.Errorf("live reports do not count the work servers finish after nobody waits: %w", report.ErrUnmeasured))
+	}
+}
+
 // connections is setting name's connection figures, which a lab that
 // models connections reports.
 func (f *facts) connections(name string) report.Connections {

@@ -180,6 +180,7 @@ var claims = map[string][]Claim{
 			Checks: "drop-expired: over a quarter of its served attempts after the slowdown are wasted",
 			check: func(f *facts) {
 				w := f.window("drop-expired", f.at(1)+1.5, f.end())
+				f.serverWaste()
 				f.want(w.Wasted*4 > w.Attempts-w.Timeouts, "drop-expired: %d wasted of %d attempts (%d timed out)", w.Wasted, w.Attempts, w.Timeouts)
 			}},
 		{Phase: After, Says: "Together with the budget it clears the dead backlog sooner.",
@@ -275,6 +276,7 @@ var claims = map[string][]Claim{
 			Checks: "unbounded-fifo: goodput under 5% after the first quarter, over half its attempts wasted",
 			check: func(f *facts) {
 				w := f.window("unbounded-fifo", f.end()/4, f.end())
+				f.serverWaste()
 				f.want(w.Goodput() < 0.05 && 2*w.Wasted > w.Attempts, "unbounded-fifo: goodput %.3f, %d of %d attempts wasted", w.Goodput(), w.Wasted, w.Attempts)
 			}},
 		{Phase: Throughout, Says: "A bounded queue rejects the excess at once and LIFO serves the newest first: both keep most requests within the deadline.",
@@ -289,12 +291,14 @@ var claims = map[string][]Claim{
 			Checks: "fifo-drop-expired: less waste than unbounded-fifo but goodput under 0.3",
 			check: func(f *facts) {
 				r, u := f.run("fifo-drop-expired"), f.run("unbounded-fifo")
+				f.serverWaste()
 				f.want(r.Wasted < u.Wasted && r.Goodput < 0.3, "fifo-drop-expired: %d wasted (unbounded %d), goodput %.3f", r.Wasted, u.Wasted, r.Goodput)
 			}},
 		{Phase: Throughout, Says: "with LIFO ... it keeps most of the goodput and wastes no work.",
 			Checks: "lifo-drop-expired: goodput >= 0.6, under 0.5% of attempts wasted",
 			check: func(f *facts) {
 				r := f.run("lifo-drop-expired")
+				f.serverWaste()
 				f.want(r.Goodput >= 0.6 && float64(r.Wasted) < 0.005*float64(r.Attempts), "lifo-drop-expired: goodput %.3f, %d of %d attempts wasted", r.Goodput, r.Wasted, r.Attempts)
 			}},
 	},
