@@ -192,3 +192,71 @@ func (r *Report) writeRecovery(w io.Writer) {
 		tw.Flush()
 	}
 }
+
+// SeedRecovery is one setting's verdicts on one transient over the seeds.
+type SeedRecovery struct {
+	Setting string `json:"setting"`
+	Transient
+	Recovered int `json:"recovered"` // the seeds on which it recovered
+	Seeds     int `json:"seeds"`
+	// AfterS is each seed's recovered_after_s, in the order of seeds.list
+	// (null where it did not recover).
+	AfterS []*float64 `json:"recovered_after_s"`
+}
+
+// AddSeedRecovery summarises the recovery verdicts of reps, one report per
+// seed in the order of r.Seeds.List (each with AddRecovery's verdicts),
+// into r.Seeds.
+func (r *Report) AddSeedRecovery(reps []*Report) {
+	if r.Seeds == nil || len(reps) == 0 {
+		return
+	}
+	r.Seeds.Recovery = nil
+	for j, run := range reps[0].Runs {
+		for k, v := range run.Recovery {
+			sr := SeedRecovery{Setting: run.Name, Transient: v.Transient, Seeds: len(reps)}
+			for _, rep := range reps {
+				var after *float64
+				if j < len(rep.Runs) && k < len(rep.Runs[j].Recovery) && rep.Runs[j].Recovery[k].Verdict == Recovered {
+					after = rep.Runs[j].Recovery[k].AfterS
+					sr.Recovered++
+				}
+				sr.AfterS = append(sr.AfterS, after)
+			}
+			r.Seeds.Recovery = append(r.Seeds.Recovery, sr)
+		}
+	}
+}
+
+// writeSeedRecovery prints, per transient, on how many seeds each setting
+// recovered and how long it took.
+func (r *Report) writeSeedRecovery(w io.Writer) {
+	var ts []Transient
+	for _, sr := range r.Seeds.Recovery {
+		if !slices.Contains(ts, sr.Transient) {
+			ts = append(ts, sr.Transient)
+		}
+	}
+	for _, t := range ts {
+		fmt.Fprintf(w, "\nrecovery from %s (%gs to %gs), as for one seed (docs/report.md)\n", t.Event, t.From, t.To)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "setting\trecovered on\tafter (median, range)\t")
+		for _, sr := range r.Seeds.Recovery {
+			if sr.Transient != t {
+				continue
+			}
+			var after []float64
+			for _, a := range sr.AfterS {
+				if a != nil {
+					after = append(after, *a)
+				}
+			}
+			took := "-"
+			if len(after) > 0 {
+				took = fmt.Sprintf("%gs (%gs-%gs)", median(after), slices.Min(after), slices.Max(after))
+			}
+			fmt.Fprintf(tw, "%s\t%d of %d seeds\t%s\t\n", sr.Setting, sr.Recovered, sr.Seeds, took)
+		}
+		tw.Flush()
+	}
+}

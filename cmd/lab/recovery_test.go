@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// lab sim prints the recovery verdicts and puts them in the JSON, without
+// the series it needed unless --series; with --seeds, on how many seeds
+// each setting recovered.
+func TestSimRecoveryVerdicts(t *testing.T) {
+	out, errOut, code := lab(t, "sim", "retry-storm", "--compare", "retries,retry-budget")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"recovery from slow all speed=0.5 (5s to 6.5s)", "did not recover within the run (metastable)", "back 1.5s after it ended"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+
+	out, errOut, code = lab(t, "sim", "breaker", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Runs []struct {
+			Name     string            `json:"name"`
+			Series   []json.RawMessage `json:"series"`
+			Recovery []struct {
+				Event   string   `json:"event"`
+				From    float64  `json:"from_s"`
+				To      float64  `json:"to_s"`
+				Verdict string   `json:"verdict"`
+				After   *float64 `json:"recovered_after_s"`
+			} `json:"recovery"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Runs {
+		if r.Series != nil || len(r.Recovery) != 1 || r.Recovery[0].Event != "fail s2" || r.Recovery[0].From != 5 || r.Recovery[0].To != 12 ||
+			r.Recovery[0].Verdict != "recovered" || r.Recovery[0].After == nil {
+			t.Errorf("%s: series %d bins, recovery %+v; want no series and fail s2 5-12 s recovered", r.Name, len(r.Series), r.Recovery)
+		}
+	}
+
+	out, errOut, code = lab(t, "sim", "retry-storm", "--compare", "retries,retry-budget", "--seeds", "3", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var seeds struct {
+		Seeds struct {
+			Recovery []struct {
+				Setting   string     `json:"setting"`
+				Recovered int        `json:"recovered"`
+				Seeds     int        `json:"seeds"`
+				After     []*float64 `json:"recovered_after_s"`
+			} `json:"recovery"`
+		} `json:"seeds"`
+	}
+	if err := json.Unmarshal([]byte(out), &seeds); err != nil {
+		t.Fatal(err)
+	}
+	got := seeds.Seeds.Recovery
+	if len(got) != 2 || got[0].Setting != "retries" || got[0].Recovered != 0 || len(got[0].After) != 3 || got[0].After[0] != nil ||
+		got[1].Setting != "retry-budget" || got[1].Recovered != 3 || got[1].After[2] == nil {
+		t.Errorf("recovery over 3 seeds: %+v; want retries on none, retry-budget on all 3", got)
+	}
+}
