@@ -70,3 +70,42 @@ func TestSimRecoveryVerdicts(t *testing.T) {
 		t.Errorf("recovery over 3 seeds: %+v; want retries on none, retry-budget on all 3", got)
 	}
 }
+
+// lab sweep over the rate finds where retry-storm's fleet stops
+// recovering from the same slowdown: at 400 requests/s it recovers even
+// with three retries, at 700 (the scenario's load) it does not.
+func TestSweepMetastabilityBoundary(t *testing.T) {
+	out, errOut, code := lab(t, "sweep", "retry-storm", "--vary", "clients.rate=400,700", "--compare", "retries", "--seeds", "2", "--duration", "15s", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var s struct {
+		Points []struct {
+			X        float64 `json:"x"`
+			Recovery *struct {
+				Recovered int `json:"recovered"`
+				Seeds     int `json:"seeds"`
+			} `json:"recovery"`
+		} `json:"points"`
+		Boundaries []struct {
+			Line          string `json:"line"`
+			Found         bool   `json:"found"`
+			Beyond        bool   `json:"beyond"`
+			RecoversValue string `json:"recovers_value"`
+			FailsValue    string `json:"fails_value"`
+		} `json:"metastability"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Points) != 2 || s.Points[0].Recovery == nil || s.Points[0].Recovery.Recovered != 2 || s.Points[1].Recovery == nil || s.Points[1].Recovery.Recovered != 0 {
+		t.Fatalf("points %+v: want recovered on 2 of 2 seeds at 400, 0 at 700", s.Points)
+	}
+	if b := s.Boundaries; len(b) != 1 || !b[0].Found || b[0].Beyond || b[0].RecoversValue != "400" || b[0].FailsValue != "700" {
+		t.Errorf("boundary %+v, want between 400 and 700", b)
+	}
+	table, _, _ := lab(t, "sweep", "retry-storm", "--vary", "clients.rate=400,700", "--compare", "retries", "--seeds", "2", "--duration", "15s")
+	if !strings.Contains(table, "retries  between 400 and 700  (recovered on: 400:2/2 700:0/2)") {
+		t.Errorf("table lacks the boundary:\n%s", table)
+	}
+}

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -101,5 +103,38 @@ func TestRecoveryVerdicts(t *testing.T) {
 	rep.AddRecovery(short)
 	if v := rep.Runs[0].Recovery; len(v) != 1 || v[0].Verdict != TooShort {
 		t.Errorf("a transient ending 1 s before the run: %+v, want too-short", v)
+	}
+}
+
+// A line's boundary lies between its highest point recovering on most
+// seeds (every lower one too) and the next; none found when the lowest
+// already fails, beyond when none does.
+func TestFindBoundaries(t *testing.T) {
+	pt := func(line string, x float64, ok, of int) SweepPoint {
+		return SweepPoint{Values: []string{fmt.Sprint(x)}, X: x, Line: line,
+			Recovery: &PointRecovery{Event: "slow all", Recovered: ok, Seeds: of}}
+	}
+	s := &Sweep{Axes: []SweepAxis{{Path: "clients.rate"}}, Points: []SweepPoint{
+		pt("a", 100, 3, 3), pt("a", 200, 2, 3), pt("a", 300, 1, 3), pt("a", 400, 3, 3), // 1 of 3 at 300: the boundary, whatever 400 does
+		pt("b", 100, 1, 2), pt("b", 200, 2, 2), // 1 of 2 is no majority
+		pt("c", 100, 2, 2), pt("c", 200, 2, 2),
+	}}
+	s.FindBoundaries()
+	want := []Boundary{
+		{Line: "a", Event: "slow all", Found: true, Recovers: 200, RecoversValue: "200", Fails: 300, FailsValue: "300"},
+		{Line: "b", Event: "slow all", Fails: 100, FailsValue: "100"},
+		{Line: "c", Event: "slow all", Found: true, Beyond: true, Recovers: 200, RecoversValue: "200"},
+	}
+	if !reflect.DeepEqual(s.Boundaries, want) {
+		t.Errorf("boundaries\n%+v\nwant\n%+v", s.Boundaries, want)
+	}
+	var b strings.Builder
+	if err := s.writeBoundaries(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"a  between 200 and 300  (recovered on: 100:3/3 200:2/3 300:1/3 400:3/3)", "b  below 100", "c  above 200"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("table lacks %q:\n%s", w, b.String())
+		}
 	}
 }
