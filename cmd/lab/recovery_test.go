@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -107,5 +109,12 @@ func TestSweepMetastabilityBoundary(t *testing.T) {
 	table, _, _ := lab(t, "sweep", "retry-storm", "--vary", "clients.rate=400,700", "--compare", "retries", "--seeds", "2", "--duration", "15s")
 	if !strings.Contains(table, "retries  between 400 and 700  (recovered on: 400:2/2 700:0/2)") {
 		t.Errorf("table lacks the boundary:\n%s", table)
+	}
+	svg := filepath.Join(t.TempDir(), "sweep.svg")
+	if _, errOut, code := lab(t, "sweep", "retry-storm", "--vary", "clients.rate=400,700", "--compare", "retries", "--seeds", "2", "--duration", "15s", "--plot", svg); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if data, err := os.ReadFile(svg); err != nil || !strings.Contains(string(data), "retries: no recovery from slow all speed=0.5 above 400-700") {
+		t.Errorf("the plot does not name the boundary (%v)", err)
 	}
 }

@@ -17,7 +17,8 @@ import (
 // WritePlot draws the sweep into path (.svg or .png): the mean p99 against
 // the first axis, one line per setting (and second-axis value), the 95%
 // interval as a band when there are two seeds or more, and each line's knee
-// marked with a point and its value.
+// marked with a point and its value, and each metastability boundary
+// (boundary.go) as a dotted vertical line.
 func (s *Sweep) WritePlot(path string) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".svg" && ext != ".png" {
@@ -75,6 +76,9 @@ func (s *Sweep) curves() (*plot.Plot, error) {
 		l.Color, l.Dashes = color.Gray{Y: 120}, []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(l)
 		p.Legend.Add("knee bound "+ms(s.Knee.BoundMS), l)
+	}
+	if err := s.addBoundaries(p); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
