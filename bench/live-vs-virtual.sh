@@ -9,6 +9,11 @@
 # handshakes per request on both clocks and, live, the connections the
 # backends accepted against the handshakes counted on the leg reaching them.
 #
+# Then, per scenario, which claims of its narration hold live: lab claims
+# checks the live report (with its 250 ms series) against the same
+# declarations the scenario tests check in virtual time (scenarios/stories.go);
+# a claim on a figure only the simulator measures shows as unmeasured.
+#
 # Usage: bench/live-vs-virtual.sh [SCENARIO...] [-- LAB-FLAGS...]
 #   no scenario: every built-in scenario that lab run can start (at most 40
 #   servers); LAB-FLAGS (e.g. --duration 10s) go to both lab sim and lab run.
@@ -27,7 +32,7 @@ fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 echo "machine: $(nproc) cores, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%FT%TZ)"
 for s in "${scenarios[@]}"; do
-  if ! bin/lab run "$s" ${flags[@]+"${flags[@]}"} --dashboard "" --json --logs "$tmp/$s.log" \
+  if ! bin/lab run "$s" ${flags[@]+"${flags[@]}"} --dashboard "" --json --series --logs "$tmp/$s.log" \
       >"$tmp/$s.live.json" 2>"$tmp/$s.err"; then
     if grep -q "too many processes" "$tmp/$s.err"; then # refused before anything starts
       echo; echo "### $s: skipped: more servers than lab run starts (lab sim only)"; continue
@@ -36,4 +41,6 @@ for s in "${scenarios[@]}"; do
   fi
   bin/lab sim "$s" ${flags[@]+"${flags[@]}"} --json >"$tmp/$s.sim.json"
   python3 bench/live-vs-virtual.py "$s" "$tmp/$s.sim.json" "$tmp/$s.live.json"
+  echo; echo "narration, live:"
+  bin/lab claims "$s" "$tmp/$s.live.json" | sed 's/^/    /' || true # exit 1: a claim failed live, which is a finding, not an error
 done

@@ -151,7 +151,7 @@ run warns and runs without it).`,
 			defer closeLogs()
 			ctx, stop := interruptible()
 			defer stop()
-			ropts := livelab.RunOptions{Options: opts, Series: f.series || f.plot != "", Progress: cmd.ErrOrStderr(),
+			ropts := livelab.RunOptions{Options: opts, Series: needSeries(lab, f), Progress: cmd.ErrOrStderr(),
 				Dashboard: dashboard, LoadgenArgs: lgArgs}
 			if seeds != nil {
 				return liveSeeds(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), lab, settings, seeds, f, ropts)
@@ -160,6 +160,7 @@ run warns and runs without it).`,
 			if err != nil {
 				return err
 			}
+			rep.AddRecovery(lab)
 			return printReport(cmd.OutOrStdout(), cmd.ErrOrStderr(), rep, f)
 		},
 	}

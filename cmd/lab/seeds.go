@@ -100,11 +100,18 @@ func withSeeds(lab *labfile.Lab, seeds []uint64) []*labfile.Lab {
 // runs).
 func simSeeds(out, errOut io.Writer, lab *labfile.Lab, settings []labfile.Setting, seeds []uint64, f simFlags) error {
 	b := batch{what: "lab sim " + lab.Name, labs: withSeeds(lab, seeds), settings: settings}
+	verdicts := len(report.Transients(lab)) > 0 // each seed's series, for its recovery verdicts
 	reps, err := b.simulate(func(i int) sim.Options {
-		return sim.Options{Series: f.series && i == 0, Check: f.check, MaxPending: f.maxPending}
+		return sim.Options{Series: f.series && i == 0 || verdicts, Check: f.check, MaxPending: f.maxPending}
 	}, errOut)
 	if err != nil {
 		return err
+	}
+	for i, rep := range reps {
+		rep.AddRecovery(lab)
+		if i > 0 || !f.series {
+			*rep = *rep.WithoutSeries() // only the first seed's are printed, with --series
+		}
 	}
 	return printSeeds(out, errOut, seeds, reps, f)
 }
@@ -135,5 +142,6 @@ func printSeeds(out, errOut io.Writer, seeds []uint64, reps []*report.Report, f 
 	if err != nil {
 		return err
 	}
+	rep.AddSeedRecovery(reps)
 	return printReport(out, errOut, rep, f)
 }

@@ -25,6 +25,7 @@ type simFlags struct {
 	json     bool
 	series   bool
 	check    bool
+	claims   bool // lab sim --claims: check the narration (claims.go)
 	plot     string
 	seeds    string      // --seeds: many seeds with intervals (seeds.go)
 	tr       *traceFlags // --record, --replay, --out, --hdr-log (traces.go)
@@ -58,6 +59,7 @@ figure is the mean over the seeds with a 95% interval (docs/sweeps.md).`,
 	}
 	reportFlags(cmd, &f)
 	cmd.Flags().BoolVar(&f.check, "check", false, "check invariants after every event (slower)")
+	cmd.Flags().BoolVar(&f.claims, "claims", false, "check the built-in scenario's narration, claim by claim, on each seed, instead of printing the report")
 	cmd.Flags().IntVar(&f.maxPending, "max-pending", sim.DefaultMaxPending,
 		"stop a run whose pending requests, requests at one server or queued events pass N, or that fires more than N events at one instant (the memory guard)")
 	return cmd
@@ -85,6 +87,16 @@ func runSim(out, errOut io.Writer, arg string, f simFlags, changed func(flag str
 	if f.maxPending < 1 {
 		return usageError{fmt.Errorf("--max-pending: must be at least 1, got %d", f.maxPending)}
 	}
+	if f.claims {
+		if f.json || f.plot != "" || f.tr.files.Any() || f.tr.replay != "" {
+			return usageError{fmt.Errorf("--claims prints the narration's claims, not the report: drop --json, --plot and the exports")}
+		}
+		seeds, err := seedsOf(f, changed("seed"))
+		if err != nil {
+			return err
+		}
+		return simClaims(out, errOut, lab, settings, seeds, f)
+	}
 	if seeds, err := seedsOf(f, changed("seed")); err != nil || seeds != nil {
 		if err == nil {
 			err = f.tr.refuseWithSeeds(seeds)
@@ -94,11 +106,19 @@ func runSim(out, errOut io.Writer, arg string, f simFlags, changed func(flag str
 		}
 		return simSeeds(out, errOut, lab, settings, seeds, f)
 	}
-	rep, err := f.tr.compare(lab, settings, sim.Options{Series: f.series || f.plot != "", Check: f.check, MaxPending: f.maxPending})
+	rep, err := f.tr.compare(lab, settings, sim.Options{Series: needSeries(lab, f), Check: f.check, MaxPending: f.maxPending})
 	if err != nil {
 		return err
 	}
+	rep.AddRecovery(lab)
 	return printReport(out, errOut, rep, f)
+}
+
+// needSeries reports whether a run of lab needs its 250 ms series: asked
+// for, for the plot, or for the recovery verdicts of a script with events
+// that end (report.Transients).
+func needSeries(lab *labfile.Lab, f simFlags) bool {
+	return f.series || f.plot != "" || len(report.Transients(lab)) > 0
 }
 
 // prepare loads the lab, applies --seed and --duration and picks the
@@ -140,8 +160,8 @@ func prepare(arg string, f simFlags, changed func(flag string) bool) (*labfile.L
 // asked): a plot that cannot be drawn is an error after the report.
 func printReport(out, errOut io.Writer, rep *report.Report, f simFlags) error {
 	shown := rep
-	if f.plot != "" && !f.series {
-		shown = rep.WithoutSeries() // the series were only for the plot
+	if !f.series {
+		shown = rep.WithoutSeries() // the series were only for the plot or the recovery verdicts
 	}
 	var err error
 	if f.json {

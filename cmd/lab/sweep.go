@@ -261,7 +261,8 @@ func (p *sweepPlan) report(mode string, reps []*report.Report) *report.Sweep {
 				for k := range nk {
 					runs[k] = reps[g*nk+k].Runs[j]
 				}
-				pt := report.SweepPoint{Values: p.grid[g], Line: p.lines[g*ns+j], Summary: report.Summarize(runs)}
+				pt := report.SweepPoint{Values: p.grid[g], Line: p.lines[g*ns+j], Summary: report.Summarize(runs),
+					Recovery: report.PointRecoveryOf(runs)}
 				if a := p.axes[0]; a.nums != nil {
 					pt.X = a.nums[g-g0]
 				}
@@ -270,6 +271,7 @@ func (p *sweepPlan) report(mode string, reps []*report.Report) *report.Sweep {
 		}
 	}
 	s.FindKnees()
+	s.FindBoundaries()
 	return s
 }
 
@@ -289,9 +291,14 @@ func runSweep(cmd *cobra.Command, arg string, f sweepFlags, lf liveFlags) error 
 		}
 	} else {
 		fmt.Fprintf(errOut, "lab sweep %s: %s\n", p.lab.Name, p.size())
-		if reps, err = b.simulate(func(int) sim.Options { return sim.Options{} }, errOut); err != nil {
+		verdicts := len(report.Transients(p.lab)) > 0 // the series, for the recovery verdicts
+		if reps, err = b.simulate(func(int) sim.Options { return sim.Options{Series: verdicts} }, errOut); err != nil {
 			return err
 		}
+	}
+	for i, rep := range reps { // both clocks: the verdicts, then the series they needed go
+		rep.AddRecovery(b.labs[i])
+		*rep = *rep.WithoutSeries()
 	}
 	s := p.report(mode, reps)
 	if f.csv != "" {
@@ -339,7 +346,8 @@ func (p *sweepPlan) runLive(b batch, f sweepFlags, lf liveFlags, errOut io.Write
 	fmt.Fprintf(errOut, "lab sweep %s --live: %d runs, about %v\n", p.lab.Name, b.runs(), estimate.Round(time.Second))
 	ctx, stop := interruptible()
 	defer stop()
-	return b.live(ctx, livelab.RunOptions{Options: opts, Progress: errOut, Dashboard: f.dashboard}, errOut)
+	return b.live(ctx, livelab.RunOptions{Options: opts, Progress: errOut, Dashboard: f.dashboard,
+		Series: len(report.Transients(p.lab)) > 0}, errOut) // for the recovery verdicts
 }
 
 // writeFile creates path and writes it with write.

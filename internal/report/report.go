@@ -56,6 +56,9 @@ type Run struct {
 	// Load is the load tool's view of a live run (load.go): target, rates,
 	// status codes, error kinds, whether the generator kept up.
 	Load *Load `json:"load,omitempty"`
+	// Recovery is the verdict on each script event with an end
+	// (recovery.go); only when the run has a series.
+	Recovery []Recovery `json:"recovery,omitempty"`
 }
 
 // Latency summarises successful requests' latency, from intended send to answer.

@@ -20,6 +20,9 @@ type Seeds struct {
 	Confidence float64   `json:"confidence"` // 0.95
 	Settings   []Summary `json:"settings"`   // one per setting, in the order of runs
 	Ranking    []Verdict `json:"ranking"`    // by mean p99, best first: each setting against the next
+	// Recovery is each setting's recovery verdicts over the seeds
+	// (recovery.go); only when the script has events that end.
+	Recovery []SeedRecovery `json:"recovery,omitempty"`
 }
 
 // Summary is one setting over several seeds.

@@ -46,7 +46,11 @@ func (r *Report) writeSeedsTable(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t\n", x.Name, strings.Join(cells, "\t"))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	r.writeSeedRecovery(w)
+	return nil
 }
 
 // IntervalNote says how to read the ± of a table over n seeds.

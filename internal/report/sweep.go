@@ -25,6 +25,9 @@ type Sweep struct {
 	Points     []SweepPoint `json:"points"` // line by line, each in the first axis's order
 	Knee       KneeRule     `json:"knee_rule"`
 	Knees      []Knee       `json:"knees"` // one per line; none when the first axis is not numeric
+	// Boundaries is each line's metastability boundary (boundary.go); only
+	// when the script has an event that ends.
+	Boundaries []Boundary `json:"metastability,omitempty"`
 }
 
 // SweepAxis is one varied setting.
@@ -40,6 +43,7 @@ type SweepPoint struct {
 	X      float64  `json:"x"`      // the first axis's value as a number (0 when it is not numeric)
 	Line   string   `json:"line"`   // the curve this point is on
 	Summary
+	Recovery *PointRecovery `json:"recovery,omitempty"` // from the script's first event that ends, over the seeds
 }
 
 // KneeRule is the p99 bound that defines a line's knee: a fixed bound, or
@@ -151,7 +155,7 @@ func (s *Sweep) WriteTable(w io.Writer) error {
 		return err
 	}
 	if len(s.Knees) == 0 {
-		return nil
+		return s.writeBoundaries(w)
 	}
 	fmt.Fprintf(w, "\nknee: the highest %s whose mean p99 stays under %s\n", s.Axes[0].Path, s.Knee)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -165,7 +169,10 @@ func (s *Sweep) WriteTable(w io.Writer) error {
 			fmt.Fprintf(tw, "  %s\t%s\t(p99 %s; bound %s)\n", k.Line, k.Value, ms(k.P99), ms(k.BoundMS))
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return s.writeBoundaries(w)
 }
 
 func seedsText(seeds []uint64) string {

@@ -62,6 +62,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	r.writeShares(w)
 	r.writeCache(w)
 	r.writeConnections(w)
+	r.writeRecovery(w)
 	for _, run := range r.Runs {
 		if k := run.KeysMoved; k != nil {
 			fmt.Fprintf(w, "\n%s: %d -> %d servers moved %.1f%% of keys (hash mod N would move %.1f%%)\n",

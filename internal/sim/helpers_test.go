@@ -22,16 +22,44 @@ func loadScenario(t *testing.T, name string) *labfile.Lab {
 	return lab
 }
 
-// compareScenario runs every compare setting of a scenario with invariant
-// checks on and returns the report.
-func compareScenario(t *testing.T, name string, series bool) *report.Report {
+// compareScenario runs every compare setting of a scenario (the lab as
+// written when it has none) with invariant checks on and its series, checks
+// every claim of its narration on the report (before, during and after its
+// trigger: scenarios/stories.go) and returns the report.
+func compareScenario(t *testing.T, name string) *report.Report {
 	t.Helper()
 	lab := loadScenario(t, name)
-	rep, err := Compare(lab, lab.Compare, Options{Check: true, Series: series})
+	rep, err := Compare(lab, allSettings(lab), Options{Check: true, Series: true})
 	if err != nil {
 		t.Fatalf("scenario %s: %v", name, err)
 	}
+	assertClaims(t, name, rep, false)
 	return rep
+}
+
+// allSettings is the lab's compare settings, or the lab as written.
+func allSettings(lab *labfile.Lab) []labfile.Setting {
+	if len(lab.Compare) > 0 {
+		return lab.Compare
+	}
+	return []labfile.Setting{{Name: lab.Balancers.Algorithm}}
+}
+
+// assertClaims fails the test for every claim of scenario name's narration
+// that does not hold on rep; robustOnly skips the claims that hold on some
+// seeds only (docs/scenarios.md says which).
+func assertClaims(t *testing.T, name string, rep *report.Report, robustOnly bool) {
+	t.Helper()
+	results, err := scenarios.Check(name, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if r.Holds() || robustOnly && r.Some {
+			continue
+		}
+		t.Errorf("%s seed %d, %s the trigger: %q does not hold (%s): %v", name, rep.Seed, r.Phase, r.Says, r.Checks, r.Err)
+	}
 }
 
 // run returns the named run of rep or fails the test.
@@ -71,6 +99,3 @@ func goodputBetween(r *report.Run, from, to float64) float64 {
 	}
 	return float64(ok) / float64(offered)
 }
-
-// meanHitRatio is the cache hit ratio over all servers, weighted by attempts.
-func meanHitRatio(r *report.Run) float64 { return r.HitRatio() }

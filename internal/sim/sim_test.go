@@ -61,7 +61,7 @@ func TestLittlesLaw(t *testing.T) {
 // (Compare runs with Check on) and every request ends exactly once.
 func TestInvariantsAllScenarios(t *testing.T) {
 	for _, name := range []string{"playground", "rr-slow", "herd", "gc-ewma", "breaker", "adaptive", "shedding", "slow-server"} {
-		rep := compareScenario(t, name, false)
+		rep := compareScenario(t, name)
 		for _, r := range rep.Runs {
 			o := r.Outcomes
 			if o.Succeeded+o.Failed+o.Rejected+o.TimedOut != r.Requests || r.Succeeded+r.Failed != r.Requests {

@@ -18,7 +18,8 @@ import (
 // SweepPlot draws the sweep s into path (.svg or .png): the mean p99 against
 // the first axis, one line per setting (and second-axis value), the 95%
 // interval as a band when there are two seeds or more, and each line's knee
-// marked with a point and its value.
+// marked with a point and its value, and each metastability boundary
+// (report.Sweep.Boundaries) as a dotted vertical line.
 func SweepPlot(s *report.Sweep, path string) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".svg" && ext != ".png" {
@@ -76,6 +77,9 @@ func curves(s *report.Sweep) (*plot.Plot, error) {
 		l.Color, l.Dashes = color.Gray{Y: 120}, []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(l)
 		p.Legend.Add("knee bound "+report.MS(s.Knee.BoundMS), l)
+	}
+	if err := addBoundaries(s, p); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// lab sim prints the recovery verdicts and puts them in the JSON, without
+// the series it needed unless --series; with --seeds, on how many seeds
+// each setting recovered.
+func TestSimRecoveryVerdicts(t *testing.T) {
+	out, errOut, code := lab(t, "sim", "retry-storm", "--compare", "retries,retry-budget")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"recovery from slow all speed=0.5 (5s to 6.5s)", "did not recover within the run (metastable)", "back 1.5s after it ended"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+
+	out, errOut, code = lab(t, "sim", "breaker", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Runs []struct {
+			Name     string            `json:"name"`
+			Series   []json.RawMessage `json:"series"`
+			Recovery []struct {
+				Event   string   `json:"event"`
+				From    float64  `json:"from_s"`
+				To      float64  `json:"to_s"`
+				Verdict string   `json:"verdict"`
+				After   *float64 `json:"recovered_after_s"`
+			} `json:"recovery"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Runs {
+		if r.Series != nil || len(r.Recovery) != 1 || r.Recovery[0].Event != "fail s2" || r.Recovery[0].From != 5 || r.Recovery[0].To != 12 ||
+			r.Recovery[0].Verdict != "recovered" || r.Recovery[0].After == nil {
+			t.Errorf("%s: series %d bins, recovery %+v; want no series and fail s2 5-12 s recovered", r.Name, len(r.Series), r.Recovery)
+		}
+	}
+
+	out, errOut, code = lab(t, "sim", "retry-storm", "--compare", "retries,retry-budget", "--seeds", "3", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var seeds struct {
+		Seeds struct {
+			Recovery []struct {
+				Setting   string     `json:"setting"`
+				Recovered int        `json:"recovered"`
+				Seeds     int        `json:"seeds"`
+				After     []*float64 `json:"recovered_after_s"`
+			} `json:"recovery"`
+		} `json:"seeds"`
+	}
+	if err := json.Unmarshal([]byte(out), &seeds); err != nil {
+		t.Fatal(err)
+	}
+	got := seeds.Seeds.Recovery
+	if len(got) != 2 || got[0].Setting != "retries" || got[0].Recovered != 0 || len(got[0].After) != 3 || got[0].After[0] != nil ||
+		got[1].Setting != "retry-budget" || got[1].Recovered != 3 || got[1].After[2] == nil {
+		t.Errorf("recovery over 3 seeds: %+v; want retries on none, retry-budget on all 3", got)
+	}
+}
+
+// lab sweep over the rate finds where retry-storm's fleet stops
+// recovering from the same slowdown: at 400 requests/s it recovers even
+// with three retries, at 700 (the scenario's load) it does not.
+func TestSweepMetastabilityBoundary(t *testing.T) {
+	out, errOut, code := lab(t, "sweep", "retry-storm", "--vary", "clients.rate=400,700", "--compare", "retries", "--seeds", "2", "--duration", "15s", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var s struct {
+		Points []struct {
+			X        float64 `json:"x"`
+			Recovery *struct {
+				Recovered int `json:"recovered"`
+				Seeds     int `json:"seeds"`
+			} `json:"recovery"`
+		} `json:"points"`
+		Boundaries []struct {
+			Line          string `json:"line"`
+			Found         bool   `json:"found"`
+			Beyond        bool   `json:"beyond"`
+			RecoversValue string `json:"recovers_value"`
+			FailsValue    string `json:"fails_value"`
+		} `json:"metastability"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Points) != 2 || s.Points[0].Recovery == nil || s.Points[0].Recovery.Recovered != 2 || s.Points[1].Recovery == nil || s.Points[1].Recovery.Recovered != 0 {
+		t.Fatalf("points %+v: want recovered on 2 of 2 seeds at 400, 0 at 700", s.Points)
+	}
+	if b := s.Boundaries; len(b) != 1 || !b[0].Found || b[0].Beyond || b[0].RecoversValue != "400" || b[0].FailsValue != "700" {
+		t.Errorf("boundary %+v, want between 400 and 700", b)
+	}
+	table, _, _ := lab(t, "sweep", "retry-storm", "--vary", "clients.rate=400,700", "--compare", "retries", "--seeds", "2", "--duration", "15s")
+	if !strings.Contains(table, "retries  between 400 and 700  (recovered on: 400:2/2 700:0/2)") {
+		t.Errorf("table lacks the boundary:\n%s", table)
+	}
+	svg := filepath.Join(t.TempDir(), "sweep.svg")
+	if _, errOut, code := lab(t, "sweep", "retry-storm", "--vary", "clients.rate=400,700", "--compare", "retries", "--seeds", "2", "--duration", "15s", "--plot", svg); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if data, err := os.ReadFile(svg); err != nil || !strings.Contains(string(data), "retries: no recovery from slow all speed=0.5 above 400-700") {
+		t.Errorf("the plot does not name the boundary (%v)", err)
+	}
+}
