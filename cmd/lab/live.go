@@ -159,7 +159,10 @@ run warns and runs without it).`,
 			if err != nil {
 				return err
 			}
-			return printReport(cmd.OutOrStdout(), cmd.ErrOrStderr(), rep, f)
+			if err := printReport(cmd.OutOrStdout(), cmd.ErrOrStderr(), rep, f); err != nil || !rep.Interrupted {
+				return err
+			}
+			return interrupted{fmt.Sprintf("run %s: interrupted after %gs of %v (the report above covers what ran)", lab.Name, rep.DurationS, lab.Duration)}
 		},
 	}
 	reportFlags(cmd, &f)
