@@ -23,7 +23,7 @@ type Report struct {
 	// says how long it ran, and NotRun names the settings never started.
 	Interrupted bool     `json:"interrupted,omitempty"`
 	NotRun      []string `json:"not_run,omitempty"`
-	Narration string  `json:"-"`               // what to watch, printed above the table
+	Narration   string   `json:"-"` // what to watch, printed above the table
 	// Headline is the figure the lab is about (its report.headline): the
 	// table ranks the settings by it and shows it first.
 	Headline labfile.Headline `json:"-"`
