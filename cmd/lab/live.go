@@ -137,7 +137,7 @@ run warns and runs without it).`,
 				}
 			}
 			if err := livelab.CheckRun(lab, settings, lf.maxServers); err != nil {
-				return usageError{err} // refused before anything starts: exit 2
+				return usageError{simHint(err, args[0])} // refused before anything starts: exit 2
 			}
 			lgArgs, err := f.tr.loadgenArgs(settings)
 			if err != nil {
@@ -207,7 +207,7 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 				return usageError{err}
 			}
 			if err := livelab.CheckFleet(lab, lf.maxServers); err != nil {
-				return usageError{err} // refused before anything starts: exit 2
+				return usageError{simHint(err, name)} // refused before anything starts: exit 2
 			}
 			if listen, err = livelab.ListenAddr("--listen", listen); err == nil {
 				lbAddr, err = livelab.ListenAddr("--lb", lbAddr)
@@ -408,4 +408,16 @@ func invokedAs() string {
 		}
 	}
 	return arg0
+}
+
+// simHint makes a too-large fleet's hint name what the user gave (a lab
+// file's path, not only its lab's name), so that it can be pasted.
+func simHint(err error, arg string) error {
+	var fe *livelab.FleetError
+	if !errors.As(err, &fe) || fe.Arg == arg {
+		return err
+	}
+	was := fe.Error() // the wrapping message holds this text already
+	fe.Arg = arg
+	return errors.New(strings.Replace(err.Error(), was, fe.Error(), 1))
 }

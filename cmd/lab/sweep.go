@@ -86,6 +86,7 @@ and refuses more than --max-points runs (points x settings x seeds).`,
 
 // sweepPlan is a checked sweep: every lab it will run, built and validated.
 type sweepPlan struct {
+	arg      string       // the lab file or scenario as given
 	lab      *labfile.Lab // the lab as loaded (with --duration)
 	axes     []axis
 	settings []labfile.Setting
@@ -103,7 +104,7 @@ func planSweep(arg string, f sweepFlags, changed func(flag string) bool) (*sweep
 	if len(f.vary) == 0 || len(f.vary) > 2 {
 		return nil, usageError{fmt.Errorf("--vary: give one or two axes (got %d), like --vary clients.rate=100:1000:100", len(f.vary))}
 	}
-	p := &sweepPlan{}
+	p := &sweepPlan{arg: arg}
 	for _, spec := range f.vary {
 		a, err := parseVary(spec)
 		if err != nil {
@@ -190,7 +191,7 @@ func (p *sweepPlan) build() error {
 		for i, v := range g {
 			var err error
 			if l, err = applyAxis(l, p.axes[i].path, v); err != nil {
-				return usageError{fmt.Errorf("--vary %s=%s: %w", p.axes[i].path, v, err)}
+				return usageError{fmt.Errorf("--vary %s: at %s=%s: %w", p.axes[i].spec, p.axes[i].path, v, locate(err, p.arg, p.axes[i].path))}
 			}
 		}
 		for _, s := range p.settings {
@@ -327,7 +328,7 @@ func (p *sweepPlan) runLive(b batch, f sweepFlags, lf liveFlags, errOut io.Write
 	}
 	for _, l := range b.labs {
 		if err := livelab.CheckRun(l, p.settings, lf.maxServers); err != nil {
-			return nil, usageError{err}
+			return nil, usageError{simHint(err, p.arg)}
 		}
 	}
 	opts, closeLogs, err := lf.options(errOut)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/lblab/lblab/internal/cli/adminflags"
 	"github.com/lblab/lblab/internal/cli/dnsflags"
+	"github.com/lblab/lblab/internal/cli/usage"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/conns"
@@ -52,6 +53,7 @@ type options struct {
 	rate                       float64
 	maxInflight                int
 	json, series, check, debug bool
+	logWaits                   bool
 	access                     *adminflags.Flags
 	dns                        dnsflags.Flags
 }
@@ -94,6 +96,7 @@ func parseFlags(args []string, errOut io.Writer) (options, *flag.FlagSet, error)
 	fs.StringVar(&o.tlsCA, "tls-ca", "", "with network.tls: the certificate (PEM) to trust when connecting over TLS\n(lab run passes the one it makes at start)")
 	fs.BoolVar(&o.check, "check-config", false, "validate the flags and the lab, print a summary and exit")
 	fs.BoolVar(&o.debug, "debug", false, "debug logging (every attempt) on stderr")
+	fs.BoolVar(&o.logWaits, "log-waits", false, "log how late the emulated waits ended (\"wait lateness\") on stderr at the end of the run (lab run and lab up pass it: it is in their process log)")
 	o.access = adminflags.Add(fs, false)
 	fs.StringVar(&o.files.Record, "record", "", "write the request stream and the answers as a trace to `FILE` (docs/traces.md); one target only")
 	fs.StringVar(&o.replay, "replay", "", "send the requests of a trace `FILE` (an lblab trace, or a CSV timestamp,duration[,key])\ninstead of the lab's generated stream (docs/traces.md); the duration defaults to the trace's")
@@ -106,7 +109,7 @@ func parseFlags(args []string, errOut io.Writer) (options, *flag.FlagSet, error)
 	fs.BoolVar(&o.plain, "plain", false, "a service that is not lblab's: send no X-Lab-* headers and inject no network hop")
 	fs.Usage = func() {
 		fmt.Fprintln(errOut, "usage: loadgen --target [NAME=]URL[,...] | --servers s1=HOST:PORT,... | --servers-dns HOST:PORT [flags]\n\nflags:")
-		fs.PrintDefaults()
+		usage.PrintDefaults(fs)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -205,7 +208,7 @@ func config(o options, lab *labfile.Lab, errOut io.Writer) (loadgen.Config, erro
 	if o.maxInflight <= 0 {
 		return loadgen.Config{}, fmt.Errorf("--max-inflight: must be at least 1, got %d", o.maxInflight)
 	}
-	cfg := loadgen.Config{Lab: lab, Series: o.series, Drain: o.drain, Warn: errOut, MaxInflight: o.maxInflight,
+	cfg := loadgen.Config{Lab: lab, Series: o.series, Drain: o.drain, Warn: errOut, MaxInflight: o.maxInflight, LogWaits: o.logWaits || o.debug,
 		Log: wire.Logger("loadgen", o.debug)}
 	var err error
 	if len(o.targets) > 0 {

@@ -165,7 +165,9 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	close(r.stopped)
 	stopDiscovery()
 	l.shutdown()
-	l.cfg.Waits.Log(l.log)
+	if l.cfg.LogWaits {
+		l.cfg.Waits.Log(l.log)
+	}
 	l.closeReplay()
 	l.warnLate()
 	for _, t := range l.targets {
