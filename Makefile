@@ -95,7 +95,8 @@ compose-check:
 compose-test:
 	GO=$(GO) deploy/offline/compose-test.sh
 
-# The Kubernetes manifests (deploy/k8s), rendered with the kustomize API and
+# The Kubernetes manifests (deploy/k8s, and the sweep Job of deploy/k8s/sweep,
+# whose slices it runs and merges), rendered with the kustomize API and
 # checked against k8s.io/api types and the binaries' flags (docs/kubernetes.md).
 # Its own Go module keeps the Kubernetes modules out of lblab's go.mod.
 k8s-check:

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -147,18 +149,45 @@ the same sweep run whole prints (docs/sweeps.md).`,
 	return cmd
 }
 
-// readPart reads one part file.
-func readPart(path string) (*sweepPart, error) {
-	data, err := os.ReadFile(path)
+// partPrefix begins every part's line.
+var partPrefix = []byte(`{"lblab_sweep_part":`)
+
+// readParts reads the parts in one file: each is one line, and other lines
+// are skipped, so that one file may hold the logs of many shards (kubectl
+// logs of an Indexed Job's pods, stdout and stderr together).
+func readParts(path string) ([]*sweepPart, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, usageError{err}
 	}
-	var part sweepPart
-	if err := json.Unmarshal(data, &part); err != nil || part.Format != partFormat {
-		return nil, usageError{fmt.Errorf("%s: not a sweep part (lab sweep ... --shard I/N writes them; format %d): %v", path, partFormat, err)}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), maxPartLine)
+	var parts []*sweepPart
+	for line := 1; sc.Scan(); line++ {
+		if !bytes.HasPrefix(sc.Bytes(), partPrefix) {
+			continue
+		}
+		var part sweepPart
+		if err := json.Unmarshal(sc.Bytes(), &part); err != nil {
+			return nil, usageError{fmt.Errorf("%s:%d: a damaged sweep part: %v", path, line, err)}
+		}
+		if part.Format != partFormat {
+			return nil, usageError{fmt.Errorf("%s:%d: a sweep part of format %d; this lab reads format %d", path, line, part.Format, partFormat)}
+		}
+		parts = append(parts, &part)
 	}
-	return &part, nil
+	if err := sc.Err(); err != nil {
+		return nil, usageError{fmt.Errorf("%s: %v", path, err)}
+	}
+	if len(parts) == 0 {
+		return nil, usageError{fmt.Errorf("%s: not a sweep part, and holds none (lab sweep ... --shard I/N writes them)", path)}
+	}
+	return parts, nil
 }
+
+// maxPartLine bounds one part's line: a slice of a sweep of maxSweepRuns.
+const maxPartLine = 1 << 30
 
 // mergeSweep checks the parts and prints the sweep they make.
 func mergeSweep(paths []string, f sweepFlags, out, errOut io.Writer) error {
@@ -169,21 +198,30 @@ func mergeSweep(paths []string, f sweepFlags, out, errOut io.Writer) error {
 	var runs []report.Run
 	var have []bool
 	from := map[int]string{}
+	var all []*sweepPart
+	var where []string
 	for _, path := range paths {
-		part, err := readPart(path)
+		parts, err := readParts(path)
 		if err != nil {
 			return err
 		}
+		for range parts {
+			where = append(where, path)
+		}
+		all = append(all, parts...)
+	}
+	for n, part := range all {
+		path := where[n]
 		if first == nil {
 			first, runs, have = part, make([]report.Run, part.Total), make([]bool, part.Total)
 		}
 		switch {
 		case part.Plan != first.Plan:
-			return usageError{fmt.Errorf("%s is a part of another sweep than %s (a different lab, grid, settings or seeds)", path, paths[0])}
+			return usageError{fmt.Errorf("%s holds a part of another sweep than %s's (a different lab, grid, settings or seeds)", path, where[0])}
 		case part.Shards != first.Shards:
-			return usageError{fmt.Errorf("%s is slice %d of %d, %s of %d: merge the parts of one --shard count", path, part.Shard, part.Shards, paths[0], first.Shards)}
+			return usageError{fmt.Errorf("%s holds slice %d of %d, %s of %d: merge the parts of one --shard count", path, part.Shard, part.Shards, where[0], first.Shards)}
 		case from[part.Shard] != "":
-			return usageError{fmt.Errorf("%s and %s are both slice %d/%d", from[part.Shard], path, part.Shard, part.Shards)}
+			return usageError{fmt.Errorf("%s and %s both hold slice %d/%d", from[part.Shard], path, part.Shard, part.Shards)}
 		}
 		from[part.Shard] = path
 		want := shardRuns(part.Total, part.Shard, part.Shards)
@@ -206,6 +244,6 @@ func mergeSweep(paths []string, f sweepFlags, out, errOut io.Writer) error {
 	if len(missing) > 0 {
 		return usageError{fmt.Errorf("missing slices %s of the sweep (lab sweep ... --shard I/N runs each)", strings.Join(missing, ", "))}
 	}
-	fmt.Fprintf(errOut, "lab sweep merge: %d parts, %d runs of %s\n", len(paths), first.Total, first.Meta.Header.Lab)
+	fmt.Fprintf(errOut, "lab sweep merge: %d parts, %d runs of %s\n", len(all), first.Total, first.Meta.Header.Lab)
 	return writeSweep(first.Meta.assemble(runs), f, out, errOut)
 }

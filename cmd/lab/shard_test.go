@@ -51,6 +51,17 @@ func TestSweepShardsMergeToTheWholeSweep(t *testing.T) {
 			t.Errorf("the merged %s differs from the whole sweep's:\n%s\n---\n%s", what, whole[what], merged[what])
 		}
 	}
+	// the parts in one file among log lines, as kubectl logs of the Job's pods gives them
+	var logs bytes.Buffer
+	for _, p := range parts {
+		data, _ := os.ReadFile(p)
+		logs.WriteString("lab sweep rr-slow: shard n/3: a progress line\n")
+		logs.Write(data)
+	}
+	os.WriteFile(at("parts.log"), logs.Bytes(), 0o644)
+	if table, errOut, code := lab(t, "sweep", "merge", at("parts.log")); code != 0 || table != string(whole["table"]) {
+		t.Errorf("merge of one log file: exit %d, %s\n%s", code, errOut, table)
+	}
 	if len(whole["json"]) < 1000 || !strings.Contains(string(whole["table"]), "p2c") {
 		t.Fatalf("the sweep printed too little:\n%s", whole["table"])
 	}
@@ -61,10 +72,10 @@ func TestSweepShardsMergeToTheWholeSweep(t *testing.T) {
 		t.Fatalf("other sweep: exit %d: %s", code, errOut)
 	}
 	for want, args := range map[string][]string{
-		"a part of another sweep": {"sweep", "merge", parts[0], other},
-		"are both slice 0/3":      {"sweep", "merge", parts[0], parts[0], parts[1]},
-		"missing slices 2/3":      {"sweep", "merge", parts[0], parts[1]},
-		"not a sweep part":        {"sweep", "merge", at("whole.csv")},
+		"a part of another sweep":          {"sweep", "merge", parts[0], other},
+		"both hold slice 0/3":              {"sweep", "merge", parts[0], parts[0], parts[1]},
+		"missing slices 2/3":               {"sweep", "merge", parts[0], parts[1]},
+		"not a sweep part, and holds none": {"sweep", "merge", at("whole.csv")},
 	} {
 		if _, errOut, code := lab(t, args...); code != 2 || !strings.Contains(errOut, want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 saying %q", args, code, errOut, want)
