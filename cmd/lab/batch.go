@@ -154,6 +154,7 @@ type progress struct {
 	tty   bool
 	what  string
 	total int
+	units string // what is counted: "runs" unless set ("labs")
 	start time.Time
 
 	mu    sync.Mutex
@@ -176,16 +177,33 @@ func (p *progress) step() {
 		return
 	}
 	p.shown = time.Now()
-	elapsed := time.Since(p.start)
+	fmt.Fprint(p.w, "\r\033[K"+p.line(time.Since(p.start)))
+}
+
+// line is the progress line after elapsed: how many runs of how many, the
+// rate so far and the time the rest should take at that rate.
+func (p *progress) line(elapsed time.Duration) string {
 	left := elapsed / time.Duration(p.done) * time.Duration(p.total-p.done)
-	fmt.Fprintf(p.w, "\r\033[K%s: %d of %d runs, %v, about %v left", p.what, p.done, p.total,
-		elapsed.Round(100*time.Millisecond), left.Round(100*time.Millisecond))
+	return fmt.Sprintf("%s: %d of %d %s, %v, %.1f %s/s, about %v left", p.what, p.done, p.total, p.unit(),
+		elapsed.Round(100*time.Millisecond), float64(p.done)/elapsed.Seconds(), p.unit(), left.Round(time.Second))
+}
+
+func (p *progress) unit() string {
+	if p.units == "" {
+		return "runs"
+	}
+	return p.units
+}
+
+// clear removes the live line (a terminal only).
+func (p *progress) clear() {
+	if p.tty {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
 }
 
 // finish clears the live line and prints the summary.
 func (p *progress) finish(how string) {
-	if p.tty {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
+	p.clear()
 	fmt.Fprintf(p.w, "%s: %d runs in %v %s\n", p.what, p.done, time.Since(p.start).Round(10*time.Millisecond), how)
 }
