@@ -136,6 +136,21 @@ func TestReadmeCommandsRun(t *testing.T) {
 		}
 	}
 	t.Logf("ran %d of the README's %d commands", ran, len(cmds))
+
+	// and every lab file the README shows runs in lab sim
+	labs := regexp.MustCompile("(?s)```yaml\n(name: .*?)```").FindAllStringSubmatch(string(readme), -1)
+	if len(labs) < 2 {
+		t.Fatalf("found %d lab files in the README", len(labs))
+	}
+	for i, m := range labs {
+		path := filepath.Join(dir, fmt.Sprintf("readme-lab-%d.yaml", i))
+		if err := os.WriteFile(path, []byte(m[1]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, errOut, code := lab(t, "sim", path); code != 0 {
+			t.Errorf("the README's lab file %d (%.40q...): exit %d: %s", i, m[1], code, errOut)
+		}
+	}
 }
 
 func slicesHas(args []string, s string) bool { return indexOf(args, s) >= 0 }
