@@ -79,8 +79,9 @@ func TestRunInterruptedReportsTimeRun(t *testing.T) {
 		len(rep.NotRun) != 1 || rep.NotRun[0] != "round-robin" {
 		t.Fatalf("interrupted report: interrupted %v, duration_s %v, not_run %v, runs %+v", rep.Interrupted, rep.DurationS, rep.NotRun, rep.Runs)
 	}
-	// about 100 requests a second for the time it ran (wide: a loaded machine)
-	if perS := float64(rep.Runs[0].Requests) / rep.DurationS; perS < 50 || perS > 150 {
+	// about 100 requests a second for the time it ran; the band is wide because
+	// a loaded machine starts requests late, but the lab's 30 s would give ~10/s
+	if perS := float64(rep.Runs[0].Requests) / rep.DurationS; perS < 30 || perS > 170 {
 		t.Errorf("%d requests in %gs: the duration is not the time that ran", rep.Runs[0].Requests, rep.DurationS)
 	}
 	if !strings.Contains(errText.String(), "lab: run tiny: interrupted after") {
