@@ -60,7 +60,7 @@ one() {
   local t0=() t1=() p i
   for p in "${procs[@]}"; do t0+=("$(ticks "$p")"); done
   env "${env[@]}" /usr/bin/time -f "%U %S" -o "$out.time" bin/loadgen --lab "$lab" --target "http://$lbaddr/" \
-    --duration "${secs}s" --json >"$out.json" 2>"$out.lg.err" || { cat "$out.lg.err"; exit 1; }
+    --duration "${secs}s" --json --log-waits >"$out.json" 2>"$out.lg.err" || { cat "$out.lg.err"; exit 1; }
   for p in "${procs[@]}"; do t1+=("$(ticks "$p")"); done
   local be=0; for i in 0 1 2 3; do be=$((be + t1[i] - t0[i])); done
   echo "$hz $be $(( t1[4] - t0[4] ))" >"$out.cpu" # clock ticks/s, the backends', the lb's

@@ -43,10 +43,29 @@ func (b batch) runs() int { return len(b.labs) * len(b.settings) }
 // the options of lab i. The error is that of the first failing run in
 // order.
 func (b batch) simulate(opts func(i int) sim.Options, errOut io.Writer) ([]*report.Report, error) {
-	n, ns := b.runs(), len(b.settings)
+	all := make([]int, b.runs())
+	for k := range all {
+		all[k] = k
+	}
+	runs, err := b.simulateRuns(all, opts, errOut)
+	if err != nil {
+		return nil, err
+	}
+	ns := len(b.settings)
+	out := make([]*report.Report, len(b.labs))
+	for i, l := range b.labs {
+		out[i] = labReport("sim", l, runs[i*ns:(i+1)*ns])
+	}
+	return out, nil
+}
+
+// simulateRuns runs the runs numbered ks (run k is lab k/settings under
+// setting k%settings) in the pool and returns them in the order of ks.
+func (b batch) simulateRuns(ks []int, opts func(i int) sim.Options, errOut io.Writer) ([]report.Run, error) {
+	n, ns := len(ks), len(b.settings)
 	runs := make([]report.Run, n)
 	errs := make([]error, n)
-	workers := min(runtime.GOMAXPROCS(0), n)
+	workers := max(min(runtime.GOMAXPROCS(0), n), 1)
 	prog := newProgress(errOut, b.what, n)
 	jobs := make(chan int)
 	var failed sync.Once
@@ -56,23 +75,23 @@ func (b batch) simulate(opts func(i int) sim.Options, errOut io.Writer) ([]*repo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for k := range jobs {
-				i, j := k/ns, k%ns
+			for x := range jobs {
+				i, j := ks[x]/ns, ks[x]%ns
 				rep, err := sim.Compare(b.labs[i], b.settings[j:j+1], opts(i))
 				if err != nil {
-					errs[k] = fmt.Errorf("seed %d: %w", b.labs[i].Seed, err)
+					errs[x] = fmt.Errorf("seed %d: %w", b.labs[i].Seed, err)
 					failed.Do(func() { close(stop) })
 					continue
 				}
-				runs[k] = rep.Runs[0]
+				runs[x] = rep.Runs[0]
 				prog.step()
 			}
 		}()
 	}
 feed:
-	for k := range n {
+	for x := range n {
 		select {
-		case jobs <- k:
+		case jobs <- x:
 		case <-stop:
 			break feed
 		}
@@ -85,11 +104,7 @@ feed:
 			return nil, err
 		}
 	}
-	out := make([]*report.Report, len(b.labs))
-	for i, l := range b.labs {
-		out[i] = labReport("sim", l, runs[i*ns:(i+1)*ns])
-	}
-	return out, nil
+	return runs, nil
 }
 
 // live runs the labs one after another with real processes (every setting
@@ -139,6 +154,7 @@ type progress struct {
 	tty   bool
 	what  string
 	total int
+	units string // what is counted: "runs" unless set ("labs")
 	start time.Time
 
 	mu    sync.Mutex
@@ -161,16 +177,33 @@ func (p *progress) step() {
 		return
 	}
 	p.shown = time.Now()
-	elapsed := time.Since(p.start)
+	fmt.Fprint(p.w, "\r\033[K"+p.line(time.Since(p.start)))
+}
+
+// line is the progress line after elapsed: how many runs of how many, the
+// rate so far and the time the rest should take at that rate.
+func (p *progress) line(elapsed time.Duration) string {
 	left := elapsed / time.Duration(p.done) * time.Duration(p.total-p.done)
-	fmt.Fprintf(p.w, "\r\033[K%s: %d of %d runs, %v, about %v left", p.what, p.done, p.total,
-		elapsed.Round(100*time.Millisecond), left.Round(100*time.Millisecond))
+	return fmt.Sprintf("%s: %d of %d %s, %v, %.1f %s/s, about %v left", p.what, p.done, p.total, p.unit(),
+		elapsed.Round(100*time.Millisecond), float64(p.done)/elapsed.Seconds(), p.unit(), left.Round(time.Second))
+}
+
+func (p *progress) unit() string {
+	if p.units == "" {
+		return "runs"
+	}
+	return p.units
+}
+
+// clear removes the live line (a terminal only).
+func (p *progress) clear() {
+	if p.tty {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
 }
 
 // finish clears the live line and prints the summary.
 func (p *progress) finish(how string) {
-	if p.tty {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
+	p.clear()
 	fmt.Fprintf(p.w, "%s: %d runs in %v %s\n", p.what, p.done, time.Since(p.start).Round(10*time.Millisecond), how)
 }

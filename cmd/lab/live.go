@@ -138,7 +138,7 @@ run warns and runs without it).`,
 				}
 			}
 			if err := livelab.CheckRun(lab, settings, lf.maxServers); err != nil {
-				return usageError{err} // refused before anything starts: exit 2
+				return usageError{simHint(err, args[0])} // refused before anything starts: exit 2
 			}
 			lgArgs, err := f.tr.loadgenArgs(settings)
 			if err != nil {
@@ -161,7 +161,10 @@ run warns and runs without it).`,
 				return err
 			}
 			rep.AddRecovery(lab)
-			return printReport(cmd.OutOrStdout(), cmd.ErrOrStderr(), rep, f)
+			if err := printReport(cmd.OutOrStdout(), cmd.ErrOrStderr(), rep, f); err != nil || !rep.Interrupted {
+				return err
+			}
+			return interrupted{fmt.Sprintf("run %s: interrupted after %gs of %v (the report above covers what ran)", lab.Name, rep.DurationS, lab.Duration)}
 		},
 	}
 	reportFlags(cmd, &f)
@@ -206,7 +209,7 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 				return usageError{err}
 			}
 			if err := livelab.CheckFleet(lab, lf.maxServers); err != nil {
-				return usageError{err} // refused before anything starts: exit 2
+				return usageError{simHint(err, name)} // refused before anything starts: exit 2
 			}
 			if listen, err = livelab.ListenAddr("--listen", listen); err == nil {
 				lbAddr, err = livelab.ListenAddr("--lb", lbAddr)
@@ -419,4 +422,16 @@ func invokedAs() string {
 		}
 	}
 	return arg0
+}
+
+// simHint makes a too-large fleet's hint name what the user gave (a lab
+// file's path, not only its lab's name), so that it can be pasted.
+func simHint(err error, arg string) error {
+	var fe *livelab.FleetError
+	if !errors.As(err, &fe) || fe.Arg == arg {
+		return err
+	}
+	was := fe.Error() // the wrapping message holds this text already
+	fe.Arg = arg
+	return errors.New(strings.Replace(err.Error(), was, fe.Error(), 1))
 }

@@ -32,3 +32,18 @@ func loadLab(arg string) (*labfile.Lab, error) {
 	}
 	return lab, nil
 }
+
+// locate gives err's lab-file problems their position in the lab file or
+// scenario arg names (see labfile.Locate); set are the paths set from flags.
+func locate(err error, arg string, set ...string) error {
+	file, data := arg, []byte(nil)
+	if _, serr := os.Stat(arg); serr == nil {
+		data, _ = os.ReadFile(arg)
+	} else if d, gerr := scenarios.Get(arg); gerr == nil {
+		file, data = "scenarios/"+arg+".yaml", d
+	}
+	if data == nil {
+		return err
+	}
+	return labfile.Locate(err, file, data, set...)
+}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -18,6 +19,15 @@ type usageError struct{ err error }
 
 func (u usageError) Error() string { return u.err.Error() }
 func (u usageError) Unwrap() error { return u.err }
+
+// interrupted is a live run stopped by Ctrl-C or SIGTERM after it printed
+// what ran: exit status 130, as shells expect of an interrupted command.
+type interrupted struct{ what string }
+
+func (i interrupted) Error() string { return i.what }
+
+// exitInterrupted is the exit status of an interrupted run (128 + SIGINT).
+const exitInterrupted = 130
 
 func main() {
 	root := &cobra.Command{
@@ -41,6 +51,10 @@ time and prints the report. See docs/labfile.md for the lab-file reference.`,
 		var start *livelab.StartError
 		if errors.As(err, &u) || errors.As(err, &start) && start.ExitCode() == 2 {
 			os.Exit(2) // bad input: a flag, a lab file, a port in use
+		}
+		var intr interrupted
+		if errors.As(err, &intr) || errors.Is(err, context.Canceled) {
+			os.Exit(exitInterrupted)
 		}
 		os.Exit(1)
 	}

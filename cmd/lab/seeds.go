@@ -131,8 +131,14 @@ func liveSeeds(ctx context.Context, out, errOut io.Writer, lab *labfile.Lab, set
 			return ctx.Err()
 		}
 		if len(reps) == 1 {
-			return printReport(out, errOut, reps[0], f)
+			err = printReport(out, errOut, reps[0], f)
+		} else {
+			err = printSeeds(out, errOut, seeds[:len(reps)], reps, f)
 		}
+		if err != nil {
+			return err
+		}
+		return interrupted{fmt.Sprintf("run %s: interrupted after %d of %d seeds (the report above covers those)", lab.Name, len(reps), len(seeds))}
 	}
 	return printSeeds(out, errOut, seeds[:len(reps)], reps, f)
 }

@@ -140,7 +140,7 @@ func prepare(arg string, f simFlags, changed func(flag string) bool) (*labfile.L
 	}
 	if f.duration > 0 {
 		if err := lab.Apply("duration", f.duration.String()); err != nil {
-			return nil, nil, usageError{fmt.Errorf("--duration: %w", err)}
+			return nil, nil, usageError{fmt.Errorf("--duration: %w", locate(err, arg, "duration"))}
 		}
 	}
 	if err := checkPlotPath(f.plot); err != nil {

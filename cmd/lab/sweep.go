@@ -37,6 +37,8 @@ type sweepFlags struct {
 	live      bool
 	maxPoints int
 	dashboard string
+	shard     string // --shard I/N (shard.go)
+	part      string // --part FILE: where a shard writes its part
 }
 
 func sweepCommand() *cobra.Command {
@@ -81,12 +83,16 @@ and refuses more than --max-points runs (points x settings x seeds).`,
 	fl.BoolVar(&f.live, "live", false, "run the points live with real processes, one after another")
 	fl.IntVar(&f.maxPoints, "max-points", 12, "live: refuse more runs than this (points x settings x seeds)")
 	fl.StringVar(&f.dashboard, "dashboard", "", `live: serve the dashboard on ADDR while each point runs ("" = none)`)
+	fl.StringVar(&f.shard, "shard", "", "run only slice I of N of the sweep's runs (I/N, I from 0; a Kubernetes Indexed Job's completion index)\nand write its part for lab sweep merge (docs/sweeps.md)")
+	fl.StringVar(&f.part, "part", "", `with --shard: write the part to FILE ("" or "-": stdout)`)
 	lf.add(cmd)
+	cmd.AddCommand(sweepMergeCommand())
 	return cmd
 }
 
 // sweepPlan is a checked sweep: every lab it will run, built and validated.
 type sweepPlan struct {
+	arg      string       // the lab file or scenario as given
 	lab      *labfile.Lab // the lab as loaded (with --duration)
 	axes     []axis
 	settings []labfile.Setting
@@ -104,7 +110,7 @@ func planSweep(arg string, f sweepFlags, changed func(flag string) bool) (*sweep
 	if len(f.vary) == 0 || len(f.vary) > 2 {
 		return nil, usageError{fmt.Errorf("--vary: give one or two axes (got %d), like --vary clients.rate=100:1000:100", len(f.vary))}
 	}
-	p := &sweepPlan{}
+	p := &sweepPlan{arg: arg}
 	for _, spec := range f.vary {
 		a, err := parseVary(spec)
 		if err != nil {
@@ -191,7 +197,7 @@ func (p *sweepPlan) build() error {
 		for i, v := range g {
 			var err error
 			if l, err = applyAxis(l, p.axes[i].path, v); err != nil {
-				return usageError{fmt.Errorf("--vary %s=%s: %w", p.axes[i].path, v, err)}
+				return usageError{fmt.Errorf("--vary %s: at %s=%s: %w", p.axes[i].spec, p.axes[i].path, v, locate(err, p.arg, p.axes[i].path))}
 			}
 		}
 		for _, s := range p.settings {
@@ -248,23 +254,50 @@ func pointText(axes []axis, g []string) string {
 
 // report assembles the sweep from one report per lab (in plan order).
 func (p *sweepPlan) report(mode string, reps []*report.Report) *report.Sweep {
-	s := &report.Sweep{Mode: mode, Lab: p.lab.Name, DurationS: p.lab.Duration.Seconds(), Seeds: p.seeds,
+	var runs []report.Run
+	for _, r := range reps {
+		runs = append(runs, r.Runs...)
+	}
+	return p.meta(mode).assemble(runs)
+}
+
+// sweepMeta is what a sweep's report is assembled from besides the runs:
+// the plan's shape, without its labs. A sharded sweep's parts carry it, so
+// that lab sweep merge needs neither the lab file nor the flags.
+type sweepMeta struct {
+	Header   report.Sweep `json:"header"` // the report without its points and knees
+	X        []float64    `json:"x"`      // the first axis's values as numbers (nil when not numeric)
+	Grid     [][]string   `json:"grid"`
+	Lines    []string     `json:"lines"` // (point, setting) at g*Settings+j
+	Settings int          `json:"settings"`
+}
+
+func (p *sweepPlan) meta(mode string) sweepMeta {
+	h := report.Sweep{Mode: mode, Lab: p.lab.Name, DurationS: p.lab.Duration.Seconds(), Seeds: p.seeds,
 		Method: confidence.Method, Confidence: confidence.Level, Knee: p.knee}
 	for _, a := range p.axes {
-		s.Axes = append(s.Axes, report.SweepAxis{Path: a.path, Values: a.values, Unit: a.unit})
+		h.Axes = append(h.Axes, report.SweepAxis{Path: a.path, Values: a.values, Unit: a.unit})
 	}
-	ns, nk := len(p.settings), len(p.seeds)
-	for j := range p.settings { // line by line: setting, then second-axis value
-		for g0 := 0; g0 < len(p.grid); g0 += len(p.axes[0].values) {
-			for g := g0; g < g0+len(p.axes[0].values); g++ {
-				runs := make([]report.Run, nk)
+	return sweepMeta{Header: h, X: p.axes[0].nums, Grid: p.grid, Lines: p.lines, Settings: len(p.settings)}
+}
+
+// assemble builds the sweep from every run in plan order: run k is lab
+// k/Settings (point g on seed i at g*seeds+i) under setting k%Settings.
+func (m sweepMeta) assemble(runs []report.Run) *report.Sweep {
+	s := m.Header
+	s.Points, s.Knees = nil, nil
+	ns, nk, nx := m.Settings, len(s.Seeds), len(s.Axes[0].Values)
+	for j := range ns { // line by line: setting, then second-axis value
+		for g0 := 0; g0 < len(m.Grid); g0 += nx {
+			for g := g0; g < g0+nx; g++ {
+				rs := make([]report.Run, nk)
 				for k := range nk {
-					runs[k] = reps[g*nk+k].Runs[j]
+					rs[k] = runs[(g*nk+k)*ns+j]
 				}
-				pt := report.SweepPoint{Values: p.grid[g], Line: p.lines[g*ns+j], Summary: report.Summarize(runs),
-					Recovery: report.PointRecoveryOf(runs)}
-				if a := p.axes[0]; a.nums != nil {
-					pt.X = a.nums[g-g0]
+				pt := report.SweepPoint{Values: m.Grid[g], Line: m.Lines[g*ns+j], Summary: report.Summarize(rs),
+					Recovery: report.PointRecoveryOf(rs)}
+				if m.X != nil {
+					pt.X = m.X[g-g0]
 				}
 				s.Points = append(s.Points, pt)
 			}
@@ -272,7 +305,7 @@ func (p *sweepPlan) report(mode string, reps []*report.Report) *report.Sweep {
 	}
 	s.FindKnees()
 	s.FindBoundaries()
-	return s
+	return &s
 }
 
 func runSweep(cmd *cobra.Command, arg string, f sweepFlags, lf liveFlags) error {
@@ -282,6 +315,9 @@ func runSweep(cmd *cobra.Command, arg string, f sweepFlags, lf liveFlags) error 
 		return err
 	}
 	b := batch{what: "lab sweep " + p.lab.Name, labs: p.labs, settings: p.settings, names: p.names}
+	if f.shard != "" {
+		return runShard(p, b, f, out, errOut)
+	}
 	var reps []*report.Report
 	mode := "sim"
 	if f.live {
@@ -300,7 +336,12 @@ func runSweep(cmd *cobra.Command, arg string, f sweepFlags, lf liveFlags) error 
 		rep.AddRecovery(b.labs[i])
 		*rep = *rep.WithoutSeries()
 	}
-	s := p.report(mode, reps)
+	return writeSweep(p.report(mode, reps), f, out, errOut)
+}
+
+// writeSweep writes a sweep's CSV and plot if asked, and prints its table
+// or JSON (lab sweep, and lab sweep merge alike).
+func writeSweep(s *report.Sweep, f sweepFlags, out, errOut io.Writer) error {
 	if f.csv != "" {
 		if err := writeFile(f.csv, s.WriteCSV); err != nil {
 			return err
@@ -335,7 +376,7 @@ func (p *sweepPlan) runLive(b batch, f sweepFlags, lf liveFlags, errOut io.Write
 	}
 	for _, l := range b.labs {
 		if err := livelab.CheckRun(l, p.settings, lf.maxServers); err != nil {
-			return nil, usageError{err}
+			return nil, usageError{simHint(err, p.arg)}
 		}
 	}
 	opts, closeLogs, err := lf.options(errOut)

@@ -45,7 +45,10 @@ the same way. The exit status is 1 when any lab failed (docs/reliability.md).`,
 					fmt.Fprintf(out, "# seed %d: %v\n%s", d.Seed, d.Features, d.Tree.YAML())
 				}
 			}
+			prog := newProgress(cmd.ErrOrStderr(), "lab torture", cfg.Runs) // a line on a terminal, nothing elsewhere
+			prog.units, cfg.Step = "labs", prog.step
 			s := torture.Run(cfg)
+			prog.clear()
 			s.Write(out, cfg)
 			if len(s.Failures) > 0 {
 				return errors.New("torture: some labs failed (see above)")

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,9 +22,11 @@ type traceFlags struct {
 	files  output.ExportFiles
 	replay string
 	trace  *workload.Trace // --replay, checked by prepare
+	cmd    *cobra.Command  // for its stderr: what a short replay drops of the script
 }
 
 func (tf *traceFlags) add(cmd *cobra.Command) {
+	tf.cmd = cmd
 	fl := cmd.Flags()
 	fl.StringVar(&tf.files.Record, "record", "", "write the request stream and its answers as a trace to `FILE` (docs/traces.md); one setting")
 	fl.StringVar(&tf.replay, "replay", "", "play the requests of a trace `FILE` (an lblab trace, or a CSV timestamp,duration[,key])\ninstead of the lab's stream; the duration defaults to the trace's")
@@ -48,12 +52,39 @@ func (tf *traceFlags) prepare(lab *labfile.Lab, settings []labfile.Setting, dura
 		return usageError{fmt.Errorf("--replay: %w", err)}
 	}
 	if !durationSet {
-		if err := lab.Apply("duration", tr.Info.Duration().String()); err != nil {
+		d := tr.Info.Duration()
+		if dropped := fitScript(lab, d); len(dropped) > 0 {
+			fmt.Fprintf(tf.cmd.ErrOrStderr(), "--replay: the trace lasts %v, less than the lab's script: %s\n", d, strings.Join(dropped, "; "))
+		}
+		if err := lab.Apply("duration", d.String()); err != nil {
 			return usageError{fmt.Errorf("--replay: %w", err)}
 		}
 	}
 	tf.trace = tr
 	return nil
+}
+
+// fitScript cuts lab's script to a run of d: an event at or after d is
+// dropped, and an event whose time box ends at or after d stays in force to
+// the end (its undo would come after the run). It returns what it dropped,
+// in script order, for the user.
+func fitScript(lab *labfile.Lab, d time.Duration) []string {
+	var dropped []string
+	kept := lab.Events[:0:0]
+	for i, ev := range lab.Events {
+		what := strings.TrimSpace(fmt.Sprintf("%s %s", ev.Action, ev.Target))
+		switch {
+		case ev.At >= d:
+			dropped = append(dropped, fmt.Sprintf("dropped events[%d] (%s at %v)", i, what, ev.At))
+			continue
+		case ev.For > 0 && ev.At+ev.For >= d:
+			dropped = append(dropped, fmt.Sprintf("events[%d] (%s at %v) is not undone (its undo at %v is past the end)", i, what, ev.At, ev.At+ev.For))
+			ev.For = 0
+		}
+		kept = append(kept, ev)
+	}
+	lab.Events = kept
+	return dropped
 }
 
 // compare runs lab sim's settings with the replay and the exports.

@@ -14,6 +14,7 @@ import (
 
 // axis is one --vary: a path and its values in order.
 type axis struct {
+	spec   string // the --vary as given, for messages
 	path   string
 	values []string
 	nums   []float64 // each value as a number (ms for durations); nil when not numeric
@@ -30,7 +31,7 @@ func parseVary(spec string) (axis, error) {
 	if !ok || path == "" || list == "" {
 		return bad("want PATH=FROM:TO:STEP (clients.rate=100:1000:100) or PATH=V1,V2,... (algorithm=round-robin,p2c)")
 	}
-	a := axis{path: path}
+	a := axis{spec: spec, path: path}
 	if strings.Contains(list, ":") {
 		parts := strings.Split(list, ":")
 		if len(parts) != 3 {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -38,6 +39,7 @@ type manifests struct {
 	Deployments     map[string]*appsv1.Deployment
 	StatefulSets    map[string]*appsv1.StatefulSet
 	ServiceMonitors map[string]*serviceMonitor
+	Jobs            map[string]*batchv1.Job
 }
 
 // serviceMonitor is the part of the Prometheus operator's type the
@@ -76,7 +78,7 @@ func render(t *testing.T, dir string) *manifests {
 	}
 	m := &manifests{ConfigMaps: map[string]*corev1.ConfigMap{}, Services: map[string]*corev1.Service{},
 		Deployments: map[string]*appsv1.Deployment{}, StatefulSets: map[string]*appsv1.StatefulSet{},
-		ServiceMonitors: map[string]*serviceMonitor{}}
+		ServiceMonitors: map[string]*serviceMonitor{}, Jobs: map[string]*batchv1.Job{}}
 	for _, r := range rm.Resources() {
 		data, err := r.MarshalJSON()
 		if err != nil {
@@ -93,6 +95,8 @@ func render(t *testing.T, dir string) *manifests {
 			obj = put(m.Deployments, r.GetName())
 		case "apps/v1/StatefulSet":
 			obj = put(m.StatefulSets, r.GetName())
+		case "batch/v1/Job":
+			obj = put(m.Jobs, r.GetName())
 		case "monitoring.coreos.com/v1/ServiceMonitor":
 			obj = put(m.ServiceMonitors, r.GetName())
 		default:

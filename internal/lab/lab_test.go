@@ -276,7 +276,7 @@ func runLoadgen(t *testing.T, ctx context.Context, f *fleet) (*report.Run, *proc
 	if err := lg.wait(ctx); err != nil {
 		t.Fatalf("loadgen: %v", err)
 	}
-	run, err := parseLoadgenReport(lg.output())
+	run, _, err := parseLoadgenReport(lg.output())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func launch(ctx context.Context, mode string, lab *labfile.Lab, opts Options, se
 		cancel()
 		return nil, err
 	}
-	args := append([]string{"--lab", f.labPath, "--admin", "127.0.0.1:0", "--json"}, f.loadgenArgs()...)
+	args := append([]string{"--lab", f.labPath, "--admin", "127.0.0.1:0", "--json", "--log-waits"}, f.loadgenArgs()...)
 	args = append(args, f.tls.clientArgs()...)
 	if series {
 		args = append(args, "--series")

@@ -56,11 +56,30 @@ func Run(ctx context.Context, lab *labfile.Lab, settings []labfile.Setting, opts
 			return nil, fmt.Errorf("setting %q: %w", s.Name, err)
 		}
 		rep.Runs = append(rep.Runs, *run)
-		if ctx.Err() != nil {
-			break // interrupted: report what ran
+		if ctx.Err() != nil { // interrupted: report what ran, and for how long
+			markInterrupted(rep, lab, settings[i+1:])
+			break
 		}
 	}
 	return rep, nil
+}
+
+// markInterrupted records in rep that the run was stopped early: its
+// duration becomes the longest any setting ran, and the settings that never
+// started are named.
+func markInterrupted(rep *report.Report, lab *labfile.Lab, notRun []labfile.Setting) {
+	rep.Interrupted = true
+	rep.DurationS = 0
+	for _, r := range rep.Runs {
+		d := lab.Duration.Seconds()
+		if r.Interrupted {
+			d = r.DurationS
+		}
+		rep.DurationS = max(rep.DurationS, d)
+	}
+	for _, s := range notRun {
+		rep.NotRun = append(rep.NotRun, s.Name)
+	}
 }
 
 // CheckRun refuses, before anything starts, a run whose settings are not
@@ -128,9 +147,12 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 	r.cancel()
 	<-scriptDone
 	<-progressDone
-	run, err := parseLoadgenReport(lg.output())
+	run, ran, err := parseLoadgenReport(lg.output())
 	if err != nil {
 		return nil, err
+	}
+	if ctx.Err() != nil && ran < lab.Duration.Seconds() { // the loadgen stopped its arrivals at the interrupt
+		run.Interrupted, run.DurationS = true, ran
 	}
 	run.Servers = r.f.serverFigures(ctxAlive(ctx), r.sc.events)
 	run.Name, run.Log = name, append(r.sc.events.snapshot(), run.Log...)
@@ -141,16 +163,17 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 	return run, nil
 }
 
-// parseLoadgenReport reads the loadgen's JSON report (its only run).
-func parseLoadgenReport(out string) (*report.Run, error) {
+// parseLoadgenReport reads the loadgen's JSON report: its only run, and how
+// many seconds of arrivals it ran.
+func parseLoadgenReport(out string) (*report.Run, float64, error) {
 	var rep report.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		return nil, fmt.Errorf("cannot read the loadgen's report: %v (output: %.200q)", err, out)
+		return nil, 0, fmt.Errorf("cannot read the loadgen's report: %v (output: %.200q)", err, out)
 	}
 	if len(rep.Runs) != 1 {
-		return nil, fmt.Errorf("the loadgen's report has %d runs, want 1", len(rep.Runs))
+		return nil, 0, fmt.Errorf("the loadgen's report has %d runs, want 1", len(rep.Runs))
 	}
-	return &rep.Runs[0], nil
+	return &rep.Runs[0], rep.DurationS, nil
 }
 
 // serverFigures asks every backend for its counters: what reached it, what

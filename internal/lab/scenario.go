@@ -29,10 +29,23 @@ func CheckFleet(lab *labfile.Lab, max int) error {
 		}
 	}
 	if n > max {
-		return fmt.Errorf("%s has %d servers with those its script adds, too many processes for a live run (at most %d; --max-servers raises it): try lab sim %s",
-			lab.Name, n, max, lab.Name)
+		return &FleetError{Lab: lab.Name, Servers: n, Max: max, Arg: lab.Name}
 	}
 	return nil
+}
+
+// FleetError is a lab too large for a live run. Arg is what to give lab
+// sim instead: the lab's name (a built-in scenario), or the file the
+// command line named, which the caller sets.
+type FleetError struct {
+	Lab          string
+	Servers, Max int
+	Arg          string
+}
+
+func (e *FleetError) Error() string {
+	return fmt.Sprintf("%s has %d servers with those its script adds, too many processes for a live run (at most %d; --max-servers raises it): try lab sim %s",
+		e.Lab, e.Servers, e.Max, e.Arg)
 }
 
 // maxServers is the --max-servers bound in force (0 = DefaultMaxServers).

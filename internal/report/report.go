@@ -18,7 +18,12 @@ type Report struct {
 	DurationS float64 `json:"duration_s"`
 	Runs      []Run   `json:"runs"`
 	Seeds     *Seeds  `json:"seeds,omitempty"` // several seeds: intervals and per-seed values (seeds.go)
-	Narration string  `json:"-"`               // what to watch, printed above the table
+	// Interrupted: a live run stopped early (Ctrl-C, SIGTERM). DurationS is
+	// then the time the longest run actually ran, each interrupted run
+	// says how long it ran, and NotRun names the settings never started.
+	Interrupted bool     `json:"interrupted,omitempty"`
+	NotRun      []string `json:"not_run,omitempty"`
+	Narration   string   `json:"-"` // what to watch, printed above the table
 	// Headline is the figure the lab is about (its report.headline): the
 	// table ranks the settings by it and shows it first.
 	Headline labfile.Headline `json:"-"`
@@ -28,6 +33,8 @@ type Report struct {
 type Run struct {
 	Name               string     `json:"name"`
 	Algorithm          string     `json:"algorithm"`
+	Interrupted        bool       `json:"interrupted,omitempty"` // live: stopped before its end; DurationS is how long it ran
+	DurationS          float64    `json:"duration_s,omitempty"`  // only on an interrupted run
 	Requests           uint64     `json:"requests"`
 	Succeeded          uint64     `json:"succeeded"`
 	Failed             uint64     `json:"failed"` // requests that did not succeed

@@ -187,3 +187,23 @@ func TestRankedNoSuccessLast(t *testing.T) {
 		t.Errorf("by goodput: %s, %s", r[0].Name, r[1].Name)
 	}
 }
+
+// A live run stopped early says so: the header, the row and a note with
+// how long it ran and what did not run.
+func TestTableInterrupted(t *testing.T) {
+	r := testReport()
+	r.Mode, r.DurationS, r.Interrupted, r.NotRun = "live", 8.8, true, []string{"rr"}
+	r.Runs = r.Runs[:1]
+	r.Runs[0].Interrupted, r.Runs[0].DurationS = true, 8.8
+	var buf bytes.Buffer
+	if err := r.WriteTable(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"(live, seed 1, 8.8s, INTERRUPTED)", r.Runs[0].Name + " (interrupted)",
+		"INTERRUPTED: " + r.Runs[0].Name + " ran 8.8s (its figures cover only that); rr did not run."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -21,7 +21,11 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if r.Seeds != nil {
 		return r.writeSeedsTable(w)
 	}
-	fmt.Fprintf(w, "lab %s (%s, seed %d, %gs)\n", r.Lab, r.Mode, r.Seed, r.DurationS)
+	mark := ""
+	if r.Interrupted {
+		mark = ", INTERRUPTED"
+	}
+	fmt.Fprintf(w, "lab %s (%s, seed %d, %gs%s)\n", r.Lab, r.Mode, r.Seed, r.DurationS, mark)
 	if r.Narration != "" {
 		fmt.Fprintf(w, "\n%s\n", wrap(r.Narration, 78))
 	}
@@ -39,6 +43,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 	var none []string // settings where no request succeeded
 	for _, run := range r.Ranked() {
 		row := run.Name + "\t"
+		if run.Interrupted {
+			row = run.Name + " (interrupted)\t"
+		}
 		if h.column != "" {
 			row += headlineCell(r.Headline, &run) + "\t"
 		}
@@ -59,6 +66,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "\n%s\n", wrap(fmt.Sprintf("No request succeeded in %s, so there is no latency (-). A request still "+
 			"queued or in service when the run ended counts as a timeout.", strings.Join(none, ", ")), 78))
 	}
+	r.writeInterrupted(w)
 	r.writeShares(w)
 	r.writeCache(w)
 	r.writeConnections(w)
@@ -197,4 +205,22 @@ func wrap(text string, width int) string {
 		line += len(word)
 	}
 	return b.String()
+}
+
+// writeInterrupted says, under the table of a run stopped early, how long
+// each interrupted setting ran and which never started.
+func (r *Report) writeInterrupted(w io.Writer) {
+	if !r.Interrupted {
+		return
+	}
+	var parts []string
+	for _, run := range r.Runs {
+		if run.Interrupted {
+			parts = append(parts, fmt.Sprintf("%s ran %gs (its figures cover only that)", run.Name, run.DurationS))
+		}
+	}
+	if len(r.NotRun) > 0 {
+		parts = append(parts, strings.Join(r.NotRun, ", ")+" did not run")
+	}
+	fmt.Fprintf(w, "\n%s\n", wrap("INTERRUPTED: "+strings.Join(parts, "; ")+".", 78))
 }

@@ -24,6 +24,9 @@ type Config struct {
 	Shrink, ShrinkRuns int
 	Dir                string // where shrunk lab files are written
 	Verbose            bool   // print every lab's seed, requests and features
+	// Step, when set, is called after each lab has run (from the workers,
+	// concurrently): lab torture's progress line.
+	Step func()
 }
 
 // Failure is a lab that found a bug, with its shrunk form when shrunk.
@@ -76,6 +79,9 @@ func Run(cfg Config) *Summary {
 				mu.Lock()
 				s.add(d, o)
 				mu.Unlock()
+				if cfg.Step != nil {
+					cfg.Step()
+				}
 			}
 		}()
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/cli/adminflags"
+	"github.com/lblab/lblab/internal/cli/usage"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/backend"
 	"github.com/lblab/lblab/internal/shell/conns"
@@ -88,7 +89,7 @@ func newOptions(stderr io.Writer) *options {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: backend [flags]\n\nOne emulated server of a lab, on the wall clock.\n"+
 			"Prints %s{json} on stdout once it listens; SIGTERM drains for %v.\n\nflags:\n", wire.ReadyPrefix, drainTime)
-		fs.PrintDefaults()
+		usage.PrintDefaults(fs)
 	}
 	return o
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/lblab/lblab/internal/cli/adminflags"
 	"github.com/lblab/lblab/internal/cli/dnsflags"
+	"github.com/lblab/lblab/internal/cli/usage"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/conns"
@@ -72,7 +73,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: lb --backends s1=HOST:PORT,... [flags]\n\nlb balances HTTP requests over backends. "+
 			"Once listening it prints one line\n%s{\"name\",\"addr\",\"admin\",\"pid\"} on stdout.\n\nFlags:\n", wire.ReadyPrefix)
-		fs.PrintDefaults()
+		usage.PrintDefaults(fs)
 	}
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return 0

@@ -23,6 +23,7 @@ import (
 
 	"github.com/lblab/lblab/internal/cli/adminflags"
 	"github.com/lblab/lblab/internal/cli/dnsflags"
+	"github.com/lblab/lblab/internal/cli/usage"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/report/output"
@@ -54,6 +55,7 @@ type options struct {
 	rate                       float64
 	maxInflight, connections   int
 	json, series, check, debug bool
+	logWaits                   bool
 	access                     *adminflags.Flags
 	dns                        dnsflags.Flags
 }
@@ -99,6 +101,7 @@ func parseFlags(args []string, errOut io.Writer) (options, *flag.FlagSet, error)
 	fs.StringVar(&o.tlsCA, "tls-ca", "", "with network.tls: the certificate (PEM) to trust when connecting over TLS\n(lab run passes the one it makes at start)")
 	fs.BoolVar(&o.check, "check-config", false, "validate the flags and the lab, print a summary and exit")
 	fs.BoolVar(&o.debug, "debug", false, "debug logging (every attempt) on stderr")
+	fs.BoolVar(&o.logWaits, "log-waits", false, "log how late the emulated waits ended (\"wait lateness\") on stderr at the end of the run (lab run and lab up pass it: it is in their process log)")
 	o.access = adminflags.Add(fs, false)
 	fs.StringVar(&o.files.Record, "record", "", "write the request stream and the answers as a trace to `FILE` (docs/traces.md); one target only")
 	fs.StringVar(&o.replay, "replay", "", "send the requests of a trace `FILE` (an lblab trace, or a CSV timestamp,duration[,key])\ninstead of the lab's generated stream (docs/traces.md); the duration defaults to the trace's")
@@ -112,7 +115,7 @@ func parseFlags(args []string, errOut io.Writer) (options, *flag.FlagSet, error)
 		"(the default with --target or --targets-file and no --lab; --plain=false sends lblab's headers)")
 	fs.Usage = func() {
 		fmt.Fprintln(errOut, "usage: loadgen --target [NAME=]URL[,...] | --servers s1=HOST:PORT,... | --servers-dns HOST:PORT [flags]\n\nflags:")
-		fs.PrintDefaults()
+		usage.PrintDefaults(fs)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -223,7 +226,7 @@ func config(o options, lab *labfile.Lab, errOut io.Writer) (loadgen.Config, erro
 		return loadgen.Config{}, fmt.Errorf("--connections: must be in [1, %d], got %d", maxConnections, o.connections)
 	}
 	cfg := loadgen.Config{Lab: lab, Series: o.series, Drain: o.drain, Warn: errOut, MaxInflight: o.maxInflight,
-		Connections: o.connections, Log: wire.Logger("loadgen", o.debug)}
+		Connections: o.connections, LogWaits: o.logWaits || o.debug, Log: wire.Logger("loadgen", o.debug)}
 	var err error
 	if len(o.targets) > 0 {
 		if cfg.Targets, err = loadgen.ParseTargets(o.targets.String()); err != nil {

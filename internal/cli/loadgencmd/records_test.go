@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/testbin"
 )
 
 // A bad trace, targets file or header is bad input, named at its line,
@@ -105,7 +106,7 @@ func nginx(t *testing.T) string {
 	if os.Getenv("CI") != "" {
 		t.Fatalf("nginx is not installed (apt-get install -y nginx): %v", err)
 	}
-	t.Skipf("SKIPPED: nginx is not installed (apt-get update && apt-get install -y nginx); the loadgen against a real HTTP service is untested")
+	testbin.Skip(t, "nginx is not installed (apt-get update && apt-get install -y nginx): the loadgen against a real HTTP service is untested")
 	return ""
 }
 

@@ -105,6 +105,9 @@ type Config struct {
 	// process's precise scheduler; tests in a synctest bubble set
 	// pace.Runtime (the bubble's fake clock moves only Go's timers).
 	Waits *pace.Scheduler
+	// LogWaits logs Waits' lateness ("wait lateness") at the end of the
+	// run; without it the run ends quietly.
+	LogWaits bool
 }
 
 // withDefaults validates cfg and fills the zero knobs; it returns a config

@@ -198,7 +198,9 @@ func (r *Runner) Run(ctx context.Context) (*report.Report, error) {
 	close(r.stopped)
 	stopDiscovery()
 	l.shutdown()
-	l.cfg.Waits.Log(l.log)
+	if l.cfg.LogWaits {
+		l.cfg.Waits.Log(l.log)
+	}
 	l.closeReplay()
 	for _, t := range l.targets {
 		t.rt.Ended(end)

@@ -1,0 +1,53 @@
+package labfile
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+// Locate gives the problems of err that have no position (found by Apply,
+// ApplyAll or WithSetting, which validate a lab built from a file but hold
+// no positions) the position of their field in the lab file the lab came
+// from: file names it and data is its text, as given to Parse. Fields at or
+// under one of the set paths keep no position: their value came from
+// elsewhere (a flag), not from the file. err is returned as it is when it
+// is not a lab-file problem or data does not parse.
+func Locate(err error, file string, data []byte, set ...string) error {
+	var one *Error
+	var many Errors
+	switch {
+	case errors.As(err, &many):
+	case errors.As(err, &one):
+		many = Errors{one}
+	default:
+		return err
+	}
+	f, perr := parseYAML(data)
+	if perr != nil || precheck(file, data) != nil {
+		return err
+	}
+	d := &decoder{rep: reporter{file: file, pos: positions{}}, present: map[string]bool{}, anchors: map[string]ast.Node{}, active: map[ast.Node]bool{}}
+	d.document(f, reflect.ValueOf(&Lab{}).Elem())
+	for _, e := range many {
+		if e.Line > 0 || fromElsewhere(e.Field, set) {
+			continue
+		}
+		if at := d.rep.pos.find(e.Field); at.line > 0 {
+			e.File, e.Line, e.Col = file, at.line, at.col
+		}
+	}
+	return err
+}
+
+// fromElsewhere reports whether field is one of paths or under one.
+func fromElsewhere(field string, paths []string) bool {
+	for _, p := range paths {
+		if field == p || strings.HasPrefix(field, p+".") || strings.HasPrefix(field, p+"[") {
+			return true
+		}
+	}
+	return false
+}
