@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"fmt"
+	"github.com/lblab/lblab/internal/assemble"
 	"io"
 	"os"
 	"path/filepath"
@@ -34,6 +35,9 @@ type Options struct {
 	Access wire.Access
 	// Restart says what lab up does when a process exits on its own.
 	Restart RestartPolicy
+	// Budget is what a lab may cost (lab up --max-cost; zero: the default),
+	// checked for a scenario and a drill that changes settings.
+	Budget assemble.Budget
 }
 
 // fleet is one running copy of a lab: its backends and balancers.

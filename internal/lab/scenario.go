@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"github.com/lblab/lblab/internal/assemble"
 	"net/http"
 	"slices"
 	"time"
@@ -133,6 +134,9 @@ func (c *Controller) handleScenario(w http.ResponseWriter, req *http.Request) {
 	lab, setting, err := ScenarioLab(body.Name)
 	if err == nil {
 		err = CheckFleet(lab, c.opts.MaxServers)
+	}
+	if err == nil {
+		err = assemble.CheckCost(lab, nil, false, c.opts.budget())
 	}
 	if err != nil {
 		writeJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
