@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// TestCostRefusedBeforeAnythingRuns: lab sim, lab run and lab up refuse
+// TestCostRefusedBeforeAnythingRuns: lab sim, lab run, lab up and lab sweep
+// (at every point) refuse
 // a lab over the cost budget with exit 2, naming the product and
 // --max-cost, before starting a process or a simulation (each returns at
 // once: nothing is listening and no report is printed); --max-cost lets
@@ -34,6 +35,8 @@ func TestCostRefusedBeforeAnythingRuns(t *testing.T) {
 		{[]string{"run", maglev, "--max-servers", "20000", "--dashboard", ""}, "x a maglev table"},
 		{[]string{"up", caches, "--max-servers", "20000", "--listen", "127.0.0.1:0", "--lb", "127.0.0.1:0"}, "10000 servers x 1000000 cache entries"},
 		{[]string{"sim", caches, "--max-cost", "0"}, "--max-cost: must be > 0"},
+		{[]string{"sweep", write("sweep.yaml", "duration: 10ms\nbalancers: {algorithm: ring-hash}\nservers: [{count: 10000}]\n"), "--vary", "balancers.vnodes=100,10000"},
+			"at balancers.vnodes=10000: the lab"},
 	} {
 		out, errOut, code := lab(t, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.product) || out != "" {

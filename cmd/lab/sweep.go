@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lblab/lblab/internal/assemble"
 	livelab "github.com/lblab/lblab/internal/lab"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
@@ -36,6 +37,7 @@ type sweepFlags struct {
 	live      bool
 	maxPoints int
 	dashboard string
+	maxCost   float64 // --max-cost (cost.go): checked at every point
 }
 
 func sweepCommand() *cobra.Command {
@@ -78,6 +80,7 @@ and refuses more than --max-points runs (points x settings x seeds).`,
 	fl.StringVar(&f.plot, "plot", "", "also draw p99 against the first axis into FILE.svg or FILE.png")
 	fl.StringVar(&f.knee, "knee", "10x", "the p99 bound of a knee: a duration (200ms) or a factor of the lowest point's p99 (10x)")
 	fl.BoolVar(&f.live, "live", false, "run the points live with real processes, one after another")
+	costFlag(cmd, &f.maxCost)
 	fl.IntVar(&f.maxPoints, "max-points", 12, "live: refuse more runs than this (points x settings x seeds)")
 	fl.StringVar(&f.dashboard, "dashboard", "", `live: serve the dashboard on ADDR while each point runs ("" = none)`)
 	lf.add(cmd)
@@ -95,6 +98,8 @@ type sweepPlan struct {
 	names    []string       // each lab's point and seed, for progress lines
 	lines    []string       // each (point, setting)'s line, at g*len(settings)+j
 	knee     report.KneeRule
+	sim      bool            // the points run in the simulator (not --live)
+	budget   assemble.Budget // --max-cost
 }
 
 // planSweep checks every flag and builds every lab, so that bad input is
@@ -103,7 +108,11 @@ func planSweep(arg string, f sweepFlags, changed func(flag string) bool) (*sweep
 	if len(f.vary) == 0 || len(f.vary) > 2 {
 		return nil, usageError{fmt.Errorf("--vary: give one or two axes (got %d), like --vary clients.rate=100:1000:100", len(f.vary))}
 	}
-	p := &sweepPlan{}
+	p := &sweepPlan{sim: !f.live}
+	var err error
+	if p.budget, err = budget(f.maxCost); err != nil {
+		return nil, err
+	}
 	for _, spec := range f.vary {
 		a, err := parseVary(spec)
 		if err != nil {
@@ -114,7 +123,6 @@ func planSweep(arg string, f sweepFlags, changed func(flag string) bool) (*sweep
 		}
 		p.axes = append(p.axes, a)
 	}
-	var err error
 	if p.knee, err = parseKnee(f.knee); err != nil {
 		return nil, err
 	}
@@ -198,6 +206,9 @@ func (p *sweepPlan) build() error {
 				return usageError{fmt.Errorf("at %s: %w", pointText(p.axes, g), err)}
 			}
 			p.lines = append(p.lines, p.lineName(s, g))
+		}
+		if err := assemble.CheckCost(l, p.settings, p.sim, p.budget); err != nil {
+			return usageError{fmt.Errorf("at %s: %w", pointText(p.axes, g), err)}
 		}
 		for _, sl := range withSeeds(l, p.seeds) {
 			p.labs = append(p.labs, sl)

@@ -3,7 +3,6 @@ package lab
 import (
 	"context"
 	"fmt"
-	"github.com/lblab/lblab/internal/assemble"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/wire"
 )

@@ -2,13 +2,13 @@ package lab
 
 import (
 	"fmt"
-	"github.com/lblab/lblab/internal/assemble"
 	"net/http"
 	"slices"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/scenarios"
 )
