@@ -27,6 +27,8 @@ const (
 // squareCost says why the token caps exist, in their messages.
 const squareCost = "the YAML parser's time grows with the square of the size in some shapes"
 
+var tokenCapMsg = fmt.Sprintf("the file has more than %d YAML tokens (keys, values, list entries, brackets, comments) by here; a lab file has a few hundred (%s)", MaxTokens, squareCost)
+
 // parseYAML scans data into tokens, refusing a file over MaxTokens tokens
 // or with a block mapping of over MaxMappingKeys keys before the parser sees
 // it, then parses the tokens into goccy/go-yaml's AST. The scanner and the
@@ -40,7 +42,7 @@ func parseYAML(file string, data []byte) (f *ast.File, e error) {
 	}()
 	tokens, cap := scanTokens(data, MaxTokens)
 	if cap != nil {
-		return nil, capError(file, cap, fmt.Sprintf("the file has more than %d YAML tokens (keys, values, list entries, brackets) by here; a lab file has a few hundred (%s)", MaxTokens, squareCost))
+		return nil, capError(file, cap, tokenCapMsg)
 	}
 	if tk := crowdedMapping(tokens, MaxMappingKeys); tk != nil {
 		return nil, capError(file, tk, fmt.Sprintf("this mapping has more than %d keys; a lab file's largest has a few dozen (%s)", MaxMappingKeys, squareCost))
