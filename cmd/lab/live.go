@@ -140,6 +140,9 @@ run warns and runs without it).`,
 			if err := livelab.CheckRun(lab, settings, lf.maxServers); err != nil {
 				return usageError{simHint(err, args[0])} // refused before anything starts: exit 2
 			}
+			if err := checkCost(lab, settings, false, f.maxCost); err != nil {
+				return err
+			}
 			lgArgs, err := f.tr.loadgenArgs(settings)
 			if err != nil {
 				return err
@@ -176,6 +179,7 @@ run warns and runs without it).`,
 func upCommand() *cobra.Command {
 	var lf liveFlags
 	var listen, lbAddr, restart string
+	var maxCost float64
 	cmd := &cobra.Command{
 		Use:   "up [FILE|SCENARIO]",
 		Short: "Run the live playground (or a lab) until Ctrl-C; point curl or hey at the balancer",
@@ -211,6 +215,9 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 			if err := livelab.CheckFleet(lab, lf.maxServers); err != nil {
 				return usageError{simHint(err, name)} // refused before anything starts: exit 2
 			}
+			if err := checkCost(lab, nil, false, maxCost); err != nil {
+				return err
+			}
 			if listen, err = livelab.ListenAddr("--listen", listen); err == nil {
 				lbAddr, err = livelab.ListenAddr("--lb", lbAddr)
 			}
@@ -229,6 +236,7 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 			}
 			defer closeLogs()
 			opts.LBAddr, opts.Restart = lbAddr, policy
+			opts.Budget, _ = budget(maxCost) // checked above
 			ctx, stop := interruptible()
 			defer stop()
 			err = livelab.Up(ctx, lab, livelab.UpOptions{Options: opts, Listen: listen, Out: cmd.OutOrStdout(), Command: invokedAs()})
@@ -240,6 +248,7 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 	cmd.Flags().StringVar(&lbAddr, "lb", "127.0.0.1:8080", "the balancer's traffic address")
 	cmd.Flags().StringVar(&restart, "restart", string(livelab.RestartNever), "when a backend or balancer process exits on its own: never (it stays down, shown as EXITED)\nor on-failure (started again on its ports after a signal or a non-zero exit)")
 	lf.add(cmd)
+	costFlag(cmd, &maxCost)
 	return cmd
 }
 

@@ -31,6 +31,7 @@ type simFlags struct {
 	tr       *traceFlags // --record, --replay, --out, --hdr-log (traces.go)
 	// maxPending is the simulator's memory guard (sim.Options.MaxPending).
 	maxPending int
+	maxCost    float64 // --max-cost (cost.go)
 }
 
 func simCommand() *cobra.Command {
@@ -77,6 +78,7 @@ func reportFlags(cmd *cobra.Command, f *simFlags) {
 	fl.StringVar(&f.seeds, "seeds", "", "run every setting on each seed (N = 1..N, A-B, or 7,9,11) and report means with 95% intervals")
 	f.tr = &traceFlags{}
 	f.tr.add(cmd)
+	costFlag(cmd, &f.maxCost)
 }
 
 func runSim(out, errOut io.Writer, arg string, f simFlags, changed func(flag string) bool) error {
@@ -86,6 +88,9 @@ func runSim(out, errOut io.Writer, arg string, f simFlags, changed func(flag str
 	}
 	if f.maxPending < 1 {
 		return usageError{fmt.Errorf("--max-pending: must be at least 1, got %d", f.maxPending)}
+	}
+	if err := checkCost(lab, settings, true, f.maxCost); err != nil {
+		return err
 	}
 	if f.claims {
 		if f.json || f.plot != "" || f.tr.files.Any() || f.tr.replay != "" {

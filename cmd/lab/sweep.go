@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lblab/lblab/internal/assemble"
 	livelab "github.com/lblab/lblab/internal/lab"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
@@ -37,8 +38,9 @@ type sweepFlags struct {
 	live      bool
 	maxPoints int
 	dashboard string
-	shard     string // --shard I/N (shard.go)
-	part      string // --part FILE: where a shard writes its part
+	shard     string  // --shard I/N (shard.go)
+	part      string  // --part FILE: where a shard writes its part
+	maxCost   float64 // --max-cost (cost.go): checked at every point
 }
 
 func sweepCommand() *cobra.Command {
@@ -81,6 +83,7 @@ and refuses more than --max-points runs (points x settings x seeds).`,
 	fl.StringVar(&f.plot, "plot", "", "also draw p99 against the first axis into FILE.svg or FILE.png")
 	fl.StringVar(&f.knee, "knee", "10x", "the p99 bound of a knee: a duration (200ms) or a factor of the lowest point's p99 (10x)")
 	fl.BoolVar(&f.live, "live", false, "run the points live with real processes, one after another")
+	costFlag(cmd, &f.maxCost)
 	fl.IntVar(&f.maxPoints, "max-points", 12, "live: refuse more runs than this (points x settings x seeds)")
 	fl.StringVar(&f.dashboard, "dashboard", "", `live: serve the dashboard on ADDR while each point runs ("" = none)`)
 	fl.StringVar(&f.shard, "shard", "", "run only slice I of N of the sweep's runs (I/N, I from 0; a Kubernetes Indexed Job's completion index)\nand write its part for lab sweep merge (docs/sweeps.md)")
@@ -102,6 +105,8 @@ type sweepPlan struct {
 	names    []string       // each lab's point and seed, for progress lines
 	lines    []string       // each (point, setting)'s line, at g*len(settings)+j
 	knee     report.KneeRule
+	sim      bool            // the points run in the simulator (not --live)
+	budget   assemble.Budget // --max-cost
 }
 
 // planSweep checks every flag and builds every lab, so that bad input is
@@ -110,7 +115,11 @@ func planSweep(arg string, f sweepFlags, changed func(flag string) bool) (*sweep
 	if len(f.vary) == 0 || len(f.vary) > 2 {
 		return nil, usageError{fmt.Errorf("--vary: give one or two axes (got %d), like --vary clients.rate=100:1000:100", len(f.vary))}
 	}
-	p := &sweepPlan{arg: arg}
+	p := &sweepPlan{arg: arg, sim: !f.live}
+	var err error
+	if p.budget, err = budget(f.maxCost); err != nil {
+		return nil, err
+	}
 	for _, spec := range f.vary {
 		a, err := parseVary(spec)
 		if err != nil {
@@ -121,7 +130,6 @@ func planSweep(arg string, f sweepFlags, changed func(flag string) bool) (*sweep
 		}
 		p.axes = append(p.axes, a)
 	}
-	var err error
 	if p.knee, err = parseKnee(f.knee); err != nil {
 		return nil, err
 	}
@@ -205,6 +213,9 @@ func (p *sweepPlan) build() error {
 				return usageError{fmt.Errorf("at %s: %w", pointText(p.axes, g), err)}
 			}
 			p.lines = append(p.lines, p.lineName(s, g))
+		}
+		if err := assemble.CheckCost(l, p.settings, p.sim, p.budget); err != nil {
+			return usageError{fmt.Errorf("at %s: %w", pointText(p.axes, g), err)}
 		}
 		for _, sl := range withSeeds(l, p.seeds) {
 			p.labs = append(p.labs, sl)

@@ -70,7 +70,11 @@ func (c *Controller) handleChaos(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, 400, map[string]any{"error": "add-server is not available in attach mode: lab dashboard did not start these processes, so it cannot start a server (start one yourself and POST /admin/backends to each lb)", "code": 400})
 		return
 	}
-	if err := validate(run.labCopy(), &ev); err != nil {
+	err := validate(run.labCopy(), &ev)
+	if err == nil {
+		err = checkDrillCost(run.labCopy(), ev, c.opts.budget())
+	}
+	if err != nil {
 		writeJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
 		return
 	}

@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
@@ -34,6 +35,9 @@ type Options struct {
 	Access wire.Access
 	// Restart says what lab up does when a process exits on its own.
 	Restart RestartPolicy
+	// Budget is what a lab may cost (lab up --max-cost; zero: the default),
+	// checked for a scenario and a drill that changes settings.
+	Budget assemble.Budget
 }
 
 // fleet is one running copy of a lab: its backends and balancers.

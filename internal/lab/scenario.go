@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/scenarios"
 )
@@ -146,6 +147,9 @@ func (c *Controller) handleScenario(w http.ResponseWriter, req *http.Request) {
 	lab, setting, err := ScenarioLab(body.Name)
 	if err == nil {
 		err = CheckFleet(lab, c.opts.MaxServers)
+	}
+	if err == nil {
+		err = assemble.CheckCost(lab, nil, false, c.opts.budget())
 	}
 	if err != nil {
 		writeJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})

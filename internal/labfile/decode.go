@@ -11,7 +11,6 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
 )
 
 // Load reads the lab file at path and parses it (see Parse). It reads no
@@ -68,9 +67,9 @@ func Parse(file string, data []byte) (*Lab, error) {
 	if e := precheck(file, data); e != nil {
 		return nil, e
 	}
-	f, err := parseYAML(data)
+	f, err := parseYAML(file, data)
 	if err != nil {
-		return nil, syntaxError(file, err)
+		return nil, err
 	}
 	d := &decoder{rep: reporter{file: file, pos: positions{}}, present: map[string]bool{}, anchors: map[string]ast.Node{}, active: map[ast.Node]bool{}}
 	lab := &Lab{}
@@ -86,18 +85,6 @@ func Parse(file string, data []byte) (*Lab, error) {
 		return nil, capErrors(v.errs).result()
 	}
 	return lab, nil
-}
-
-// parseYAML parses data into goccy/go-yaml's AST. The parser is third-party
-// code; should it panic on some input, that becomes an error, since no input
-// may crash the caller.
-func parseYAML(data []byte) (f *ast.File, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			f, err = nil, fmt.Errorf("the YAML parser failed on this input (%v)", r)
-		}
-	}()
-	return parser.ParseBytes(data, 0)
 }
 
 // capErrors keeps the first maxErrors problems and says how many were cut.

@@ -2,6 +2,7 @@ package labfile
 
 import (
 	"errors"
+	"github.com/goccy/go-yaml/ast"
 	"reflect"
 	"strings"
 	"testing"
@@ -27,10 +28,16 @@ func FuzzParse(f *testing.F) {
 		"servers:\n  - &x {workers: 2, work: *x}\n",
 		"{",
 		"\t",
+		// the shapes whose parse grows with the square of their size, small
+		"name: x\nx-l:\n-\n-\n- -\n- a:\n-\n",
+		"x-m:\n  a:\n  b:\n  c: 1\n  ? d\n  \"e\": 2\n- x\n",
+		"x-l: [1, [], {}, a:, 1]\nx-m:\n  k: {a: 1, b:}\n  j:\n  - - 1\n",
+		"x-l:\n  - a: 1\n    b: 2\n  - c: 3\n    d:\n      e: 1\n      f: 2\n    g: 3\n",
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		checkKeyCount(t, data)
 		l, err := Parse("fuzz.yaml", data)
 		if err != nil {
 			checkErrors(t, err)
@@ -105,3 +112,36 @@ func FuzzApply(f *testing.F) {
 		}
 	})
 }
+
+// checkKeyCount checks that the key cap's count errs towards counting: the
+// largest block mapping the parser builds from data has no more keys than
+// crowdedMapping counts for it.
+func checkKeyCount(t *testing.T, data []byte) {
+	t.Helper()
+	if len(data) > 64<<10 {
+		return
+	}
+	tokens, over := scanTokens(data, MaxTokens)
+	if over != nil {
+		return
+	}
+	f, err := parseYAML("fuzz.yaml", data)
+	if err != nil {
+		return
+	}
+	most := 0
+	for _, d := range f.Docs {
+		ast.Walk(visitFunc(func(n ast.Node) {
+			if m, ok := n.(*ast.MappingNode); ok && !m.IsFlowStyle && len(m.Values) > most {
+				most = len(m.Values)
+			}
+		}), d)
+	}
+	if most > 1 && crowdedMapping(tokens, most-1) == nil {
+		t.Fatalf("the parser built a block mapping of %d keys that the key cap counts fewer of\n%s", most, data)
+	}
+}
+
+type visitFunc func(ast.Node)
+
+func (v visitFunc) Visit(n ast.Node) ast.Visitor { v(n); return v }

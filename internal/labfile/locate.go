@@ -25,8 +25,11 @@ func Locate(err error, file string, data []byte, set ...string) error {
 	default:
 		return err
 	}
-	f, perr := parseYAML(data)
-	if perr != nil || precheck(file, data) != nil {
+	if precheck(file, data) != nil {
+		return err
+	}
+	f, perr := parseYAML(file, data)
+	if perr != nil {
 		return err
 	}
 	d := &decoder{rep: reporter{file: file, pos: positions{}}, present: map[string]bool{}, anchors: map[string]ast.Node{}, active: map[ast.Node]bool{}}

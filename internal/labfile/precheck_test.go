@@ -1,6 +1,8 @@
 package labfile
 
 import (
+	"fmt"
+	"github.com/goccy/go-yaml/ast"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -75,5 +77,133 @@ func TestFileSizeCap(t *testing.T) {
 	}
 	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "over 1048576 bytes") {
 		t.Fatalf("Load: %v", err)
+	}
+}
+
+// worstShapes are 1 MiB files of the shapes whose parse time grows with the
+// square of their size in goccy/go-yaml (measured before the token caps:
+// 512k empty entries ran over 110 s; 256 KB of keys without values in one
+// mapping allocated 3 GB), and of the shapes that are costly per byte (a
+// flow list of 512k numbers: 24 s and 451 MB through the decoder).
+func worstShapes() map[string]string {
+	fill := func(head, unit, tail string) string {
+		return head + strings.Repeat(unit, (MaxFileSize-len(head)-len(tail))/len(unit)) + tail
+	}
+	keys := func(value string) string {
+		var b strings.Builder
+		b.WriteString("x-m:\n")
+		for i := 0; ; i++ {
+			k := fmt.Sprintf("  k%d:%s\n", i, value)
+			if b.Len()+len(k) > MaxFileSize {
+				return b.String()
+			}
+			b.WriteString(k)
+		}
+	}
+	return map[string]string{
+		"empty entries":        fill("name: x\nx-l:\n", "-\n", ""),
+		"empty nested lists":   fill("x-l:\n", "- -\n", ""),
+		"entries of null keys": fill("x-l:\n", "- a:\n", ""),
+		"keys without values":  keys(""),
+		"keys with values":     keys(" 1"),
+		"flow list":            fill("servers: [", "1,", "1]"),
+		"flow list of lists":   fill("x-l: [", "[],", "1]"),
+		"flow list of nulls":   fill("x-l: [", "a:,", "1]"),
+		"block list":           fill("servers:\n", "- 1\n", ""),
+		"comments":             fill("name: x\n", "#\n", ""),
+		"documents":            fill("", "---\n", ""),
+		"aliases":              fill("x-a: &a 1\nx-l:\n", "- *a\n", ""),
+	}
+}
+
+// TestWorstShapesRefusedBeforeParsing: every worst-case 1 MiB shape is
+// refused by the token caps with its position, so the parser never sees
+// it. The assertion is on the refusal (which happens before the parser
+// runs), not on time; the memory band is wide (the scanner holds up to 1 MiB
+// of tokens, about 250 MB for a flow list) and only catches a parse that
+// ran anyway (gigabytes).
+func TestWorstShapesRefusedBeforeParsing(t *testing.T) {
+	for name, src := range worstShapes() {
+		t.Run(name, func(t *testing.T) {
+			if len(src) > MaxFileSize || len(src) < MaxFileSize-64 {
+				t.Fatalf("the file has %d bytes, want just under 1 MiB", len(src))
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := Parse("lab.yaml", []byte(src))
+			runtime.ReadMemStats(&after)
+			e, ok := err.(*Error)
+			if !ok || e.Line == 0 || e.Col == 0 || !(strings.Contains(e.Msg, "more than 32768 YAML tokens") || strings.Contains(e.Msg, "more than 1024 keys")) {
+				t.Fatalf("got %v, want the token cap at a position", err)
+			}
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 600<<20 {
+				t.Fatalf("refusing it took %d MB", grew>>20)
+			}
+		})
+	}
+}
+
+// TestTokenCapPositions: the caps name the token that passes them.
+func TestTokenCapPositions(t *testing.T) {
+	src := "name: x\nx-l:\n" + strings.Repeat("-\n", MaxTokens)
+	_, err := Parse("lab.yaml", []byte(src))
+	// tokens: name, :, x, x-l, : and then one per entry; token MaxTokens+1 is entry MaxTokens-4.
+	if e, ok := err.(*Error); !ok || e.Line != 2+MaxTokens-4 || e.Col != 1 || !strings.Contains(e.Msg, "more than 32768 YAML tokens") {
+		t.Fatalf("got %v", err)
+	}
+	var b strings.Builder
+	b.WriteString("x-m:\n  a:\n")
+	for i := 0; i <= MaxMappingKeys; i++ {
+		fmt.Fprintf(&b, "    k%d: 1\n", i)
+	}
+	_, err = Parse("lab.yaml", []byte(b.String()))
+	if e, ok := err.(*Error); !ok || e.Line != 3+MaxMappingKeys || e.Col != 5 || !strings.Contains(e.Msg, "this mapping has more than 1024 keys") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestUnderTheTokenCaps: files just under the caps, in the costly shapes,
+// parse (or fail on the schema) rather than hit a cap, and cheaply: the
+// parse is bounded by counting what it built (every entry decoded), and the
+// memory band is wide (under the caps these take 20-100 MB).
+func TestUnderTheTokenCaps(t *testing.T) {
+	var keys strings.Builder
+	for m := 0; m < 15; m++ {
+		fmt.Fprintf(&keys, "x-m%d:\n", m)
+		for i := 0; i < MaxMappingKeys; i++ {
+			fmt.Fprintf(&keys, "  k%d:\n", i)
+		}
+	}
+	for name, c := range map[string]struct {
+		src     string
+		entries int // of the first list, -1 for none
+	}{
+		"empty entries":        {"x-l:\n" + strings.Repeat("-\n", MaxTokens-2), MaxTokens - 2},
+		"entries of null keys": {"x-l:\n" + strings.Repeat("- a:\n", (MaxTokens-2)/3), (MaxTokens - 2) / 3},
+		"keys without values":  {keys.String(), -1},
+		"block list":           {"x-l:\n" + strings.Repeat("- 1\n", (MaxTokens-2)/2), (MaxTokens - 2) / 2},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			f, err := parseYAML("lab.yaml", []byte(c.src))
+			runtime.ReadMemStats(&after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.entries >= 0 {
+				ps, _ := pairs(f.Docs[0].Body)
+				seq, ok := ps[0].Value.(*ast.SequenceNode)
+				if !ok || len(seq.Values) != c.entries {
+					t.Fatalf("parsed %T, want a list of %d entries", f.Docs[0].Body, c.entries)
+				}
+			}
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 400<<20 {
+				t.Fatalf("parsing it took %d MB", grew>>20)
+			}
+			if _, err := Parse("lab.yaml", []byte(c.src)); err != nil && strings.Contains(err.Error(), "YAML tokens") {
+				t.Fatal(err)
+			}
+		})
 	}
 }

@@ -1,10 +1,14 @@
 package server
 
-// lru is a fixed-capacity least-recently-used set of keys. Nodes live in
+// lru is a least-recently-used set of at most size keys. Nodes live in
 // arrays linked into a recency list (head = most recent); an open-addressing
 // table with linear probing and backward-shift deletion maps keys to nodes.
-// Nothing is allocated after construction.
+// The arrays grow as keys arrive (doubling, and the table with them, kept at
+// most half full), so a cache's memory follows the keys it has held, not its
+// size: 10,000 servers with a cache of a million entries each cost nothing
+// until their keys come. Once full, nothing more is allocated.
 type lru struct {
+	size       int // the most keys held
 	keys       []uint64
 	prev, next []int32
 	head, tail int32 // -1 when empty
@@ -15,29 +19,49 @@ type lru struct {
 
 const none = -1
 
+// minTable is the table's first size (positions); it doubles from there.
+const minTable = 16
+
 func newLRU(size int) lru {
-	bits := uint(1)
-	for 1<<bits < 2*size {
-		bits++
+	c := lru{size: size}
+	if size > 0 {
+		c.resize(minTable)
 	}
-	c := lru{
-		keys: make([]uint64, 0, size), prev: make([]int32, size), next: make([]int32, size),
-		table: make([]int32, 1<<bits), mask: 1<<bits - 1, shift: 64 - bits,
-	}
-	c.clear()
+	c.head, c.tail = none, none
 	return c
 }
 
-func (c *lru) enabled() bool { return cap(c.keys) > 0 }
+func (c *lru) enabled() bool { return c.size > 0 }
 
-// clear empties the cache.
+// resize makes the table n positions (a power of two) and puts every held
+// key back in it.
+func (c *lru) resize(n int) {
+	bits := uint(0)
+	for 1<<bits < n {
+		bits++
+	}
+	c.table = make([]int32, 1<<bits)
+	c.mask, c.shift = 1<<bits-1, 64-bits
+	for i := range c.table {
+		c.table[i] = none
+	}
+	for n, k := range c.keys {
+		pos, _ := c.find(k)
+		c.table[pos] = int32(n)
+	}
+}
+
+// clear empties the cache (keeping what it has allocated).
 func (c *lru) clear() {
-	c.keys = c.keys[:0]
+	c.keys, c.prev, c.next = c.keys[:0], c.prev[:0], c.next[:0]
 	c.head, c.tail = none, none
 	for i := range c.table {
 		c.table[i] = none
 	}
 }
+
+// allocated is how many keys the cache has room for without growing.
+func (c *lru) allocated() int { return cap(c.keys) }
 
 // home is the key's preferred table position (Fibonacci hashing).
 func (c *lru) home(key uint64) uint64 { return key * 0x9e3779b97f4a7c15 >> c.shift }
@@ -67,9 +91,14 @@ func (c *lru) lookup(key uint64) bool {
 		return true
 	}
 	var n int32
-	if len(c.keys) < cap(c.keys) {
+	if len(c.keys) < c.size {
 		n = int32(len(c.keys))
 		c.keys = append(c.keys, key)
+		c.prev, c.next = append(c.prev, none), append(c.next, none)
+		if 2*len(c.keys) > len(c.table) {
+			c.resize(2 * len(c.table))
+			pos, _ = c.find(key)
+		}
 	} else {
 		n = c.tail
 		c.unlink(n)

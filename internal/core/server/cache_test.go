@@ -1,6 +1,7 @@
 package server
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/lblab/lblab/internal/rng"
@@ -28,7 +29,7 @@ func TestCacheHitsAndLRUEviction(t *testing.T) {
 // operations on a small key space (many collisions and evictions).
 func TestLRUMatchesModel(t *testing.T) {
 	src := rng.New(7)
-	for _, size := range []int{1, 3, 16} {
+	for _, size := range []int{1, 3, 16, 1000} { // 1000 grows its arrays and table several times
 		c := newLRU(size)
 		var model []uint64 // most recent first
 		for i := 0; i < 20000; i++ {
@@ -52,6 +53,42 @@ func TestLRUMatchesModel(t *testing.T) {
 			if got := c.lookup(k); got != want {
 				t.Fatalf("size %d op %d key %d: hit %v, want %v", size, i, k, got, want)
 			}
+		}
+	}
+}
+
+// TestCacheMemoryFollowsUse: a cache allocates as keys arrive, not for its
+// size. Ten caches of the largest size allocated 240 MB up front before;
+// now they allocate almost nothing until used, and a cache that has held k
+// keys has room for at most about 2k. The memory band is wide (the runtime
+// allocates a little on its own); the count of held entries is exact.
+func TestCacheMemoryFollowsUse(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	caches := make([]lru, 10)
+	for i := range caches {
+		caches[i] = newLRU(MaxCacheSize)
+	}
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Fatalf("ten empty caches of %d entries allocated %d bytes", MaxCacheSize, grew)
+	}
+	c := &caches[0]
+	for k, want := range []int{0, 1, 100, 5000} {
+		for i := 0; i < want; i++ {
+			c.lookup(uint64(k)<<32 | uint64(i))
+		}
+		if len(c.keys) != want || c.allocated() > 2*want+16 {
+			t.Fatalf("after %d keys: room for %d, table %d", want, c.allocated(), len(c.table))
+		}
+		c.clear()
+	}
+	small := newLRU(64)
+	for i := 0; i < 3*64; i++ { // a small cache fills and stops growing
+		small.lookup(uint64(i))
+		if len(small.keys) > 64 || len(small.table) > 128 {
+			t.Fatalf("a cache of 64 holds %d keys in %d positions", len(small.keys), len(small.table))
 		}
 	}
 }

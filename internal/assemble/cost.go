@@ -1,0 +1,236 @@
+package assemble
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lblab/lblab/internal/core/balance"
+	"github.com/lblab/lblab/internal/labfile"
+)
+
+// The cost estimate of a whole lab: every number of a lab file has its own
+// bound, but their products do not (10,000 servers x a cache of 1,000,000
+// entries, 10,000 servers x 10,000 ring-hash vnodes, 1,000,000 clients x a
+// maglev table each). Cost multiplies them out, before anything runs, into
+// the memory the lab's objects may take and the CPU time building and
+// simulating them takes; CheckCost refuses a lab over its budget, naming the
+// products. The per-item sizes and speeds are measured approximations: the
+// estimate is meant to be right within a small factor, which is what a
+// budget needs.
+const (
+	cacheEntryBytes = 32  // a cached key: key, two links, two table positions (the table is at most half full)
+	queueSlotBytes  = 64  // a waiting place, allocated up front for a bounded queue
+	ringPointBytes  = 16  // a ring-hash point: hash and server
+	maglevSlotBytes = 4   // a maglev table slot
+	pickerBytes     = 512 // a balancer's own state
+	memberBytes     = 128 // a balancer's figures for one of its servers (load, breaker, outlier)
+	serverBytes     = 1024
+
+	eventCost = 100 * time.Nanosecond // a simulator event (about 11 million a second on one core)
+	sortCost  = 11 * time.Nanosecond  // a step of sorting or filling a ring or a maglev table (measured: 1e7 ring points in 2.5 s)
+	// eventsPerAttempt: client -> balancer -> server -> balancer -> client,
+	// the server's own wake-up and a timer.
+	eventsPerAttempt = 7
+)
+
+// DefaultBudget is what a lab may cost unless --max-cost raises it: far
+// above every built-in scenario and every lab the torture generator draws,
+// far below what takes a machine.
+var DefaultBudget = Budget{Memory: 1 << 30, CPU: 2 * time.Minute}
+
+// MaxCostFlag names the command-line flag that scales the budget.
+const MaxCostFlag = "max-cost"
+
+// Budget is what a lab may cost: bytes of memory and CPU time of one core.
+type Budget struct {
+	Memory float64
+	CPU    time.Duration
+}
+
+// Scaled is the budget times factor.
+func (b Budget) Scaled(factor float64) Budget {
+	return Budget{Memory: b.Memory * factor, CPU: time.Duration(float64(b.CPU) * factor)}
+}
+
+// Term is one product of the estimate: what multiplies to what.
+type Term struct {
+	What   string        // "servers[0]: 10000 servers x 1000000 cache entries (cache.size ...)"
+	Memory float64       // bytes
+	CPU    time.Duration // of one core
+}
+
+// Cost is the estimate of a lab: its terms and their sums (memory: the
+// largest run's, since the runs of a compare come one after another; CPU:
+// all runs').
+type Cost struct {
+	Terms  []Term
+	Memory float64
+	CPU    time.Duration
+}
+
+// Estimate is the cost of running lab with each of settings in turn (none:
+// the lab as it is): simulated when sim (the simulator's events count), live
+// otherwise (the processes pace themselves, so only what they build counts).
+func Estimate(lab *labfile.Lab, settings []labfile.Setting, sim bool) Cost {
+	runs, names := []*labfile.Lab{lab}, []string{""}
+	if len(settings) > 0 {
+		runs, names = nil, nil
+	}
+	for _, s := range settings {
+		if l, err := lab.WithSetting(s); err == nil { // a setting that does not apply is refused elsewhere
+			runs, names = append(runs, l), append(names, s.Name)
+		}
+	}
+	var c Cost
+	for i, run := range runs {
+		terms := runCost(run, sim)
+		var mem float64
+		for _, t := range terms {
+			if len(runs) > 1 {
+				t.What = "setting " + names[i] + ": " + t.What
+			}
+			mem += t.Memory
+			c.CPU += t.CPU
+			c.Terms = append(c.Terms, t)
+		}
+		c.Memory = max(c.Memory, mem)
+	}
+	return c
+}
+
+func runCost(lab *labfile.Lab, sim bool) []Term {
+	var terms []Term
+	add := func(t Term) {
+		if t.Memory > 0 || t.CPU > 0 {
+			terms = append(terms, t)
+		}
+	}
+	servers := 0
+	for i, g := range lab.Servers {
+		n := float64(g.Count)
+		servers += g.Count
+		where := fmt.Sprintf("servers[%d]", i)
+		add(Term{What: fmt.Sprintf("%s: %d servers", where, g.Count), Memory: n * serverBytes})
+		if size := g.Cache.Size; size > 0 {
+			entries := min(size, lab.Clients.Keys) // a cache holds no more keys than there are
+			add(Term{What: fmt.Sprintf("%s: %d servers x %d cache entries (the smaller of cache.size %d and clients.keys %d)",
+				where, g.Count, entries, size, lab.Clients.Keys), Memory: n * float64(entries) * cacheEntryBytes})
+		}
+		if q := g.Queue.Capacity; q > 0 {
+			add(Term{What: fmt.Sprintf("%s: %d servers x %d queue places (queue.capacity, allocated up front)", where, g.Count, q),
+				Memory: n * float64(q) * queueSlotBytes})
+		}
+	}
+	pickers, who, algorithm := lab.Balancers.Count, "balancers.count", lab.Balancers.Algorithm
+	if ClientSide(lab) {
+		pickers, who, algorithm = lab.Clients.Count, "clients.count: client-side, one per client", lab.Clients.Algorithm
+	}
+	p, s := float64(pickers), float64(servers)
+	add(Term{What: fmt.Sprintf("%d balancers (%s) x %d servers", pickers, who, servers), Memory: p * (pickerBytes + s*memberBytes)})
+	switch algorithm {
+	case "ring-hash", "ring-hash-bounded":
+		points := s * float64(lab.Balancers.VNodes)
+		add(Term{What: fmt.Sprintf("%d balancers (%s) x %d servers x %d balancers.vnodes = %s ring points", pickers, who, servers, lab.Balancers.VNodes, count(p*points)),
+			Memory: p * points * ringPointBytes, CPU: time.Duration(p * points * math.Log2(points+2) * float64(sortCost))})
+	case "maglev":
+		m := float64(balance.DefaultMaglevSize)
+		add(Term{What: fmt.Sprintf("%d balancers (%s) x a maglev table of %d slots", pickers, who, balance.DefaultMaglevSize),
+			Memory: p * m * maglevSlotBytes, CPU: time.Duration(p * m * math.Log2(m) * float64(sortCost))})
+	}
+	if sim {
+		add(eventTerm(lab, p, s))
+	}
+	return terms
+}
+
+// eventTerm is the simulator's work: requests x attempts x events each,
+// and the health checks.
+func eventTerm(lab *labfile.Lab, pickers, servers float64) Term {
+	c := lab.Clients
+	secs := lab.Duration.Seconds()
+	var requests float64
+	var what string
+	if c.Mode == labfile.ClosedLoop {
+		cycle := (c.Think + c.Work.Mean + 4*lab.Network.Hop).Seconds()
+		cycle = max(cycle, 1e-3)
+		requests = float64(c.Users) * secs / cycle
+		what = fmt.Sprintf("clients.users %d x duration %v / (think + work + hops) %v", c.Users, lab.Duration, time.Duration(cycle*1e9))
+	} else {
+		rate := c.Rate
+		for _, e := range lab.Events {
+			if e.Action == labfile.ActionRate {
+				rate = max(rate, e.Rate)
+			}
+		}
+		requests = rate * secs
+		what = fmt.Sprintf("clients.rate %s/s x duration %v", count(rate), lab.Duration)
+	}
+	attempts := float64(1 + c.Retries)
+	events := requests * attempts * eventsPerAttempt
+	what = fmt.Sprintf("%s x %d attempts x %d events = %s simulated events", what, 1+c.Retries, eventsPerAttempt, count(events))
+	if h := lab.Balancers.Health; h.Enabled && h.Interval > 0 {
+		checks := pickers * servers * secs / h.Interval.Seconds() * 2
+		events += checks
+		what += fmt.Sprintf(", and balancers x servers x duration / health.interval x 2 = %s health-check events", count(checks))
+	}
+	return Term{What: what, CPU: time.Duration(events * float64(eventCost))}
+}
+
+// CheckCost returns nil, or an error naming the lab's largest products when
+// its estimate (see Estimate) is over budget b.
+func CheckCost(lab *labfile.Lab, settings []labfile.Setting, sim bool, b Budget) error {
+	c := Estimate(lab, settings, sim)
+	var over []string
+	if c.Memory > b.Memory {
+		over = append(over, fmt.Sprintf("about %s of memory, over the budget of %s", Bytes(c.Memory), Bytes(b.Memory)))
+	}
+	if c.CPU > b.CPU {
+		over = append(over, fmt.Sprintf("about %v of CPU, over the budget of %v", c.CPU.Round(time.Second), b.CPU))
+	}
+	if len(over) == 0 {
+		return nil
+	}
+	terms := append([]Term(nil), c.Terms...)
+	sort.SliceStable(terms, func(i, j int) bool { return share(terms[i], b) > share(terms[j], b) })
+	var lines []string
+	for _, t := range terms[:min(3, len(terms))] {
+		line := "  " + t.What + ":"
+		if t.Memory > 0 {
+			line += " " + Bytes(t.Memory)
+		}
+		if t.CPU > 0 {
+			line += fmt.Sprintf(" %v of CPU", t.CPU.Round(time.Millisecond))
+		}
+		lines = append(lines, line)
+	}
+	return fmt.Errorf("the lab %q would take %s; its largest costs:\n%s\nmake them smaller, or raise the budget with --%s N (N times %s of memory and %v of CPU)",
+		lab.Name, strings.Join(over, "; and "), strings.Join(lines, "\n"), MaxCostFlag, Bytes(DefaultBudget.Memory), DefaultBudget.CPU)
+}
+
+// share is how much of budget b a term takes (the larger of its two shares).
+func share(t Term, b Budget) float64 {
+	return max(t.Memory/b.Memory, float64(t.CPU)/float64(b.CPU))
+}
+
+// Bytes writes a number of bytes the way the messages do: 1.5 GiB.
+func Bytes(n float64) string {
+	for _, u := range []struct {
+		unit string
+		size float64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size {
+			return fmt.Sprintf("%.3g %s", n/u.size, u.unit)
+		}
+	}
+	return fmt.Sprintf("%.0f B", n)
+}
+
+func count(n float64) string {
+	if n < 1e6 {
+		return fmt.Sprintf("%.0f", n)
+	}
+	return fmt.Sprintf("%.3g", n)
+}

@@ -1,0 +1,120 @@
+package assemble_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/lblab/lblab/internal/assemble"
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/torture"
+	"github.com/lblab/lblab/scenarios"
+)
+
+func parse(t *testing.T, src string) *labfile.Lab {
+	t.Helper()
+	lab, err := labfile.Parse("big.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lab
+}
+
+// bigLabs are the labs that took the machine, each inside every bound of
+// its own: 8.2 GB in 7 s, over 60 s and 1.6 GB, 4.3 GB.
+var bigLabs = map[string]struct {
+	src     string
+	product string // what the refusal must name
+}{
+	"caches": {"name: caches\nduration: 10ms\nclients: {keys: 1000000}\nservers: [{count: 10000, cache: {size: 1000000}}]\n",
+		"servers[0]: 10000 servers x 1000000 cache entries"},
+	"ring": {"name: ring\nduration: 10ms\nbalancers: {algorithm: ring-hash, vnodes: 10000}\nservers: [{count: 10000}]\n",
+		"1 balancers (balancers.count) x 10000 servers x 10000 balancers.vnodes = 1e+08 ring points"},
+	"maglev": {"name: maglev\nduration: 10ms\nclients: {count: 1000000, algorithm: maglev}\n",
+		"1000000 balancers (clients.count: client-side, one per client) x a maglev table of 65537 slots"},
+}
+
+// TestBigLabsRefused: each big lab is refused by the estimate, in the
+// simulator and live, naming its product and the flag that raises the
+// budget.
+func TestBigLabsRefused(t *testing.T) {
+	for name, c := range bigLabs {
+		lab := parse(t, c.src)
+		for _, sim := range []bool{true, false} {
+			err := assemble.CheckCost(lab, nil, sim, assemble.DefaultBudget)
+			if err == nil || !strings.Contains(err.Error(), c.product) || !strings.Contains(err.Error(), "--max-cost N") {
+				t.Errorf("%s (sim %v): got %v, want a refusal naming %q and --max-cost", name, sim, err, c.product)
+			}
+		}
+	}
+}
+
+// TestRaisingTheBudget: a lab a few times over the default budget runs with
+// --max-cost raised enough, not with less.
+func TestRaisingTheBudget(t *testing.T) {
+	lab := parse(t, "name: mid\nduration: 1s\nclients: {keys: 100000}\nservers: [{count: 1000, cache: {size: 100000}}]\n") // 1e8 entries x 32 B: 3 GiB
+	if err := assemble.CheckCost(lab, nil, true, assemble.DefaultBudget); err == nil || !strings.Contains(err.Error(), "memory") {
+		t.Fatalf("default budget: %v", err)
+	}
+	if err := assemble.CheckCost(lab, nil, true, assemble.DefaultBudget.Scaled(2)); err == nil {
+		t.Fatal("twice the budget let a 3 GiB lab through")
+	}
+	if err := assemble.CheckCost(lab, nil, true, assemble.DefaultBudget.Scaled(4)); err != nil {
+		t.Fatalf("four times the budget: %v", err)
+	}
+}
+
+// TestEventsCountOnlyInTheSimulator: a long, fast lab is too much work to
+// simulate, but live the processes pace themselves.
+func TestEventsCountOnlyInTheSimulator(t *testing.T) {
+	lab := parse(t, "name: long\nduration: 24h\nclients: {rate: 100000}\n")
+	err := assemble.CheckCost(lab, nil, true, assemble.DefaultBudget)
+	if err == nil || !strings.Contains(err.Error(), "clients.rate 100000/s x duration 24h0m0s x 1 attempts x 7 events") {
+		t.Fatalf("sim: %v", err)
+	}
+	if err := assemble.CheckCost(lab, nil, false, assemble.DefaultBudget); err != nil {
+		t.Fatalf("live: %v", err)
+	}
+}
+
+// TestDefaultBudgetFitsTheBuiltIns: every scenario and the torture
+// generator's labs run under the default budget, in the simulator and live.
+func TestDefaultBudgetFitsTheBuiltIns(t *testing.T) {
+	for _, name := range scenarios.Names() {
+		data, err := scenarios.Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lab, err := labfile.Parse(name+".yaml", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sim := range []bool{true, false} {
+			if err := assemble.CheckCost(lab, lab.Compare, sim, assemble.DefaultBudget); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+	}
+	for seed := uint64(1); seed <= 2000; seed++ {
+		d := torture.Draw(seed)
+		lab, err := labfile.Parse("torture.yaml", d.Tree.YAML())
+		if err != nil {
+			continue // the generator's invalid labs are refused before any estimate
+		}
+		if err := assemble.CheckCost(lab, nil, true, assemble.DefaultBudget); err != nil {
+			t.Errorf("torture seed %d: %v", seed, err)
+		}
+	}
+}
+
+// TestCompareSettingsCountEach: every setting a run compares is estimated
+// as its own run, and a refusal names the setting.
+func TestCompareSettingsCountEach(t *testing.T) {
+	lab := parse(t, "name: cmp\nduration: 10ms\nservers: [{count: 10000}]\ncompare:\n  - {name: p2c, algorithm: p2c}\n  - name: big-ring\n    algorithm: ring-hash\n    set: {balancers.vnodes: \"10000\"}\n")
+	if err := assemble.CheckCost(lab, lab.Compare[:1], true, assemble.DefaultBudget); err != nil {
+		t.Fatalf("p2c alone: %v", err)
+	}
+	err := assemble.CheckCost(lab, lab.Compare, true, assemble.DefaultBudget)
+	if err == nil || !strings.Contains(err.Error(), "setting big-ring: 1 balancers (balancers.count) x 10000 servers x 10000 balancers.vnodes") {
+		t.Fatalf("with big-ring: %v", err)
+	}
+}
