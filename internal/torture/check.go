@@ -27,8 +27,8 @@ const (
 )
 
 func (v Verdict) String() string {
-	return [...]string{"passed", "invalid lab (generator bug)", "invariant violated", "event refused",
-		"memory guard", "panic", "nondeterministic", "marshal round trip"}[v]
+	return append([]string{"passed", "invalid lab (generator bug)", "invariant violated", "event refused",
+		"memory guard", "panic", "nondeterministic", "marshal round trip"}, liveVerdicts...)[v]
 }
 
 // options are the simulator's for every drawn lab: every invariant

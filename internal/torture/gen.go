@@ -28,19 +28,34 @@ type Drawn struct {
 	Features []string // the swarm coins that came up, in draw order
 }
 
-// Limits of a drawn lab, chosen so that a thousand of them with checks on
-// run in well under a minute per core: a few virtual seconds, a few
+// limits bound a drawn lab: its duration, its open-loop rate, its fleet,
+// its users and its script. One generator draws both kinds of lab; only
+// these differ.
+type limits struct {
+	minDuration, maxDuration time.Duration
+	minRate, maxRate         float64
+	maxGroups, maxCount      int // server groups, servers per group
+	maxBalancers, maxUsers   int
+	maxEvents                int
+}
+
+// simLimits are the simulator's, chosen so that a thousand labs with checks
+// on run in well under a minute per core: a few virtual seconds, a few
 // thousand requests a second, at most 18 servers to start with.
-const (
-	minDuration = 3 * time.Second
-	maxDuration = 7 * time.Second
-	maxRate     = 8000.0
-	minRate     = 50.0
-)
+var simLimits = limits{minDuration: 3 * time.Second, maxDuration: 7 * time.Second, minRate: 50, maxRate: 8000,
+	maxGroups: 3, maxCount: 6, maxBalancers: 4, maxUsers: 60, maxEvents: 14}
+
+// liveLimits are lab torture --live's: every server and balancer is a
+// process and the lab runs on the wall clock, so a lab has at most 4
+// servers and 2 balancers to start with, a few hundred requests a second
+// and 2 to 4 seconds.
+var liveLimits = limits{minDuration: 2 * time.Second, maxDuration: 4 * time.Second, minRate: 20, maxRate: 300,
+	maxGroups: 2, maxCount: 2, maxBalancers: 2, maxUsers: 20, maxEvents: 6}
 
 // gen draws one lab.
 type gen struct {
 	src      *rng.Source
+	lim      limits
 	features []string
 	// noBounded keeps ring-hash-bounded out of a lab with breakers, health
 	// checks or hedging: the balancer divides its capacity over every
@@ -84,11 +99,16 @@ func round(x float64) float64 {
 
 func pick[T any](g *gen, xs []T) T { return xs[g.src.Intn(len(xs))] }
 
-// Draw generates the lab of seed.
-func Draw(seed uint64) Drawn {
-	g := &gen{src: rng.Split(seed, "torture")}
+// Draw generates the simulator's lab of seed.
+func Draw(seed uint64) Drawn { return draw(seed, "torture", simLimits) }
+
+// draw generates the lab of seed within lim; stream names the random
+// stream, so the simulator's and the live labs of one seed differ.
+func draw(seed uint64, stream string, lim limits) Drawn {
+	g := &gen{src: rng.Split(seed, stream), lim: lim}
 	lab := Map{{"name", fmt.Sprintf("torture-%d", seed)}, {"seed", seed}}
-	duration := time.Duration(g.intIn(int(minDuration/(100*time.Millisecond)), int(maxDuration/(100*time.Millisecond)))) * 100 * time.Millisecond
+	tenths := func(d time.Duration) int { return int(d / (100 * time.Millisecond)) }
+	duration := time.Duration(g.intIn(tenths(lim.minDuration), tenths(lim.maxDuration))) * 100 * time.Millisecond
 	lab.Set("duration", duration)
 	net := g.network()
 	if len(net) > 0 {
@@ -155,7 +175,7 @@ func (g *gen) work() (Map, time.Duration) {
 func (g *gen) servers(mean time.Duration) (List, []string, float64) {
 	groups := 1
 	if g.coin("groups", 0.5) {
-		groups = g.intIn(2, 3)
+		groups = g.intIn(2, max(2, g.lim.maxGroups))
 	}
 	on := map[string]bool{}
 	for _, f := range []string{"workers", "speed", "queue-capacity", "lifo", "drop-expired", "max-outstanding",
@@ -174,7 +194,7 @@ func (g *gen) servers(mean time.Duration) (List, []string, float64) {
 	capacity := 0.0
 	for range groups {
 		m := Map{}
-		count := g.intIn(1, 6)
+		count := g.intIn(1, g.lim.maxCount)
 		m.Set("count", count)
 		workers, speed := 1, 1.0
 		if on["workers"] {
@@ -245,7 +265,7 @@ func (g *gen) clients(capacity float64, work Map, instant bool) Map {
 	load := g.floatIn(0.1, 1.2)
 	if g.coin("closed-loop", 0.25) {
 		m.Set("mode", "closed")
-		m.Set("users", g.intIn(1, 60))
+		m.Set("users", g.intIn(1, g.lim.maxUsers))
 		think := g.ms(0, 30)
 		if instant && think == 0 {
 			// Users that never think, on a network with no delay, whose
@@ -256,7 +276,7 @@ func (g *gen) clients(capacity float64, work Map, instant bool) Map {
 		}
 		m.Set("think", think)
 	} else {
-		m.Set("rate", round(min(max(load*capacity, minRate), maxRate)))
+		m.Set("rate", round(min(max(load*capacity, g.lim.minRate), g.lim.maxRate)))
 	}
 	if g.coin("clients", 0.5) {
 		m.Set("count", g.intIn(1, 40))
@@ -319,7 +339,7 @@ func (g *gen) clientSide(m *Map) {
 func (g *gen) balancers(servers int) Map {
 	m := Map{}
 	if g.coin("balancers", 0.4) {
-		m.Set("count", g.intIn(2, 4))
+		m.Set("count", g.intIn(2, max(2, g.lim.maxBalancers)))
 	}
 	if g.coin("shared-load", 0.3) {
 		m.Set("load", "shared")
@@ -373,7 +393,7 @@ func (g *gen) script(duration time.Duration, fleet []string, capacity float64, l
 	if len(kinds) == 0 {
 		return nil
 	}
-	n := g.intIn(1, 14)
+	n := g.intIn(1, g.lim.maxEvents)
 	at := make([]time.Duration, n)
 	for i := range at {
 		at[i] = time.Duration(g.src.Intn(int(duration/time.Millisecond))) * time.Millisecond
@@ -420,7 +440,7 @@ func (g *gen) script(duration time.Duration, fleet []string, capacity float64, l
 			if closed {
 				continue // the users set the pace; a rate event would be a no-op
 			}
-			ev.Set("rate", round(min(max(g.floatIn(0.05, 1.5)*capacity, minRate), maxRate)))
+			ev.Set("rate", round(min(max(g.floatIn(0.05, 1.5)*capacity, g.lim.minRate), g.lim.maxRate)))
 		case labfile.ActionAlgorithm:
 			ev.Set("algorithm", g.algorithm())
 		case labfile.ActionSet:
@@ -450,7 +470,9 @@ func (g *gen) set(closed bool) Map {
 			func() (string, any) { return "balancers.breaker.enabled", g.chance(0.5) })
 	}
 	if !closed {
-		choices = append(choices, func() (string, any) { return "clients.rate", round(g.floatIn(minRate, 2000)) })
+		choices = append(choices, func() (string, any) {
+			return "clients.rate", round(g.floatIn(g.lim.minRate, min(2000, 2*g.lim.maxRate)))
+		})
 	}
 	m := Map{}
 	for range g.intIn(1, 2) {
