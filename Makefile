@@ -6,7 +6,7 @@ GO      ?= go
 FUZZTIME ?= 100000x
 PKGS    := ./...
 
-.PHONY: pgo race build test lab sim bench fuzz lint vet compose-check compose-test k8s-check web web-check torture
+.PHONY: pgo race build test lab sim bench fuzz lint vet compose-check compose-test k8s-check web web-check torture torture-live
 
 build:
 	$(GO) build -o bin/ ./cmd/...
@@ -38,12 +38,20 @@ test: vet
 	$(MAKE) race
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
 	$(MAKE) torture
+	$(MAKE) torture-live
 
 # Random labs with random chaos through the simulator's invariant checks
 # (docs/reliability.md); it prints how many labs and requests it ran.
 TORTURE_RUNS ?= 1000
 torture:
 	$(GO) run ./cmd/lab torture --runs $(TORTURE_RUNS)
+
+# Random small labs on real processes with drills and process faults (SIGSTOP,
+# SIGKILL, CPU starvation), one after the other, about 3.5 s each: 40 take
+# 2-3 minutes on 2 cores. A failure is shrunk with at most 10 more live runs.
+TORTURE_LIVE_RUNS ?= 40
+torture-live:
+	$(GO) run ./cmd/lab torture --live --runs $(TORTURE_LIVE_RUNS) --shrink-runs 10
 
 # The packages with goroutines (the shells) under the race detector.
 race:

@@ -69,6 +69,11 @@ func Check(name string, tree Map, deep bool) (out Outcome) {
 			return Outcome{Verdict: RoundTrip, Detail: detail}
 		}
 	}
+	if len(lab.Compare) > 0 { // one of its settings, by seed (the others are validated only)
+		if lab, err = lab.WithSetting(settingOf(lab)); err != nil {
+			return Outcome{Verdict: Invalid, Detail: err.Error()}
+		}
+	}
 	res, err := sim.Run(lab, options)
 	var overflow *sim.OverflowError
 	switch {

@@ -85,7 +85,7 @@ func drawFaults(seed uint64, d *Drawn) {
 	procs = append(procs, "loadgen")
 	var kinds []string
 	for _, k := range faultKinds {
-		if g.coin("fault-"+k, 0.5) {
+		if g.coin("fault-"+k, 0.6) {
 			kinds = append(kinds, k)
 		}
 	}
@@ -241,7 +241,7 @@ func (in *injector) run(ctx context.Context, procs func() []livelab.Process) {
 		}
 		switch f.Kind {
 		case faultStarve:
-			for range 2 * runtime.NumCPU() { // one per CPU: every process of the lab competes
+			for range 4 * runtime.NumCPU() { // four per CPU: every thread of the lab waits its turn behind them
 				c := in.spin(f.For)
 				if c.Start() == nil {
 					spinners[s.i] = append(spinners[s.i], c)

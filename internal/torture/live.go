@@ -239,7 +239,7 @@ func runLive(ctx context.Context, cfg LiveConfig, tree Map, base baseline) (out 
 	if err != nil {
 		return LiveOutcome{Outcome: Outcome{Verdict: Invalid, Detail: err.Error()}}
 	}
-	setting := liveSetting(lab)
+	setting := settingOf(lab)
 	one, err := lab.WithSetting(setting)
 	if err != nil {
 		return LiveOutcome{Outcome: Outcome{Verdict: Invalid, Detail: err.Error()}}
@@ -283,7 +283,7 @@ func runLive(ctx context.Context, cfg LiveConfig, tree Map, base baseline) (out 
 	out.Faults, out.Missed = in.injected, in.missed
 	// The checks that hold whatever the run came to: no process left
 	// behind, lab itself back to where it was.
-	if left := childrenLeft(); left != "" {
+	if left := childrenLeft(exitGrace); left != "" {
 		return LiveOutcome{Outcome: Outcome{Verdict: LeftBehind, Detail: left}, Faults: out.Faults, Missed: out.Missed, Dir: dir}
 	}
 	if err == nil && ctx.Err() != nil {
@@ -293,7 +293,7 @@ func runLive(ctx context.Context, cfg LiveConfig, tree Map, base baseline) (out 
 		out.Outcome = Outcome{Verdict: LiveError, Detail: err.Error()}
 		return out
 	}
-	if leak := settle(base); leak != "" {
+	if leak := settle(base, settleGrace); leak != "" {
 		out.Outcome = Outcome{Verdict: Leak, Detail: leak}
 		return out
 	}
@@ -324,9 +324,9 @@ func runLive(ctx context.Context, cfg LiveConfig, tree Map, base baseline) (out 
 	return out
 }
 
-// liveSetting is the setting a live lab runs: the lab as written, or one
-// of its compare settings, by seed.
-func liveSetting(lab *labfile.Lab) labfile.Setting {
+// settingOf is the setting a drawn lab runs, live or in the simulator:
+// the lab as written, or one of its compare settings, by seed.
+func settingOf(lab *labfile.Lab) labfile.Setting {
 	i := int(lab.Seed % uint64(len(lab.Compare)+1))
 	if i == 0 {
 		name := lab.Balancers.Algorithm
@@ -422,11 +422,18 @@ func readRequests(path string, requests uint64, duration time.Duration) (int, st
 	return cut, ""
 }
 
-// childrenLeft waits up to 10 s for lab's children to be gone (a restart
-// racing the end of the run starts one late and stops it at once) and
+// Grace periods after a lab: for its processes to be gone (a restart
+// racing the end of the run starts one late and stops it at once), and for
+// lab's goroutines and descriptors to come back.
+const (
+	exitGrace   = 10 * time.Second
+	settleGrace = 5 * time.Second
+)
+
+// childrenLeft waits up to grace for lab's children to be gone and
 // describes those still there, which it then kills: they are ours.
-func childrenLeft() string {
-	deadline := time.Now().Add(10 * time.Second)
+func childrenLeft(grace time.Duration) string {
+	deadline := time.Now().Add(grace)
 	for {
 		kids := children()
 		if len(kids) == 0 {
@@ -438,7 +445,7 @@ func childrenLeft() string {
 				parts = append(parts, fmt.Sprintf("pid %d (%s)", k.pid, k.cmd))
 				_ = syscall.Kill(k.pid, syscall.SIGKILL)
 			}
-			return fmt.Sprintf("%d processes outlived the lab by 10 s: %s", len(kids), strings.Join(parts, ", "))
+			return fmt.Sprintf("%d processes outlived the lab by %v: %s", len(kids), grace, strings.Join(parts, ", "))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -481,18 +488,18 @@ func children() []child {
 	return out
 }
 
-// settle waits up to 5 s for lab's goroutines and descriptors to come back
-// to base, and describes what is left over when they do not.
-func settle(base baseline) string {
-	deadline := time.Now().Add(5 * time.Second)
+// settle waits up to grace for lab's goroutines and descriptors to come
+// back to base, and describes what is left over when they do not.
+func settle(base baseline, grace time.Duration) string {
+	deadline := time.Now().Add(grace)
 	for {
 		now := measure()
 		if now.goroutines <= base.goroutines && now.fds <= base.fds {
 			return ""
 		}
 		if time.Now().After(deadline) {
-			return fmt.Sprintf("lab has %d goroutines and %d descriptors 5 s after the lab, %d and %d before the first one",
-				now.goroutines, now.fds, base.goroutines, base.fds)
+			return fmt.Sprintf("lab has %d goroutines and %d descriptors %v after the lab, %d and %d before the first one",
+				now.goroutines, now.fds, grace, base.goroutines, base.fds)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
