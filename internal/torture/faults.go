@@ -70,16 +70,20 @@ func drawFaults(seed uint64, d *Drawn) {
 			procs = append(procs, "lb"+strconv.Itoa(i+1))
 		}
 	}
-	servers := 0
+	servers := 0 // servers are named by their place in the fleet, or their own name
 	for _, grp := range tree.Get("servers").(List) {
 		n, ok := grp.(Map).Get("count").(int)
 		if !ok {
 			n = 1
 		}
-		servers += n
-	}
-	for i := range servers {
-		procs = append(procs, "s"+strconv.Itoa(i+1))
+		for range n {
+			servers++
+			name, ok := grp.(Map).Get("name").(string)
+			if !ok {
+				name = "s" + strconv.Itoa(servers)
+			}
+			procs = append(procs, name)
+		}
 	}
 	killable = slices.Clone(procs)
 	procs = append(procs, "loadgen")

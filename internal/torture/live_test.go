@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -179,5 +180,39 @@ func TestLiveTortureShort(t *testing.T) {
 	s.Write(&out, cfg)
 	if !strings.HasPrefix(out.String(), "torture --live: 2 labs, ") {
 		t.Errorf("summary:\n%s", out.String())
+	}
+}
+
+// Faults aim at the processes a lab starts with: a named server by its
+// name.
+func TestFaultTargetsAreTheLabsProcesses(t *testing.T) {
+	named := 0
+	for seed := uint64(1); seed <= 400; seed++ {
+		d := DrawLive(seed)
+		lab, err := labfile.Parse("x", d.Tree.YAML())
+		if err != nil {
+			t.Fatal(err)
+		}
+		procs := map[string]bool{"loadgen": true}
+		for _, s := range lab.ExpandServers() {
+			procs[s.Name] = true
+			if !strings.HasPrefix(s.Name, "s") {
+				named++
+			}
+		}
+		if lab.Clients.Algorithm == "" {
+			for i := range lab.Balancers.Count {
+				procs["lb"+strconv.Itoa(i+1)] = true
+			}
+		}
+		faults, _, _ := faultsOf(d.Tree)
+		for _, f := range faults {
+			if f.Target != "" && !procs[f.Target] {
+				t.Errorf("seed %d: %s aims at %s, not a process of the lab %v", seed, f.Kind, f.Target, procs)
+			}
+		}
+	}
+	if named == 0 {
+		t.Error("no named server in 400 live labs")
 	}
 }
