@@ -6,7 +6,7 @@ GO      ?= go
 FUZZTIME ?= 100000x
 PKGS    := ./...
 
-.PHONY: pgo race build test unit lab sim bench fuzz lint vet compose-check compose-test k8s-check web web-check torture
+.PHONY: pgo race build test unit lab sim bench fuzz lint vet compose-check compose-test k8s-check web web-check torture torture-live
 
 build:
 	$(GO) build -o bin/ ./cmd/...
@@ -32,7 +32,7 @@ vet:
 # tool is not installed (chromium, prometheus and promtool, hey, nginx;
 # under CI they fail instead) and one line saying which steps passed or
 # failed and how long it took. A new step is one more word in the list.
-TEST_STEPS := vet unit k8s-check race fuzz torture
+TEST_STEPS := vet unit k8s-check race fuzz torture torture-live
 
 test:
 	@skips=$$(mktemp); start=$$(date +%s); passed=; failed=; \
@@ -57,6 +57,13 @@ unit:
 TORTURE_RUNS ?= 1000
 torture:
 	$(GO) run ./cmd/lab torture --runs $(TORTURE_RUNS)
+
+# Random small labs on real processes with drills and process faults (SIGSTOP,
+# SIGKILL, CPU starvation), one after the other, about 3.5 s each: 40 take
+# 2-3 minutes on 2 cores. A failure is shrunk with at most 10 more live runs.
+TORTURE_LIVE_RUNS ?= 40
+torture-live:
+	$(GO) run ./cmd/lab torture --live --runs $(TORTURE_LIVE_RUNS) --shrink-runs 10
 
 # The packages with goroutines (the shells) under the race detector.
 race:

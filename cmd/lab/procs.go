@@ -3,6 +3,8 @@ package main
 import (
 	"io"
 	"os"
+	"runtime"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -32,5 +34,25 @@ func processCommands() []*cobra.Command {
 			},
 		})
 	}
-	return cmds
+	return append(cmds, spinCommand())
+}
+
+// spinCommand is the hidden `lab spin --for D`: a busy process, one
+// goroutine spinning on one CPU for D, which lab torture --live starts
+// beside a lab to starve its processes of CPU.
+func spinCommand() *cobra.Command {
+	var d time.Duration
+	cmd := &cobra.Command{
+		Use:    "spin --for D",
+		Short:  "burn one CPU for D (used by lab torture --live)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		Run: func(*cobra.Command, []string) {
+			runtime.GOMAXPROCS(1)
+			for end := time.Now().Add(d); time.Now().Before(end); {
+			}
+		},
+	}
+	cmd.Flags().DurationVar(&d, "for", time.Second, "how long to spin")
+	return cmd
 }

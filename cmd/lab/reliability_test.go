@@ -21,10 +21,23 @@ func TestTortureCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "name: torture-11\nseed: 11\n") {
 		t.Errorf("--show should print the lab (exit %d):\n%s", code, out)
 	}
-	for _, bad := range [][]string{{"--runs", "0"}, {"--workers", "0"}, {"--dir", "/no/such/dir"}, {"--runs", "x"}} {
+	for _, bad := range [][]string{{"--runs", "0"}, {"--workers", "0"}, {"--dir", "/no/such/dir"}, {"--runs", "x"},
+		{"--duration", "2s"}, {"--live", "--duration", "0s"}, {"--live", "--runs", "0"}} {
 		if _, errOut, code := lab(t, append([]string{"torture"}, bad...)...); code != 2 {
 			t.Errorf("lab torture %v: exit %d, want 2: %s", bad, code, errOut)
 		}
+	}
+}
+
+// lab torture --live runs a lab on real processes and prints its counts.
+func TestTortureLiveCommand(t *testing.T) {
+	out, errOut, code := lab(t, "torture", "--live", "--runs", "1", "--seed", "2", "--duration", "2s", "--dir", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, errOut, out)
+	}
+	if !strings.HasPrefix(out, "torture --live: 1 labs, ") || !strings.Contains(out, " 0 failures in ") ||
+		!strings.Contains(errOut, "torture --live: lab 1 of 1, seed 2, ") {
+		t.Errorf("output:\n%s\nprogress:\n%s", out, errOut)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"syscall"
 	"time"
 
@@ -26,6 +27,34 @@ type RunOptions struct {
 	// LoadgenArgs are more flags for each setting's loadgen (lab run's
 	// --record, --replay, --out, --hdr-log).
 	LoadgenArgs []string
+	// Inject, when set, runs beside each setting from the start of its
+	// traffic until ctx ends (the loadgen is done), and is waited for before
+	// the processes are stopped: lab torture --live sends its process faults
+	// from it. procs lists the setting's processes as they are now (a
+	// restarted one has a new pid).
+	Inject func(ctx context.Context, procs func() []Process)
+}
+
+// Process is one running child of a live run, as Inject sees it.
+type Process struct {
+	Role string // backend, lb or loadgen
+	Name string // s1, lb1, loadgen, ...
+	PID  int
+	p    *os.Process
+}
+
+// Signal sends sig to the process; once it has exited, it fails rather
+// than reach another process that took its pid.
+func (p Process) Signal(sig os.Signal) error { return p.p.Signal(sig) }
+
+// processes lists the run's children, balancers first, then the
+// backends and the loadgen.
+func (r *liveRun) processes() []Process {
+	var out []Process
+	for _, p := range append(r.f.all(), r.loadgen) {
+		out = append(out, Process{Role: p.role, Name: p.name, PID: p.cmd.Process.Pid, p: p.cmd.Process})
+	}
+	return out
 }
 
 // Run runs each setting live, one after another, each on a fresh set of
@@ -137,16 +166,25 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 	go func() { r.runScript(lab.Events); close(scriptDone) }()
 	progressDone := make(chan struct{})
 	go func() { progressLine(r.ctx, opts.Progress, lg, lab.Duration); close(progressDone) }()
+	injectDone := make(chan struct{})
+	go func() {
+		if opts.Inject != nil {
+			opts.Inject(r.ctx, r.processes)
+		}
+		close(injectDone)
+	}()
 	if err := lg.wait(ctx); ctx.Err() != nil {
 		_ = lg.cmd.Process.Signal(syscall.SIGINT) // loadgen reports what ran
 		<-lg.done
 	} else if err != nil {
 		r.cancel()
+		<-injectDone
 		return nil, fmt.Errorf("loadgen failed: %v (its log is in the process log)", err)
 	}
 	r.cancel()
 	<-scriptDone
 	<-progressDone
+	<-injectDone
 	run, ran, err := parseLoadgenReport(lg.output())
 	if err != nil {
 		return nil, err

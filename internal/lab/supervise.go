@@ -103,10 +103,11 @@ func (r *liveRun) unexpected(p *proc) bool {
 	return !p.stopping.Load() && r.ctx.Err() == nil
 }
 
-// restartable: backends and balancers of lab up, under on-failure, that
-// died by a signal or a non-zero status.
+// restartable: backends and balancers of lab up (or lab run, which lab
+// torture --live runs with on-failure), under on-failure, that died by a
+// signal or a non-zero status.
 func (r *liveRun) restartable(p *proc) bool {
-	return r.f.opts.Restart == RestartOnFailure && r.mode == "up" && p.err != nil &&
+	return r.f.opts.Restart == RestartOnFailure && r.mode != "attach" && p.err != nil &&
 		(p.role == "backend" || p.role == "lb")
 }
 

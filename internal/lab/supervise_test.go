@@ -3,6 +3,7 @@
 package lab
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -126,5 +127,55 @@ func TestRunFiguresOfAKilledBackend(t *testing.T) {
 		if !logHas(run.Log, want) {
 			t.Errorf("no %q in the run's log: %+v", want, run.Log)
 		}
+	}
+}
+
+// lab run's Inject sees the setting's processes while its traffic runs and
+// is waited for; under Restart on-failure a backend it kills comes back on
+// its address with a new pid, and the run's log says so.
+func TestRunInjectAndRestart(t *testing.T) {
+	ctx := ctxFor(t, 90*time.Second)
+	lab := smallLab(t, "round-robin", 4)
+	opts := testOptions(t)
+	opts.Restart = RestartOnFailure
+	var before, after []Process
+	returned := false
+	inject := func(ctx context.Context, procs func() []Process) {
+		before = procs()
+		for _, p := range before {
+			if p.Name == "s2" {
+				_ = p.Signal(syscall.SIGKILL)
+			}
+		}
+		time.Sleep(2500 * time.Millisecond) // the restart comes 1 s after the death
+		after = procs()
+		<-ctx.Done()
+		returned = true
+	}
+	rep, err := Run(ctx, lab, []labfile.Setting{{Name: "rr"}}, RunOptions{Options: opts, Inject: inject})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !returned {
+		t.Error("Run returned before Inject did")
+	}
+	names := func(ps []Process) map[string]int {
+		m := map[string]int{}
+		for _, p := range ps {
+			m[p.Role+" "+p.Name] = p.PID
+		}
+		return m
+	}
+	b, a := names(before), names(after)
+	for _, want := range []string{"lb lb1", "backend s1", "backend s2", "backend s3", "loadgen loadgen"} {
+		if b[want] == 0 {
+			t.Errorf("Inject did not see %s: %v", want, before)
+		}
+	}
+	if a["backend s2"] == 0 || a["backend s2"] == b["backend s2"] {
+		t.Errorf("s2's pid %d after the kill, %d before: not restarted", a["backend s2"], b["backend s2"])
+	}
+	if !logHas(rep.Runs[0].Log, "backend s2 restarted") {
+		t.Errorf("the run's log: %+v", rep.Runs[0].Log)
 	}
 }

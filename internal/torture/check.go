@@ -27,8 +27,8 @@ const (
 )
 
 func (v Verdict) String() string {
-	return [...]string{"passed", "invalid lab (generator bug)", "invariant violated", "event refused",
-		"memory guard", "panic", "nondeterministic", "marshal round trip"}[v]
+	return append([]string{"passed", "invalid lab (generator bug)", "invariant violated", "event refused",
+		"memory guard", "panic", "nondeterministic", "marshal round trip"}, liveVerdicts...)[v]
 }
 
 // options are the simulator's for every drawn lab: every invariant
@@ -67,6 +67,11 @@ func Check(name string, tree Map, deep bool) (out Outcome) {
 	if deep {
 		if detail := roundTrip(name, lab); detail != "" {
 			return Outcome{Verdict: RoundTrip, Detail: detail}
+		}
+	}
+	if len(lab.Compare) > 0 { // one of its settings, by seed (the others are validated only)
+		if lab, err = lab.WithSetting(settingOf(lab)); err != nil {
+			return Outcome{Verdict: Invalid, Detail: err.Error()}
 		}
 	}
 	res, err := sim.Run(lab, options)

@@ -28,37 +28,39 @@ type Drawn struct {
 	Features []string // the swarm coins that came up, in draw order
 }
 
-// Limits of a drawn lab, chosen so that a thousand of them with checks on
-// run in well under a minute per core: a few virtual seconds, a few
+// limits bound a drawn lab: its duration, its open-loop rate, its fleet,
+// its users and its script. One generator draws both kinds of lab; only
+// these differ.
+type limits struct {
+	minDuration, maxDuration time.Duration
+	minRate, maxRate         float64
+	maxGroups, maxCount      int // server groups, servers per group
+	maxBalancers, maxUsers   int
+	maxEvents                int
+}
+
+// simLimits are the simulator's, chosen so that a thousand labs with checks
+// on run in well under a minute per core: a few virtual seconds, a few
 // thousand requests a second, at most 18 servers to start with.
-const (
-	minDuration = 3 * time.Second
-	maxDuration = 7 * time.Second
-	maxRate     = 8000.0
-	minRate     = 50.0
-)
+var simLimits = limits{minDuration: 3 * time.Second, maxDuration: 7 * time.Second, minRate: 50, maxRate: 8000,
+	maxGroups: 3, maxCount: 6, maxBalancers: 4, maxUsers: 60, maxEvents: 14}
+
+// liveLimits are lab torture --live's: every server and balancer is a
+// process and the lab runs on the wall clock, so a lab has at most 4
+// servers and 2 balancers to start with, a few hundred requests a second
+// and 2 to 4 seconds.
+var liveLimits = limits{minDuration: 2 * time.Second, maxDuration: 4 * time.Second, minRate: 20, maxRate: 400,
+	maxGroups: 2, maxCount: 2, maxBalancers: 2, maxUsers: 20, maxEvents: 6}
 
 // gen draws one lab.
 type gen struct {
 	src      *rng.Source
+	lim      limits
 	features []string
-	// noBounded keeps ring-hash-bounded out of a lab with breakers, health
-	// checks or hedging: the balancer divides its capacity over every
-	// member, the ineligible ones too (a server out of rotation, a hedge's
-	// sibling), and so breaks its own bound, a known bug fixed elsewhere
-	// (the fix counts only the eligible members). Remove this once the fix
-	// is in: without it the torture finds the bug within a few hundred labs.
-	noBounded bool
 }
 
 // algorithm draws a balancing algorithm the lab may use.
-func (g *gen) algorithm() string {
-	for {
-		if a := pick(g, labfile.Algorithms); !g.noBounded || a != "ring-hash-bounded" {
-			return a
-		}
-	}
-}
+func (g *gen) algorithm() string { return pick(g, labfile.Algorithms) }
 
 // coin is a swarm feature: on with probability p, recorded when on.
 func (g *gen) coin(feature string, p float64) bool {
@@ -84,11 +86,16 @@ func round(x float64) float64 {
 
 func pick[T any](g *gen, xs []T) T { return xs[g.src.Intn(len(xs))] }
 
-// Draw generates the lab of seed.
-func Draw(seed uint64) Drawn {
-	g := &gen{src: rng.Split(seed, "torture")}
+// Draw generates the simulator's lab of seed.
+func Draw(seed uint64) Drawn { return draw(seed, "torture", simLimits) }
+
+// draw generates the lab of seed within lim; stream names the random
+// stream, so the simulator's and the live labs of one seed differ.
+func draw(seed uint64, stream string, lim limits) Drawn {
+	g := &gen{src: rng.Split(seed, stream), lim: lim}
 	lab := Map{{"name", fmt.Sprintf("torture-%d", seed)}, {"seed", seed}}
-	duration := time.Duration(g.intIn(int(minDuration/(100*time.Millisecond)), int(maxDuration/(100*time.Millisecond)))) * 100 * time.Millisecond
+	tenths := func(d time.Duration) int { return int(d / (100 * time.Millisecond)) }
+	duration := time.Duration(g.intIn(tenths(lim.minDuration), tenths(lim.maxDuration))) * 100 * time.Millisecond
 	lab.Set("duration", duration)
 	net := g.network()
 	if len(net) > 0 {
@@ -99,7 +106,6 @@ func Draw(seed uint64) Drawn {
 	clientSide := g.coin("client-side", 0.25)
 	clients := g.clients(capacity, work, net.Get("hop") == time.Duration(0) && net.Get("jitter") == nil)
 	bal := g.balancers(len(fleet))
-	g.noBounded = clients.Get("hedge") != nil || bal.Get("breaker") != nil || bal.Get("health") != nil
 	bal = append(Map{{"algorithm", g.algorithm()}}, bal...)
 	if clientSide {
 		g.clientSide(&clients)
@@ -110,6 +116,7 @@ func Draw(seed uint64) Drawn {
 	if events := g.script(duration, fleet, capacity, lab); len(events) > 0 {
 		lab.Set("events", events)
 	}
+	lab = g.constrained(lab, duration, capacity, len(fleet))
 	return Drawn{Seed: seed, Tree: lab, Features: g.features}
 }
 
@@ -122,10 +129,17 @@ func (g *gen) network() Map {
 		m.Set("jitter", time.Duration(g.intIn(1, 3000))*time.Microsecond)
 	}
 	if g.coin("connections", 0.3) { // the connection model: handshakes, keepalive, a cap per pair
-		m.Set("handshake", g.intIn(1, 3))
+		if g.coin("handshake-duration", 0.3) {
+			m.Set("handshake", g.ms(0, 30))
+		} else {
+			m.Set("handshake", g.intIn(1, 3))
+		}
 		m.Set("keepalive", g.ms(0, 2000))
 		if g.coin("max-conns", 0.5) {
 			m.Set("max_conns", g.intIn(1, 4))
+		}
+		if g.coin("tls", 0.3) {
+			m.Set("tls", true)
 		}
 	}
 	return m
@@ -155,7 +169,7 @@ func (g *gen) work() (Map, time.Duration) {
 func (g *gen) servers(mean time.Duration) (List, []string, float64) {
 	groups := 1
 	if g.coin("groups", 0.5) {
-		groups = g.intIn(2, 3)
+		groups = g.intIn(2, max(2, g.lim.maxGroups))
 	}
 	on := map[string]bool{}
 	for _, f := range []string{"workers", "speed", "queue-capacity", "lifo", "drop-expired", "max-outstanding",
@@ -174,7 +188,7 @@ func (g *gen) servers(mean time.Duration) (List, []string, float64) {
 	capacity := 0.0
 	for range groups {
 		m := Map{}
-		count := g.intIn(1, 6)
+		count := g.intIn(1, g.lim.maxCount)
 		m.Set("count", count)
 		workers, speed := 1, 1.0
 		if on["workers"] {
@@ -229,8 +243,14 @@ func (g *gen) servers(mean time.Duration) (List, []string, float64) {
 			init := g.intIn(lo, 30)
 			m.Set("limiter", Map{{"kind", pick(g, []string{"aimd", "gradient2"})}, {"min", lo}, {"initial", init}, {"max", g.intIn(init, 60)}})
 		}
-		for range count {
-			names = append(names, fmt.Sprintf("s%d", len(names)+1))
+		if count == 1 && g.chance(0.15) {
+			name := fmt.Sprintf("n%d", len(names)+1)
+			m.Set("name", name)
+			names = append(names, name)
+		} else {
+			for range count {
+				names = append(names, fmt.Sprintf("s%d", len(names)+1))
+			}
 		}
 		capacity += float64(count*workers) * speed / mean.Seconds()
 		out = append(out, m)
@@ -245,7 +265,7 @@ func (g *gen) clients(capacity float64, work Map, instant bool) Map {
 	load := g.floatIn(0.1, 1.2)
 	if g.coin("closed-loop", 0.25) {
 		m.Set("mode", "closed")
-		m.Set("users", g.intIn(1, 60))
+		m.Set("users", g.intIn(1, g.lim.maxUsers))
 		think := g.ms(0, 30)
 		if instant && think == 0 {
 			// Users that never think, on a network with no delay, whose
@@ -256,7 +276,7 @@ func (g *gen) clients(capacity float64, work Map, instant bool) Map {
 		}
 		m.Set("think", think)
 	} else {
-		m.Set("rate", round(min(max(load*capacity, minRate), maxRate)))
+		m.Set("rate", round(min(max(load*capacity, g.lim.minRate), g.lim.maxRate)))
 	}
 	if g.coin("clients", 0.5) {
 		m.Set("count", g.intIn(1, 40))
@@ -289,6 +309,9 @@ func (g *gen) clients(capacity float64, work Map, instant bool) Map {
 			m.Set("budget", round(g.floatIn(0.01, 0.5)))
 		}
 	}
+	if g.coin("client-faults", 0.2) {
+		m.Set("faults", g.faults())
+	}
 	if g.coin("hedge", 0.3) {
 		if g.chance(0.5) {
 			m.Set("hedge", g.ms(1, 60).String())
@@ -319,7 +342,7 @@ func (g *gen) clientSide(m *Map) {
 func (g *gen) balancers(servers int) Map {
 	m := Map{}
 	if g.coin("balancers", 0.4) {
-		m.Set("count", g.intIn(2, 4))
+		m.Set("count", g.intIn(2, max(2, g.lim.maxBalancers)))
 	}
 	if g.coin("shared-load", 0.3) {
 		m.Set("load", "shared")
@@ -351,6 +374,17 @@ func (g *gen) balancers(servers int) Map {
 	if g.coin("health", 0.4) {
 		m.Set("health", Map{{"enabled", true}, {"interval", g.ms(10, 500)}, {"fails", g.intIn(1, 3)}, {"passes", g.intIn(1, 3)}})
 	}
+	if g.coin("outlier", 0.3) {
+		base := g.ms(50, 2000)
+		m.Set("outlier", Map{{"enabled", true}, {"consecutive_failures", g.intIn(0, 10)}, {"interval", g.ms(50, 1000)},
+			{"base_ejection", base}, {"max_ejection", base * time.Duration(g.intIn(1, 5))},
+			{"max_ejection_share", round(g.floatIn(0.1, 1))}, {"success_rate_k", round(g.floatIn(0, 3))},
+			{"latency_k", round(g.floatIn(0, 3))}, {"min_requests", g.intIn(1, 50)}})
+	}
+	if g.coin("slow-start", 0.3) {
+		m.Set("slow_start", Map{{"enabled", true}, {"window", g.ms(100, 3000)}, {"floor", round(g.floatIn(0.05, 1))},
+			{"aggression", round(g.floatIn(0.1, 4))}})
+	}
 	return m
 }
 
@@ -372,7 +406,7 @@ func (g *gen) script(duration time.Duration, fleet []string, capacity float64, l
 	if len(kinds) == 0 {
 		return nil
 	}
-	n := g.intIn(1, 14)
+	n := g.intIn(1, g.lim.maxEvents)
 	at := make([]time.Duration, n)
 	for i := range at {
 		at[i] = time.Duration(g.src.Intn(int(duration/time.Millisecond))) * time.Millisecond
@@ -397,7 +431,11 @@ func (g *gen) script(duration time.Duration, fleet []string, capacity float64, l
 		case k == labfile.ActionAddServer:
 			added++
 			name := fmt.Sprintf("a%d", added)
-			ev.Set("target", name)
+			if g.chance(0.3) { // unnamed: s<N+k>, N the servers of the file
+				name = fmt.Sprintf("s%d", len(fleet)+added)
+			} else {
+				ev.Set("target", name)
+			}
 			present = append(present, name)
 		case d.Takes("rate") && closed:
 			continue // the users set the pace; a rate event would be a no-op
@@ -427,7 +465,7 @@ func (g *gen) drawField(f string, present []string, capacity float64, closed boo
 	case "share":
 		return round(g.floatIn(0, 0.8))
 	case "rate":
-		return round(min(max(g.floatIn(0.05, 1.5)*capacity, minRate), maxRate))
+		return round(min(max(g.floatIn(0.05, 1.5)*capacity, g.lim.minRate), g.lim.maxRate))
 	case "algorithm":
 		return g.algorithm()
 	case "set":
@@ -449,13 +487,15 @@ func (g *gen) set(closed bool) Map {
 		func() (string, any) { return "clients.attempt_timeout", g.ms(0, 200) },
 		func() (string, any) { return "balancers.timeout", g.ms(0, 200) },
 	}
-	if g.noBounded { // see noBounded: these would let ring-hash-bounded meet breakers or hedging
-		choices = append(choices,
-			func() (string, any) { return "clients.hedge", pick(g, []string{"", "10ms", "p90"}) },
-			func() (string, any) { return "balancers.breaker.enabled", g.chance(0.5) })
-	}
+	choices = append(choices,
+		func() (string, any) { return "clients.hedge", pick(g, []string{"", "10ms", "p90"}) },
+		func() (string, any) { return "balancers.breaker.enabled", g.chance(0.5) },
+		func() (string, any) { return "balancers.outlier.enabled", g.chance(0.5) },
+		func() (string, any) { return "balancers.slow_start.enabled", g.chance(0.5) })
 	if !closed {
-		choices = append(choices, func() (string, any) { return "clients.rate", round(g.floatIn(minRate, 2000)) })
+		choices = append(choices, func() (string, any) {
+			return "clients.rate", round(g.floatIn(g.lim.minRate, min(2000, 2*g.lim.maxRate)))
+		})
 	}
 	m := Map{}
 	for range g.intIn(1, 2) {
@@ -463,4 +503,158 @@ func (g *gen) set(closed bool) Map {
 		m.Set(k, v)
 	}
 	return m
+}
+
+// constrained adds the features whose validity depends on the rest of the
+// lab — an aperture (the algorithm, and every algorithm a script or a
+// setting switches to, must draw random choices), a load profile (a rate
+// event cannot be time-boxed under it), time-boxed events (the undo before
+// the end, nothing changing what the event holds while it lasts) and
+// compare settings (each a valid lab): each is drawn, and kept when the
+// lab stays valid. The draws happen whatever the outcome, so a lab is
+// still a pure function of its seed.
+func (g *gen) constrained(lab Map, duration time.Duration, capacity float64, servers int) Map {
+	try := func(feature string, change func(Map)) {
+		cand := deepCopy(lab).(Map)
+		change(cand)
+		if _, err := labfile.Parse("draw", cand.YAML()); err == nil {
+			lab = cand
+			if !slices.Contains(g.features, feature) {
+				g.features = append(g.features, feature)
+			}
+		}
+	}
+	clientSide := lab.Get("clients").(Map).Get("algorithm") != nil
+	if g.chance(0.3) {
+		section := "balancers"
+		if clientSide {
+			section = "clients"
+		}
+		ap, load := g.intIn(1, max(1, servers)), 0.0
+		if g.chance(0.4) {
+			load = round(g.floatIn(0.5, 20))
+		}
+		alg := pick(g, []string{"p2c", "p2c-latency-load", "p2c-peak-ewma", "p2c-stale"})
+		try("aperture", func(m Map) {
+			sec := m.Get(section).(Map)
+			sec.Set("algorithm", alg)
+			sec.Set("aperture", ap)
+			if load > 0 {
+				sec.Set("aperture_load", load)
+			}
+			sec = without(sec, "subset")
+			m.Set(section, sec)
+		})
+	}
+	if g.chance(0.25) {
+		profile := g.profile(duration, capacity, lab.Get("clients").(Map).Get("mode") == "closed")
+		try("profile", func(m Map) {
+			c := m.Get("clients").(Map)
+			c = without(c, "rate")
+			c.Set("profile", profile)
+			m.Set("clients", c)
+		})
+	}
+	if evs, ok := lab.Get("events").(List); ok && g.chance(0.4) {
+		for i := range evs {
+			at, _ := evs[i].(Map).Get("at").(time.Duration)
+			if room := int((duration - at) / time.Millisecond); room > 2 && g.chance(0.5) {
+				span := g.ms(1, room-1)
+				try("timed-events", func(m Map) {
+					l := m.Get("events").(List)
+					e := l[i].(Map)
+					e.Set("for", span)
+					l[i] = e
+				})
+			}
+		}
+	}
+	if g.chance(0.3) {
+		for i := range g.intIn(1, 3) {
+			st := Map{{"name", fmt.Sprintf("c%d", i+1)}}
+			if g.chance(0.6) {
+				st.Set("algorithm", g.algorithm())
+			}
+			if g.chance(0.5) {
+				st.Set("set", g.set(lab.Get("clients").(Map).Get("mode") == "closed"))
+			}
+			try("compare", func(m Map) {
+				c, _ := m.Get("compare").(List)
+				m.Set("compare", append(c, st))
+			})
+		}
+	}
+	if g.coin("headline", 0.1) {
+		lab.Set("report", Map{{"headline", pick(g, []string{"p99", "goodput", "max_queue"})}})
+	}
+	return lab
+}
+
+// profile draws a load profile: a rate (open loop) or a number of users
+// (closed loop) that changes with time.
+func (g *gen) profile(duration time.Duration, capacity float64, closed bool) Map {
+	level := func() float64 {
+		if closed {
+			return float64(g.intIn(0, g.lim.maxUsers))
+		}
+		return round(min(max(g.floatIn(0.05, 1.2)*capacity, g.lim.minRate), g.lim.maxRate))
+	}
+	d := int(duration / time.Millisecond)
+	switch g.src.Intn(4) {
+	case 0:
+		return Map{{"shape", "ramp"}, {"from", level()}, {"to", level()}, {"over", g.ms(1, d)}}
+	case 1:
+		levels := List{}
+		for range g.intIn(1, 4) {
+			levels = append(levels, level())
+		}
+		return Map{{"shape", "steps"}, {"levels", levels}, {"every", g.ms(100, d)}}
+	case 2:
+		mean := max(level(), 1)
+		return Map{{"shape", "sine"}, {"mean", mean}, {"amplitude", round(g.floatIn(0, mean))}, {"period", g.ms(100, 2*d)}}
+	}
+	return Map{{"shape", "spike"}, {"base", level()}, {"peak", level()}, {"at", g.ms(0, d)}, {"for", g.ms(1, d)}}
+}
+
+// faults draws clients.faults: shares of the requests that ask the
+// servers for a status or a delay.
+func (g *gen) faults() List {
+	var out List
+	left := 1.0
+	for range g.intIn(1, 3) {
+		share := round(g.floatIn(0.001, min(0.3, left)))
+		if share <= 0 || share > left {
+			break
+		}
+		left -= share
+		f := Map{{"share", share}}
+		if g.chance(0.7) {
+			f.Set("status", pick(g, []int{200, 404, 429, 500, 502, 503, 504}))
+		}
+		if f.Get("status") == nil || g.chance(0.3) {
+			f.Set("delay", g.ms(1, 300))
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// deepCopy copies a tree, so a change to the copy leaves the original
+// alone.
+func deepCopy(v any) any {
+	switch t := v.(type) {
+	case Map:
+		c := make(Map, len(t))
+		for i, f := range t {
+			c[i] = Field{f.Key, deepCopy(f.Val)}
+		}
+		return c
+	case List:
+		c := make(List, len(t))
+		for i, e := range t {
+			c[i] = deepCopy(e)
+		}
+		return c
+	}
+	return v
 }

@@ -109,13 +109,16 @@ func walk(v any, put func(any) Map, path string, out *[]Map) {
 	}
 }
 
-// shorter is tree with duration d and without the events at or after it.
+// shorter is tree with duration d and without the events at or after it
+// (a time-boxed event: whose end is).
 func shorter(tree Map, d time.Duration) Map {
 	c := with(tree, "duration", d)
 	if evs, ok := tree.Get("events").(List); ok {
 		var keep List
 		for _, e := range evs {
-			if at, _ := e.(Map).Get("at").(time.Duration); at < d {
+			at, _ := e.(Map).Get("at").(time.Duration)
+			span, _ := e.(Map).Get("for").(time.Duration)
+			if at+span < d {
 				keep = append(keep, e)
 			}
 		}

@@ -44,7 +44,8 @@ func TestSwarmCoversEveryFeature(t *testing.T) {
 		}
 	}
 	want := []string{"client-side", "shared-load", "breaker", "health", "retries", "budget", "hedge", "limiter",
-		"subset", "client-subset", "closed-loop", "balancers", "groups", "gc", "cache", "lifo", "drop-expired"}
+		"subset", "client-subset", "closed-loop", "balancers", "groups", "gc", "cache", "lifo", "drop-expired",
+		"outlier", "slow-start", "aperture", "profile", "client-faults", "timed-events", "compare", "tls", "handshake-duration"}
 	for _, k := range chaosKinds {
 		want = append(want, string(k))
 	}
