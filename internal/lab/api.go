@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -94,12 +95,14 @@ func (c *Controller) handleChaos(w http.ResponseWriter, req *http.Request) {
 // maxBody bounds a controller request's body (a drill or a scenario name).
 const maxBody = 64 << 10
 
-// decodeBody reads a small strict JSON body; on bad input it answers 400,
-// on a body over maxBody 413.
+// decodeBody reads a small strict JSON body (wire.DecodeStrict, as every
+// admin API does); on bad input it answers 400, on a body over maxBody 413.
 func decodeBody(w http.ResponseWriter, req *http.Request, v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, req.Body, maxBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, maxBody))
+	if err == nil {
+		err = wire.DecodeStrict(body, v)
+	}
+	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			writeJSON(w, 413, map[string]any{"error": "request body too large: the limit is 64 KiB", "code": 413})
 			return false
@@ -112,9 +115,10 @@ func decodeBody(w http.ResponseWriter, req *http.Request, v any) bool {
 
 // validate checks a drill against lab as the lab file would check it as a
 // script event; an add-server drill without a target gets its generated
-// name (nextServerName). A drill's for: must be > 0 and the action must
-// have an undo (labfile.Undo); it may outlast the lab's duration (lab up
-// runs until stopped; lab run's undo then never comes).
+// name (nextServerName). A drill's for: must be in the range of a lab's
+// duration (labfile.Bounds.Duration, as a lab file's events are) and the
+// action must have an undo (labfile.Undo); it may outlast the lab's own
+// duration (lab up runs until stopped; lab run's undo then never comes).
 func validate(lab *labfile.Lab, ev *labfile.Event) error {
 	if ev.Action == "add-server" && ev.Target == "" {
 		ev.Target = nextServerName(lab)
@@ -123,6 +127,11 @@ func validate(lab *labfile.Lab, ev *labfile.Event) error {
 	case ev.For < 0:
 		return fmt.Errorf("for: must be > 0 (how long the drill lasts before its undo), got %v", ev.For)
 	case ev.For > 0:
+		// The same bound as a lab file's: an event's undo comes before the
+		// lab's end, and a lab lasts at most Bounds.Duration.Max.
+		if err := labfile.Bounds.Duration.Check("for", ev.For); err != nil {
+			return fmt.Errorf("for: %s (a lab lasts at most that long)", err.Msg)
+		}
 		if _, err := labfile.Undo(lab, *ev); err != nil {
 			return fmt.Errorf("for: %v", err)
 		}
@@ -153,7 +162,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	// The server's write timeout counts from the request; an answer that
 	// took its time to gather (GET /api/state asks every process) still gets
 	// the whole timeout to be written.
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wire.AdminLimits.WriteTimeout))
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wire.DefaultWriteTime))
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(v)

@@ -45,7 +45,7 @@ func TestAdminConnsFromTheFDLimit(t *testing.T) {
 // with the lowered limit (the flood's own sockets are the parent's).
 func TestAdminFloodUnderALowFDLimitLeavesTheDataPort(t *testing.T) {
 	if os.Getenv("LBLAB_FDLIMIT_CHILD") != "" {
-		return // the child's work is done by fdLimitChild, from the test binary's init
+		return // the child serves from the test binary's init (below) and never runs tests
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestAdminFloodUnderALowFDLimitLeavesTheDataPort$")
 	cmd.Env = append(os.Environ(), "LBLAB_FDLIMIT_CHILD=256")
@@ -98,7 +98,7 @@ func TestAdminFloodUnderALowFDLimitLeavesTheDataPort(t *testing.T) {
 	}
 }
 
-// fdLimitChild is the child of the test above: it lowers its open-files
+// init is, under LBLAB_FDLIMIT_CHILD, the child of the test above: it lowers its open-files
 // limit, serves an admin and a data listener with their default caps,
 // prints their addresses and serves until its stdin closes.
 func init() {
@@ -130,4 +130,3 @@ func init() {
 	_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
 	os.Exit(0)
 }
-

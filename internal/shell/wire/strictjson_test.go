@@ -84,4 +84,3 @@ func TestDecodeJSONRefusesTrailingDataAndDuplicateKeys(t *testing.T) {
 		t.Errorf("applied %v", applied)
 	}
 }
-
