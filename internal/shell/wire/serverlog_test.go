@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -102,7 +103,7 @@ func TestServeKeepsSecretsOutOfLogs(t *testing.T) {
 			for _, e := range logs.All() {
 				lines = append(lines, e.Message)
 			}
-			lines = append(lines, plain.lines...)
+			lines = append(lines, plain.all()...)
 			if len(lines) == 0 {
 				t.Fatal("nothing was logged: the test sees no log line to check")
 			}
@@ -116,10 +117,21 @@ func TestServeKeepsSecretsOutOfLogs(t *testing.T) {
 }
 
 // printfLog is a fasthttp.Logger that keeps its lines.
-type printfLog struct{ lines []string }
+type printfLog struct {
+	mu    sync.Mutex
+	lines []string
+}
 
 func (p *printfLog) Printf(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.lines = append(p.lines, strings.TrimSpace(strconv.Quote(fmt.Sprintf(format, args...))))
+}
+
+func (p *printfLog) all() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.lines...)
 }
 
 // Every fasthttp server of lblab's (the lb's, the backend's and the
