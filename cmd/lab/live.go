@@ -78,18 +78,41 @@ func (lf *liveFlags) options(errOut io.Writer) (livelab.Options, func(), error) 
 	if err != nil {
 		return livelab.Options{}, nil, err
 	}
-	path := lf.logs
-	if path == "" {
-		path = filepath.Join(os.TempDir(), fmt.Sprintf("lblab-%d.log", os.Getpid()))
-	}
-	f, err := os.Create(path)
+	f, err := openLogs(lf.logs)
 	if err != nil {
 		return livelab.Options{}, nil, usageError{fmt.Errorf("--logs: %w", err)}
 	}
-	fmt.Fprintf(errOut, "process logs: %s\n", path)
+	fmt.Fprintf(errOut, "process logs: %s\n", f.Name())
 	log := wire.Logger("lab", lf.verbose)
 	return livelab.Options{Launch: launch, Logs: f, Log: log, MaxServers: lf.maxServers,
 		Token: lf.access.access.Token, Access: lf.access.access}, func() { _ = log.Sync(); f.Close() }, nil
+}
+
+// openLogs opens the processes' log for writing, readable by its owner
+// only (0600): path, or else a new lblab-PID.log in the temp directory
+// (lblab-PID-*.log when that name is taken, since anyone may create files
+// there). A regular file given with --logs that is open to others is
+// closed to them.
+func openLogs(path string) (*os.File, error) {
+	if path == "" {
+		p := filepath.Join(os.TempDir(), fmt.Sprintf("lblab-%d.log", os.Getpid()))
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, os.ErrExist) {
+			return os.CreateTemp(os.TempDir(), fmt.Sprintf("lblab-%d-*.log", os.Getpid()))
+		}
+		return f, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {
+		if err := f.Chmod(0o600); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s is open to other users (%v) and cannot be closed: %w", path, fi.Mode().Perm(), err)
+		}
+	}
+	return f, nil
 }
 
 // interruptible is a context ended by Ctrl-C or SIGTERM.
@@ -281,7 +304,10 @@ lab undoes it 30 s later (slow: restore, kill: restart, fail: recover, errors,
 rate, algorithm and set: back to what was in force, add-server: remove-server),
 whether or not anyone watches; ` + strings.Join(untimed(), ", ") + ` take no --for
 (no undo).
---lab-url takes HOST:PORT or http://HOST:PORT/.`,
+--lab-url takes HOST:PORT or http://HOST:PORT/. The token, when the lab
+requires one: --token, else $LBLAB_TOKEN, else the one lab up wrote for its
+user to a file named after its address (in $XDG_RUNTIME_DIR/lblab, else
+~/.cache/lblab), so the token stays off the command line.`,
 		Example: `  lab chaos kill s2
   lab chaos restart s2
   lab chaos slow s3 speed=0.25
@@ -312,12 +338,22 @@ whether or not anyone watches; ` + strings.Join(untimed(), ", ") + ` take no --f
 			if err := af.check("", ""); err != nil {
 				return err
 			}
+			token := af.access.Token
+			if token == "" { // the token file of the lab up running there, if it requires one
+				if token, err = livelab.RunningToken(addr); err != nil {
+					return err
+				}
+			}
 			ctx, stop := interruptible()
 			defer stop()
-			applied, err := livelab.SendDrill(livelab.WithToken(ctx, af.access.Token), addr, ev)
+			applied, err := livelab.SendDrill(livelab.WithToken(ctx, token), addr, ev)
 			var refused *livelab.StatusError
 			if errors.As(err, &refused) && refused.Code == 400 {
 				return usageError{err} // the drill itself was bad: exit 2
+			}
+			if errors.As(err, &refused) && refused.Code == 401 {
+				file, _ := livelab.TokenFile(addr)
+				return fmt.Errorf("%w\n(lab chaos presents --token, else $%s, else the token lab up wrote to %s)", err, wire.TokenEnv, file)
 			}
 			if err != nil {
 				return err
@@ -327,7 +363,7 @@ whether or not anyone watches; ` + strings.Join(untimed(), ", ") + ` take no --f
 		},
 	}
 	cmd.Flags().StringVar(&addr, "lab-url", livelab.DefaultControllerAddr, "the address of the lab up controller (HOST:PORT or http://HOST:PORT)")
-	cmd.Flags().StringVar(&af.token, "token", "", "the controller's token, when it requires one (default: $"+wire.TokenEnv+")")
+	cmd.Flags().StringVar(&af.token, "token", "", "the controller's token, when it requires one (default: $"+wire.TokenEnv+", else the token file of the lab up at --lab-url)")
 	cmd.Flags().DurationVar(&timeBox, "for", 0, "time-box the drill: the lab undoes it this long after (e.g. 30s)")
 	return cmd
 }

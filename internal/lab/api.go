@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -97,12 +98,14 @@ func (c *Controller) handleChaos(w http.ResponseWriter, req *http.Request) {
 // maxBody bounds a controller request's body (a drill or a scenario name).
 const maxBody = 64 << 10
 
-// decodeBody reads a small strict JSON body; on bad input it answers 400,
-// on a body over maxBody 413.
+// decodeBody reads a small strict JSON body (wire.DecodeStrict, as every
+// admin API does); on bad input it answers 400, on a body over maxBody 413.
 func decodeBody(w http.ResponseWriter, req *http.Request, v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, req.Body, maxBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, maxBody))
+	if err == nil {
+		err = wire.DecodeStrict(body, v)
+	}
+	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			writeJSON(w, 413, map[string]any{"error": "request body too large: the limit is 64 KiB", "code": 413})
 			return false
@@ -113,7 +116,7 @@ func decodeBody(w http.ResponseWriter, req *http.Request, v any) bool {
 	return true
 }
 
-// validate checks a drill against lab (labfile.CheckDrill); an add-server
+// validate checks a drill against lab (labfile.CheckDrill: fields, values, a for: within labfile.Bounds.Duration and with an undo); an add-server
 // drill without a target gets its generated name (nextServerName).
 func validate(lab *labfile.Lab, ev *labfile.Event) error {
 	if ev.Action == labfile.ActionAddServer && ev.Target == "" {
@@ -126,7 +129,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	// The server's write timeout counts from the request; an answer that
 	// took its time to gather (GET /api/state asks every process) still gets
 	// the whole timeout to be written.
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wire.AdminLimits.WriteTimeout))
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wire.DefaultWriteTime))
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(v)

@@ -30,6 +30,11 @@ type Controller struct {
 	srv    *http.Server
 	addr   string
 	done   chan struct{} // closed when the aggregator has stopped
+	// tokenFile is where lab chaos finds the token the controller
+	// requires (writeTokenFile; "" = none required, or it could not be
+	// written); dropToken removes it when the controller stops.
+	tokenFile string
+	dropToken func()
 }
 
 // newController serves the API and dashboard on ln and starts the
@@ -37,14 +42,20 @@ type Controller struct {
 func newController(ctx context.Context, mode string, ln net.Listener, opts Options) *Controller {
 	c := &Controller{mode: mode, opts: opts, ctx: ctx, hub: newHub(), addr: ln.Addr().String(), done: make(chan struct{})}
 	c.status.Store("starting")
-	lim := wire.AdminLimits
+	lim := wire.AdminLimits()
 	c.srv = &http.Server{Handler: wire.NewGuard(opts.Access, ln.Addr()).HTTP(c.routes()),
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: lim.ReadTimeout, WriteTimeout: lim.WriteTimeout, // the stream extends it per write
-		IdleTimeout: lim.IdleTimeout, MaxHeaderBytes: 64 << 10,
+		IdleTimeout: lim.IdleTimeout, MaxHeaderBytes: 64 << 10, ErrorLog: wire.HTTPErrorLog(opts.Log),
 		BaseContext: func(net.Listener) context.Context { return ctx }} // ends the streams on shutdown
 	logf := func(format string, args ...any) { opts.Log.Sugar().Warnf(format, args...) }
 	go func() { _ = c.srv.Serve(wire.Listen(ln, lim.MaxConns, logf)) }()
 	go c.aggregate(ctx)
+	if t := opts.Access.Token; t != "" {
+		var err error
+		if c.tokenFile, c.dropToken, err = writeTokenFile(c.hostPort(), t); err != nil {
+			opts.Log.Warn("cannot write the token file lab chaos reads: give lab chaos the token in LBLAB_TOKEN", zap.Error(err))
+		}
+	}
 	return c
 }
 
@@ -54,6 +65,9 @@ func (c *Controller) close() {
 	defer cancel()
 	_ = c.srv.Shutdown(shut)
 	<-c.done
+	if c.dropToken != nil {
+		c.dropToken()
+	}
 }
 
 func (c *Controller) routes() http.Handler {
@@ -125,17 +139,23 @@ func (c *Controller) watchLoadgen(r *liveRun) {
 	}()
 }
 
-// dashboardURL is the address to print: a wildcard host is shown as
-// 127.0.0.1.
-func (c *Controller) dashboardURL() string {
+// hostPort is the controller's address as lab up prints it and lab chaos
+// dials it: a wildcard host is shown as 127.0.0.1.
+func (c *Controller) hostPort() string {
 	host, port, err := net.SplitHostPort(c.addr)
 	if err != nil {
-		return "http://" + c.addr + "/"
+		return c.addr
 	}
 	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
 		host = "127.0.0.1"
 	}
-	u := "http://" + net.JoinHostPort(host, port) + "/"
+	return net.JoinHostPort(host, port)
+}
+
+// dashboardURL is the address to print, with the token when the
+// controller requires one (the browser exchanges it for a cookie).
+func (c *Controller) dashboardURL() string {
+	u := "http://" + c.hostPort() + "/"
 	if t := c.opts.Access.Token; t != "" {
 		u += "?" + wire.TokenQuery + "=" + t // opened once, it becomes the page's cookie
 	}

@@ -30,7 +30,19 @@ import (
 
 var labBin string
 
-func TestMain(m *testing.M) { os.Exit(testbin.Run(m, "github.com/lblab/lblab/cmd/lab", &labBin)) }
+func TestMain(m *testing.M) {
+	// The token files of the tests' controllers go to a directory of their
+	// own, not the user's.
+	dir, err := os.MkdirTemp("", "lblab-lab-test-")
+	if err == nil {
+		os.Setenv("XDG_RUNTIME_DIR", dir)
+	}
+	code := testbin.Run(m, "github.com/lblab/lblab/cmd/lab", &labBin)
+	if err == nil {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
+}
 
 func testOptions(t *testing.T) Options {
 	return Options{

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strings"
 	"sync/atomic"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // UpOptions configure `lab up`.
@@ -65,8 +65,7 @@ func (c *Controller) begin(r *liveRun, events []labfile.Event) {
 }
 
 // printWelcome prints where everything is, with hints that work as
-// printed: the lab binary as it was run, and --lab-url when the controller
-// is not where lab chaos looks by default.
+// printed: the lab binary as it was run, and the drill (drillHint).
 func (c *Controller) printWelcome(w io.Writer, r *liveRun, command string) {
 	if w == nil {
 		return
@@ -83,10 +82,22 @@ func (c *Controller) printWelcome(w io.Writer, r *liveRun, command string) {
 		fmt.Fprintf(w, "  balancer:   %s        try: curl %s/hello\n", lbURL, lbURL)
 		fmt.Fprintf(w, "                                            hey -z 10s -q 20 -c 5 %s/\n", lbURL)
 	}
-	chaos := command + " chaos"
-	if here := strings.TrimSuffix(strings.TrimPrefix(c.dashboardURL(), "http://"), "/"); here != DefaultControllerAddr {
-		chaos += " --lab-url " + here
-	}
-	fmt.Fprintf(w, "  controller: http://%s/api/state    drills: %s kill s2 (see %s --help)\n", c.addr, chaos, command+" chaos")
+	fmt.Fprintf(w, "  controller: http://%s/api/state    drills: %s (see %s --help)\n", c.addr, c.drillHint(command), command+" chaos")
 	fmt.Fprintf(w, "Ctrl-C stops every process.\n")
+}
+
+// drillHint is a lab chaos command that works as printed: --lab-url when
+// the controller is not where lab chaos looks by default, and never the
+// token (lab chaos reads it from the controller's token file, or from
+// LBLAB_TOKEN when that file could not be written).
+func (c *Controller) drillHint(command string) string {
+	hint := command + " chaos"
+	if here := c.hostPort(); here != DefaultControllerAddr {
+		hint += " --lab-url " + here
+	}
+	hint += " kill s2"
+	if c.opts.Access.Token != "" && c.tokenFile == "" {
+		hint = wire.TokenEnv + "=<the token> " + hint
+	}
+	return hint
 }

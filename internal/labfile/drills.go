@@ -438,6 +438,13 @@ func (l *Lab) CheckDrill(ev *Event) error {
 	case ev.For < 0:
 		return fmt.Errorf("for: must be > 0 (how long the drill lasts before its undo), got %v", ev.For)
 	case ev.For > 0:
+		// The same bound as a lab file's events: an undo comes before the
+		// lab's end, and a lab lasts at most Bounds.Duration.Max. A drill
+		// may outlast the running lab's own duration (lab up runs until
+		// stopped; lab run's undo then never comes).
+		if err := Bounds.Duration.Check("for", ev.For); err != nil {
+			return fmt.Errorf("for: %s (a lab lasts at most that long)", err.Msg)
+		}
 		if _, err := Undo(l, *ev); err != nil {
 			return fmt.Errorf("for: %v", err)
 		}

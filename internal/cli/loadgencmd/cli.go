@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/cli/adminflags"
 	"github.com/lblab/lblab/internal/cli/dnsflags"
@@ -323,7 +324,7 @@ func run(args []string, out, errOut io.Writer) error {
 		return usageError{err}
 	}
 	if o.admin != "" {
-		stop, err := serveAdmin(o.admin, access, r, out)
+		stop, err := serveAdmin(o.admin, access, r, out, cfg.Log)
 		if err != nil {
 			return usageError{fmt.Errorf("--admin: %w", err)}
 		}
@@ -376,15 +377,16 @@ func unanswered(rep *report.Report) error {
 }
 
 // serveAdmin listens on addr, prints the readiness line and serves the
-// admin API behind its access guard.
-func serveAdmin(addr string, access wire.Access, r *loadgen.Runner, out io.Writer) (func(), error) {
+// admin API behind its access guard, logging to log (secrets redacted).
+func serveAdmin(addr string, access wire.Access, r *loadgen.Runner, out io.Writer, log *zap.Logger) (func(), error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
 	srv := &fasthttp.Server{Handler: wire.NewGuard(access, ln.Addr()).Fasthttp(r.Admin()), Name: "loadgen",
-		MaxRequestBodySize: 64 << 10, ReadBufferSize: 8 << 10} // admin bodies are small JSON
-	wire.Serve(srv, ln, wire.AdminLimits, nil)
+		MaxRequestBodySize: 64 << 10, ReadBufferSize: 8 << 10, // admin bodies are small JSON
+		Logger: wire.ServerLogger(log)}
+	wire.Serve(srv, ln, wire.AdminLimits(), nil)
 	if err := wire.PrintReady(out, wire.Ready{Name: "loadgen", Admin: ln.Addr().String(), PID: os.Getpid()}); err != nil {
 		return nil, err
 	}

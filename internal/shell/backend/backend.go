@@ -219,7 +219,7 @@ func (b *Backend) serve(addr string, h fasthttp.RequestHandler, admin bool) (*li
 	}
 	lim := wire.DataLimits(b.cfg.MaxConns)
 	if admin {
-		h, lim = wire.NewGuard(b.cfg.Access, ln.Addr()).Fasthttp(h), wire.AdminLimits
+		h, lim = wire.NewGuard(b.cfg.Access, ln.Addr()).Fasthttp(h), wire.AdminLimits()
 	} else {
 		ln = b.dataListener(ln)
 	}
@@ -227,7 +227,7 @@ func (b *Backend) serve(addr string, h fasthttp.RequestHandler, admin bool) (*li
 		Handler: h, Name: "lblab-backend", ReadBufferSize: maxHeaderBytes, MaxRequestBodySize: maxBodyBytes,
 		MaxIdleWorkerDuration: maxIdleWorker,
 		NoDefaultDate:         true, // the Date header would start fasthttp's global ticker goroutine
-		Logger:                zapPrintf{b.log},
+		Logger:                wire.ServerLogger(b.log),
 	}}
 	l.done = wire.Serve(l.srv, ln, lim, func(err error) {
 		b.log.Warn("serve ended", zap.String("addr", l.addr), zap.Error(err))
@@ -265,11 +265,6 @@ func (l *listener) shutdown(ctx context.Context, onTimeout func()) error {
 	<-l.done
 	return err
 }
-
-// zapPrintf sends fasthttp's own log lines to zap.
-type zapPrintf struct{ log *zap.Logger }
-
-func (z zapPrintf) Printf(format string, args ...any) { z.log.Sugar().Debugf(format, args...) }
 
 // now is the current instant of the backend's wall clock.
 func (b *Backend) now() clock.Instant { return b.clk.Now() }

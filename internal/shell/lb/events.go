@@ -110,7 +110,7 @@ func (l *LB) serveEvents(ctx *fasthttp.RequestCtx) {
 	conn := ctx.Conn()
 	// The admin listener's write timeout bounds a whole response; a stream
 	// lives on, so each of its writes gets the timeout afresh.
-	extend := func() { _ = conn.SetWriteDeadline(time.Now().Add(wire.AdminLimits.WriteTimeout)) }
+	extend := func() { _ = conn.SetWriteDeadline(time.Now().Add(wire.DefaultWriteTime)) }
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
 		backlog, sub := l.ev.subscribe()
 		defer l.ev.unsubscribe(sub)

@@ -123,11 +123,11 @@ func New(cfg Config) (*LB, error) {
 	l.routes = l.adminRoutes()
 	l.data = &fasthttp.Server{Handler: l.serveProxy, Name: "lblab-lb", MaxRequestBodySize: cfg.MaxBody,
 		ReadBufferSize: cfg.MaxHeader, NoDefaultServerHeader: true, CloseOnShutdown: true,
-		Logger: zapPrintf{l.log}}
+		Logger: wire.ServerLogger(l.log)}
 	// Handler: Start puts the access guard in front of the admin routes.
 	l.admin = &fasthttp.Server{Name: "lblab-lb-admin", MaxRequestBodySize: 64 << 10,
 		ReadBufferSize: cfg.MaxHeader, NoDefaultServerHeader: true, CloseOnShutdown: true,
-		Logger: zapPrintf{l.log}}
+		Logger: wire.ServerLogger(l.log)}
 	return l, nil
 }
 
@@ -149,7 +149,7 @@ func (l *LB) Start() error {
 		return err
 	}
 	l.serve(l.data, l.ln, wire.DataLimits(l.cfg.MaxClientConns))
-	l.serve(l.admin, l.adLn, wire.AdminLimits)
+	l.serve(l.admin, l.adLn, wire.AdminLimits())
 	l.wg.Add(3)
 	go l.loop(l.kickLoad, l.loadPeriod, l.pollLoads)
 	go l.loop(l.kickCheck, l.checkPeriod, l.checkHealth)
@@ -251,8 +251,3 @@ func kick(ch chan struct{}) {
 	default:
 	}
 }
-
-// zapPrintf adapts zap to fasthttp's Logger interface.
-type zapPrintf struct{ l *zap.Logger }
-
-func (z zapPrintf) Printf(format string, args ...any) { z.l.Sugar().Debugf(format, args...) }

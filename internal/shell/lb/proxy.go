@@ -158,6 +158,10 @@ func (l *LB) forward(ctx *fasthttp.RequestCtx, a *attempt) policy.Result {
 	req, resp := &ctx.Request, &ctx.Response
 	closeAfter := req.Header.ConnectionClose()
 	req.Header.ResetConnectionClose() // keep the pooled connection
+	stripHopByHop(&req.Header)        // fields of the client's connection, not of the request
+	if !req.Header.IsHTTP11() {
+		req.Header.Set(fasthttp.HeaderConnection, "keep-alive") // the lb's own option for its pooled connection
+	}
 	if a.t.Probe {
 		req.Header.Set(wire.HAttempt, "probe")
 		a.b.fw.ProbeSent()
@@ -186,6 +190,7 @@ func (l *LB) forward(ctx *fasthttp.RequestCtx, a *attempt) policy.Result {
 	if len(resp.Header.Peek(wire.HServer)) == 0 {
 		resp.Header.Set(wire.HServer, a.b.Name) // a backend that is not lblab's
 	}
+	stripHopByHop(&resp.Header)                    // fields of the backend's connection
 	resp.Header.SetProtocol(req.Header.Protocol()) // answer in the client's HTTP version
 	resp.Header.ResetConnectionClose()
 	if closeAfter {

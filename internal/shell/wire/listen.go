@@ -29,17 +29,20 @@ type Limits struct {
 }
 
 // Defaults of the listeners' limits. A data listener's cap defaults to
-// DataConns(FDLimit()); an admin listener needs few connections.
+// DataConns(FDLimit()), an admin listener's is AdminConns(FDLimit()).
 const (
-	DefaultAdminConns = 256
-	DefaultReadTime   = 10 * time.Second
-	DefaultWriteTime  = 10 * time.Second
-	DefaultIdleTime   = time.Minute
+	DefaultReadTime  = 10 * time.Second
+	DefaultWriteTime = 10 * time.Second
+	DefaultIdleTime  = time.Minute
 )
 
-// AdminLimits are the limits of every admin listener (and lab's controller).
-var AdminLimits = Limits{MaxConns: DefaultAdminConns, ReadTimeout: DefaultReadTime,
-	WriteTimeout: DefaultWriteTime, IdleTimeout: DefaultIdleTime}
+// AdminLimits are the limits of every admin listener (and lab's
+// controller), with the connection cap AdminConns derives from the
+// process's open-files limit now.
+func AdminLimits() Limits {
+	return Limits{MaxConns: AdminConns(FDLimit()), ReadTimeout: DefaultReadTime,
+		WriteTimeout: DefaultWriteTime, IdleTimeout: DefaultIdleTime}
+}
 
 // DataLimits are the limits of a data (traffic) listener with at most
 // maxConns connections (0 = DataConns(FDLimit())).
@@ -52,19 +55,38 @@ func DataLimits(maxConns int) Limits {
 }
 
 // fdReserve are the descriptors kept out of the data listener's share for
-// everything else: the admin listener, logs, health checks, pooled
-// connections to other processes.
+// everything but the admin listener (whose cap AdminConns reserves on its
+// own): the listeners, logs, health checks, pooled connections to other
+// processes.
 const fdReserve = 128
 
+// Bounds of an admin listener's connection cap: a sixteenth of the
+// open-files limit within them.
+const (
+	minAdminConns = 16
+	maxAdminConns = 256
+)
+
+// AdminConns is the connection cap of an admin listener in a process that
+// may open fdLimit descriptors: a sixteenth of them, at least 16 and at
+// most 256. The data listener's default cap (DataConns) leaves these
+// descriptors out, so a flood of admin connections cannot take the ones
+// the data port needs (with 256 descriptors, a cap of 256 admin
+// connections took them all).
+func AdminConns(fdLimit uint64) int {
+	return int(min(max(fdLimit/16, minAdminConns), maxAdminConns))
+}
+
 // DataConns is the default connection cap of a data listener in a process
-// that may open fdLimit descriptors: half of what the reserve leaves, since
-// a balancer needs a second descriptor towards a backend for each client
-// connection; at least 64.
+// that may open fdLimit descriptors: half of what the admin listener's cap
+// and the reserve leave, since a balancer needs a second descriptor
+// towards a backend for each client connection; at least 64.
 func DataConns(fdLimit uint64) int {
-	if fdLimit <= 2*64+fdReserve {
+	reserve := fdReserve + uint64(AdminConns(fdLimit))
+	if fdLimit <= 2*64+reserve {
 		return 64
 	}
-	return int(min((fdLimit-fdReserve)/2, 1<<30))
+	return int(min((fdLimit-reserve)/2, 1<<30))
 }
 
 // CheckMaxConns validates a --max-conns flag value (0 = the default).

@@ -1,15 +1,11 @@
 package wire
 
 import (
-	"bytes"
-	"io"
 	"os"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 
 // Logger returns the process logger: a console encoder when stderr is a
 // terminal, JSON otherwise. One logger is passed down; there are no globals.

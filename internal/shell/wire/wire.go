@@ -89,16 +89,15 @@ func BadRequest(ctx *fasthttp.RequestCtx, format string, args ...any) {
 	WriteError(ctx, fasthttp.StatusBadRequest, format, args...)
 }
 
-// DecodeJSON strictly decodes the request body into v (unknown fields are
-// errors); on failure it answers 400 and returns false.
+// DecodeJSON strictly decodes the request body into v (DecodeStrict: one
+// value, no unknown field, no key twice; an empty body is {}); on failure
+// it answers 400 naming the problem and returns false.
 func DecodeJSON(ctx *fasthttp.RequestCtx, v any) bool {
 	body := ctx.PostBody()
 	if len(body) == 0 {
 		body = []byte("{}")
 	}
-	dec := json.NewDecoder(bytesReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := DecodeStrict(body, v); err != nil {
 		BadRequest(ctx, "bad JSON body: %v", err)
 		return false
 	}
