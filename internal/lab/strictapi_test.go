@@ -39,7 +39,7 @@ func TestAdminAPIsDecodeStrictlyAndBoundFor(t *testing.T) {
 		good                    string // the value, sent once
 		trailing, dup           string
 	}{
-		{"backend", "POST", admin["backend"], "/admin/slow", `{"speed":0.5}`, `{"speed":0.5}{"speed":7}`, `{"speed":0.5,"speed":7}`},
+		{"backend", "POST", admin["backend"], "/admin/drill", `{"action":"slow","speed":0.5}`, `{"action":"slow","speed":0.5}{"action":"slow","speed":7}`, `{"action":"slow","speed":0.5,"speed":7}`},
 		{"lb", "PUT", admin["lb"], "/admin/algorithm", `{"algorithm":"round-robin"}`, `{"algorithm":"round-robin"} {"algorithm":"p2c"}`, `{"algorithm":"round-robin","Algorithm":"p2c"}`},
 		{"loadgen", "PUT", admin["loadgen"], "/admin/rate", `{"rate":120}`, `{"rate":120}{"rate":1}`, `{"rate":120,"rate":1}`},
 		{"controller", "POST", addr, "/api/chaos", `{"action":"rate","rate":120}`, `{"action":"rate","rate":120}{"action":"kill","target":"s1"}`, `{"action":"rate","rate":120,"rate":1}`},
