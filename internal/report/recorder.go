@@ -48,6 +48,10 @@ func NewRecorder(series bool) *Recorder {
 	return r
 }
 
+// BinLatency is the latency histogram of the bin not yet closed (nil
+// without the series); it is emptied when the bin closes.
+func (r *Recorder) BinLatency() *stats.Histogram { return r.binLat }
+
 // Series reports whether bins are kept.
 func (r *Recorder) Series() bool { return r.series }
 
