@@ -35,7 +35,12 @@ type Session struct {
 	lat    []*stats.Histogram // the newest opts.LatencyBins bins' latencies, a ring by bin number
 	nbins  int                // bins closed so far
 	kinds  []server.Kind
+	drills []labfile.Event // taken so far, in the order taken
 }
+
+// DrainLimit is how long after the end of the arrivals a run lets pending
+// requests finish before it cuts them off.
+const DrainLimit = time.Duration(drainLimit)
 
 // SessionOptions tune a session. The series is always kept.
 type SessionOptions struct {
@@ -179,8 +184,12 @@ func (s *Session) Drill(ev labfile.Event) (labfile.Event, error) {
 		s.lab = old
 		return ev, errors.Join(err, s.Seek(at))
 	}
+	s.drills = append(s.drills, next.Events[i])
 	return next.Events[i], nil
 }
+
+// Drills are the drills taken so far, as they joined the script.
+func (s *Session) Drills() []labfile.Event { return append([]labfile.Event(nil), s.drills...) }
 
 // Log is the event log so far (script events, breaker transitions, health
 // and outlier changes), as Run's report carries it.
