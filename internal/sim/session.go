@@ -83,6 +83,9 @@ func (s *Session) restart() error {
 	}
 	w.onBin = s.binClosing
 	w.start()
+	if s.opts.Frames > 0 {
+		s.frames = append(s.frames, s.state(0)) // the start: the first bin's beginning
+	}
 	return nil
 }
 
@@ -198,8 +201,9 @@ func (s *Session) Log() []report.LogLine { return s.w.col.Log }
 // Bins are the 250 ms bins closed so far, as Run's series reports them.
 func (s *Session) Bins() []report.Bin { return s.w.rt.Rec.Bins }
 
-// Frames are the states at the ends of the newest SessionOptions.Frames
-// bins, oldest first (Frames()[k].T is the end of its bin).
+// Frames are the newest SessionOptions.Frames states at bin boundaries,
+// oldest first: at 0, then at the end of each bin as it closed (the last
+// frame is the last bin's, the one before it the bin before's, and so on).
 func (s *Session) Frames() []State { return s.frames }
 
 // WindowLatency is the p50 and p99 of the requests that succeeded over the

@@ -237,7 +237,11 @@ func (s *Server) build() *lab.Snapshot {
 	}
 	bins, frames := s.sess.Bins(), s.sess.Frames()
 	for k, f := range frames {
-		v.Bins = append(v.Bins, reading(f, &bins[len(bins)-len(frames)+k], now))
+		var b *report.Bin
+		if i := len(bins) - len(frames) + k; i >= 0 { // the frame at 0 ends no bin
+			b = &bins[i]
+		}
+		v.Bins = append(v.Bins, reading(f, b, now))
 	}
 	if p50, p99, ok := s.sess.WindowLatency(); ok {
 		v.WindowP50, v.WindowP99 = report.Ms(p50), report.Ms(p99)
