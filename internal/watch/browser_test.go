@@ -1,0 +1,282 @@
+package watch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/sim"
+	"github.com/lblab/lblab/internal/testbin"
+)
+
+// The page on the virtual clock in headless chromium, as the live
+// dashboard's browser tests drive it (internal/lab/browser_test.go): it
+// skips without chromium, except under CI, where it fails.
+
+func chromium(t *testing.T) context.Context {
+	t.Helper()
+	path := os.Getenv("CHROMIUM")
+	if path == "" {
+		path = testbin.Tool(t, "chromium", "apt-get install -y chromium", "/usr/bin/chromium")
+	} else {
+		path = testbin.Tool(t, path, "apt-get install -y chromium, or unset $CHROMIUM")
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 1000),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true))
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+func do(t *testing.T, ctx context.Context, limit time.Duration, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	if err := chromedp.Do(c, steps...); err != nil {
+		shot(t, ctx, "failed-"+strings.ReplaceAll(t.Name(), "/", "-"))
+		t.Fatalf("browser: %v", err)
+	}
+}
+
+func waitJS(t *testing.T, ctx context.Context, limit time.Duration, cond string) {
+	t.Helper()
+	do(t, ctx, limit+time.Second, chromedp.Func(func(c context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingInterval(50*time.Millisecond),
+			chromedp.WithPollingTimeout(limit))(c, tg)
+		if err != nil {
+			return fmt.Errorf("waiting for %s: %w", cond, err)
+		}
+		return nil
+	}))
+}
+
+func evalJS[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(c, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// shot saves a screenshot in $DASHBOARD_SCREENSHOTS (or the test's temp dir).
+func shot(t *testing.T, ctx context.Context, name string) {
+	dir := os.Getenv("DASHBOARD_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	c, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(c, chromedp.FullScreenshot(100))
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
+	}
+	if err != nil {
+		t.Logf("screenshot %s: %v", name, err)
+	}
+}
+
+// pageAt is what the page shows: the counter tiles' text and the data
+// each chart draws.
+type pageAt struct {
+	Clock    string
+	Counters map[string]string
+	Charts   map[string][][]*float64
+}
+
+func readPage(t *testing.T, ctx context.Context) pageAt {
+	t.Helper()
+	raw := evalJS[string](t, ctx, `JSON.stringify({
+		clock: document.getElementById('clock').textContent,
+		counters: Object.fromEntries([...document.querySelectorAll('#counters .tile')].map(e => [e.dataset.key, e.querySelector('.value').textContent])),
+		charts: Object.fromEntries([...document.querySelectorAll('#charts .chart')].map(e => [e.id, e.plotData])),
+	})`)
+	var p pageAt
+	if err := json.Unmarshal([]byte(raw), &p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// setSpeed picks a playback speed in the page's speed menu.
+func setSpeed(v string) chromedp.Action[chromedp.Void] {
+	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const s = document.getElementById('pb-speed');
+		s.value = %q; s.dispatchEvent(new Event('change')); })()`, v))
+}
+
+// stopAt asks playback to pause on reaching virtual at seconds (the API's
+// pause_at_s; the page has no field for it).
+func stopAt(at float64) chromedp.Action[chromedp.Void] {
+	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`fetch('/api/playback', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({pause_at_s: %g})}).then(r => r.ok || Promise.reject(r.status))`, at), chromedp.EvalAwaitPromise)
+}
+
+const pausedAt10 = `document.getElementById('status').textContent === 'virtual · paused' && document.getElementById('pb-seek').value === '10'`
+
+// TestWatchPageSameAtAnySpeed plays rr-slow to virtual 10 s at 5x with a
+// pause on the way, then again at 200x, with the page's own controls: the
+// counters and every chart's data at 10 s are identical, and the charts
+// are lab sim's bins.
+func TestWatchPageSameAtAnySpeed(t *testing.T) {
+	ctx := chromium(t)
+	base := startWatch(t, "rr-slow", true)
+	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('virtual') && !document.getElementById('playback').hidden && document.querySelectorAll('#diagram .server').length === 5`)
+	if s := evalJS[string](t, ctx, `document.getElementById('status').textContent`); s != "virtual · paused" {
+		t.Errorf("status %q, want virtual · paused", s)
+	}
+
+	// 5x, paused by hand on the way, then on to 10 s.
+	do(t, ctx, 10*time.Second, setSpeed("5"), stopAt(10), chromedp.Click(chromedp.CSS("#pb-pause")))
+	waitJS(t, ctx, 30*time.Second, `Number(document.getElementById('pb-seek').value) >= 3`)
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-pause")))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('status').textContent === 'virtual · paused'`)
+	mid := evalJS[float64](t, ctx, `Number(document.getElementById('pb-seek').value)`)
+	if mid >= 10 {
+		t.Fatalf("the pause by hand came at %v s, after the stop at 10 s", mid)
+	}
+	time.Sleep(time.Second) // paused: the virtual clock stands still
+	if again := evalJS[float64](t, ctx, `Number(document.getElementById('pb-seek').value)`); again != mid {
+		t.Errorf("paused at %v s, the page moved on to %v s", mid, again)
+	}
+	do(t, ctx, 10*time.Second, stopAt(10), chromedp.Click(chromedp.CSS("#pb-pause")))
+	waitJS(t, ctx, 60*time.Second, pausedAt10)
+	time.Sleep(300 * time.Millisecond) // a later snapshot changes nothing
+	slow := readPage(t, ctx)
+	shot(t, ctx, "watch-rr-slow-10s")
+
+	// 200x from 0, without a pause.
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-restart")))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-seek').value === '0'`)
+	do(t, ctx, 10*time.Second, setSpeed("200"), stopAt(10), chromedp.Click(chromedp.CSS("#pb-pause")))
+	waitJS(t, ctx, 60*time.Second, pausedAt10)
+	time.Sleep(300 * time.Millisecond)
+	fast := readPage(t, ctx)
+
+	if slow.Clock != "10.0 s" {
+		t.Errorf("the clock shows %q at virtual 10 s", slow.Clock)
+	}
+	if !reflect.DeepEqual(slow.Counters, fast.Counters) {
+		t.Errorf("counters at 10 s differ:\n 5x   %v\n 200x %v", slow.Counters, fast.Counters)
+	}
+	if !reflect.DeepEqual(slow.Charts, fast.Charts) {
+		t.Errorf("the charts' data at 10 s differ between 5x and 200x")
+	}
+
+	// lab sim rr-slow --series --json, its first setting (the one played),
+	// bins up to 10 s.
+	l, _, err := lab.ScenarioSetting("rr-slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := sim.Compare(l, l.Compare[:1], sim.Options{Series: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bins := rep.Runs[0].Series[:40]
+	per := func(f func(report.Bin) uint64) []*float64 {
+		return column(bins, func(b report.Bin) *float64 { v := float64(f(b)) / 0.25; return &v })
+	}
+	quant := func(f func(report.Bin) float64) []*float64 {
+		return column(bins, func(b report.Bin) *float64 {
+			if b.Succeeded == 0 {
+				return nil
+			}
+			v := f(b)
+			return &v
+		})
+	}
+	want := map[string][][]*float64{
+		"chart-load": {column(bins, func(b report.Bin) *float64 { v := b.T + 0.25; return &v }),
+			per(func(b report.Bin) uint64 { return b.Offered }), per(func(b report.Bin) uint64 { return b.Attempts }),
+			per(func(b report.Bin) uint64 { return b.Succeeded }), column(bins, func(report.Bin) *float64 { v := 400.0; return &v })},
+		"chart-latency": {nil, quant(func(b report.Bin) float64 { return b.P50 }), quant(func(b report.Bin) float64 { return b.P95 }),
+			quant(func(b report.Bin) float64 { return b.P99 })},
+		"chart-trouble": {nil, per(func(b report.Bin) uint64 { return b.Failed }), per(func(b report.Bin) uint64 { return b.Timeouts }),
+			per(func(b report.Bin) uint64 { return b.Rejected }), per(func(b report.Bin) uint64 { return b.Retries })},
+	}
+	servers := [][]*float64{nil}
+	for i := range bins[0].InServer {
+		servers = append(servers, column(bins, func(b report.Bin) *float64 { v := float64(b.InServer[i]); return &v }))
+	}
+	want["chart-servers"] = servers
+	for id, cols := range want {
+		got := slow.Charts[id]
+		if len(got) != len(cols) {
+			t.Errorf("%s draws %d columns, want %d", id, len(got), len(cols))
+			continue
+		}
+		for j, col := range cols {
+			if col == nil { // the shared time column, checked with chart-load
+				continue
+			}
+			if !sameColumn(got[j], col) {
+				t.Errorf("%s column %d at 10 s is not lab sim's:\n page %v\n sim  %v", id, j, show(got[j]), show(col))
+			}
+		}
+	}
+	// The counters are the last 2 s: the last 8 bins summed.
+	var rejected uint64
+	for _, b := range bins[32:] {
+		rejected += b.Rejected
+	}
+	if got := slow.Counters["rejected"]; got != fmt.Sprint(rejected) {
+		t.Errorf("rejections tile %q, want lab sim's %d over 8 to 10 s", got, rejected)
+	}
+	if rejected == 0 {
+		t.Error("rr-slow at 10 s should shed at s2: the check above proves little")
+	}
+}
+
+func column(bins []report.Bin, f func(report.Bin) *float64) []*float64 {
+	out := make([]*float64, len(bins))
+	for i, b := range bins {
+		out[i] = f(b)
+	}
+	return out
+}
+
+// sameColumn compares page and lab sim values to the snapshot's 3 decimals.
+func sameColumn(got, want []*float64) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		if (got[i] == nil) != (want[i] == nil) {
+			return false
+		}
+		if got[i] != nil && *got[i] != math.Round(*want[i]*1000)/1000 {
+			return false
+		}
+	}
+	return true
+}
+
+func show(col []*float64) []any {
+	out := make([]any, len(col))
+	for i, v := range col {
+		if v == nil {
+			out[i] = nil
+		} else {
+			out[i] = *v
+		}
+	}
+	return out
+}

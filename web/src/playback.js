@@ -1,0 +1,65 @@
+// Playback controls, shown only when the snapshot says it comes from the
+// virtual clock (lab watch): speed, pause, step, seek, restart and save.
+// Each is a POST /api/playback; the rest of the page does not know which
+// clock feeds it.
+import { h, setText, secs } from './dom.js';
+import { post, toast } from './api.js';
+
+const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+
+let els = null;
+let seeking = false; // while the slider is held, snapshots do not move it
+
+function playback(body) {
+  return post('/api/playback', body);
+}
+
+function build(box) {
+  const speed = h('select', { id: 'pb-speed', 'aria-label': 'playback speed', onchange: () => {
+    const v = speed.value;
+    playback(v === 'max' ? { max: true } : { speed: Number(v) });
+  } }, ...SPEEDS.map((v) => h('option', { value: v, text: v + '×' })), h('option', { value: 'max', text: 'max' }));
+  const pause = h('button', { id: 'pb-pause', text: 'pause', onclick: () => playback({ paused: pause.dataset.paused !== 'true' }) });
+  const step = h('button', { id: 'pb-step', text: 'step 250 ms', title: 'pause and play to the end of this 250 ms bin', onclick: () => playback({ step: true }) });
+  const seek = h('input', { id: 'pb-seek', type: 'range', min: 0, max: 1, step: 0.25, value: 0, 'aria-label': 'virtual time',
+    onpointerdown: () => { seeking = true; },
+    onchange: async () => { seeking = false; await playback({ seek_s: Number(seek.value) }); } });
+  const restart = h('button', { id: 'pb-restart', text: 'restart', title: 'back to 0 without the drills taken', onclick: () => playback({ restart: true }) });
+  const save = h('a', { id: 'pb-save', class: 'button', href: '/api/lab.yaml', download: '', text: 'save lab file',
+    title: 'the lab with the drills taken in its script: lab sim on it gives these numbers' });
+  const drills = h('span', { id: 'pb-drills', class: 'pb-drills' });
+  box.replaceChildren(h('span', { id: 'virtual', class: 'status virtual', text: 'virtual' }), speed, pause, step, seek,
+    restart, save, drills);
+  box.hidden = false;
+  els = { speed, pause, step, seek, drills };
+}
+
+/** renderPlayback shows the playback state of a virtual snapshot (nothing otherwise). */
+export function renderPlayback(snap) {
+  const box = document.getElementById('playback');
+  if (!snap.virtual) {
+    box.hidden = true;
+    return;
+  }
+  if (!els) build(box);
+  const p = snap.playback || {};
+  const value = p.max ? 'max' : String(p.speed);
+  if (document.activeElement !== els.speed && els.speed.value !== value) {
+    if (![...els.speed.options].some((o) => o.value === value)) els.speed.append(h('option', { value, text: value + '×' }));
+    els.speed.value = value;
+  }
+  els.pause.dataset.paused = String(!!p.paused);
+  setText(els.pause, p.paused ? 'play' : 'pause');
+  els.pause.disabled = els.step.disabled = !!p.ended;
+  const end = Math.max(p.duration_s || 0, p.t_s || 0);
+  els.seek.max = String(end);
+  if (!seeking) els.seek.value = String(p.t_s || 0);
+  const state = p.ended ? 'ended' : p.paused ? 'paused' : (p.max ? 'max' : p.speed + '×');
+  setText(document.getElementById('status'), 'virtual · ' + state);
+  setText(els.drills, (p.drills || []).length ? 'drills: ' + p.drills.join(' · ') : '');
+  els.drills.title = 'taken at these virtual instants; they are in the saved lab file\'s script';
+  if (p.ended && !box.dataset.endedToast) {
+    box.dataset.endedToast = '1';
+    toast(`the run ended at ${secs(p.t_s)}`);
+  } else if (!p.ended) delete box.dataset.endedToast;
+}
