@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"net"
+	"os"
 	"slices"
 	"strings"
 
@@ -41,6 +42,9 @@ controller's (GET /api/snapshot, /api/stream, /api/scenarios, POST /api/chaos,
   lab watch my-lab.yaml --paused`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := watch.CheckSpeed(speed); err != nil {
+				return usageError{fmt.Errorf("--%w", err)}
+			}
 			lab, err := loadLab(args[0])
 			if err != nil {
 				return err
@@ -62,13 +66,13 @@ controller's (GET /api/snapshot, /api/stream, /api/scenarios, POST /api/chaos,
 				return usageError{err}
 			}
 			scenario := ""
-			if lab.Name == args[0] {
+			if _, err := os.Stat(args[0]); err != nil { // not a file: a built-in scenario
 				scenario = args[0]
 			}
 			srv, err := watch.New(watch.Options{Lab: lab, Scenario: scenario, Setting: name, Speed: speed,
 				Paused: paused, Access: af.access, Log: wire.Logger("lab", verbose)})
 			if err != nil {
-				return usageError{fmt.Errorf("--speed: %w", err)}
+				return usageError{err}
 			}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {

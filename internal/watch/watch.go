@@ -85,7 +85,7 @@ func New(opts Options) (*Server, error) {
 	if s.speed == 0 {
 		s.speed = 1
 	}
-	if err := checkSpeed(s.speed); err != nil {
+	if err := CheckSpeed(s.speed); err != nil {
 		return nil, err
 	}
 	if err := s.load(opts.Lab, opts.Scenario, opts.Setting); err != nil {
@@ -94,7 +94,8 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-func checkSpeed(v float64) error {
+// CheckSpeed refuses a playback speed outside MinSpeed to MaxSpeed.
+func CheckSpeed(v float64) error {
 	if !(v >= MinSpeed && v <= MaxSpeed) {
 		return fmt.Errorf("speed: must be from %g to %g (virtual seconds per second; max: true plays as fast as possible), got %g", MinSpeed, MaxSpeed, v)
 	}
@@ -315,7 +316,7 @@ func (s *Server) handlePlayback(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if in.Speed != nil {
-		if err := checkSpeed(*in.Speed); err != nil {
+		if err := CheckSpeed(*in.Speed); err != nil {
 			badRequest(w, err.Error())
 			return
 		}
