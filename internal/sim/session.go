@@ -35,6 +35,7 @@ type Session struct {
 	lat    []*stats.Histogram // the newest opts.LatencyBins bins' latencies, a ring by bin number
 	nbins  int                // bins closed so far
 	kinds  []server.Kind
+	ids    []uint64
 	drills []labfile.Event // taken so far, in the order taken
 }
 
@@ -84,7 +85,7 @@ func (s *Session) restart() error {
 	w.onBin = s.binClosing
 	w.start()
 	if s.opts.Frames > 0 {
-		s.frames = append(s.frames, s.state(0)) // the start: the first bin's beginning
+		s.frames = append(s.frames, s.state(0, false)) // the start: the first bin's beginning
 	}
 	return nil
 }
@@ -102,7 +103,7 @@ func (s *Session) binClosing() {
 		if len(s.frames) == s.opts.Frames {
 			s.frames = append(s.frames[:0], s.frames[1:]...)
 		}
-		s.frames = append(s.frames, s.state(s.w.now))
+		s.frames = append(s.frames, s.state(s.w.now, false))
 	}
 }
 
@@ -201,8 +202,8 @@ func (s *Session) Log() []report.LogLine { return s.w.col.Log }
 // Bins are the 250 ms bins closed so far, as Run's series reports them.
 func (s *Session) Bins() []report.Bin { return s.w.rt.Rec.Bins }
 
-// Frames are the newest SessionOptions.Frames states at bin boundaries,
-// oldest first: at 0, then at the end of each bin as it closed (the last
+// Frames are the newest SessionOptions.Frames states at bin boundaries
+// (without the queued attempts' kinds), oldest first: at 0, then at the end of each bin as it closed (the last
 // frame is the last bin's, the one before it the bin before's, and so on).
 func (s *Session) Frames() []State { return s.frames }
 
@@ -242,10 +243,14 @@ type ClientState struct {
 // ServerState is one server.
 type ServerState struct {
 	server.Snapshot
-	Spec    labfile.NamedServer // its settings now (configured speed, errors, queue)
-	Kinds   []server.Kind       // its queue's kinds, oldest first
-	Sent    uint64              // attempts that reached it
-	Removed bool
+	Spec  labfile.NamedServer // its settings now (configured speed, errors, queue)
+	Kinds []server.Kind       // its queue's kinds, oldest first
+	// Abandoned marks, in Kinds' order, the queued attempts whose client no
+	// longer waits for them: it has given up on them, or another attempt
+	// of the request has answered.
+	Abandoned []bool
+	Sent      uint64 // attempts that reached it
+	Removed   bool
 }
 
 // BalancerState is one balancer of the tier.
@@ -272,9 +277,11 @@ type BalancerView struct {
 }
 
 // State is the world at the instant reached.
-func (s *Session) State() State { return s.state(s.at) }
+func (s *Session) State() State { return s.state(s.at, true) }
 
-func (s *Session) state(at clock.Instant) State {
+// state is the world's state at at; queues says whether to list the queued
+// attempts (frames do without: their bins need only the counters).
+func (s *Session) state(at clock.Instant, queues bool) State {
 	w := s.w
 	rec := w.rt.Rec
 	st := State{T: at, Clients: ClientState{Counts: rec.Total, Pending: int(rec.Pending()), Open: w.users == 0,
@@ -286,9 +293,22 @@ func (s *Session) state(at clock.Instant) State {
 		}
 	}
 	for _, sv := range w.servers {
-		s.kinds = sv.core.QueuedKinds(s.kinds)
-		st.Servers = append(st.Servers, ServerState{Snapshot: sv.core.Peek(), Spec: sv.spec,
-			Kinds: append([]server.Kind(nil), s.kinds...), Sent: sv.sent, Removed: sv.removed})
+		ss := ServerState{Snapshot: sv.core.Peek(), Spec: sv.spec, Sent: sv.sent, Removed: sv.removed}
+		if !queues {
+			st.Servers = append(st.Servers, ss)
+			continue
+		}
+		s.kinds, s.ids = sv.core.QueuedKinds(s.kinds), sv.core.QueuedIDs(s.ids)
+		ss.Kinds = append([]server.Kind(nil), s.kinds...)
+		for i, id := range s.ids {
+			if a := w.attemptOf(id); a == nil || a.Answered {
+				if ss.Abandoned == nil {
+					ss.Abandoned = make([]bool, len(s.ids))
+				}
+				ss.Abandoned[i] = true
+			}
+		}
+		st.Servers = append(st.Servers, ss)
 	}
 	if w.clientLB {
 		return st

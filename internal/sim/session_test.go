@@ -248,3 +248,40 @@ func TestSessionRefusesBadDrills(t *testing.T) {
 		t.Error("a drill after the end of the run was taken")
 	}
 }
+
+// retry-storm's attempts time out at the client after 100 ms while they
+// still wait at the servers: the session marks them abandoned. None are
+// while the fleet keeps up (2 s); most of a queue is once it does not.
+func TestSessionMarksAbandonedAttempts(t *testing.T) {
+	lab := loadScenario(t, "retry-storm")
+	s, err := NewSession(lab, SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func() (queued, abandoned int) {
+		for _, sv := range s.State().Servers {
+			if len(sv.Abandoned) != 0 && len(sv.Abandoned) != len(sv.Kinds) {
+				t.Fatalf("%s: %d abandoned marks for %d queued", sv.Spec.Name, len(sv.Abandoned), len(sv.Kinds))
+			}
+			queued += len(sv.Kinds)
+			for _, a := range sv.Abandoned {
+				if a {
+					abandoned++
+				}
+			}
+		}
+		return queued, abandoned
+	}
+	if err := s.AdvanceTo(clock.Instant(2 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if q, a := count(); a != 0 {
+		t.Errorf("at 2 s %d of %d queued attempts are marked abandoned, want none", a, q)
+	}
+	if err := s.AdvanceTo(clock.Instant(6 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if q, a := count(); q < 100 || a*2 < q {
+		t.Errorf("at 6 s %d of %d queued attempts are marked abandoned, want most of a long queue", a, q)
+	}
+}

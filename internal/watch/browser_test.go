@@ -280,3 +280,39 @@ func show(col []*float64) []any {
 	}
 	return out
 }
+
+// TestWatchPageGreysAbandonedAttempts: in retry-storm attempts time out at
+// the client while they wait at the servers. Seeked to 2 s (the fleet keeps
+// up) no queue bar is grey; at 6 s most are, and the legend says what grey
+// means.
+func TestWatchPageGreysAbandonedAttempts(t *testing.T) {
+	ctx := chromium(t)
+	base := startWatch(t, "retry-storm", true)
+	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('virtual') && document.querySelectorAll('#diagram .server').length > 0`)
+	const bars = `JSON.stringify([document.querySelectorAll('#diagram .queue i.q').length, document.querySelectorAll('#diagram .queue i.q.abandoned').length])`
+	seek := func(at float64) [2]int {
+		do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`fetch('/api/playback', {method: 'POST', body: JSON.stringify({seek_s: %g})})`, at)))
+		waitJS(t, ctx, 20*time.Second, fmt.Sprintf(`document.getElementById('pb-seek').value === '%g'`, at))
+		time.Sleep(200 * time.Millisecond)
+		var n [2]int
+		if err := json.Unmarshal([]byte(evalJS[string](t, ctx, bars)), &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := seek(2); n[1] != 0 {
+		t.Errorf("at 2 s %d of %d queue bars are grey, want none", n[1], n[0])
+	}
+	if hidden := evalJS[bool](t, ctx, `document.getElementById('legend-abandoned').hidden`); !hidden {
+		t.Error("the legend explains grey bars before there are any")
+	}
+	n := seek(6)
+	if n[0] < 20 || n[1]*2 < n[0] {
+		t.Errorf("at 6 s %d of %d queue bars are grey, want most", n[1], n[0])
+	}
+	if hidden := evalJS[bool](t, ctx, `document.getElementById('legend-abandoned').hidden`); hidden {
+		t.Error("grey bars without the legend that explains them")
+	}
+	shot(t, ctx, "watch-retry-storm-abandoned")
+}

@@ -65,7 +65,7 @@ func serverState(sv sim.ServerState, now *labfile.Lab) backend.State {
 	s := sv.Snapshot
 	return backend.State{Name: sv.Spec.Name, Up: s.Up && !sv.Removed, Listening: s.Up, Paused: s.Paused, Fail: s.Failing,
 		Speed: s.Speed, ConfiguredSpeed: spec.Speed, Errors: s.ErrorShare, ConfiguredErrors: spec.Errors,
-		Workers: s.Workers, Busy: s.Busy, Queued: s.Queued, QueuedKinds: kinds, Queue: q,
+		Workers: s.Workers, Busy: s.Busy, Queued: s.Queued, QueuedKinds: kinds, QueuedAbandoned: sv.Abandoned, Queue: q,
 		MaxOutstanding: spec.MaxOutstanding, QueueTimeoutMs: report.Ms(spec.QueueTimeout), Limiter: limiter,
 		HopMs: report.Ms(now.Network.Hop), JitterMs: report.Ms(now.Network.Jitter),
 		Counters: backend.Counters{Arrived: s.Arrived, Completed: s.Completed, Errors: s.Errors, Rejected: s.Rejected,

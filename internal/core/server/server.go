@@ -122,6 +122,16 @@ func (s *Server) QueuedKinds(buf []Kind) []Kind {
 	return buf
 }
 
+// QueuedIDs returns the IDs of the queued jobs, oldest first, in buf
+// (reused from its start).
+func (s *Server) QueuedIDs(buf []uint64) []uint64 {
+	buf = buf[:0]
+	for i := 0; i < s.q.n; i++ {
+		buf = append(buf, s.q.at(i).id)
+	}
+	return buf
+}
+
 // reply builds a reply for a job that leaves at t after waiting since enq
 // and, when start is not Never, serving since start.
 func reply(id uint64, kind Kind, st Status, reason string, t, enq, start clock.Instant) Reply {
