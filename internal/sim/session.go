@@ -34,6 +34,7 @@ type Session struct {
 	frames []State            // the newest opts.Frames bin-end states, oldest first
 	lat    []*stats.Histogram // the newest opts.LatencyBins bins' latencies, a ring by bin number
 	nbins  int                // bins closed so far
+	nlat   int                // bin latencies kept so far
 	kinds  []server.Kind
 	ids    []uint64
 	drills []labfile.Event // taken so far, in the order taken
@@ -83,6 +84,10 @@ func (s *Session) restart() error {
 		s.lat[i] = stats.NewHistogram()
 	}
 	w.onBin = s.binClosing
+	if len(s.lat) > 0 {
+		s.nlat = 0
+		w.rt.Rec.OnBinLatency = s.keepLatency
+	}
 	w.start()
 	if s.opts.Frames > 0 {
 		s.frames = append(s.frames, s.state(0, false)) // the start: the first bin's beginning
@@ -93,11 +98,6 @@ func (s *Session) restart() error {
 // binClosing looks at the world as a series bin closes, before the
 // recorder empties the bin.
 func (s *Session) binClosing() {
-	if len(s.lat) > 0 {
-		h := s.lat[s.nbins%len(s.lat)]
-		h.Reset()
-		h.Merge(s.w.rt.Rec.BinLatency())
-	}
 	s.nbins++
 	if s.opts.Frames > 0 {
 		if len(s.frames) == s.opts.Frames {
@@ -105,6 +105,17 @@ func (s *Session) binClosing() {
 		}
 		s.frames = append(s.frames, s.state(s.w.now, false))
 	}
+}
+
+// keepLatency keeps a closed bin's latency histogram in the ring, in place
+// of the oldest, which is emptied for the next bin.
+func (s *Session) keepLatency(closed *stats.Histogram) *stats.Histogram {
+	i := s.nlat % len(s.lat)
+	s.nlat++
+	old := s.lat[i]
+	s.lat[i] = closed
+	old.Reset()
+	return old
 }
 
 // AdvanceTo fires every event due at or before t and stops there (at the
@@ -203,7 +214,8 @@ func (s *Session) Log() []report.LogLine { return s.w.col.Log }
 func (s *Session) Bins() []report.Bin { return s.w.rt.Rec.Bins }
 
 // Frames are the newest SessionOptions.Frames states at bin boundaries
-// (without the queued attempts' kinds), oldest first: at 0, then at the end of each bin as it closed (the last
+// (counters only: no queued attempts, latency since the start or balancer
+// views beyond the picks), oldest first: at 0, then at the end of each bin as it closed (the last
 // frame is the last bin's, the one before it the bin before's, and so on).
 func (s *Session) Frames() []State { return s.frames }
 
@@ -280,12 +292,16 @@ type BalancerView struct {
 func (s *Session) State() State { return s.state(s.at, true) }
 
 // state is the world's state at at; queues says whether to list the queued
-// attempts (frames do without: their bins need only the counters).
+// attempts, the latency since the start and the balancers' views beyond
+// their picks (frames do without: their bins need only the counters).
 func (s *Session) state(at clock.Instant, queues bool) State {
 	w := s.w
 	rec := w.rt.Rec
 	st := State{T: at, Clients: ClientState{Counts: rec.Total, Pending: int(rec.Pending()), Open: w.users == 0,
-		Users: w.users, P50: rec.Lat.Quantile(0.5), P99: rec.Lat.Quantile(0.99)}}
+		Users: w.users}}
+	if queues {
+		st.Clients.P50, st.Clients.P99 = rec.Lat.Quantile(0.5), rec.Lat.Quantile(0.99)
+	}
 	if st.Clients.Open {
 		st.Clients.Rate = w.lab.Clients.Rate
 		if ws, ok := w.stream.(*workload.Stream); ok {
@@ -315,9 +331,20 @@ func (s *Session) state(at clock.Instant, queues bool) State {
 	}
 	for bi, b := range w.bals {
 		bs := BalancerState{Name: fmt.Sprintf("lb%d", bi+1), Algorithm: b.Algorithm()}
-		member := map[int]bool{}
+		if !queues { // a frame: the picks are all its bins need
+			for i := range w.servers {
+				v := BalancerView{Picks: b.Picked(i)}
+				bs.Picks += v.Picks
+				bs.Servers = append(bs.Servers, v)
+			}
+			st.Balancers = append(st.Balancers, bs)
+			continue
+		}
+		member := make([]bool, len(w.servers))
 		for _, i := range b.Members() {
-			member[i] = true
+			if i < len(member) {
+				member[i] = true
+			}
 		}
 		loads := b.Loads()
 		for i, sv := range w.servers {

@@ -146,9 +146,18 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		case err := <-errc:
 			return err
 		case now := <-t.C:
-			s.mu.Lock()
-			s.playLocked(now)
-			s.mu.Unlock()
+			for {
+				s.mu.Lock()
+				s.playLocked(now)
+				again := s.max && !s.paused && !s.sess.Ended()
+				s.mu.Unlock()
+				// At max the next tick starts at once (the lock is free in
+				// between for the API); otherwise on the ticker.
+				if !again || ctx.Err() != nil {
+					break
+				}
+				now = time.Now()
+			}
 		}
 	}
 }
