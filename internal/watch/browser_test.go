@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
 	"github.com/lblab/lblab/internal/testbin"
@@ -315,4 +316,54 @@ func TestWatchPageGreysAbandonedAttempts(t *testing.T) {
 		t.Error("grey bars without the legend that explains them")
 	}
 	shot(t, ctx, "watch-retry-storm-abandoned")
+}
+
+// TestWatchPageComparesAll: "compare all" on rr-slow ranks its six
+// compare settings as lab sim ranks them, the watched one marked; after a
+// drill the ranking is lab sim's on the lab with that drill.
+func TestWatchPageComparesAll(t *testing.T) {
+	ctx := chromium(t)
+	base := startWatch(t, "rr-slow", true)
+	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('pb-compare')`)
+	l, _, err := lab.ScenarioSetting("rr-slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranked := func(l *labfile.Lab) string {
+		rep, err := sim.Compare(l, l.Compare, sim.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, r := range rep.Ranked() {
+			names = append(names, r.Name)
+		}
+		return strings.Join(names, ",")
+	}
+	const rows = `[...document.querySelectorAll('#compare tbody tr')].map(e => e.dataset.name).join(',')`
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-compare")))
+	waitJS(t, ctx, 60*time.Second, `document.querySelectorAll('#compare tbody tr').length === 6`)
+	if got, want := evalJS[string](t, ctx, rows), ranked(l); got != want {
+		t.Errorf("the page ranks %s, lab sim %s", got, want)
+	}
+	if w := evalJS[string](t, ctx, `document.querySelector('#compare tr.watched').dataset.name`); w != "round-robin" {
+		t.Errorf("the watched setting is marked %q, want round-robin", w)
+	}
+	if !strings.HasPrefix(evalJS[string](t, ctx, `document.querySelector('#compare tbody tr').dataset.name`), "least") &&
+		!strings.HasPrefix(evalJS[string](t, ctx, `document.querySelector('#compare tbody tr').dataset.name`), "p2c") {
+		t.Errorf("rr-slow's winner should be load-aware, got %s", evalJS[string](t, ctx, rows))
+	}
+	shot(t, ctx, "watch-rr-slow-compare")
+
+	// A drill at 2 s (s4 slowed too) joins every setting's script.
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`fetch('/api/playback', {method: 'POST', body: JSON.stringify({seek_s: 2})}).then(() =>
+		fetch('/api/chaos', {method: 'POST', body: JSON.stringify({action: 'slow', target: 's4', speed: 0.25})}))`, chromedp.EvalAwaitPromise))
+	saved := l.Clone()
+	saved.Events = append([]labfile.Event{{At: 2 * time.Second, Action: labfile.ActionSlow, Target: "s4", Speed: 0.25}}, saved.Events...)
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-compare")))
+	waitJS(t, ctx, 60*time.Second, `document.querySelector('#compare .note').textContent.includes('1 drill')`)
+	if got, want := evalJS[string](t, ctx, rows), ranked(saved); got != want {
+		t.Errorf("after the drill the page ranks %s, lab sim on the lab with it %s", got, want)
+	}
 }

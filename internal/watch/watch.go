@@ -24,6 +24,7 @@ import (
 	"github.com/lblab/lblab/internal/lab"
 	"github.com/lblab/lblab/internal/lab/webui"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/wire"
 	"github.com/lblab/lblab/internal/sim"
@@ -59,7 +60,8 @@ type Options struct {
 // Server plays one lab and serves the dashboard.
 type Server struct {
 	mu       sync.Mutex
-	base     *labfile.Lab // the lab as started, without the drills
+	base     *labfile.Lab      // the lab as started, without the drills
+	compare  []labfile.Setting // its compare entries (Compare all runs them)
 	scenario string
 	setting  string
 	sess     *sim.Session
@@ -105,12 +107,16 @@ func CheckSpeed(v float64) error {
 // load starts a session of l at virtual 0. Caller holds mu (or is New).
 func (s *Server) load(l *labfile.Lab, scenario, setting string) error {
 	l = l.Clone()
+	compare := l.Compare
 	l.Compare = nil // the saved lab runs what was watched, alone
 	sess, err := sim.NewSession(l, sim.SessionOptions{Frames: lab.SeriesBins + 1, LatencyBins: lab.WindowBins})
 	if err != nil {
 		return err
 	}
-	s.base, s.scenario, s.setting, s.sess = l, scenario, setting, sess
+	s.base, s.scenario, s.setting, s.sess, s.compare = l, scenario, setting, sess, compare
+	if len(s.compare) == 0 {
+		s.compare = nil
+	}
 	s.first = s.build().Settings
 	s.anchor(time.Now())
 	return nil
@@ -280,6 +286,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/playback", s.handlePlayback)
 	mux.HandleFunc("POST /api/chaos", s.handleChaos)
 	mux.HandleFunc("GET /api/lab.yaml", s.handleLabFile)
+	mux.HandleFunc("POST /api/compare", s.handleCompare)
 	mux.HandleFunc("GET /api/scenarios", s.handleScenarios)
 	mux.HandleFunc("POST /api/scenario", s.handleScenario)
 	mux.Handle("GET /", webui.Handler())
@@ -473,4 +480,59 @@ func (s *Server) handleScenario(w http.ResponseWriter, req *http.Request) {
 	s.pauseAt = clock.Never
 	s.publishLocked()
 	lab.WriteJSON(w, 200, map[string]any{"ok": true, "scenario": body.Name, "setting": setting})
+}
+
+// CompareRow is one setting of POST /api/compare's ranking.
+type CompareRow struct {
+	Rank      int     `json:"rank"`
+	Name      string  `json:"name"`
+	Algorithm string  `json:"algorithm"`
+	Requests  uint64  `json:"requests"`
+	Failed    uint64  `json:"failed"`
+	Goodput   float64 `json:"goodput"`
+	P50Ms     float64 `json:"p50_ms"`
+	P99Ms     float64 `json:"p99_ms"`
+	Watched   bool    `json:"watched"` // the setting being played
+}
+
+// handleCompare is POST /api/compare ({}): Compare all. The lab as
+// watched, with the drills taken so far in its script, runs once per
+// compare setting (every algorithm when it has none) on the same seeded
+// stream, as lab sim does, and the settings come back ranked as lab sim's
+// table ranks them (by the lab's headline figure, p99 unless it names
+// another).
+func (s *Server) handleCompare(w http.ResponseWriter, req *http.Request) {
+	var body struct{}
+	if !lab.DecodeBody(w, req, &body) {
+		return
+	}
+	s.mu.Lock()
+	l, settings, watched, drills := s.sess.Lab(), s.compare, s.setting, len(s.sess.Drills())
+	s.mu.Unlock()
+	if settings == nil {
+		for _, a := range policy.Algorithms() {
+			settings = append(settings, labfile.Setting{Name: a, Algorithm: a})
+		}
+		if watched == "" {
+			watched = l.Balancers.Algorithm
+			if l.Clients.Algorithm != "" {
+				watched = l.Clients.Algorithm
+			}
+		}
+	}
+	rep, err := sim.Compare(l, settings, sim.Options{})
+	if err != nil {
+		lab.WriteJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
+		return
+	}
+	headline := string(l.Report.Headline)
+	if headline == "" {
+		headline = string(labfile.HeadlineP99)
+	}
+	rows := []CompareRow{}
+	for i, r := range rep.Ranked() {
+		rows = append(rows, CompareRow{Rank: i + 1, Name: r.Name, Algorithm: r.Algorithm, Requests: r.Requests,
+			Failed: r.Failed, Goodput: r.Goodput, P50Ms: r.Latency.P50, P99Ms: r.Latency.P99, Watched: r.Name == watched})
+	}
+	lab.WriteJSON(w, 200, map[string]any{"lab": l.Name, "headline": headline, "drills": drills, "ranking": rows})
 }

@@ -2,7 +2,7 @@
 // virtual clock (lab watch): speed, pause, step, seek, restart and save.
 // Each is a POST /api/playback; the rest of the page does not know which
 // clock feeds it.
-import { h, setText, secs } from './dom.js';
+import { h, setText, secs, ms, pct, count } from './dom.js';
 import { post, toast } from './api.js';
 
 const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
@@ -27,9 +27,12 @@ function build(box) {
   const restart = h('button', { id: 'pb-restart', text: 'restart', title: 'back to 0 without the drills taken', onclick: () => playback({ restart: true }) });
   const save = h('a', { id: 'pb-save', class: 'button', href: '/api/lab.yaml', download: '', text: 'save lab file',
     title: 'the lab with the drills taken in its script: lab sim on it gives these numbers' });
+  const compare = h('button', { id: 'pb-compare', text: 'compare all',
+    title: 'run every compare setting of the lab (or every algorithm) on the same seeded stream, with the drills taken, and rank them',
+    onclick: () => compareAll(compare) });
   const drills = h('span', { id: 'pb-drills', class: 'pb-drills' });
   box.replaceChildren(h('span', { id: 'virtual', class: 'status virtual', text: 'virtual' }), speed, pause, step, seek,
-    restart, save, drills);
+    restart, save, compare, drills);
   box.hidden = false;
   els = { speed, pause, step, seek, drills };
 }
@@ -62,4 +65,35 @@ export function renderPlayback(snap) {
     box.dataset.endedToast = '1';
     toast(`the run ended at ${secs(p.t_s)}`);
   } else if (!p.ended) delete box.dataset.endedToast;
+}
+
+/** compareAll asks the simulator to rank the lab's settings and shows the table. */
+async function compareAll(button) {
+  button.disabled = true;
+  setText(button, 'comparing…');
+  try {
+    const out = await post('/api/compare', {});
+    if (out) showRanking(out);
+  } finally {
+    button.disabled = false;
+    setText(button, 'compare all');
+  }
+}
+
+function showRanking(out) {
+  let panel = document.getElementById('compare');
+  if (!panel) {
+    panel = h('section', { id: 'compare', class: 'panel compare-panel' });
+    document.querySelector('.col-side').prepend(panel);
+  }
+  const head = ['#', 'setting', 'p99', 'p50', 'failed', 'goodput'];
+  const rows = out.ranking.map((r) => h('tr', { class: r.watched ? 'watched' : '', 'data-name': r.name },
+    h('td', { text: r.rank }), h('td', { text: r.name + (r.watched ? ' (watched)' : '') }),
+    h('td', { text: ms(r.p99_ms) }), h('td', { text: ms(r.p50_ms) }), h('td', { text: count(r.failed) }),
+    h('td', { text: pct(r.goodput) })));
+  panel.replaceChildren(
+    h('h2', {}, 'Compare all ', h('button', { class: 'small', text: '✕', title: 'close', onclick: () => panel.remove() })),
+    h('p', { class: 'note', text: `the same seeded stream through each setting, ranked by ${out.headline}` +
+      (out.drills ? `, with the ${out.drills} drill(s) taken` : '') + ' (as lab sim ranks them)' }),
+    h('table', { class: 'ranking' }, h('thead', {}, h('tr', {}, ...head.map((x) => h('th', { text: x })))), h('tbody', {}, ...rows)));
 }
