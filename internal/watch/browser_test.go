@@ -367,3 +367,22 @@ func TestWatchPageComparesAll(t *testing.T) {
 		t.Errorf("after the drill the page ranks %s, lab sim on the lab with it %s", got, want)
 	}
 }
+
+// TestWatchPageKeepsThePickersChoice: a scenario chosen in the picker and
+// not yet run stays chosen after the picker loses focus (it used to snap
+// back to the running one within a second, so "run scenario" restarted
+// the wrong lab); running it then plays it.
+func TestWatchPageKeepsThePickersChoice(t *testing.T) {
+	ctx := chromium(t)
+	base := startWatch(t, "rr-slow", false)
+	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, 30*time.Second, `document.getElementById('scenario').value === 'rr-slow' && !document.getElementById('scenario').disabled`)
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('scenario');
+		s.focus(); s.value = 'herd'; s.dispatchEvent(new Event('change')); s.blur(); document.body.focus(); })()`))
+	time.Sleep(1500 * time.Millisecond) // six snapshots of rr-slow go by
+	if v := evalJS[string](t, ctx, `document.getElementById('scenario').value`); v != "herd" {
+		t.Fatalf("the picker went back to %q after losing focus", v)
+	}
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#scenario-run")))
+	waitJS(t, ctx, 30*time.Second, `document.getElementById('lab-name').textContent === 'herd'`)
+}
