@@ -386,3 +386,38 @@ func TestWatchPageKeepsThePickersChoice(t *testing.T) {
 	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#scenario-run")))
 	waitJS(t, ctx, 30*time.Second, `document.getElementById('lab-name').textContent === 'herd'`)
 }
+
+// TestWatchPageStepSeekSave: the page's step button moves one 250 ms bin at
+// a time and pauses; the seek slider replays to the instant chosen; the
+// save link downloads the lab file with the drill taken at that instant.
+func TestWatchPageStepSeekSave(t *testing.T) {
+	ctx := chromium(t)
+	base := startWatch(t, "rr-slow", true)
+	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('pb-step')`)
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-step")))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-seek').value === '0.25'`)
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-step")))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-seek').value === '0.5' && document.getElementById('clock').textContent === '0.5 s'`)
+	if n := evalJS[int](t, ctx, `document.querySelector('#chart-load').plotData[0].length`); n != 2 {
+		t.Errorf("after two steps the charts have %d bins, want 2", n)
+	}
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('pb-seek');
+		s.value = '7.5'; s.dispatchEvent(new Event('change')); })()`))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('clock').textContent === '7.5 s' && document.querySelector('#chart-load').plotData[0].length === 30`)
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#controls button[data-action="kill"]`)))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-drills').textContent.includes('7.5s: kill s1')`)
+	c, cancelEval := context.WithTimeout(ctx, 20*time.Second)
+	yaml, err := chromedp.Run(c, chromedp.Evaluate[string](`fetch(document.getElementById('pb-save').href).then(r => r.text())`, chromedp.EvalAwaitPromise))
+	cancelEval()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := labfile.Parse("saved.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatalf("the saved lab file does not parse: %v", err)
+	}
+	if n := len(saved.Events); n != 2 || saved.Events[1].At != 7500*time.Millisecond || saved.Events[1].String() != "kill s1" {
+		t.Errorf("the saved script: %v, want rr-slow's event and kill s1 at 7.5 s", saved.Events)
+	}
+}
