@@ -421,3 +421,55 @@ func TestWatchPageStepSeekSave(t *testing.T) {
 		t.Errorf("the saved script: %v, want rr-slow's event and kill s1 at 7.5 s", saved.Events)
 	}
 }
+
+// TestWatchPageFiltersBalancerLines: in breaker (its breakers on) s2 fails
+// at 5 s and the breakers flap until it recovers at 12 s; the log's filter
+// hides the breaker lines and keeps the script's, and shows them again.
+func TestWatchPageFiltersBalancerLines(t *testing.T) {
+	ctx := chromium(t)
+	l, err := func() (*labfile.Lab, error) {
+		l, _, err := lab.ScenarioSetting("breaker")
+		if err != nil {
+			return nil, err
+		}
+		return l.WithSetting(l.Compare[1])
+	}()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := startWatchLab(t, l, "breaker", "breaker", true)
+	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('pb-seek') && !!document.getElementById('log-hide-balancers')`)
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`fetch('/api/playback', {method: 'POST', body: JSON.stringify({seek_s: 14})})`))
+	waitJS(t, ctx, 20*time.Second, `document.getElementById('clock').textContent === '14.0 s'`)
+	const lines = `JSON.stringify([...document.querySelectorAll('#log li .text')].map(e => e.textContent))`
+	read := func() []string {
+		var out []string
+		if err := json.Unmarshal([]byte(evalJS[string](t, ctx, lines)), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	count := func(ls []string, prefix string) (n int) {
+		for _, l := range ls {
+			if strings.HasPrefix(l, prefix) {
+				n++
+			}
+		}
+		return n
+	}
+	all := read()
+	if count(all, "breaker ") < 3 || count(all, "fail s2") != 1 {
+		t.Fatalf("breaker at 14 s should log flaps and the failure: %v", all)
+	}
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#log-hide-balancers")))
+	waitJS(t, ctx, 10*time.Second, `document.querySelector('.log-hidden').textContent.includes('hidden')`)
+	filtered := read()
+	if count(filtered, "breaker ") != 0 || count(filtered, "fail s2") != 1 || count(filtered, "recover s2") != 1 {
+		t.Errorf("filtered log: %v, want the script's lines and no breaker lines", filtered)
+	}
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#log-hide-balancers")))
+	if again := read(); !reflect.DeepEqual(again, all) {
+		t.Errorf("unfiltered again the log shows %d lines, first %d", len(again), len(all))
+	}
+}

@@ -28,6 +28,13 @@ func startWatch(t *testing.T, name string, paused bool) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return startWatchLab(t, l, name, setting, paused)
+}
+
+// startWatchLab serves l (scenario name, played as setting) on
+// 127.0.0.1:0 until the test ends and returns the base URL.
+func startWatchLab(t *testing.T, l *labfile.Lab, name, setting string, paused bool) string {
+	t.Helper()
 	srv, err := New(Options{Lab: l, Scenario: name, Setting: setting, Paused: paused})
 	if err != nil {
 		t.Fatal(err)
