@@ -18,6 +18,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
+	"github.com/lblab/lblab/scenarios"
 )
 
 // startWatch serves scenario name (its first compare setting) on
@@ -339,5 +340,60 @@ func TestWatchPlaybackAPIRefusesBadInput(t *testing.T) {
 	call(t, "POST", base+"/api/playback", `{"seek_s":7.3}`, &p)
 	if p.T != 7.3 {
 		t.Errorf("seek to 7.3 s: at %v", p.T)
+	}
+}
+
+// Every built-in scenario plays and makes a snapshot with a card per
+// server; an added server gets its card and its place in every balancer's
+// view.
+func TestWatchEveryScenarioSnapshots(t *testing.T) {
+	for _, name := range scenarios.Names() {
+		l, setting, err := lab.ScenarioSetting(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := New(Options{Lab: l, Scenario: name, Setting: setting})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := s.sess.AdvanceTo(seconds(3)); err != nil {
+			t.Fatal(err)
+		}
+		if name == "rr-slow" {
+			ev := labfile.Event{Action: labfile.ActionAddServer}
+			if err := lab.ValidateDrill(s.sess.Lab(), &ev); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.sess.Drill(ev); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.sess.AdvanceTo(seconds(4)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		snap := s.build()
+		want := len(l.ExpandServers())
+		if name == "rr-slow" {
+			want++
+		}
+		if len(snap.Servers) != want {
+			t.Errorf("%s: %d server cards, want %d", name, len(snap.Servers), want)
+		}
+		for _, b := range snap.Balancers {
+			if b.Settings == nil {
+				t.Errorf("%s: %s has no settings", name, b.Name)
+			}
+		}
+		for _, sv := range snap.Servers {
+			if sv.Backend == nil || len(snap.Balancers) > 0 && len(sv.Views) != len(snap.Balancers) {
+				t.Errorf("%s: server %s has state %v and %d balancer views for %d balancers", name, sv.Name, sv.Backend != nil, len(sv.Views), len(snap.Balancers))
+			}
+		}
+		if bins := int(time.Duration(s.sess.Now()) / report.BinWidth); len(snap.Series.T) != bins {
+			t.Errorf("%s: %d bins at %v, want %d", name, len(snap.Series.T), time.Duration(s.sess.Now()), bins)
+		}
+		if _, err := json.Marshal(snapshot{Snapshot: snap, Virtual: true}); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
