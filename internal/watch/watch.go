@@ -109,7 +109,7 @@ func (s *Server) load(l *labfile.Lab, scenario, setting string) error {
 	l = l.Clone()
 	compare := l.Compare
 	l.Compare = nil // the saved lab runs what was watched, alone
-	sess, err := sim.NewSession(l, sim.SessionOptions{Frames: lab.SeriesBins + 1, LatencyBins: lab.WindowBins})
+	sess, err := newSession(l)
 	if err != nil {
 		return err
 	}
@@ -120,6 +120,11 @@ func (s *Server) load(l *labfile.Lab, scenario, setting string) error {
 	s.first = s.build().Settings
 	s.anchor(time.Now())
 	return nil
+}
+
+// newSession starts a session of l with what a snapshot needs kept.
+func newSession(l *labfile.Lab) (*sim.Session, error) {
+	return sim.NewSession(l, sim.SessionOptions{Frames: lab.SeriesBins + 1, LatencyBins: lab.WindowBins})
 }
 
 // anchor restarts the playback clock from the virtual instant reached.
@@ -349,11 +354,13 @@ func (s *Server) handlePlayback(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 	}
-	if in.Restart {
-		if err := s.load(s.base, s.scenario, s.setting); err != nil {
+	if in.Restart { // the same lab and compare settings, without the drills
+		sess, err := newSession(s.base)
+		if err != nil {
 			lab.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
 			return
 		}
+		s.sess = sess
 	}
 	if in.SeekS != nil {
 		if err := s.sess.Seek(seconds(*in.SeekS)); err != nil {

@@ -397,3 +397,39 @@ func TestWatchEveryScenarioSnapshots(t *testing.T) {
 		}
 	}
 }
+
+// Restart drops the drills and keeps the lab's compare settings for
+// Compare all, which ranks the six of rr-slow with the watched one marked.
+func TestWatchRestartKeepsTheCompareSettings(t *testing.T) {
+	base := startWatch(t, "rr-slow", true)
+	call(t, "POST", base+"/api/playback", `{"seek_s":2}`, nil)
+	if code := call(t, "POST", base+"/api/chaos", `{"action":"kill","target":"s1"}`, nil); code != 200 {
+		t.Fatalf("drill: %d", code)
+	}
+	var p Playback
+	call(t, "POST", base+"/api/playback", `{"restart":true}`, &p)
+	if p.T != 0 || len(p.Drills) != 0 {
+		t.Errorf("after restart: %+v, want 0 s and no drills", p)
+	}
+	var out struct {
+		Ranking []CompareRow `json:"ranking"`
+	}
+	if code := call(t, "POST", base+"/api/compare", `{}`, &out); code != 200 || len(out.Ranking) != 6 {
+		t.Fatalf("compare all after restart: %d, %d settings, want rr-slow's 6", code, len(out.Ranking))
+	}
+	watched := 0
+	for _, r := range out.Ranking {
+		if r.Watched {
+			watched++
+			if r.Name != "round-robin" {
+				t.Errorf("%s is marked watched", r.Name)
+			}
+		}
+	}
+	if watched != 1 {
+		t.Errorf("%d settings marked watched, want round-robin alone", watched)
+	}
+	if code := call(t, "POST", base+"/api/compare", `{"settings":["p2c"]}`, nil); code != 400 {
+		t.Errorf("compare with an unknown field: %d, want 400", code)
+	}
+}
