@@ -35,8 +35,9 @@ downloads that lab file: lab sim on it gives the numbers the page showed.
 The lab plays its first compare setting (as the dashboard's scenario picker
 does) unless --setting names another, or an algorithm. The API is the live
 controller's (GET /api/snapshot, /api/stream, /api/scenarios, POST /api/chaos,
-/api/scenario) plus GET and POST /api/playback and GET /api/lab.yaml
-(docs/dashboard.md).`,
+/api/scenario) plus GET and POST /api/playback, GET /api/lab.yaml and POST
+/api/compare (Compare all: every compare setting on the same stream, ranked as
+lab sim ranks them); see docs/dashboard.md.`,
 		Example: `  lab watch rr-slow
   lab watch rr-slow --setting p2c --speed 5
   lab watch my-lab.yaml --paused`,
