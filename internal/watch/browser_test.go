@@ -423,8 +423,9 @@ func TestWatchPageStepSeekSave(t *testing.T) {
 }
 
 // TestWatchPageFiltersBalancerLines: in breaker (its breakers on) s2 fails
-// at 5 s and the breakers flap until it recovers at 12 s; the log's filter
-// hides the breaker lines and keeps the script's, and shows them again.
+// at 5 s ("next event" from 0 stops there) and the breakers flap until it
+// recovers at 12 s; the log's filter hides the breaker lines and keeps the
+// script's, and shows them again.
 func TestWatchPageFiltersBalancerLines(t *testing.T) {
 	ctx := chromium(t)
 	l, err := func() (*labfile.Lab, error) {
@@ -458,6 +459,12 @@ func TestWatchPageFiltersBalancerLines(t *testing.T) {
 		}
 		return n
 	}
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-restart")))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('clock').textContent === '0.0 s'`)
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-next"))) // "next event": s2 fails at 5 s
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('clock').textContent === '5.0 s' && document.querySelector('#log li .text').textContent === 'fail s2'`)
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`fetch('/api/playback', {method: 'POST', body: JSON.stringify({seek_s: 14})})`))
+	waitJS(t, ctx, 20*time.Second, `document.getElementById('clock').textContent === '14.0 s'`)
 	all := read()
 	if count(all, "breaker ") < 3 || count(all, "fail s2") != 1 {
 		t.Fatalf("breaker at 14 s should log flaps and the failure: %v", all)

@@ -316,14 +316,15 @@ func (s *Server) handleGetPlayback(w http.ResponseWriter, _ *http.Request) {
 }
 
 // playbackIn is POST /api/playback: every field optional; they apply in
-// the order restart, seek_s, speed/max, paused, pause_at_s, step.
+// the order restart, seek_s, speed/max, paused, pause_at_s, step, step_event.
 type playbackIn struct {
 	Speed    *float64 `json:"speed"`
 	Max      *bool    `json:"max"`
 	Paused   *bool    `json:"paused"`
 	SeekS    *float64 `json:"seek_s"`
-	Step     bool     `json:"step"`    // pause and play to the end of the current 250 ms bin
-	Restart  bool     `json:"restart"` // back to 0 with the lab as it was given (the drills dropped)
+	Step     bool     `json:"step"`       // pause and play to the end of the current 250 ms bin
+	StepLog  bool     `json:"step_event"` // pause and play to the next line of the event log
+	Restart  bool     `json:"restart"`    // back to 0 with the lab as it was given (the drills dropped)
 	PauseAtS *float64 `json:"pause_at_s"`
 }
 
@@ -390,9 +391,37 @@ func (s *Server) handlePlayback(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 	}
+	if in.StepLog {
+		s.paused = true
+		if err := s.stepToNextLine(); err != nil {
+			lab.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
+			return
+		}
+	}
 	s.anchor(time.Now())
 	s.publishLocked()
 	lab.WriteJSON(w, 200, s.playbackLocked())
+}
+
+// stepToNextLine plays on to the instant of the event log's next line (a
+// script event, a breaker transition, a health verdict ...), or to the end
+// of the run: bin by bin until a line appears, then a replay to its
+// instant exactly. Caller holds mu.
+func (s *Server) stepToNextLine() error {
+	n := len(s.sess.Log())
+	for len(s.sess.Log()) == n && !s.sess.Ended() {
+		if err := s.sess.AdvanceTo((s.sess.Now()/bin + 1) * bin); err != nil {
+			return err
+		}
+	}
+	if len(s.sess.Log()) == n {
+		return nil // the run ended first
+	}
+	at := clock.Instant(math.Round(s.sess.Log()[n].T * 1e9))
+	if at == s.sess.Now() {
+		return nil
+	}
+	return s.sess.Seek(at)
 }
 
 // seconds is a virtual instant from seconds, to the millisecond.

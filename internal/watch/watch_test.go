@@ -433,3 +433,31 @@ func TestWatchRestartKeepsTheCompareSettings(t *testing.T) {
 		t.Errorf("compare with an unknown field: %d, want 400", code)
 	}
 }
+
+// step_event pauses at the instant of the event log's next line: in
+// breaker (breakers on) s2 fails at 5 s, then the breakers open on it.
+func TestWatchStepsToTheNextLogLine(t *testing.T) {
+	l, _, err := lab.ScenarioSetting("breaker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, err = l.WithSetting(l.Compare[1]); err != nil {
+		t.Fatal(err)
+	}
+	base := startWatchLab(t, l, "breaker", "breaker", true)
+	var p Playback
+	var snap struct {
+		Log []report.LogLine `json:"log"`
+	}
+	call(t, "POST", base+"/api/playback", `{"step_event":true}`, &p)
+	call(t, "GET", base+"/api/snapshot", nil, &snap)
+	if p.T != 5 || !p.Paused || len(snap.Log) != 1 || snap.Log[0].Text != "fail s2" {
+		t.Fatalf("first step to an event: at %v (paused %v), log %v; want 5 s and fail s2", p.T, p.Paused, snap.Log)
+	}
+	call(t, "POST", base+"/api/playback", `{"step_event":true}`, &p)
+	call(t, "GET", base+"/api/snapshot", nil, &snap)
+	last := snap.Log[len(snap.Log)-1]
+	if p.T <= 5 || p.T != last.T || !strings.HasPrefix(last.Text, "breaker s2: closed -> open") {
+		t.Errorf("second step: at %v, log ends %v; want the first breaker opening on s2, at its instant", p.T, last)
+	}
+}

@@ -21,6 +21,8 @@ function build(box) {
   } }, ...SPEEDS.map((v) => h('option', { value: v, text: v + '×' })), h('option', { value: 'max', text: 'max' }));
   const pause = h('button', { id: 'pb-pause', text: 'pause', onclick: () => playback({ paused: pause.dataset.paused !== 'true' }) });
   const step = h('button', { id: 'pb-step', text: 'step 250 ms', title: 'pause and play to the end of this 250 ms bin', onclick: () => playback({ step: true }) });
+  const next = h('button', { id: 'pb-next', text: 'next event', title: 'pause and play to the next line of the event log (a script event, a breaker transition, ...)',
+    onclick: () => playback({ step_event: true }) });
   const seek = h('input', { id: 'pb-seek', type: 'range', min: 0, max: 1, step: 0.25, value: 0, 'aria-label': 'virtual time',
     onpointerdown: () => { seeking = true; },
     onchange: async () => { seeking = false; await playback({ seek_s: Number(seek.value) }); } });
@@ -31,10 +33,10 @@ function build(box) {
     title: 'run every compare setting of the lab (or every algorithm) on the same seeded stream, with the drills taken, and rank them',
     onclick: () => compareAll(compare) });
   const drills = h('span', { id: 'pb-drills', class: 'pb-drills' });
-  box.replaceChildren(h('span', { id: 'virtual', class: 'status virtual', text: 'virtual' }), speed, pause, step, seek,
+  box.replaceChildren(h('span', { id: 'virtual', class: 'status virtual', text: 'virtual' }), speed, pause, step, next, seek,
     restart, save, compare, drills);
   box.hidden = false;
-  els = { speed, pause, step, seek, drills };
+  els = { speed, pause, step, next, seek, drills };
 }
 
 /** renderPlayback shows the playback state of a virtual snapshot (nothing otherwise). */
@@ -53,7 +55,7 @@ export function renderPlayback(snap) {
   }
   els.pause.dataset.paused = String(!!p.paused);
   setText(els.pause, p.paused ? 'play' : 'pause');
-  els.pause.disabled = els.step.disabled = !!p.ended;
+  els.pause.disabled = els.step.disabled = els.next.disabled = !!p.ended;
   const end = Math.max(p.duration_s || 0, p.t_s || 0);
   els.seek.max = String(end);
   if (!seeking) els.seek.value = String(p.t_s || 0);
