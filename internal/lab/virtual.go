@@ -92,7 +92,8 @@ func VirtualSnapshot(v VirtualView) *Snapshot {
 	lab := v.Lab
 	s := &Snapshot{Lab: lab.Name, Mode: "watch", Status: "running", Scenario: v.Scenario, Setting: v.Setting,
 		Description: lab.Description, Narration: lab.Narration, T: num(v.Now.At.Seconds()),
-		Features: v.Features, Algorithms: policy.Algorithms(), Window: d.window(), LatencySource: "histogram"}
+		Features: v.Features, Algorithms: policy.Algorithms(), Window: d.window(), LatencySource: "histogram",
+		Captions: captionsOf(lab)}
 	s.Window.P50Ms, s.Window.P99Ms = num(v.WindowP50), num(v.WindowP99)
 	s.Window.LatencyNote = "last 2 s of virtual time, from the simulator's latency histogram"
 	s.Settings = settingsNow(lab, cur)

@@ -480,3 +480,33 @@ func TestWatchPageFiltersBalancerLines(t *testing.T) {
 		t.Errorf("unfiltered again the log shows %d lines, first %d", len(again), len(all))
 	}
 }
+
+// TestWatchPageShowsTimedCaptions: rr-slow's captions appear as the
+// virtual clock passes their instants (seek and play alike).
+func TestWatchPageShowsTimedCaptions(t *testing.T) {
+	ctx := chromium(t)
+	base := startWatch(t, "rr-slow", true)
+	l, _, err := lab.ScenarioSetting("rr-slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Captions) < 3 {
+		t.Fatalf("rr-slow has %d captions, want at least 3", len(l.Captions))
+	}
+	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('pb-seek')`)
+	caption := func() string {
+		return evalJS[string](t, ctx, `document.getElementById('caption').hidden ? '' : document.querySelector('#caption .caption-text').textContent`)
+	}
+	for i, c := range l.Captions {
+		at := c.At.Seconds() + 0.5
+		do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`fetch('/api/playback', {method: 'POST', body: JSON.stringify({seek_s: %g})})`, at)))
+		waitJS(t, ctx, 20*time.Second, fmt.Sprintf(`document.getElementById('clock').textContent === '%.1f s'`, at))
+		if got := caption(); got != c.Text {
+			t.Errorf("at %v s the caption is %q, want captions[%d] %q", at, got, i, c.Text)
+		}
+	}
+	// Playing across an instant changes the caption too.
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`fetch('/api/playback', {method: 'POST', body: JSON.stringify({seek_s: 4.5, speed: 5, paused: false})})`))
+	waitJS(t, ctx, 20*time.Second, fmt.Sprintf(`document.querySelector('#caption .caption-text').textContent === %q`, l.Captions[1].Text))
+}

@@ -10,6 +10,7 @@ import { initInspector, openInspector, renderInspector } from './inspector.js';
 import { initLog, renderLog } from './log.js';
 import { initScenarios, renderScenario } from './scenarios.js';
 import { renderPlayback } from './playback.js';
+import { renderCaption } from './captions.js';
 
 const $ = (id) => document.getElementById(id);
 let last = null;
@@ -23,6 +24,7 @@ function render(snap) {
   if (snap.virtual) $('status').className = 'status virtual';
   if (snap.status !== 'running') return;
   renderScenario(snap);
+  renderCaption(snap);
   renderDiagram(snap);
   renderCounters(snap);
   renderCharts(snap);
