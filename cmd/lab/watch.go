@@ -22,7 +22,7 @@ func watchCommand() *cobra.Command {
 	var paused, verbose bool
 	var af accessFlags
 	cmd := &cobra.Command{
-		Use:   "watch FILE|SCENARIO",
+		Use:   "watch [FILE|SCENARIO]",
 		Short: "Watch a lab run in the simulator, on the live dashboard, at any playback speed",
 		Long: `watch plays a lab (or a built-in scenario) in the deterministic simulator and
 serves the live dashboard on --listen, driven by virtual time instead of
@@ -32,21 +32,32 @@ numbers at a virtual instant are the same at any speed. Drills from the page
 join the lab's script at the virtual instant they were taken, and "save"
 downloads that lab file: lab sim on it gives the numbers the page showed.
 
+Without a lab it plays a short demo (round robin, then least-outstanding, a
+server crashes and comes back) that loops until the page is first touched.
+
 The lab plays its first compare setting (as the dashboard's scenario picker
 does) unless --setting names another, or an algorithm. The API is the live
 controller's (GET /api/snapshot, /api/stream, /api/scenarios, POST /api/chaos,
 /api/scenario) plus GET and POST /api/playback, GET /api/lab.yaml and POST
 /api/compare (Compare all: every compare setting on the same stream, ranked as
 lab sim ranks them); see docs/dashboard.md.`,
-		Example: `  lab watch rr-slow
+		Example: `  lab watch
+  lab watch rr-slow
   lab watch rr-slow --setting p2c --speed 5
   lab watch my-lab.yaml --paused`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := watch.CheckSpeed(speed); err != nil {
 				return usageError{fmt.Errorf("--%w", err)}
 			}
-			lab, err := loadLab(args[0])
+			demo := len(args) == 0
+			var lab *labfile.Lab
+			var err error
+			if demo {
+				lab, err = watch.DemoLab()
+			} else {
+				lab, err = loadLab(args[0])
+			}
 			if err != nil {
 				return err
 			}
@@ -67,11 +78,13 @@ lab sim ranks them); see docs/dashboard.md.`,
 				return usageError{err}
 			}
 			scenario := ""
-			if _, err := os.Stat(args[0]); err != nil { // not a file: a built-in scenario
-				scenario = args[0]
+			if !demo {
+				if _, err := os.Stat(args[0]); err != nil { // not a file: a built-in scenario
+					scenario = args[0]
+				}
 			}
 			srv, err := watch.New(watch.Options{Lab: lab, Scenario: scenario, Setting: name, Speed: speed,
-				Paused: paused, Access: af.access, Log: wire.Logger("lab", verbose)})
+				Paused: paused, Demo: demo, Access: af.access, Log: wire.Logger("lab", verbose)})
 			if err != nil {
 				return usageError{err}
 			}

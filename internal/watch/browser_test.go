@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -509,4 +510,48 @@ func TestWatchPageShowsTimedCaptions(t *testing.T) {
 	// Playing across an instant changes the caption too.
 	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`fetch('/api/playback', {method: 'POST', body: JSON.stringify({seek_s: 4.5, speed: 5, paused: false})})`))
 	waitJS(t, ctx, 20*time.Second, fmt.Sprintf(`document.querySelector('#caption .caption-text').textContent === %q`, l.Captions[1].Text))
+}
+
+// TestWatchPageDemoLoopsUntilTouched: the demo (played here at 200x) starts
+// again at its end while the page is left alone, says so in the status,
+// and the first click anywhere stops the loop.
+func TestWatchPageDemoLoopsUntilTouched(t *testing.T) {
+	ctx := chromium(t)
+	l, err := DemoLab()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Options{Lab: l, Demo: true, Speed: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(sctx, ln) }()
+	t.Cleanup(func() { cancel(); <-done })
+	do(t, ctx, 60*time.Second, chromedp.Navigate("http://"+ln.Addr().String()+"/"))
+	waitJS(t, ctx, 30*time.Second, `document.getElementById('status').textContent === 'virtual · demo (touch to stop)'`)
+	var p Playback
+	deadline := time.Now().Add(30 * time.Second)
+	for p.Loops < 1 {
+		call(t, "GET", "http://"+ln.Addr().String()+"/api/playback", nil, &p)
+		if time.Now().After(deadline) {
+			t.Fatalf("the untouched demo did not start again: %+v", p)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#counters"))) // a touch, not a control
+	waitJS(t, ctx, 10*time.Second, `!document.getElementById('status').textContent.includes('demo')`)
+	waitJS(t, ctx, 30*time.Second, `document.getElementById('status').textContent === 'virtual · ended'`)
+	call(t, "GET", "http://"+ln.Addr().String()+"/api/playback", nil, &p)
+	loops := p.Loops
+	time.Sleep(500 * time.Millisecond)
+	call(t, "GET", "http://"+ln.Addr().String()+"/api/playback", nil, &p)
+	if p.Demo || p.Loops != loops || !p.Ended {
+		t.Errorf("after the touch: %+v, want the run ended and no more loops", p)
+	}
 }

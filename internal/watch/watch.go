@@ -53,6 +53,7 @@ type Options struct {
 	Scenario, Setting string       // what it is, for the page
 	Speed             float64      // 0 means 1
 	Paused            bool
+	Demo              bool // loop the run until the first touch (a POST to the API)
 	Access            wire.Access
 	Log               *zap.Logger
 }
@@ -76,11 +77,13 @@ type Server struct {
 	stream   *lab.Stream
 	log      *zap.Logger
 	access   wire.Access
+	demo     bool // looping until the first touch
+	loops    int  // times the demo started again
 }
 
 // New prepares a server for opts (nothing runs before Serve).
 func New(opts Options) (*Server, error) {
-	s := &Server{stream: lab.NewStream(), log: opts.Log, access: opts.Access, speed: opts.Speed, paused: opts.Paused, pauseAt: clock.Never}
+	s := &Server{stream: lab.NewStream(), log: opts.Log, access: opts.Access, demo: opts.Demo, speed: opts.Speed, paused: opts.Paused, pauseAt: clock.Never}
 	if s.log == nil {
 		s.log = zap.NewNop()
 	}
@@ -204,6 +207,12 @@ func (s *Server) playLocked(now time.Time) {
 		if s.sess.Now() >= s.pauseAt && s.pauseAt != clock.Never {
 			s.paused, s.pauseAt = true, clock.Never
 		}
+		if s.demo && s.sess.Ended() { // untouched: the demo starts again
+			if sess, err := newSession(s.base); err == nil {
+				s.sess, s.loops = sess, s.loops+1
+				s.anchor(now)
+			}
+		}
 	}
 	if s.dirty {
 		s.publishLocked()
@@ -223,6 +232,8 @@ type Playback struct {
 	MinSpeed  float64  `json:"min_speed"`
 	MaxSpeed  float64  `json:"max_speed"`
 	Drills    []string `json:"drills"` // the drills taken, as script events
+	Demo      bool     `json:"demo"`   // the demo loops until the first touch
+	Loops     int      `json:"loops"`  // times it started again
 }
 
 // snapshot is what /api/stream and /api/snapshot carry: the live
@@ -236,7 +247,7 @@ type snapshot struct {
 func (s *Server) playbackLocked() Playback {
 	p := Playback{Speed: s.speed, Max: s.max, Paused: s.paused, Ended: s.sess.Ended(),
 		T: time.Duration(s.sess.Now()).Seconds(), DurationS: s.base.Duration.Seconds(), MinSpeed: MinSpeed, MaxSpeed: MaxSpeed,
-		Drills: []string{}}
+		Drills: []string{}, Demo: s.demo, Loops: s.loops}
 	if s.pauseAt != clock.Never {
 		v := time.Duration(s.pauseAt).Seconds()
 		p.PauseAtS = &v
@@ -288,14 +299,28 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/snapshot", s.handleSnapshot)
 	mux.Handle("GET /api/stream", s.stream)
 	mux.HandleFunc("GET /api/playback", s.handleGetPlayback)
-	mux.HandleFunc("POST /api/playback", s.handlePlayback)
-	mux.HandleFunc("POST /api/chaos", s.handleChaos)
+	mux.HandleFunc("POST /api/playback", s.touched(s.handlePlayback))
+	mux.HandleFunc("POST /api/chaos", s.touched(s.handleChaos))
 	mux.HandleFunc("GET /api/lab.yaml", s.handleLabFile)
-	mux.HandleFunc("POST /api/compare", s.handleCompare)
+	mux.HandleFunc("POST /api/compare", s.touched(s.handleCompare))
 	mux.HandleFunc("GET /api/scenarios", s.handleScenarios)
-	mux.HandleFunc("POST /api/scenario", s.handleScenario)
+	mux.HandleFunc("POST /api/scenario", s.touched(s.handleScenario))
 	mux.Handle("GET /", webui.Handler())
 	return mux
+}
+
+// touched ends the demo loop before handling a POST: the first touch
+// stops it (the page posts an empty playback body on the first click or
+// key anywhere while the demo loops).
+func (s *Server) touched(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		if s.demo {
+			s.demo, s.dirty = false, true
+		}
+		s.mu.Unlock()
+		h(w, r)
+	}
 }
 
 func (s *Server) handleSnapshot(w http.ResponseWriter, _ *http.Request) {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -459,5 +460,89 @@ func TestWatchStepsToTheNextLogLine(t *testing.T) {
 	last := snap.Log[len(snap.Log)-1]
 	if p.T <= 5 || p.T != last.T || !strings.HasPrefix(last.Text, "breaker s2: closed -> open") {
 		t.Errorf("second step: at %v, log ends %v; want the first breaker opening on s2, at its instant", p.T, last)
+	}
+}
+
+// The demo's story, under sim: round robin queues on the slow s4 (a high
+// tail until 10 s), least-outstanding drains it (a low tail before the
+// crash), s2's crash at 18 s fails requests until it restarts at 24 s, and
+// none fail after.
+func TestDemoStory(t *testing.T) {
+	l, err := DemoLab()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(l, sim.Options{Series: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p99, failed := func(from, to float64) float64 {
+		m := 0.0
+		for _, b := range res.Run.Series {
+			if b.T >= from && b.T < to {
+				m = math.Max(m, b.P99)
+			}
+		}
+		return m
+	}, func(from, to float64) (n uint64) {
+		for _, b := range res.Run.Series {
+			if b.T >= from && b.T < to {
+				n += b.Failed
+			}
+		}
+		return n
+	}
+	// s4 is slow under either (its own p99 is ~115 ms at 40% speed); round
+	// robin adds its queue on top: 259 ms against 141 ms with seed 1.
+	if rr, lo := p99(6, 10), p99(15, 18); rr < 1.5*lo {
+		t.Errorf("round robin's tail (worst bin p99 %.0f ms, 6-10 s) should be well above least-outstanding's (%.0f ms, 15-18 s)", rr, lo)
+	}
+	if n := failed(0, 18); n != 0 {
+		t.Errorf("%d requests failed before the crash", n)
+	}
+	if n := failed(18, 24); n < 50 {
+		t.Errorf("only %d requests failed while s2 was down", n)
+	}
+	if n := failed(25, 30); n != 0 {
+		t.Errorf("%d requests failed after s2 came back", n)
+	}
+}
+
+// The demo loops while nobody touches it, and the first POST stops the
+// loop: the run then ends and stays ended.
+func TestDemoLoopsUntilTouched(t *testing.T) {
+	l, err := DemoLab()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Options{Lab: l, Demo: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.max = true
+	for i := 0; srv.loops < 2; i++ {
+		srv.playLocked(time.Now())
+		if i > 10000 {
+			t.Fatal("the demo does not loop")
+		}
+	}
+	if !srv.playbackLocked().Demo || srv.sess.Ended() {
+		t.Fatalf("looping demo: %+v", srv.playbackLocked())
+	}
+	rec := httptest.NewRecorder()
+	srv.routes().ServeHTTP(rec, httptest.NewRequest("POST", "/api/playback", strings.NewReader(`{}`)))
+	if rec.Code != 200 || srv.demo {
+		t.Fatalf("a touch: %d, demo still %v", rec.Code, srv.demo)
+	}
+	loops := srv.loops
+	for i := 0; !srv.sess.Ended(); i++ {
+		srv.playLocked(time.Now())
+		if i > 10000 {
+			t.Fatal("the run does not end")
+		}
+	}
+	srv.playLocked(time.Now())
+	if srv.loops != loops || !srv.sess.Ended() {
+		t.Errorf("after the touch the demo looped again (%d loops, was %d)", srv.loops, loops)
 	}
 }

@@ -59,7 +59,8 @@ export function renderPlayback(snap) {
   const end = Math.max(p.duration_s || 0, p.t_s || 0);
   els.seek.max = String(end);
   if (!seeking) els.seek.value = String(p.t_s || 0);
-  const state = p.ended ? 'ended' : p.paused ? 'paused' : (p.max ? 'max' : p.speed + '×');
+  const state = p.demo ? 'demo (touch to stop)' : p.ended ? 'ended' : p.paused ? 'paused' : (p.max ? 'max' : p.speed + '×');
+  if (p.demo) armTouch();
   setText(document.getElementById('status'), 'virtual · ' + state);
   setText(els.drills, (p.drills || []).length ? 'drills: ' + p.drills.join(' · ') : '');
   els.drills.title = 'taken at these virtual instants; they are in the saved lab file\'s script';
@@ -98,4 +99,22 @@ function showRanking(out) {
     h('p', { class: 'note', text: `the same seeded stream through each setting, ranked by ${out.headline}` +
       (out.drills ? `, with the ${out.drills} drill(s) taken` : '') + ' (as lab sim ranks them)' }),
     h('table', { class: 'ranking' }, h('thead', {}, h('tr', {}, ...head.map((x) => h('th', { text: x })))), h('tbody', {}, ...rows)));
+}
+
+let armed = false;
+
+/**
+ * armTouch stops the demo loop at the first click or key anywhere on the
+ * page: an empty POST /api/playback is a touch (any POST is).
+ */
+function armTouch() {
+  if (armed) return;
+  armed = true;
+  const touch = () => {
+    document.removeEventListener('pointerdown', touch, true);
+    document.removeEventListener('keydown', touch, true);
+    playback({});
+  };
+  document.addEventListener('pointerdown', touch, true);
+  document.addEventListener('keydown', touch, true);
 }
