@@ -41,7 +41,7 @@ time and prints the report. See docs/labfile.md for the lab-file reference.`,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.SuggestionsMinimumDistance = 2
-	root.AddCommand(simCommand(), sweepCommand(), runCommand(), upCommand(), dashboardCommand(), chaosCommand(), scenariosCommand(), claimsCommand(), algorithmsCommand(), tortureCommand())
+	root.AddCommand(simCommand(), watchCommand(), sweepCommand(), runCommand(), upCommand(), dashboardCommand(), chaosCommand(), scenariosCommand(), claimsCommand(), algorithmsCommand(), tortureCommand())
 	root.AddCommand(processCommands()...)
 	usageArgs(root)
 	root.AddCommand(probeCommand())

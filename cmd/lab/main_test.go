@@ -196,7 +196,7 @@ func TestEveryFlagDocumented(t *testing.T) {
 	}
 	// cobra lists "  -v, --verbose", the daemons' flag package "  -addr HOST:PORT".
 	flag := regexp.MustCompile(`(?m)^\s+(?:-\w, )?--?([a-z][a-z-]+)`)
-	for _, cmd := range []string{"run", "up", "sim", "sweep", "chaos", "dashboard", "torture", "backend", "lb", "loadgen", "probe"} {
+	for _, cmd := range []string{"run", "up", "sim", "watch", "sweep", "chaos", "dashboard", "torture", "backend", "lb", "loadgen", "probe"} {
 		out, errOut, _ := lab(t, cmd, "--help")
 		found := flag.FindAllStringSubmatch(out+errOut, -1)
 		if len(found) < 2 {

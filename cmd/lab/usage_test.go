@@ -20,15 +20,18 @@ func TestUsageMistakesExit2(t *testing.T) {
 	empty := filepath.Join(t.TempDir(), "empty.yaml")
 	os.WriteFile(empty, []byte("# nothing yet\n\n"), 0o644)
 	cases := map[string][]string{
-		"unknown command":       {"bogus"},
-		"did you mean sim":      {"simm"},
-		"accepts 1 arg":         {"sim"},
-		"usage: lab chaos":      {"chaos"},
-		"--series":              {"sim", "rr-slow", "--series"},
-		"--duration 0s":         {"sim", "rr-slow", "--duration", "0s"},
-		"the lab file is empty": {"sim", empty},
-		"add --json":            {"run", "rr-slow", "--series", "--dashboard", ""},
-		"--lab-url":             {"chaos", "kill", "s2", "--lab-url", "https://127.0.0.1:8000"},
+		"unknown command":                   {"bogus"},
+		"did you mean sim":                  {"simm"},
+		"accepts 1 arg":                     {"sim"},
+		"usage: lab chaos":                  {"chaos"},
+		"--series":                          {"sim", "rr-slow", "--series"},
+		"--duration 0s":                     {"sim", "rr-slow", "--duration", "0s"},
+		"the lab file is empty":             {"sim", empty},
+		"add --json":                        {"run", "rr-slow", "--series", "--dashboard", ""},
+		"--lab-url":                         {"chaos", "kill", "s2", "--lab-url", "https://127.0.0.1:8000"},
+		"--speed: must be from 0.1 to 1000": {"watch", "rr-slow", "--speed", "5000"},
+		"not a compare setting of rr-slow":  {"watch", "rr-slow", "--setting", "nope"},
+		"no scenario \"nope\"":              {"watch", "nope"},
 	}
 	for want, args := range cases {
 		out, errOut, code := lab(t, args...)

@@ -74,6 +74,20 @@ type ScenarioInfo struct {
 // first compare setting applied (if it has any) and sending until stopped.
 // It returns the setting's name.
 func ScenarioLab(name string) (*labfile.Lab, string, error) {
+	lab, setting, err := ScenarioSetting(name)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := lab.Apply("duration", upDuration); err != nil {
+		return nil, "", err
+	}
+	return lab, setting, nil
+}
+
+// ScenarioSetting loads built-in scenario name with its first compare
+// setting applied (if it has any), for its own duration; it returns the
+// setting's name.
+func ScenarioSetting(name string) (*labfile.Lab, string, error) {
 	data, err := scenarios.Get(name)
 	if err != nil {
 		return nil, "", err
@@ -89,9 +103,6 @@ func ScenarioLab(name string) (*labfile.Lab, string, error) {
 			return nil, "", err
 		}
 		setting = s.Name
-	}
-	if err := lab.Apply("duration", upDuration); err != nil {
-		return nil, "", err
 	}
 	return lab, setting, nil
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/backend"
 	"github.com/lblab/lblab/internal/shell/lb"
@@ -21,8 +22,9 @@ type Snapshot struct {
 	Setting     string         `json:"setting,omitempty"`
 	Description string         `json:"description,omitempty"`
 	Narration   string         `json:"narration,omitempty"`
-	Changes     []string       `json:"changes"` // settings changed since the lab started (see changes)
-	T           num            `json:"t_s"`     // seconds since this lab started
+	Captions    []Caption      `json:"captions"` // the lab's timed captions; the page shows the last one passed
+	Changes     []string       `json:"changes"`  // settings changed since the lab started (see changes)
+	T           num            `json:"t_s"`      // seconds since this lab started
 	AtUnixMs    int64          `json:"at_unix_ms"`
 	Features    Features       `json:"features"`
 	Algorithms  []string       `json:"algorithms"`
@@ -37,6 +39,22 @@ type Snapshot struct {
 	LatencySource string           `json:"latency_source"`
 	Log           []report.LogLine `json:"log"`       // the last logKeep lines
 	LogTotal      int              `json:"log_total"` // lines so far
+}
+
+// Caption is one of the lab's timed captions (labfile captions): what to
+// look at from t_s on.
+type Caption struct {
+	T    num    `json:"t_s"`
+	Text string `json:"text"`
+}
+
+// captionsOf are lab's captions as the snapshot carries them.
+func captionsOf(lab *labfile.Lab) []Caption {
+	out := []Caption{}
+	for _, c := range lab.Captions {
+		out = append(out, Caption{T: num(c.At.Seconds()), Text: c.Text})
+	}
+	return out
 }
 
 // Features says which controls work in this mode, and why not.

@@ -60,13 +60,17 @@ const streamWriteTimeout = 10 * time.Second
 
 // handleStream is GET /api/stream: server-sent events, one snapshot per
 // 250 ms reading, until the client leaves or the controller stops.
-func (c *Controller) handleStream(w http.ResponseWriter, r *http.Request) {
+func (c *Controller) handleStream(w http.ResponseWriter, r *http.Request) { serveStream(c.hub, w, r) }
+
+// serveStream sends h's snapshots as server-sent events until the client
+// leaves or the server stops.
+func serveStream(h *hub, w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(200)
-	ch := c.hub.subscribe()
-	defer c.hub.unsubscribe(ch)
+	ch := h.subscribe()
+	defer h.unsubscribe(ch)
 	for {
 		select {
 		case <-r.Context().Done():

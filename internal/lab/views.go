@@ -22,7 +22,7 @@ func snapshot(r *liveRun, d *deriver, cur *reading, mode string) *Snapshot {
 	s := &Snapshot{Lab: lab.Name, Mode: mode, Status: "running", Scenario: r.scenario, Setting: r.setting,
 		Description: lab.Description, Narration: lab.Narration, T: num(cur.at.Sub(r.started).Seconds()),
 		AtUnixMs: cur.at.UnixMilli(), Features: features(mode, r), Algorithms: policy.Algorithms(),
-		Window: d.window(), LatencySource: "little"}
+		Window: d.window(), LatencySource: "little", Captions: captionsOf(lab)}
 	if d.histogram() {
 		s.LatencySource = "histogram"
 	}

@@ -251,6 +251,7 @@ func (l *Lab) Clone() *Lab {
 		c.Clients.Profile = &cp
 	}
 	c.Clients.Faults = cloneEach(l.Clients.Faults, func(f FaultShare) FaultShare { return f })
+	c.Captions = cloneEach(l.Captions, func(c Caption) Caption { return c })
 	c.Servers = cloneEach(l.Servers, func(g ServerGroup) ServerGroup {
 		if g.Work != nil {
 			w := g.Work.clone()

@@ -21,6 +21,7 @@ type Lab struct {
 	Name        string        `yaml:"name"`
 	Description string        `yaml:"description"` // one line, shown by `lab scenarios`
 	Narration   string        `yaml:"narration"`   // what to watch, shown when the scenario runs
+	Captions    []Caption     `yaml:"captions"`    // timed captions: what to look at when (captions.go)
 	Seed        uint64        `yaml:"seed"`        // default 1
 	Duration    time.Duration `yaml:"duration"`    // default 20s
 	Network     Network       `yaml:"network"`

@@ -32,6 +32,7 @@ func (l *Lab) Validate() error {
 
 func validateLab(l *Lab, r *reporter) {
 	validateCore(l, r)
+	validateCaptions(l, r)
 	validateScript(l, r)
 }
 

@@ -421,6 +421,15 @@ func (b *Balancer) BreakerState(now clock.Instant, i int) breaker.State {
 	return b.breakers[i].State(now)
 }
 
+// PeekBreaker is BreakerState without the side effect of noticing that an
+// open period has ended (breaker.Peek): reading it changes nothing.
+func (b *Balancer) PeekBreaker(now clock.Instant, i int) breaker.State {
+	if i < 0 || i >= len(b.breakers) || b.breakers[i] == nil {
+		return breaker.Closed
+	}
+	return b.breakers[i].Peek(now)
+}
+
 // Ejected reports whether server i is out of rotation as an outlier (as of
 // the last Pick or Done).
 func (b *Balancer) Ejected(i int) bool { return b.ejector != nil && b.ejector.Ejected(i) }

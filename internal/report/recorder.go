@@ -36,6 +36,11 @@ type Recorder struct {
 	Bins   []Bin
 
 	conns connCounts
+
+	// OnBinLatency, when set, is handed each closed bin's latency histogram
+	// to keep, and returns an empty one for the next bin (without it the
+	// closed bin's is emptied and reused).
+	OnBinLatency func(closed *stats.Histogram) (empty *stats.Histogram)
 }
 
 // NewRecorder returns an empty recorder; series keeps 250 ms bins and the
@@ -143,6 +148,10 @@ func (r *Recorder) CloseBin(now clock.Instant, perServer func(*Bin)) {
 	}
 	r.Bins = append(r.Bins, b)
 	r.bin, r.binAt = Counts{}, now
+	if r.OnBinLatency != nil {
+		r.binLat = r.OnBinLatency(r.binLat)
+		return
+	}
 	r.binLat.Reset()
 }
 

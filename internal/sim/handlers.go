@@ -37,6 +37,9 @@ func (w *world) step(e event) {
 	case evUndo:
 		w.onUndo(int(e.a))
 	case evBin:
+		if w.onBin != nil {
+			w.onBin()
+		}
 		w.col.closeBin(w.now)
 		if w.now < w.stopAt {
 			w.push(w.now.Add(binWidth), evBin, 0, 0)

@@ -67,7 +67,14 @@ func run(lab *labfile.Lab, name string, opts Options) (Result, error) {
 	}
 	defer w.closeReplay()
 	w.start()
-	end := w.loop()
+	w.loop()
+	return w.result()
+}
+
+// result ends the run at w.now (loop or loopUntil has set it to the end
+// instant) and builds its report row.
+func (w *world) result() (Result, error) {
+	end := w.now
 	w.rt.Ended(end)
 	if w.overflow != nil {
 		return Result{}, w.overflow
@@ -78,7 +85,7 @@ func run(lab *labfile.Lab, name string, opts Options) (Result, error) {
 	if w.check {
 		w.checkEnd()
 		if len(w.fault) > 0 {
-			return Result{}, fmt.Errorf("invariants violated in %q:\n  %s", name, strings.Join(w.fault, "\n  "))
+			return Result{}, fmt.Errorf("invariants violated in %q:\n  %s", w.name, strings.Join(w.fault, "\n  "))
 		}
 	}
 	return Result{Run: w.col.run(end)}, nil
@@ -114,9 +121,15 @@ func (w *world) sharedLoads() bool {
 }
 
 // loop fires events until every request has ended after the last arrival,
-// or the drain limit cuts the rest off. It returns the end instant. The
+// or the drain limit cuts the rest off; w.now is then the end instant.
+func (w *world) loop() { w.loopUntil(clock.Never) }
+
+// loopUntil fires the events due at or before limit, in the order loop
+// would, and reports whether the run has ended (w.now is then its end
+// instant). Calls with growing limits fire exactly the events one loop
+// fires, whatever the steps: the session (session.go) is built on it. The
 // pending open-loop arrival is merged in here rather than kept in the heap.
-func (w *world) loop() clock.Instant {
+func (w *world) loopUntil(limit clock.Instant) bool {
 	q := &w.q
 	for {
 		next, src := q.earliest()
@@ -127,9 +140,15 @@ func (w *world) loop() clock.Instant {
 			break
 		}
 		if next >= w.cutAt && w.rt.Pending() > 0 {
+			if w.cutAt > limit {
+				return false
+			}
 			w.now = w.cutAt
 			w.cutOff()
 			break
+		}
+		if next > limit {
+			return false
 		}
 		if next == w.now {
 			w.stalled++
@@ -160,7 +179,7 @@ func (w *world) loop() clock.Instant {
 	if w.now < w.stopAt {
 		w.now = w.stopAt
 	}
-	return w.now
+	return true
 }
 
 // cutOff ends every request still pending at the drain limit as timed out.

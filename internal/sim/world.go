@@ -92,6 +92,7 @@ type world struct {
 	fault      []string     // invariant violations (check mode)
 	open       []int        // check mode: per tier balancer, picks not yet answered (check_inflight.go)
 	reported   []loadReport // check mode: each server's last shared load report
+	onBin      func()       // a session's look at the world as each series bin closes (nil outside sessions)
 }
 
 // attemptOf returns the attempt for h, or nil if it was released since.

@@ -77,12 +77,13 @@ export function renderCharts(snap) {
   for (const spec of specs) {
     const c = charts.get(spec.id);
     const series = spec.pick(s, snap);
+    c.box.plotData = [xs, ...series.map((x) => x[1] || [])]; // what is drawn, for a look from the console or a test
     if (spec.sparks) {
       renderSparks(c.box, xs, series.map((x) => x[0]), series.map((x) => x[1]), size(c.box).width);
       continue;
     }
     const key = series.map((x) => x[0]).join('|');
-    const data = [xs, ...series.map((x) => x[1] || [])];
+    const data = c.box.plotData;
     if (!c.plot || c.key !== key) {
       if (c.plot) c.plot.destroy();
       c.plot = new uPlot(options(series, size(c.box), spec.log), data, c.box);

@@ -9,6 +9,8 @@ import { initControls, renderControls } from './controls.js';
 import { initInspector, openInspector, renderInspector } from './inspector.js';
 import { initLog, renderLog } from './log.js';
 import { initScenarios, renderScenario } from './scenarios.js';
+import { renderPlayback } from './playback.js';
+import { renderCaption } from './captions.js';
 
 const $ = (id) => document.getElementById(id);
 let last = null;
@@ -18,8 +20,11 @@ function render(snap) {
   setText($('status'), snap.status === 'running' ? 'live' : snap.status);
   $('status').className = 'status ' + (snap.status === 'running' ? 'ok' : 'wait');
   setText($('clock'), secs(snap.t_s));
+  renderPlayback(snap);
+  if (snap.virtual) $('status').className = 'status virtual';
   if (snap.status !== 'running') return;
   renderScenario(snap);
+  renderCaption(snap);
   renderDiagram(snap);
   renderCounters(snap);
   renderCharts(snap);

@@ -3,6 +3,7 @@ import { h, setText } from './dom.js';
 import { getJSON, post, toast } from './api.js';
 
 let select, runButton, narration, available = false;
+let shown = ''; // the running scenario the picker last followed
 
 export async function initScenarios(box, narrationEl) {
   narration = narrationEl;
@@ -55,8 +56,12 @@ export function renderScenario(snap) {
       snap.narration ? h('p', { class: 'narr', text: snap.narration }) : '');
   }
   narration.hidden = parts.length === 0;
-  if (document.activeElement !== select && snap.scenario && select.value !== snap.scenario && !runButton.disabled) {
-    select.value = snap.scenario;
+  // The picker follows the scenario running when that changes (a switch
+  // started elsewhere), not on every snapshot: a choice made and not yet
+  // run stays chosen after the picker loses focus.
+  if (snap.scenario && snap.scenario !== shown) {
+    shown = snap.scenario;
+    if (document.activeElement !== select && !runButton.disabled) select.value = snap.scenario;
   }
   setText(document.getElementById('lab-name'), snap.lab || '');
 }

@@ -31,7 +31,7 @@ export function updateCard(el, s) {
   el.classList.toggle('unread', !s.backend);
   drawBadges(el.parts.badges, s);
   drawWorkers(el.parts.workers, b.workers || 0, b.busy || 0);
-  drawQueue(el.parts.queue, b.queued_kinds || []);
+  drawQueue(el.parts.queue, b.queued_kinds || [], b.queued_abandoned || []);
   setText(el.parts.line, figures(s));
   setText(el.parts.share, `${rate(s.rate)} · ${pct(s.share, 0)} of requests`);
 }
@@ -58,14 +58,22 @@ function drawWorkers(box, workers, busy) {
   box.replaceChildren(...squares);
 }
 
-function drawQueue(box, kinds) {
-  const key = kinds.join(',');
+/**
+ * drawQueue draws a bar per queued attempt, coloured by kind; an attempt
+ * its client no longer waits for (queued_abandoned, which only the
+ * simulator can tell) is grey.
+ */
+function drawQueue(box, kinds, abandoned) {
+  const key = kinds.join(',') + '|' + abandoned.map((a) => (a ? 1 : 0)).join('');
   if (box.dataset.key === key) return;
   box.dataset.key = key;
-  const bars = kinds.slice(0, MAX_BARS).map((k) => h('i', { class: 'q ' + k, title: k }));
+  const bars = kinds.slice(0, MAX_BARS).map((k, i) => abandoned[i]
+    ? h('i', { class: 'q abandoned', title: k + ', abandoned: its client no longer waits for it' })
+    : h('i', { class: 'q ' + k, title: k }));
   if (kinds.length > MAX_BARS) bars.push(h('span', { class: 'more', text: '+' + (kinds.length - MAX_BARS) }));
   if (kinds.length === 0) bars.push(h('span', { class: 'empty', text: 'no queue' }));
   box.replaceChildren(...bars);
+  if (abandoned.some(Boolean)) document.getElementById('legend-abandoned').hidden = false;
 }
 
 /** figures is the line under a card: queue, completed, hits, limit, EWMA, outstanding. */

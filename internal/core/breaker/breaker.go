@@ -127,6 +127,16 @@ func (b *Breaker) State(now clock.Instant) State {
 	return b.state
 }
 
+// Peek is State without its side effect: an Open breaker whose open period
+// has ended reads HalfOpen, but stays Open until a call of State notices,
+// so an observer (the virtual dashboard) changes nothing of a run.
+func (b *Breaker) Peek(now clock.Instant) State {
+	if b.state == Open && now >= b.openUntil {
+		return HalfOpen
+	}
+	return b.state
+}
+
 // Ready reports whether Allow(now) would succeed, without handing out a
 // probe. Its only side effect is the Open -> HalfOpen transition.
 func (b *Breaker) Ready(now clock.Instant) bool {

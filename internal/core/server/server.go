@@ -92,6 +92,13 @@ func (s *Server) NextDeadline() (clock.Instant, bool) {
 // Snapshot returns the state as of now.
 func (s *Server) Snapshot(now clock.Instant) Snapshot {
 	s.settle(now)
+	return s.Peek()
+}
+
+// Peek returns the state as of the last call that advanced the server,
+// changing nothing: a driver that has fired every wake-up due so far sees
+// the state at its now (the virtual dashboard reads it between events).
+func (s *Server) Peek() Snapshot {
 	snap := Snapshot{
 		Name: s.cfg.Name, Up: s.up, Paused: s.up && s.wc.paused, Failing: s.cfg.Fail,
 		Speed: s.cfg.Speed, Workers: s.cfg.Workers, Busy: s.svc.busy(), Queued: s.q.n,
@@ -111,6 +118,16 @@ func (s *Server) QueuedKinds(buf []Kind) []Kind {
 	buf = buf[:0]
 	for i := 0; i < s.q.n; i++ {
 		buf = append(buf, s.q.at(i).kind)
+	}
+	return buf
+}
+
+// QueuedIDs returns the IDs of the queued jobs, oldest first, in buf
+// (reused from its start).
+func (s *Server) QueuedIDs(buf []uint64) []uint64 {
+	buf = buf[:0]
+	for i := 0; i < s.q.n; i++ {
+		buf = append(buf, s.q.at(i).id)
 	}
 	return buf
 }

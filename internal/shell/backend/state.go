@@ -7,29 +7,34 @@ import (
 
 // State is GET /admin/state: the core's snapshot plus the settings in force.
 type State struct {
-	Name             string       `json:"name"`
-	Addr             string       `json:"addr"`  // data listener
-	Admin            string       `json:"admin"` // admin listener
-	Up               bool         `json:"up"`
-	Listening        bool         `json:"listening"` // the data listener is open (false after a kill)
-	Paused           bool         `json:"paused"`    // in a GC pause
-	Fail             bool         `json:"fail"`
-	Speed            float64      `json:"speed"`
-	ConfiguredSpeed  float64      `json:"configured_speed"` // what restore goes back to
-	Errors           float64      `json:"errors"`           // share of fast 500s
-	ConfiguredErrors float64      `json:"configured_errors"`
-	Workers          int          `json:"workers"`
-	Busy             int          `json:"busy"`
-	Queued           int          `json:"queued"`
-	QueuedKinds      []string     `json:"queued_kinds"` // oldest first
-	Queue            QueueState   `json:"queue"`
-	MaxOutstanding   int          `json:"max_outstanding"`  // 0 = no limit
-	QueueTimeoutMs   float64      `json:"queue_timeout_ms"` // 0 = none
-	Limiter          LimiterState `json:"limiter"`
-	HopMs            float64      `json:"hop_ms"`
-	JitterMs         float64      `json:"jitter_ms"`
-	CancelOnClose    bool         `json:"cancel_on_close"`
-	Counters         Counters     `json:"counters"`
+	Name             string   `json:"name"`
+	Addr             string   `json:"addr"`  // data listener
+	Admin            string   `json:"admin"` // admin listener
+	Up               bool     `json:"up"`
+	Listening        bool     `json:"listening"` // the data listener is open (false after a kill)
+	Paused           bool     `json:"paused"`    // in a GC pause
+	Fail             bool     `json:"fail"`
+	Speed            float64  `json:"speed"`
+	ConfiguredSpeed  float64  `json:"configured_speed"` // what restore goes back to
+	Errors           float64  `json:"errors"`           // share of fast 500s
+	ConfiguredErrors float64  `json:"configured_errors"`
+	Workers          int      `json:"workers"`
+	Busy             int      `json:"busy"`
+	Queued           int      `json:"queued"`
+	QueuedKinds      []string `json:"queued_kinds"` // oldest first
+	// QueuedAbandoned marks, in QueuedKinds' order, the queued attempts
+	// whose client no longer waits for them (it gave up, or another
+	// attempt answered). A backend cannot know; the simulator (lab watch)
+	// can, and only it sets this.
+	QueuedAbandoned []bool       `json:"queued_abandoned,omitempty"`
+	Queue           QueueState   `json:"queue"`
+	MaxOutstanding  int          `json:"max_outstanding"`  // 0 = no limit
+	QueueTimeoutMs  float64      `json:"queue_timeout_ms"` // 0 = none
+	Limiter         LimiterState `json:"limiter"`
+	HopMs           float64      `json:"hop_ms"`
+	JitterMs        float64      `json:"jitter_ms"`
+	CancelOnClose   bool         `json:"cancel_on_close"`
+	Counters        Counters     `json:"counters"`
 	// Connections accepted on the data listener since start (TCP, before
 	// any TLS handshake): what the clients or balancers opened to it.
 	AcceptedConnections uint64 `json:"accepted_connections"`

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	livelab "github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/shell/wire"
+	"github.com/lblab/lblab/internal/watch"
+)
+
+func watchCommand() *cobra.Command {
+	var listen, setting string
+	var speed float64
+	var paused, verbose bool
+	var af accessFlags
+	cmd := &cobra.Command{
+		Use:   "watch [FILE|SCENARIO]",
+		Short: "Watch a lab run in the simulator, on the live dashboard, at any playback speed",
+		Long: `watch plays a lab (or a built-in scenario) in the deterministic simulator and
+serves the live dashboard on --listen, driven by virtual time instead of
+processes: nothing to start but this command. Playback runs from 0.1x to 1000x
+or as fast as possible, pauses, steps a 250 ms bin, seeks and restarts; the
+numbers at a virtual instant are the same at any speed. Drills from the page
+join the lab's script at the virtual instant they were taken, and "save"
+downloads that lab file: lab sim on it gives the numbers the page showed.
+
+Without a lab it plays a short demo (round robin, then least-outstanding, a
+server crashes and comes back) that loops until the page is first touched.
+
+The lab plays its first compare setting (as the dashboard's scenario picker
+does) unless --setting names another, or an algorithm. The API is the live
+controller's (GET /api/snapshot, /api/stream, /api/scenarios, POST /api/chaos,
+/api/scenario) plus GET and POST /api/playback, GET /api/lab.yaml and POST
+/api/compare (Compare all: every compare setting on the same stream, ranked as
+lab sim ranks them); see docs/dashboard.md.`,
+		Example: `  lab watch
+  lab watch rr-slow
+  lab watch rr-slow --setting p2c --speed 5
+  lab watch my-lab.yaml --paused`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := watch.CheckSpeed(speed); err != nil {
+				return usageError{fmt.Errorf("--%w", err)}
+			}
+			demo := len(args) == 0
+			var lab *labfile.Lab
+			var err error
+			if demo {
+				lab, err = watch.DemoLab()
+			} else {
+				lab, err = loadLab(args[0])
+			}
+			if err != nil {
+				return err
+			}
+			name, err := pickSetting(lab, setting)
+			if err != nil {
+				return usageError{err}
+			}
+			if name != "" {
+				s := settingNamed(lab, name)
+				if lab, err = lab.WithSetting(s); err != nil {
+					return usageError{fmt.Errorf("--setting %s: %w", name, err)}
+				}
+			}
+			if err := af.check("--listen", listen); err != nil {
+				return err
+			}
+			if listen, err = livelab.ListenAddr("--listen", listen); err != nil {
+				return usageError{err}
+			}
+			scenario := ""
+			if !demo {
+				if _, err := os.Stat(args[0]); err != nil { // not a file: a built-in scenario
+					scenario = args[0]
+				}
+			}
+			srv, err := watch.New(watch.Options{Lab: lab, Scenario: scenario, Setting: name, Speed: speed,
+				Paused: paused, Demo: demo, Access: af.access, Log: wire.Logger("lab", verbose)})
+			if err != nil {
+				return usageError{err}
+			}
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return usageError{fmt.Errorf("--listen %s: %w", listen, err)}
+			}
+			url := "http://" + ln.Addr().String() + "/"
+			if af.access.Token != "" {
+				url += "?" + wire.TokenQuery + "=" + af.access.Token
+			}
+			what := lab.Name
+			if name != "" {
+				what += " (" + name + ")"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "dashboard:  %s\nlab watch: %s on the virtual clock, %gx; Ctrl-C stops\n", url, what, speedOr1(speed))
+			ctx, stop := interruptible()
+			defer stop()
+			return srv.Serve(ctx, ln)
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", livelab.DefaultControllerAddr, "the dashboard's address")
+	cmd.Flags().StringVar(&setting, "setting", "", "the compare setting (or algorithm) to play (default: the lab's first compare setting, if any)")
+	cmd.Flags().Float64Var(&speed, "speed", 1, fmt.Sprintf("playback speed, virtual seconds per second (%g to %g)", watch.MinSpeed, watch.MaxSpeed))
+	cmd.Flags().BoolVar(&paused, "paused", false, "start paused at virtual 0")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logging")
+	af.add(cmd, "the token the dashboard requires (default: $"+wire.TokenEnv+"; none on loopback)")
+	return cmd
+}
+
+func speedOr1(v float64) float64 {
+	if v == 0 {
+		return 1
+	}
+	return v
+}
+
+// pickSetting is the compare setting lab watch plays: --setting (a compare
+// entry's name or an algorithm), else the lab's first compare entry ("" if
+// it has none).
+func pickSetting(lab *labfile.Lab, flag string) (string, error) {
+	if flag == "" {
+		if len(lab.Compare) > 0 {
+			return lab.Compare[0].Name, nil
+		}
+		return "", nil
+	}
+	if settingNamed(lab, flag).Name != "" {
+		return flag, nil
+	}
+	var names []string
+	for _, s := range lab.Compare {
+		names = append(names, s.Name)
+	}
+	return "", fmt.Errorf("--setting %q: not a compare setting of %s (%s) nor an algorithm (lab algorithms)", flag, lab.Name, strings.Join(names, ", "))
+}
+
+// settingNamed is lab's compare setting called name, or the algorithm name
+// as a setting (zero when neither).
+func settingNamed(lab *labfile.Lab, name string) labfile.Setting {
+	for _, s := range lab.Compare {
+		if s.Name == name {
+			return s
+		}
+	}
+	if slices.Contains(policy.Algorithms(), name) {
+		return labfile.Setting{Name: name, Algorithm: name}
+	}
+	return labfile.Setting{}
+}

@@ -1,0 +1,366 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/breaker"
+	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/stats"
+	"github.com/lblab/lblab/internal/workload"
+)
+
+// A Session is one simulated run that stops wherever it is told: AdvanceTo
+// fires the events due up to a virtual instant, in the order Run fires
+// them, so a session run to its end reports exactly what Run reports for
+// the same lab, and the state at an instant does not depend on the steps
+// taken to reach it. A drill taken at the instant reached becomes an event
+// of the lab's script at that instant (Drill); the run is then replayed
+// from 0 with it, which is what Run does with the saved lab. Not safe for
+// concurrent use.
+type Session struct {
+	lab    *labfile.Lab // as given, with the drills so far in its script
+	name   string
+	opts   SessionOptions
+	w      *world
+	at     clock.Instant // the instant reached
+	ended  bool
+	res    Result
+	err    error
+	frames []State            // the newest opts.Frames bin-end states, oldest first
+	lat    []*stats.Histogram // the newest opts.LatencyBins bins' latencies, a ring by bin number
+	nbins  int                // bins closed so far
+	nlat   int                // bin latencies kept so far
+	kinds  []server.Kind
+	ids    []uint64
+	drills []labfile.Event // taken so far, in the order taken
+}
+
+// DrainLimit is how long after the end of the arrivals a run lets pending
+// requests finish before it cuts them off.
+const DrainLimit = time.Duration(drainLimit)
+
+// SessionOptions tune a session. The series is always kept.
+type SessionOptions struct {
+	Options
+	// Frames is how many bin-end states to keep (Frames); 0 keeps none.
+	Frames int
+	// LatencyBins is how many of the newest bins WindowLatency covers; 0
+	// keeps no per-bin latency beyond the series.
+	LatencyBins int
+}
+
+// NewSession starts a session of lab at virtual instant 0 (no event fired
+// yet). The lab must validate; the session keeps its own copy.
+func NewSession(lab *labfile.Lab, opts SessionOptions) (*Session, error) {
+	opts.Series = true
+	s := &Session{lab: lab.Clone(), opts: opts}
+	s.name = s.lab.Balancers.Algorithm
+	if s.lab.Clients.Algorithm != "" {
+		s.name = s.lab.Clients.Algorithm
+	}
+	if err := s.restart(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// restart builds the world afresh from the lab and its script.
+func (s *Session) restart() error {
+	if s.w != nil {
+		s.w.closeReplay()
+	}
+	w, err := newWorld(s.lab.Clone(), s.name, s.opts.Options)
+	if err != nil {
+		return err
+	}
+	s.w, s.at, s.ended, s.res, s.err, s.frames, s.nbins = w, 0, false, Result{}, nil, nil, 0
+	s.lat = make([]*stats.Histogram, s.opts.LatencyBins)
+	for i := range s.lat {
+		s.lat[i] = stats.NewHistogram()
+	}
+	w.onBin = s.binClosing
+	if len(s.lat) > 0 {
+		s.nlat = 0
+		w.rt.Rec.OnBinLatency = s.keepLatency
+	}
+	w.start()
+	if s.opts.Frames > 0 {
+		s.frames = append(s.frames, s.state(0, false)) // the start: the first bin's beginning
+	}
+	return nil
+}
+
+// binClosing looks at the world as a series bin closes, before the
+// recorder empties the bin.
+func (s *Session) binClosing() {
+	s.nbins++
+	if s.opts.Frames > 0 {
+		if len(s.frames) == s.opts.Frames {
+			s.frames = append(s.frames[:0], s.frames[1:]...)
+		}
+		s.frames = append(s.frames, s.state(s.w.now, false))
+	}
+}
+
+// keepLatency keeps a closed bin's latency histogram in the ring, in place
+// of the oldest, which is emptied for the next bin.
+func (s *Session) keepLatency(closed *stats.Histogram) *stats.Histogram {
+	i := s.nlat % len(s.lat)
+	s.nlat++
+	old := s.lat[i]
+	s.lat[i] = closed
+	old.Reset()
+	return old
+}
+
+// AdvanceTo fires every event due at or before t and stops there (at the
+// run's end instead when the run ends first). An instant before the one
+// reached is an error: use Seek to go back.
+func (s *Session) AdvanceTo(t clock.Instant) error {
+	if t < s.at {
+		return fmt.Errorf("advance to %v: the session is already at %v (seek to go back)", time.Duration(t), time.Duration(s.at))
+	}
+	if s.ended {
+		return nil
+	}
+	if !s.w.loopUntil(t) {
+		s.at = t
+		return nil
+	}
+	s.ended, s.at = true, s.w.now
+	s.res, s.err = s.w.result()
+	s.w.closeReplay()
+	return nil
+}
+
+// Seek goes to virtual instant t: the run is replayed from 0 with the
+// drills taken so far (the run is deterministic, so the state at t is the
+// one any earlier pass through t showed).
+func (s *Session) Seek(t clock.Instant) error {
+	if err := s.restart(); err != nil {
+		return err
+	}
+	return s.AdvanceTo(t)
+}
+
+// Now is the virtual instant reached.
+func (s *Session) Now() clock.Instant { return s.at }
+
+// Ended reports whether the run is over (Result is then its report row).
+func (s *Session) Ended() bool { return s.ended }
+
+// Duration is the lab's duration: arrivals end there; the run ends when
+// the last request has.
+func (s *Session) Duration() time.Duration { return s.lab.Duration }
+
+// Result is the report row of the ended run, as Run returns it.
+func (s *Session) Result() (Result, error) {
+	if !s.ended {
+		return Result{}, errors.New("the session's run has not ended")
+	}
+	return s.res, s.err
+}
+
+// Lab is a copy of the lab with the drills taken so far in its script:
+// Run on it gives this session's run.
+func (s *Session) Lab() *labfile.Lab { return s.lab.Clone() }
+
+// Settings is a copy of the lab as the script has changed it so far (its
+// rate, algorithm and settings in force now).
+func (s *Session) Settings() *labfile.Lab { return s.w.lab.Clone() }
+
+// Drill applies ev at the instant reached, as the lab's script would: it
+// joins the script at that instant (after the events already there), the
+// lab is validated as a lab file would be, and the run is replayed from 0
+// up to the instant, so the saved lab reproduces the session exactly. It
+// returns the event as recorded.
+func (s *Session) Drill(ev labfile.Event) (labfile.Event, error) {
+	if s.ended || s.at >= clock.Instant(s.lab.Duration) {
+		return ev, fmt.Errorf("the lab's arrivals ended at %v: a drill must come before (seek back, or restart)", s.lab.Duration)
+	}
+	ev.At = time.Duration(s.at)
+	next := s.lab.Clone()
+	i := len(next.Events)
+	for i > 0 && next.Events[i-1].At > ev.At {
+		i--
+	}
+	next.Events = append(next.Events[:i], append([]labfile.Event{ev}, next.Events[i:]...)...)
+	if err := next.Validate(); err != nil {
+		return ev, err
+	}
+	old, at := s.lab, s.at
+	s.lab = next
+	if err := s.Seek(at); err != nil {
+		s.lab = old
+		return ev, errors.Join(err, s.Seek(at))
+	}
+	s.drills = append(s.drills, next.Events[i])
+	return next.Events[i], nil
+}
+
+// Drills are the drills taken so far, as they joined the script.
+func (s *Session) Drills() []labfile.Event { return append([]labfile.Event(nil), s.drills...) }
+
+// Log is the event log so far (script events, breaker transitions, health
+// and outlier changes), as Run's report carries it.
+func (s *Session) Log() []report.LogLine { return s.w.col.Log }
+
+// Bins are the 250 ms bins closed so far, as Run's series reports them.
+func (s *Session) Bins() []report.Bin { return s.w.rt.Rec.Bins }
+
+// Frames are the newest SessionOptions.Frames states at bin boundaries
+// (counters only: no queued attempts, latency since the start or balancer
+// views beyond the picks), oldest first: at 0, then at the end of each bin as it closed (the last
+// frame is the last bin's, the one before it the bin before's, and so on).
+func (s *Session) Frames() []State { return s.frames }
+
+// WindowLatency is the p50 and p99 of the requests that succeeded over the
+// newest SessionOptions.LatencyBins bins closed (fewer at the start); ok
+// is false when none did.
+func (s *Session) WindowLatency() (p50, p99 time.Duration, ok bool) {
+	h := stats.NewHistogram()
+	for _, b := range s.lat {
+		h.Merge(b)
+	}
+	if h.Count() == 0 {
+		return 0, 0, false
+	}
+	return h.Quantile(0.5), h.Quantile(0.99), true
+}
+
+// State is what a simulated world shows at one instant: what the live
+// processes report on their admin APIs, read without changing anything.
+type State struct {
+	T         clock.Instant
+	Clients   ClientState
+	Servers   []ServerState
+	Balancers []BalancerState // empty when the clients balance themselves
+}
+
+// ClientState is the clients' side.
+type ClientState struct {
+	Counts   report.Counts // since the start
+	Pending  int           // requests started and not ended
+	Open     bool          // open loop (else closed, Users users)
+	Rate     float64       // open loop: the target rate in force (a profile's rate now)
+	Users    int
+	P50, P99 time.Duration // successful requests since the start
+}
+
+// ServerState is one server.
+type ServerState struct {
+	server.Snapshot
+	Spec  labfile.NamedServer // its settings now (configured speed, errors, queue)
+	Kinds []server.Kind       // its queue's kinds, oldest first
+	// Abandoned marks, in Kinds' order, the queued attempts whose client no
+	// longer waits for them: it has given up on them, or another attempt
+	// of the request has answered.
+	Abandoned []bool
+	Sent      uint64 // attempts that reached it
+	Removed   bool
+}
+
+// BalancerState is one balancer of the tier.
+type BalancerState struct {
+	Name      string
+	Algorithm string
+	Picks     uint64
+	Servers   []BalancerView // by server, in the world's order
+}
+
+// BalancerView is what one balancer knows of one server.
+type BalancerView struct {
+	Picks       uint64
+	Outstanding int
+	Queued      int
+	InService   int
+	EWMA        time.Duration
+	Breaker     breaker.State
+	Healthy     bool
+	Ejected     bool
+	Member      bool
+	Present     bool
+	Weight      float64
+}
+
+// State is the world at the instant reached.
+func (s *Session) State() State { return s.state(s.at, true) }
+
+// state is the world's state at at; queues says whether to list the queued
+// attempts, the latency since the start and the balancers' views beyond
+// their picks (frames do without: their bins need only the counters).
+func (s *Session) state(at clock.Instant, queues bool) State {
+	w := s.w
+	rec := w.rt.Rec
+	st := State{T: at, Clients: ClientState{Counts: rec.Total, Pending: int(rec.Pending()), Open: w.users == 0,
+		Users: w.users}}
+	if queues {
+		st.Clients.P50, st.Clients.P99 = rec.Lat.Quantile(0.5), rec.Lat.Quantile(0.99)
+	}
+	if st.Clients.Open {
+		st.Clients.Rate = w.lab.Clients.Rate
+		if ws, ok := w.stream.(*workload.Stream); ok {
+			st.Clients.Rate = ws.RateAt(min(at, w.stopAt))
+		}
+	}
+	for _, sv := range w.servers {
+		ss := ServerState{Snapshot: sv.core.Peek(), Spec: sv.spec, Sent: sv.sent, Removed: sv.removed}
+		if !queues {
+			st.Servers = append(st.Servers, ss)
+			continue
+		}
+		s.kinds, s.ids = sv.core.QueuedKinds(s.kinds), sv.core.QueuedIDs(s.ids)
+		ss.Kinds = append([]server.Kind(nil), s.kinds...)
+		for i, id := range s.ids {
+			if a := w.attemptOf(id); a == nil || a.Answered {
+				if ss.Abandoned == nil {
+					ss.Abandoned = make([]bool, len(s.ids))
+				}
+				ss.Abandoned[i] = true
+			}
+		}
+		st.Servers = append(st.Servers, ss)
+	}
+	if w.clientLB {
+		return st
+	}
+	for bi, b := range w.bals {
+		bs := BalancerState{Name: fmt.Sprintf("lb%d", bi+1), Algorithm: b.Algorithm()}
+		if !queues { // a frame: the picks are all its bins need
+			for i := range w.servers {
+				v := BalancerView{Picks: b.Picked(i)}
+				bs.Picks += v.Picks
+				bs.Servers = append(bs.Servers, v)
+			}
+			st.Balancers = append(st.Balancers, bs)
+			continue
+		}
+		member := make([]bool, len(w.servers))
+		for _, i := range b.Members() {
+			if i < len(member) {
+				member[i] = true
+			}
+		}
+		loads := b.Loads()
+		for i, sv := range w.servers {
+			v := BalancerView{Picks: b.Picked(i), Breaker: b.PeekBreaker(at, i), Healthy: w.health.Healthy(i),
+				Ejected: b.Ejected(i), Member: member[i], Present: !sv.removed, Weight: sv.spec.Speed}
+			if i < len(loads.Stats) {
+				ls := &loads.Stats[i]
+				v.Outstanding, v.EWMA = ls.Outstanding, time.Duration(ls.Latency.Value())
+				if ls.HasReport {
+					v.Queued, v.InService = ls.Queued, ls.InService
+				}
+			}
+			bs.Picks += v.Picks
+			bs.Servers = append(bs.Servers, v)
+		}
+		st.Balancers = append(st.Balancers, bs)
+	}
+	return st
+}

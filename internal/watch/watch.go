@@ -1,0 +1,599 @@
+// Package watch is lab watch: the live dashboard's page, driven by the
+// simulator instead of processes. A sim.Session holds the run; this
+// package paces it against the wall clock for playback (the simulator
+// itself never reads one) and serves the same snapshot format, the same
+// chaos API and the same bundle as the live controller, plus the playback
+// controls. Every figure comes from virtual 250 ms bins, so the numbers at
+// a virtual instant do not depend on the playback speed, pauses or the
+// machine.
+package watch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/lab/webui"
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/shell/wire"
+	"github.com/lblab/lblab/internal/sim"
+	"github.com/lblab/lblab/scenarios"
+)
+
+// The playback speeds (virtual seconds per wall second); "max" plays as
+// fast as the machine allows.
+const (
+	MinSpeed = 0.1
+	MaxSpeed = 1000.0
+)
+
+const (
+	bin = clock.Instant(report.BinWidth)
+	// tick is how often playback moves on and a snapshot is published.
+	tick = 50 * time.Millisecond
+	// budget is the wall time one tick may spend simulating; a speed the
+	// machine cannot keep up with plays as fast as it can.
+	budget = 40 * time.Millisecond
+)
+
+// Options are lab watch's.
+type Options struct {
+	Lab               *labfile.Lab // validated; its compare entries are ignored
+	Scenario, Setting string       // what it is, for the page
+	Speed             float64      // 0 means 1
+	Paused            bool
+	Demo              bool // loop the run until the first touch (a POST to the API)
+	Access            wire.Access
+	Log               *zap.Logger
+}
+
+// Server plays one lab and serves the dashboard.
+type Server struct {
+	mu       sync.Mutex
+	base     *labfile.Lab      // the lab as started, without the drills
+	compare  []labfile.Setting // its compare entries (Compare all runs them)
+	scenario string
+	setting  string
+	sess     *sim.Session
+	first    lab.Settings
+	speed    float64 // 0 with max
+	max      bool
+	paused   bool
+	pauseAt  clock.Instant // pause on reaching it (clock.Never: no such stop)
+	wall     time.Time     // playback's anchor: at wall time wall ...
+	virt     clock.Instant // ... the virtual time was virt
+	dirty    bool          // something changed since the last snapshot
+	stream   *lab.Stream
+	log      *zap.Logger
+	access   wire.Access
+	demo     bool // looping until the first touch
+	loops    int  // times the demo started again
+}
+
+// New prepares a server for opts (nothing runs before Serve).
+func New(opts Options) (*Server, error) {
+	s := &Server{stream: lab.NewStream(), log: opts.Log, access: opts.Access, demo: opts.Demo, speed: opts.Speed, paused: opts.Paused, pauseAt: clock.Never}
+	if s.log == nil {
+		s.log = zap.NewNop()
+	}
+	if s.speed == 0 {
+		s.speed = 1
+	}
+	if err := CheckSpeed(s.speed); err != nil {
+		return nil, err
+	}
+	if err := s.load(opts.Lab, opts.Scenario, opts.Setting); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// CheckSpeed refuses a playback speed outside MinSpeed to MaxSpeed.
+func CheckSpeed(v float64) error {
+	if !(v >= MinSpeed && v <= MaxSpeed) {
+		return fmt.Errorf("speed: must be from %g to %g (virtual seconds per second; max: true plays as fast as possible), got %g", MinSpeed, MaxSpeed, v)
+	}
+	return nil
+}
+
+// load starts a session of l at virtual 0. Caller holds mu (or is New).
+func (s *Server) load(l *labfile.Lab, scenario, setting string) error {
+	l = l.Clone()
+	compare := l.Compare
+	l.Compare = nil // the saved lab runs what was watched, alone
+	sess, err := newSession(l)
+	if err != nil {
+		return err
+	}
+	s.base, s.scenario, s.setting, s.sess, s.compare = l, scenario, setting, sess, compare
+	if len(s.compare) == 0 {
+		s.compare = nil
+	}
+	s.first = s.build().Settings
+	s.anchor(time.Now())
+	return nil
+}
+
+// newSession starts a session of l with what a snapshot needs kept.
+func newSession(l *labfile.Lab) (*sim.Session, error) {
+	return sim.NewSession(l, sim.SessionOptions{Frames: lab.SeriesBins + 1, LatencyBins: lab.WindowBins})
+}
+
+// anchor restarts the playback clock from the virtual instant reached.
+func (s *Server) anchor(now time.Time) {
+	s.wall, s.virt, s.dirty = now, s.sess.Now(), true
+}
+
+// Serve serves the dashboard on ln and plays the lab until ctx ends.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	lim := wire.AdminLimits()
+	srv := &http.Server{Handler: wire.NewGuard(s.access, ln.Addr()).HTTP(s.routes()),
+		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: lim.ReadTimeout, WriteTimeout: lim.WriteTimeout,
+		IdleTimeout: lim.IdleTimeout, MaxHeaderBytes: 64 << 10, ErrorLog: wire.HTTPErrorLog(s.log),
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	logf := func(format string, args ...any) { s.log.Sugar().Warnf(format, args...) }
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(wire.Listen(ln, lim.MaxConns, logf)) }()
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	s.mu.Lock()
+	s.playLocked(time.Now())
+	s.mu.Unlock()
+	for {
+		select {
+		case <-ctx.Done():
+			shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			_ = srv.Shutdown(shut)
+			return nil
+		case err := <-errc:
+			return err
+		case now := <-t.C:
+			for {
+				s.mu.Lock()
+				s.playLocked(now)
+				again := s.max && !s.paused && !s.sess.Ended()
+				s.mu.Unlock()
+				// At max the next tick starts at once (the lock is free in
+				// between for the API); otherwise on the ticker.
+				if !again || ctx.Err() != nil {
+					break
+				}
+				now = time.Now()
+			}
+		}
+	}
+}
+
+// playLocked moves playback on to where the wall clock says it should be
+// (no further than budget allows) and publishes a snapshot if anything
+// changed. Caller holds mu.
+func (s *Server) playLocked(now time.Time) {
+	if !s.paused && !s.sess.Ended() {
+		var target clock.Instant
+		if s.max {
+			target = clock.Never
+		} else {
+			target = s.virt + clock.Instant(float64(now.Sub(s.wall))*s.speed)
+			target -= target % clock.Instant(time.Millisecond) // whole virtual milliseconds
+		}
+		target = min(target, s.pauseAt)
+		stop := now.Add(budget)
+		for s.sess.Now() < target && !s.sess.Ended() {
+			next := min(target, (s.sess.Now()/bin+1)*bin)
+			if err := s.sess.AdvanceTo(next); err != nil {
+				s.log.Warn("playback", zap.Error(err))
+				break
+			}
+			s.dirty = true
+			if time.Now().After(stop) {
+				if !s.max {
+					s.anchor(time.Now()) // behind: play on from here
+				}
+				break
+			}
+		}
+		if s.sess.Now() >= s.pauseAt && s.pauseAt != clock.Never {
+			s.paused, s.pauseAt = true, clock.Never
+		}
+		if s.demo && s.sess.Ended() { // untouched: the demo starts again
+			if sess, err := newSession(s.base); err == nil {
+				s.sess, s.loops = sess, s.loops+1
+				s.anchor(now)
+			}
+		}
+	}
+	if s.dirty {
+		s.publishLocked()
+	}
+}
+
+// Playback is the playback state, in every snapshot and in GET and POST
+// /api/playback's answers.
+type Playback struct {
+	Speed     float64  `json:"speed"` // virtual seconds per wall second (ignored with max)
+	Max       bool     `json:"max"`   // as fast as possible
+	Paused    bool     `json:"paused"`
+	Ended     bool     `json:"ended"` // the run is over: every request has ended
+	T         float64  `json:"t_s"`
+	DurationS float64  `json:"duration_s"` // when the arrivals end
+	PauseAtS  *float64 `json:"pause_at_s,omitempty"`
+	MinSpeed  float64  `json:"min_speed"`
+	MaxSpeed  float64  `json:"max_speed"`
+	Drills    []string `json:"drills"` // the drills taken, as script events
+	Demo      bool     `json:"demo"`   // the demo loops until the first touch
+	Loops     int      `json:"loops"`  // times it started again
+}
+
+// snapshot is what /api/stream and /api/snapshot carry: the live
+// dashboard's snapshot, marked virtual, with the playback state.
+type snapshot struct {
+	*lab.Snapshot
+	Virtual  bool     `json:"virtual"`
+	Playback Playback `json:"playback"`
+}
+
+func (s *Server) playbackLocked() Playback {
+	p := Playback{Speed: s.speed, Max: s.max, Paused: s.paused, Ended: s.sess.Ended(),
+		T: time.Duration(s.sess.Now()).Seconds(), DurationS: s.base.Duration.Seconds(), MinSpeed: MinSpeed, MaxSpeed: MaxSpeed,
+		Drills: []string{}, Demo: s.demo, Loops: s.loops}
+	if s.pauseAt != clock.Never {
+		v := time.Duration(s.pauseAt).Seconds()
+		p.PauseAtS = &v
+	}
+	for _, ev := range s.sess.Drills() {
+		p.Drills = append(p.Drills, fmt.Sprintf("%v: %s", ev.At, ev))
+	}
+	return p
+}
+
+// build makes the snapshot of the instant reached. Caller holds mu.
+func (s *Server) build() *lab.Snapshot {
+	now := s.sess.Settings()
+	v := lab.VirtualView{Lab: now, First: &s.first, Scenario: s.scenario, Setting: s.setting,
+		Features: lab.Features{AddServer: true, Scenarios: true}, Now: reading(s.sess.State(), nil, now),
+		Log: s.sess.Log(), WindowP50: math.NaN(), WindowP99: math.NaN()}
+	if s.first == (lab.Settings{}) {
+		v.First = nil
+	}
+	bins, frames := s.sess.Bins(), s.sess.Frames()
+	for k, f := range frames {
+		var b *report.Bin
+		if i := len(bins) - len(frames) + k; i >= 0 { // the frame at 0 ends no bin
+			b = &bins[i]
+		}
+		v.Bins = append(v.Bins, reading(f, b, now))
+	}
+	if p50, p99, ok := s.sess.WindowLatency(); ok {
+		v.WindowP50, v.WindowP99 = report.Ms(p50), report.Ms(p99)
+	}
+	return lab.VirtualSnapshot(v)
+}
+
+func (s *Server) publishLocked() {
+	snap := s.build()
+	snap.AtUnixMs = time.Now().UnixMilli()
+	data, err := json.Marshal(snapshot{Snapshot: snap, Virtual: true, Playback: s.playbackLocked()})
+	if err != nil {
+		s.log.Warn("cannot encode a snapshot", zap.Error(err))
+		return
+	}
+	s.stream.Publish(data)
+	s.dirty = false
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { lab.WriteJSON(w, 200, map[string]bool{"ok": true}) })
+	mux.HandleFunc("GET /api/snapshot", s.handleSnapshot)
+	mux.Handle("GET /api/stream", s.stream)
+	mux.HandleFunc("GET /api/playback", s.handleGetPlayback)
+	mux.HandleFunc("POST /api/playback", s.touched(s.handlePlayback))
+	mux.HandleFunc("POST /api/chaos", s.touched(s.handleChaos))
+	mux.HandleFunc("GET /api/lab.yaml", s.handleLabFile)
+	mux.HandleFunc("POST /api/compare", s.touched(s.handleCompare))
+	mux.HandleFunc("GET /api/scenarios", s.handleScenarios)
+	mux.HandleFunc("POST /api/scenario", s.touched(s.handleScenario))
+	mux.Handle("GET /", webui.Handler())
+	return mux
+}
+
+// touched ends the demo loop before handling a POST: the first touch
+// stops it (the page posts an empty playback body on the first click or
+// key anywhere while the demo loops).
+func (s *Server) touched(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		if s.demo {
+			s.demo, s.dirty = false, true
+		}
+		s.mu.Unlock()
+		h(w, r)
+	}
+}
+
+func (s *Server) handleSnapshot(w http.ResponseWriter, _ *http.Request) {
+	data := s.stream.Latest()
+	if data == nil {
+		lab.WriteJSON(w, 503, map[string]any{"error": "no snapshot yet: try again in a moment", "code": 503})
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache")
+	_, _ = w.Write(data)
+}
+
+func (s *Server) handleGetPlayback(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lab.WriteJSON(w, 200, s.playbackLocked())
+}
+
+// playbackIn is POST /api/playback: every field optional; they apply in
+// the order restart, seek_s, speed/max, paused, pause_at_s, step, step_event.
+type playbackIn struct {
+	Speed    *float64 `json:"speed"`
+	Max      *bool    `json:"max"`
+	Paused   *bool    `json:"paused"`
+	SeekS    *float64 `json:"seek_s"`
+	Step     bool     `json:"step"`       // pause and play to the end of the current 250 ms bin
+	StepLog  bool     `json:"step_event"` // pause and play to the next line of the event log
+	Restart  bool     `json:"restart"`    // back to 0 with the lab as it was given (the drills dropped)
+	PauseAtS *float64 `json:"pause_at_s"`
+}
+
+func badRequest(w http.ResponseWriter, msg string) {
+	lab.WriteJSON(w, 400, map[string]any{"error": msg, "code": 400})
+}
+
+func (s *Server) handlePlayback(w http.ResponseWriter, req *http.Request) {
+	var in playbackIn
+	if !lab.DecodeBody(w, req, &in) {
+		return
+	}
+	if in.Speed != nil {
+		if err := CheckSpeed(*in.Speed); err != nil {
+			badRequest(w, err.Error())
+			return
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	end := s.base.Duration + sim.DrainLimit
+	for _, f := range []struct {
+		name string
+		v    *float64
+	}{{"seek_s", in.SeekS}, {"pause_at_s", in.PauseAtS}} {
+		if f.v != nil && !(*f.v >= 0 && *f.v <= end.Seconds()) {
+			badRequest(w, fmt.Sprintf("%s: must be from 0 to %g (the lab's duration and the drain limit after it), got %g", f.name, end.Seconds(), *f.v))
+			return
+		}
+	}
+	if in.Restart { // the same lab and compare settings, without the drills
+		sess, err := newSession(s.base)
+		if err != nil {
+			lab.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
+			return
+		}
+		s.sess = sess
+	}
+	if in.SeekS != nil {
+		if err := s.sess.Seek(seconds(*in.SeekS)); err != nil {
+			lab.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
+			return
+		}
+	}
+	if in.Speed != nil {
+		s.speed, s.max = *in.Speed, false
+	}
+	if in.Max != nil {
+		s.max = *in.Max
+	}
+	if in.Paused != nil {
+		s.paused = *in.Paused
+	}
+	if in.PauseAtS != nil {
+		s.pauseAt = seconds(*in.PauseAtS)
+		if s.pauseAt <= s.sess.Now() {
+			s.pauseAt = clock.Never
+		}
+	}
+	if in.Step {
+		s.paused = true
+		if err := s.sess.AdvanceTo((s.sess.Now()/bin + 1) * bin); err != nil {
+			badRequest(w, err.Error())
+			return
+		}
+	}
+	if in.StepLog {
+		s.paused = true
+		if err := s.stepToNextLine(); err != nil {
+			lab.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
+			return
+		}
+	}
+	s.anchor(time.Now())
+	s.publishLocked()
+	lab.WriteJSON(w, 200, s.playbackLocked())
+}
+
+// stepToNextLine plays on to the instant of the event log's next line (a
+// script event, a breaker transition, a health verdict ...), or to the end
+// of the run: bin by bin until a line appears, then a replay to its
+// instant exactly. Caller holds mu.
+func (s *Server) stepToNextLine() error {
+	n := len(s.sess.Log())
+	for len(s.sess.Log()) == n && !s.sess.Ended() {
+		if err := s.sess.AdvanceTo((s.sess.Now()/bin + 1) * bin); err != nil {
+			return err
+		}
+	}
+	if len(s.sess.Log()) == n {
+		return nil // the run ended first
+	}
+	at := clock.Instant(math.Round(s.sess.Log()[n].T * 1e9))
+	if at == s.sess.Now() {
+		return nil
+	}
+	return s.sess.Seek(at)
+}
+
+// seconds is a virtual instant from seconds, to the millisecond.
+func seconds(v float64) clock.Instant {
+	return clock.Instant(math.Round(v*1e3)) * clock.Instant(time.Millisecond)
+}
+
+// handleChaos takes a drill, with the live controller's body and checks,
+// at the virtual instant reached: it joins the lab's script there.
+func (s *Server) handleChaos(w http.ResponseWriter, req *http.Request) {
+	ev, ok := lab.DecodeDrill(w, req)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := lab.ValidateDrill(s.sess.Lab(), &ev); err != nil {
+		badRequest(w, err.Error())
+		return
+	}
+	rec, err := s.sess.Drill(ev)
+	if err != nil {
+		badRequest(w, err.Error())
+		return
+	}
+	s.anchor(time.Now())
+	s.publishLocked()
+	out := map[string]any{"ok": true, "applied": rec.String(), "at_s": rec.At.Seconds()}
+	if rec.For > 0 {
+		if undo, err := labfile.Undo(s.sess.Settings(), rec); err == nil {
+			out["undo"], out["undo_in_s"] = undo.String(), rec.For.Seconds()
+		}
+	}
+	lab.WriteJSON(w, 200, out)
+}
+
+// handleLabFile is GET /api/lab.yaml: the lab with the drills taken in its
+// script, a lab file that lab sim runs to the numbers the page showed.
+func (s *Server) handleLabFile(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	l := s.sess.Lab()
+	s.mu.Unlock()
+	data, err := l.Marshal()
+	if err != nil {
+		lab.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
+		return
+	}
+	w.Header().Set("Content-Type", "application/yaml")
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", l.Name+"-watched.yaml"))
+	_, _ = w.Write(data)
+}
+
+// handleScenarios lists the built-in scenarios in GET /api/scenarios's
+// format: each plays here.
+func (s *Server) handleScenarios(w http.ResponseWriter, _ *http.Request) {
+	var list []lab.ScenarioInfo
+	for _, name := range scenarios.Names() {
+		l, setting, err := lab.ScenarioSetting(name)
+		if err != nil {
+			list = append(list, lab.ScenarioInfo{Name: name, Reason: err.Error()})
+			continue
+		}
+		list = append(list, lab.ScenarioInfo{Name: name, Description: l.Description, Setting: setting,
+			Servers: len(l.ExpandServers()), Live: true})
+	}
+	s.mu.Lock()
+	current := s.scenario
+	s.mu.Unlock()
+	lab.WriteJSON(w, 200, map[string]any{"scenarios": list, "available": true, "current": current})
+}
+
+// handleScenario is POST /api/scenario {"name": "rr-slow"}: play that
+// scenario from 0 instead (playback speed and pause stay).
+func (s *Server) handleScenario(w http.ResponseWriter, req *http.Request) {
+	var body struct {
+		Name string `json:"name"`
+	}
+	if !lab.DecodeBody(w, req, &body) {
+		return
+	}
+	l, setting, err := lab.ScenarioSetting(body.Name)
+	if err != nil {
+		badRequest(w, err.Error())
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.load(l, body.Name, setting); err != nil {
+		badRequest(w, err.Error())
+		return
+	}
+	s.pauseAt = clock.Never
+	s.publishLocked()
+	lab.WriteJSON(w, 200, map[string]any{"ok": true, "scenario": body.Name, "setting": setting})
+}
+
+// CompareRow is one setting of POST /api/compare's ranking.
+type CompareRow struct {
+	Rank      int     `json:"rank"`
+	Name      string  `json:"name"`
+	Algorithm string  `json:"algorithm"`
+	Requests  uint64  `json:"requests"`
+	Failed    uint64  `json:"failed"`
+	Goodput   float64 `json:"goodput"`
+	P50Ms     float64 `json:"p50_ms"`
+	P99Ms     float64 `json:"p99_ms"`
+	Watched   bool    `json:"watched"` // the setting being played
+}
+
+// handleCompare is POST /api/compare ({}): Compare all. The lab as
+// watched, with the drills taken so far in its script, runs once per
+// compare setting (every algorithm when it has none) on the same seeded
+// stream, as lab sim does, and the settings come back ranked as lab sim's
+// table ranks them (by the lab's headline figure, p99 unless it names
+// another).
+func (s *Server) handleCompare(w http.ResponseWriter, req *http.Request) {
+	var body struct{}
+	if !lab.DecodeBody(w, req, &body) {
+		return
+	}
+	s.mu.Lock()
+	l, settings, watched, drills := s.sess.Lab(), s.compare, s.setting, len(s.sess.Drills())
+	s.mu.Unlock()
+	if settings == nil {
+		for _, a := range policy.Algorithms() {
+			settings = append(settings, labfile.Setting{Name: a, Algorithm: a})
+		}
+		if watched == "" {
+			watched = l.Balancers.Algorithm
+			if l.Clients.Algorithm != "" {
+				watched = l.Clients.Algorithm
+			}
+		}
+	}
+	rep, err := sim.Compare(l, settings, sim.Options{})
+	if err != nil {
+		lab.WriteJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
+		return
+	}
+	headline := string(l.Report.Headline)
+	if headline == "" {
+		headline = string(labfile.HeadlineP99)
+	}
+	rows := []CompareRow{}
+	for i, r := range rep.Ranked() {
+		rows = append(rows, CompareRow{Rank: i + 1, Name: r.Name, Algorithm: r.Algorithm, Requests: r.Requests,
+			Failed: r.Failed, Goodput: r.Goodput, P50Ms: r.Latency.P50, P99Ms: r.Latency.P99, Watched: r.Name == watched})
+	}
+	lab.WriteJSON(w, 200, map[string]any{"lab": l.Name, "headline": headline, "drills": drills, "ranking": rows})
+}

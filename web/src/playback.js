@@ -1,0 +1,120 @@
+// Playback controls, shown only when the snapshot says it comes from the
+// virtual clock (lab watch): speed, pause, step, seek, restart and save.
+// Each is a POST /api/playback; the rest of the page does not know which
+// clock feeds it.
+import { h, setText, secs, ms, pct, count } from './dom.js';
+import { post, toast } from './api.js';
+
+const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+
+let els = null;
+let seeking = false; // while the slider is held, snapshots do not move it
+
+function playback(body) {
+  return post('/api/playback', body);
+}
+
+function build(box) {
+  const speed = h('select', { id: 'pb-speed', 'aria-label': 'playback speed', onchange: () => {
+    const v = speed.value;
+    playback(v === 'max' ? { max: true } : { speed: Number(v) });
+  } }, ...SPEEDS.map((v) => h('option', { value: v, text: v + '×' })), h('option', { value: 'max', text: 'max' }));
+  const pause = h('button', { id: 'pb-pause', text: 'pause', onclick: () => playback({ paused: pause.dataset.paused !== 'true' }) });
+  const step = h('button', { id: 'pb-step', text: 'step 250 ms', title: 'pause and play to the end of this 250 ms bin', onclick: () => playback({ step: true }) });
+  const next = h('button', { id: 'pb-next', text: 'next event', title: 'pause and play to the next line of the event log (a script event, a breaker transition, ...)',
+    onclick: () => playback({ step_event: true }) });
+  const seek = h('input', { id: 'pb-seek', type: 'range', min: 0, max: 1, step: 0.25, value: 0, 'aria-label': 'virtual time',
+    onpointerdown: () => { seeking = true; },
+    onchange: async () => { seeking = false; await playback({ seek_s: Number(seek.value) }); } });
+  const restart = h('button', { id: 'pb-restart', text: 'restart', title: 'back to 0 without the drills taken', onclick: () => playback({ restart: true }) });
+  const save = h('a', { id: 'pb-save', class: 'button', href: '/api/lab.yaml', download: '', text: 'save lab file',
+    title: 'the lab with the drills taken in its script: lab sim on it gives these numbers' });
+  const compare = h('button', { id: 'pb-compare', text: 'compare all',
+    title: 'run every compare setting of the lab (or every algorithm) on the same seeded stream, with the drills taken, and rank them',
+    onclick: () => compareAll(compare) });
+  const drills = h('span', { id: 'pb-drills', class: 'pb-drills' });
+  box.replaceChildren(h('span', { id: 'virtual', class: 'status virtual', text: 'virtual' }), speed, pause, step, next, seek,
+    restart, save, compare, drills);
+  box.hidden = false;
+  els = { speed, pause, step, next, seek, drills };
+}
+
+/** renderPlayback shows the playback state of a virtual snapshot (nothing otherwise). */
+export function renderPlayback(snap) {
+  const box = document.getElementById('playback');
+  if (!snap.virtual) {
+    box.hidden = true;
+    return;
+  }
+  if (!els) build(box);
+  const p = snap.playback || {};
+  const value = p.max ? 'max' : String(p.speed);
+  if (document.activeElement !== els.speed && els.speed.value !== value) {
+    if (![...els.speed.options].some((o) => o.value === value)) els.speed.append(h('option', { value, text: value + '×' }));
+    els.speed.value = value;
+  }
+  els.pause.dataset.paused = String(!!p.paused);
+  setText(els.pause, p.paused ? 'play' : 'pause');
+  els.pause.disabled = els.step.disabled = els.next.disabled = !!p.ended;
+  const end = Math.max(p.duration_s || 0, p.t_s || 0);
+  els.seek.max = String(end);
+  if (!seeking) els.seek.value = String(p.t_s || 0);
+  const state = p.demo ? 'demo (touch to stop)' : p.ended ? 'ended' : p.paused ? 'paused' : (p.max ? 'max' : p.speed + '×');
+  if (p.demo) armTouch();
+  setText(document.getElementById('status'), 'virtual · ' + state);
+  setText(els.drills, (p.drills || []).length ? 'drills: ' + p.drills.join(' · ') : '');
+  els.drills.title = 'taken at these virtual instants; they are in the saved lab file\'s script';
+  if (p.ended && !box.dataset.endedToast) {
+    box.dataset.endedToast = '1';
+    toast(`the run ended at ${secs(p.t_s)}`);
+  } else if (!p.ended) delete box.dataset.endedToast;
+}
+
+/** compareAll asks the simulator to rank the lab's settings and shows the table. */
+async function compareAll(button) {
+  button.disabled = true;
+  setText(button, 'comparing…');
+  try {
+    const out = await post('/api/compare', {});
+    if (out) showRanking(out);
+  } finally {
+    button.disabled = false;
+    setText(button, 'compare all');
+  }
+}
+
+function showRanking(out) {
+  let panel = document.getElementById('compare');
+  if (!panel) {
+    panel = h('section', { id: 'compare', class: 'panel compare-panel' });
+    document.querySelector('.col-side').prepend(panel);
+  }
+  const head = ['#', 'setting', 'p99', 'p50', 'failed', 'goodput'];
+  const rows = out.ranking.map((r) => h('tr', { class: r.watched ? 'watched' : '', 'data-name': r.name },
+    h('td', { text: r.rank }), h('td', { text: r.name + (r.watched ? ' (watched)' : '') }),
+    h('td', { text: ms(r.p99_ms) }), h('td', { text: ms(r.p50_ms) }), h('td', { text: count(r.failed) }),
+    h('td', { text: pct(r.goodput) })));
+  panel.replaceChildren(
+    h('h2', {}, 'Compare all ', h('button', { class: 'small', text: '✕', title: 'close', onclick: () => panel.remove() })),
+    h('p', { class: 'note', text: `the same seeded stream through each setting, ranked by ${out.headline}` +
+      (out.drills ? `, with the ${out.drills} drill(s) taken` : '') + ' (as lab sim ranks them)' }),
+    h('table', { class: 'ranking' }, h('thead', {}, h('tr', {}, ...head.map((x) => h('th', { text: x })))), h('tbody', {}, ...rows)));
+}
+
+let armed = false;
+
+/**
+ * armTouch stops the demo loop at the first click or key anywhere on the
+ * page: an empty POST /api/playback is a touch (any POST is).
+ */
+function armTouch() {
+  if (armed) return;
+  armed = true;
+  const touch = () => {
+    document.removeEventListener('pointerdown', touch, true);
+    document.removeEventListener('keydown', touch, true);
+    playback({});
+  };
+  document.addEventListener('pointerdown', touch, true);
+  document.addEventListener('keydown', touch, true);
+}
