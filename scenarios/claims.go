@@ -197,21 +197,7 @@ func (f *facts) busiest(name string) float64 {
 }
 
 // spread is the coefficient of variation of setting name's server shares.
-func (f *facts) spread(name string) float64 {
-	r := f.run(name)
-	if len(r.Servers) == 0 {
-		return 0
-	}
-	var sum, sq float64
-	for _, s := range r.Servers {
-		sum += s.Share
-	}
-	mean := sum / float64(len(r.Servers))
-	for _, s := range r.Servers {
-		sq += (s.Share - mean) * (s.Share - mean)
-	}
-	return math.Sqrt(sq/float64(len(r.Servers))) / mean
-}
+func (f *facts) spread(name string) float64 { return f.run(name).ShareSpread() }
 
 // peers is the least and most balancers (or clients) a server of setting
 // name talked to; only the simulator counts them.

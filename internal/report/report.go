@@ -6,6 +6,7 @@ package report
 import (
 	"encoding/json"
 	"io"
+	"math"
 
 	"github.com/lblab/lblab/internal/labfile"
 )
@@ -167,6 +168,23 @@ func (r *Report) WithoutSeries() *Report {
 		c.Runs[i].Series, c.Runs[i].CDF = nil, nil
 	}
 	return &c
+}
+
+// ShareSpread is the coefficient of variation of the servers' shares of
+// the attempts (0 with no server): how unevenly the run spread its load.
+func (r *Run) ShareSpread() float64 {
+	if len(r.Servers) == 0 {
+		return 0
+	}
+	var sum, sq float64
+	for _, s := range r.Servers {
+		sum += s.Share
+	}
+	mean := sum / float64(len(r.Servers))
+	for _, s := range r.Servers {
+		sq += (s.Share - mean) * (s.Share - mean)
+	}
+	return math.Sqrt(sq/float64(len(r.Servers))) / mean
 }
 
 // HitRatio is the run's cache hit ratio over all servers, weighted by attempts.

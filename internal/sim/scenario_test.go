@@ -99,7 +99,7 @@ func TestScenarioClientSide(t *testing.T) {
 	if lo, hi := peerRange(ap); lo < 28 || hi > 29 {
 		t.Errorf("%s: %d to %d clients per server, want 29 each (28 where an edge sliver got no pick)", ap.Name, lo, hi)
 	}
-	if a, s := shareSpread(ap), shareSpread(sub); a > 0.03 || a*2 > s {
+	if a, s := ap.ShareSpread(), sub.ShareSpread(); a > 0.03 || a*2 > s {
 		t.Errorf("load spread (coefficient of variation of the shares): aperture %.3f, random subsets %.3f", a, s)
 	}
 	if p, q := runOf(t, rep, "client-p2c-aperture").Latency.P99, runOf(t, rep, "client-p2c").Latency.P99; p >= q {
@@ -117,18 +117,6 @@ func peerRange(r *report.Run) (lo, hi int) {
 	return lo, hi
 }
 
-// shareSpread is the coefficient of variation of the servers' shares.
-func shareSpread(r *report.Run) float64 {
-	var sum, sq float64
-	for _, s := range r.Servers {
-		sum += s.Share
-	}
-	mean := sum / float64(len(r.Servers))
-	for _, s := range r.Servers {
-		sq += (s.Share - mean) * (s.Share - mean)
-	}
-	return math.Sqrt(sq/float64(len(r.Servers))) / mean
-}
 
 // gray-failure: a server that answers slowly but correctly. Breakers never
 // open; outlier ejection takes it out within a second or two of the
@@ -285,7 +273,7 @@ func TestScenarioHandshakes(t *testing.T) {
 	if a, s := ap.Connections.PerRequest, sub.Connections.PerRequest; a > 1.25*s {
 		t.Errorf("handshakes per request: aperture of 5 %.3f, want about the subset's %.3f", a, s)
 	}
-	if a, s, f := shareSpread(ap), shareSpread(sub), shareSpread(all); a*2 > s || a > 1.25*f {
+	if a, s, f := ap.ShareSpread(), sub.ShareSpread(), all.ShareSpread(); a*2 > s || a > 1.25*f {
 		t.Errorf("load spread (cv of the shares): aperture %.3f, subset %.3f, all 20 %.3f; want the aperture's under half the subset's and about all 20's", a, s, f)
 	}
 	if c, s := float64(lb.Connections.ByClients)/float64(lb.Requests), sub.Connections.PerRequest; c > s/2 {
