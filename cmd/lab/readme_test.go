@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // readmeSkip is every README command that this test does not run, by its
@@ -27,6 +29,7 @@ var readmeSkip = map[string]string{
 	"prometheus":    "a Prometheus server against lab up (internal/observe's tests run it)",
 	"bench/soak.sh": "an hour of live processes (CI runs it for 2 minutes)",
 	"lab up":        "runs until Ctrl-C on the fixed ports 8000 and 8080",
+	"lab watch":     "serves the dashboard until Ctrl-C on the fixed port 8000 (TestWatchSaved runs lab watch on a free port; internal/watch's tests drive the page)",
 	"lab chaos":     "drives a running lab up on 127.0.0.1:8000 (internal/lab's chaos tests drive one on a free port)",
 }
 
@@ -114,11 +117,18 @@ func TestReadmeCommandsRun(t *testing.T) {
 			stdout, args = args[i+1], args[:i]
 		}
 		args = readmeShorten(args)
-		cmd := exec.Command(labBin, args...)
+		// A command that serves until Ctrl-C would hang the suite: each is
+		// bounded, and one that runs out is a failure naming it.
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		cmd := exec.CommandContext(ctx, labBin, args...)
 		cmd.Dir = dir
 		var out, errOut bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		err = cmd.Run()
+		if ctx.Err() != nil {
+			err = fmt.Errorf("still running after 3 minutes (a command that serves until Ctrl-C belongs in readmeSkip): %w", ctx.Err())
+		}
+		cancel()
 		var exit *exec.ExitError
 		if errors.As(err, &exit) || err != nil {
 			t.Errorf("README command %q (run as lab %s): %v\n%s", line, strings.Join(args, " "), err, errOut.String())
