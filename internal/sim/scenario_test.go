@@ -117,7 +117,6 @@ func peerRange(r *report.Run) (lo, hi int) {
 	return lo, hi
 }
 
-
 // gray-failure: a server that answers slowly but correctly. Breakers never
 // open; outlier ejection takes it out within a second or two of the
 // slowdown; p2c-peak-ewma routes around it on its own.
