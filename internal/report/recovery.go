@@ -59,16 +59,17 @@ type Baseline struct {
 	P99     float64 `json:"p99_ms"` // the median of the bins' p99s
 }
 
-// Transients lists lab's script events that end, in script order.
+// Transients lists lab's script events that end, in script order: those
+// time-boxed with for, and drills on servers whose undo is another drill
+// (slow, kill, fail: the drill table's undo, labfile.Undo) that the script
+// takes later on the same target.
 func Transients(lab *labfile.Lab) []Transient {
-	undone := map[labfile.Action]labfile.Action{labfile.ActionSlow: labfile.ActionRestore,
-		labfile.ActionKill: labfile.ActionRestart, labfile.ActionFail: labfile.ActionRecover}
 	var out []Transient
 	for i, e := range lab.Events {
 		t := Transient{Event: e.String(), From: e.At.Seconds(), To: -1}
 		if e.For > 0 {
 			t.To = (e.At + e.For).Seconds()
-		} else if undo, ok := undone[e.Action]; ok {
+		} else if undo, ok := serverUndo(lab, e); ok {
 			for _, u := range lab.Events[i+1:] {
 				if u.Action == undo && u.Target == e.Target {
 					t.To = u.At.Seconds()
@@ -81,6 +82,21 @@ func Transients(lab *labfile.Lab) []Transient {
 		}
 	}
 	return out
+}
+
+// serverUndo is the drill that ends e, when e is a drill on servers whose
+// undo is a drill of its own (restore, restart, recover), not the same
+// action with other values (errors).
+func serverUndo(lab *labfile.Lab, e labfile.Event) (labfile.Action, bool) {
+	d, ok := labfile.DrillOf(e.Action)
+	if !ok || d.Scope != labfile.OnServers || !d.Undoable() {
+		return "", false
+	}
+	u, err := labfile.Undo(lab, e)
+	if err != nil || u.Action == e.Action {
+		return "", false
+	}
+	return u.Action, true
 }
 
 // AddRecovery gives every run of r that has a series its verdict on each
