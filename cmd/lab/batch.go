@@ -83,6 +83,7 @@ func (b batch) simulateRuns(ks []int, opts func(i int) sim.Options, errOut io.Wr
 					failed.Do(func() { close(stop) })
 					continue
 				}
+				rep.AddRecovery(b.labs[i]) // with a series (asked for, or for the verdicts): its recovery verdicts
 				runs[x] = rep.Runs[0]
 				prog.step()
 			}

@@ -100,15 +100,14 @@ func withSeeds(lab *labfile.Lab, seeds []uint64) []*labfile.Lab {
 // runs).
 func simSeeds(out, errOut io.Writer, lab *labfile.Lab, settings []labfile.Setting, seeds []uint64, f simFlags) error {
 	b := batch{what: "lab sim " + lab.Name, labs: withSeeds(lab, seeds), settings: settings}
-	verdicts := len(report.Transients(lab)) > 0 // each seed's series, for its recovery verdicts
+	verdicts := report.HasTransients(lab) // each seed's series, for its recovery verdicts
 	reps, err := b.simulate(func(i int) sim.Options {
 		return sim.Options{Series: f.series && i == 0 || verdicts, Check: f.check, MaxPending: f.maxPending}
 	}, errOut)
 	if err != nil {
 		return err
 	}
-	for i, rep := range reps {
-		rep.AddRecovery(lab)
+	for i, rep := range reps { // the verdicts are in (simulateRuns)
 		if i > 0 || !f.series {
 			*rep = *rep.WithoutSeries() // only the first seed's are printed, with --series
 		}

@@ -106,19 +106,14 @@ func runShard(p *sweepPlan, b batch, f sweepFlags, out, errOut io.Writer) error 
 	}
 	ks := shardRuns(b.runs(), i, n)
 	fmt.Fprintf(errOut, "lab sweep %s: shard %d/%d: %d of the %s\n", p.lab.Name, i, n, len(ks), p.size())
-	verdicts := len(report.Transients(p.lab)) > 0 // the series, for the recovery verdicts, as a whole sweep
+	verdicts := report.HasTransients(p.lab) // the series, for the recovery verdicts, as a whole sweep
 	runs, err := b.simulateRuns(ks, func(int) sim.Options { return sim.Options{Series: verdicts} }, errOut)
 	if err != nil {
 		return err
 	}
-	for x, k := range ks { // the verdicts, then the series they needed go (runSweep does the same per report)
-		rep := &report.Report{Runs: []report.Run{runs[x]}}
-		rep.AddRecovery(b.labs[k/len(b.settings)])
-		runs[x] = rep.WithoutSeries().Runs[0]
-	}
 	part := sweepPart{Format: partFormat, Plan: plan, Shard: i, Shards: n, Total: b.runs(), Meta: meta}
 	for x, k := range ks {
-		part.Runs = append(part.Runs, shardRun{K: k, Run: runs[x]})
+		part.Runs = append(part.Runs, shardRun{K: k, Run: runs[x].WithoutSeries()}) // the verdicts are in (simulateRuns); the series they needed go
 	}
 	write := func(w io.Writer) error { return json.NewEncoder(w).Encode(part) }
 	if f.part == "" || f.part == "-" {

@@ -123,7 +123,7 @@ func runSim(out, errOut io.Writer, arg string, f simFlags, changed func(flag str
 // for, for the plot, or for the recovery verdicts of a script with events
 // that end (report.Transients).
 func needSeries(lab *labfile.Lab, f simFlags) bool {
-	return f.series || f.plot != "" || len(report.Transients(lab)) > 0
+	return f.series || f.plot != "" || report.HasTransients(lab)
 }
 
 // prepare loads the lab, applies --seed and --duration and picks the

@@ -336,15 +336,17 @@ func runSweep(cmd *cobra.Command, arg string, f sweepFlags, lf liveFlags) error 
 		if reps, err = p.runLive(b, f, lf, errOut); err != nil {
 			return err
 		}
+		for i, rep := range reps { // as simulateRuns gives simulated runs theirs
+			rep.AddRecovery(b.labs[i])
+		}
 	} else {
 		fmt.Fprintf(errOut, "lab sweep %s: %s\n", p.lab.Name, p.size())
-		verdicts := len(report.Transients(p.lab)) > 0 // the series, for the recovery verdicts
+		verdicts := report.HasTransients(p.lab) // the series, for the recovery verdicts
 		if reps, err = b.simulate(func(int) sim.Options { return sim.Options{Series: verdicts} }, errOut); err != nil {
 			return err
 		}
 	}
-	for i, rep := range reps { // both clocks: the verdicts, then the series they needed go
-		rep.AddRecovery(b.labs[i])
+	for _, rep := range reps { // the series the verdicts needed go
 		*rep = *rep.WithoutSeries()
 	}
 	return writeSweep(p.report(mode, reps), f, out, errOut)
@@ -399,7 +401,7 @@ func (p *sweepPlan) runLive(b batch, f sweepFlags, lf liveFlags, errOut io.Write
 	ctx, stop := interruptible()
 	defer stop()
 	return b.live(ctx, livelab.RunOptions{Options: opts, Progress: errOut, Dashboard: f.dashboard,
-		Series: len(report.Transients(p.lab)) > 0}, errOut) // for the recovery verdicts
+		Series: report.HasTransients(p.lab)}, errOut) // for the recovery verdicts
 }
 
 // writeFile creates path and writes it with write.

@@ -84,6 +84,10 @@ func Transients(lab *labfile.Lab) []Transient {
 	return out
 }
 
+// HasTransients reports whether lab's script has an event that ends, so
+// that a run needs its series for the recovery verdicts.
+func HasTransients(lab *labfile.Lab) bool { return len(Transients(lab)) > 0 }
+
 // serverUndo is the drill that ends e, when e is a drill on servers whose
 // undo is a drill of its own (restore, restart, recover), not the same
 // action with other values (errors).

@@ -165,9 +165,15 @@ func (r *Report) WithoutSeries() *Report {
 	c := *r
 	c.Runs = append([]Run(nil), r.Runs...)
 	for i := range c.Runs {
-		c.Runs[i].Series, c.Runs[i].CDF = nil, nil
+		c.Runs[i] = c.Runs[i].WithoutSeries()
 	}
 	return &c
+}
+
+// WithoutSeries returns the run without its series and CDF.
+func (r Run) WithoutSeries() Run {
+	r.Series, r.CDF = nil, nil
+	return r
 }
 
 // ShareSpread is the coefficient of variation of the servers' shares of
