@@ -14,16 +14,15 @@ func (o Options) budget() assemble.Budget {
 	return o.Budget
 }
 
-// checkDrillCost refuses a drill that changes settings (set, algorithm)
-// into a lab over the budget: set servers.cache.size=1000000 on a large
-// fleet is checked like the same lab given to lab up.
+// checkDrillCost refuses a drill that would make lab cost more than the
+// budget: the lab as the drill changes its settings (labfile.Lab.Record,
+// the drill table's record: set servers.cache.size=1000000 on a large
+// fleet) is checked like the same lab given to lab up. A drill that changes
+// no setting leaves lab as it was admitted, and is not checked.
 func checkDrillCost(lab *labfile.Lab, ev labfile.Event, b assemble.Budget) error {
-	if ev.Action != labfile.ActionSet && ev.Action != labfile.ActionAlgorithm {
+	if d, ok := labfile.DrillOf(ev.Action); !ok || !d.ChangesSettings() {
 		return nil
 	}
-	after, err := lab.WithSetting(labfile.Setting{Name: "drill", Algorithm: ev.Algorithm, Set: ev.Set})
-	if err != nil {
-		return nil // validate has refused what does not apply
-	}
-	return assemble.CheckCost(after, nil, false, b)
+	lab.Record(ev) // lab is the caller's copy
+	return assemble.CheckCost(lab, nil, false, b)
 }

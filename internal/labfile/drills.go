@@ -290,6 +290,10 @@ func DrillOf(a Action) (*Drill, bool) {
 // Undoable reports whether the drill can be time-boxed (it has an undo).
 func (d *Drill) Undoable() bool { return d.undo != nil }
 
+// ChangesSettings reports whether the drill changes the lab's settings
+// (Lab.Record applies it): rate, algorithm, set.
+func (d *Drill) ChangesSettings() bool { return d.record != nil }
+
 // Takes reports whether the drill takes event field name.
 func (d *Drill) Takes(name string) bool { return slices.Contains(d.Fields, name) }
 
