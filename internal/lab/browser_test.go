@@ -13,23 +13,13 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/lblab/lblab/internal/testbin"
+	browsertest "github.com/lblab/lblab/internal/testbin/browser"
 )
 
 // The browser tests drive Debian's chromium (headless, through chromedp)
 // against a running lab's dashboard. Without chromium they skip, except
 // under CI, where they fail. DASHBOARD_SCREENSHOTS names a directory to keep
 // the screenshots in (default: the test's temp dir).
-
-// chromiumPath finds the browser ($CHROMIUM, or chromium on PATH), or
-// skips (fails under CI).
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	if path := os.Getenv("CHROMIUM"); path != "" {
-		return testbin.Tool(t, path, "apt-get install -y chromium, or unset $CHROMIUM")
-	}
-	return testbin.Tool(t, "chromium", "apt-get install -y chromium", "/usr/bin/chromium")
-}
 
 // browser is one headless chromium tab that records JavaScript errors.
 type browser struct {
@@ -40,16 +30,9 @@ type browser struct {
 
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath(t)), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 1000),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("no-default-browser-check", true),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	b := &browser{}
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(b.listen))
-	t.Cleanup(func() { cancel(); cancelAlloc() })
+	ctx, cancel := chromedp.NewContext(browsertest.Allocator(t), chromedp.WithListener(b.listen))
+	t.Cleanup(cancel)
 	b.ctx = ctx
 	if err := chromedp.Do(ctx); err != nil { // starts the browser (no timeout on this first call)
 		t.Fatalf("start chromium: %v", err)

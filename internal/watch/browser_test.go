@@ -19,7 +19,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
-	"github.com/lblab/lblab/internal/testbin"
+	browsertest "github.com/lblab/lblab/internal/testbin/browser"
 )
 
 // The page on the virtual clock in headless chromium, as the live
@@ -28,18 +28,8 @@ import (
 
 func chromium(t *testing.T) context.Context {
 	t.Helper()
-	path := os.Getenv("CHROMIUM")
-	if path == "" {
-		path = testbin.Tool(t, "chromium", "apt-get install -y chromium", "/usr/bin/chromium")
-	} else {
-		path = testbin.Tool(t, path, "apt-get install -y chromium, or unset $CHROMIUM")
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 1000),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true))
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
+	ctx, cancel := chromedp.NewContext(browsertest.Allocator(t))
+	t.Cleanup(cancel)
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
