@@ -133,7 +133,7 @@ func TestWorstShapesRefusedBeforeParsing(t *testing.T) {
 			_, err := Parse("lab.yaml", []byte(src))
 			runtime.ReadMemStats(&after)
 			e, ok := err.(*Error)
-			if !ok || e.Line == 0 || e.Col == 0 || !(strings.Contains(e.Msg, "more than 32768 YAML tokens") || strings.Contains(e.Msg, "more than 1024 keys")) {
+			if !ok || e.Line == 0 || e.Col == 0 || !(strings.Contains(e.Msg, "more than 32768 YAML tokens") || strings.Contains(e.Msg, "mapping keys at this column")) {
 				t.Fatalf("got %v, want the token cap at a position", err)
 			}
 			if grew := after.TotalAlloc - before.TotalAlloc; grew > 600<<20 {
@@ -153,11 +153,11 @@ func TestTokenCapPositions(t *testing.T) {
 	}
 	var b strings.Builder
 	b.WriteString("x-m:\n  a:\n")
-	for i := 0; i <= MaxMappingKeys; i++ {
+	for i := 0; i <= MaxColumnKeys; i++ {
 		fmt.Fprintf(&b, "    k%d: 1\n", i)
 	}
 	_, err = Parse("lab.yaml", []byte(b.String()))
-	if e, ok := err.(*Error); !ok || e.Line != 3+MaxMappingKeys || e.Col != 5 || !strings.Contains(e.Msg, "this mapping has more than 1024 keys") {
+	if e, ok := err.(*Error); !ok || e.Line != 3+MaxColumnKeys || e.Col != 5 || !strings.Contains(e.Msg, "more than 4096 mapping keys at this column") {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -168,18 +168,22 @@ func TestTokenCapPositions(t *testing.T) {
 // memory band is wide (under the caps these take 20-100 MB).
 func TestUnderTheTokenCaps(t *testing.T) {
 	var keys strings.Builder
-	for m := 0; m < 15; m++ {
+	for m := 0; m < 3; m++ { // one column full, the other two nearly
 		fmt.Fprintf(&keys, "x-m%d:\n", m)
-		for i := 0; i < MaxMappingKeys; i++ {
-			fmt.Fprintf(&keys, "  k%d:\n", i)
+		for i := 0; i < MaxColumnKeys-m-1; i++ {
+			fmt.Fprintf(&keys, "%sk%d:\n", strings.Repeat(" ", 2*m+2), i)
 		}
+	}
+	var nullKeys strings.Builder // at three columns, each under MaxColumnKeys
+	for i := 0; i < (MaxTokens-2)/3; i++ {
+		fmt.Fprintf(&nullKeys, "-%sa:\n", strings.Repeat(" ", 1+i%3))
 	}
 	for name, c := range map[string]struct {
 		src     string
 		entries int // of the first list, -1 for none
 	}{
 		"empty entries":        {"x-l:\n" + strings.Repeat("-\n", MaxTokens-2), MaxTokens - 2},
-		"entries of null keys": {"x-l:\n" + strings.Repeat("- a:\n", (MaxTokens-2)/3), (MaxTokens - 2) / 3},
+		"entries of null keys": {"x-l:\n" + nullKeys.String(), (MaxTokens - 2) / 3},
 		"keys without values":  {keys.String(), -1},
 		"block list":           {"x-l:\n" + strings.Repeat("- 1\n", (MaxTokens-2)/2), (MaxTokens - 2) / 2},
 	} {

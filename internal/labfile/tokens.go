@@ -3,6 +3,7 @@ package labfile
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
@@ -16,12 +17,14 @@ import (
 // inserted into its token array, moving every token after it, and a block
 // mapping's keys are gathered by one recursive call per key, each copying
 // the keys after it. 512k empty entries (a 1 MiB file) ran over 110 s; 32k
-// keys of one mapping allocated gigabytes. A lab file has a few hundred
-// tokens and its largest mapping a few dozen keys, so the caps are far above
-// any lab and keep the worst 1 MiB file's parse to a fraction of a second.
+// keys of one mapping allocated gigabytes, 4,096 keys take about 50 ms and
+// 70 MB. The keys are capped per column of the file (see crowdedColumn), which
+// bounds every mapping's. A lab file has a few hundred tokens and keys, so
+// the caps are far above any lab and keep the worst 1 MiB file's parse to a
+// fraction of a second.
 const (
-	MaxTokens      = 1 << 15
-	MaxMappingKeys = 1 << 10
+	MaxTokens     = 1 << 15
+	MaxColumnKeys = 1 << 12
 )
 
 // squareCost says why the token caps exist, in their messages.
@@ -44,8 +47,8 @@ func parseYAML(file string, data []byte) (f *ast.File, e error) {
 	if cap != nil {
 		return nil, capError(file, cap, tokenCapMsg)
 	}
-	if tk := crowdedMapping(tokens, MaxMappingKeys); tk != nil {
-		return nil, capError(file, tk, fmt.Sprintf("this mapping has more than %d keys; a lab file's largest has a few dozen (%s)", MaxMappingKeys, squareCost))
+	if tk := crowdedColumn(tokens, MaxColumnKeys); tk != nil {
+		return nil, capError(file, tk, fmt.Sprintf("the file has more than %d mapping keys at this column by here; a lab file has a few hundred keys in all (%s)", MaxColumnKeys, squareCost))
 	}
 	f, err := parser.Parse(tokens, 0)
 	if err != nil {
@@ -78,16 +81,21 @@ func scanTokens(data []byte, max int) (tokens token.Tokens, over *token.Token) {
 	}
 }
 
-// crowdedMapping returns the key that takes a block mapping past max keys,
-// or nil. A key is what comes before a ':' outside flow collections, from
-// the line's last indicator on (a tag or an anchor in front is part of it); keys at
-// the same column belong to one mapping until a line starts left of them.
-// It errs towards counting: a key it misses would have to sit in a mapping
-// the parser also reads as one.
-func crowdedMapping(tokens token.Tokens, max int) *token.Token {
-	type open struct{ col, keys int }
-	var stack []open
-	flow, line := 0, 0
+// crowdedColumn returns the key that takes one column of the file past max
+// block-mapping keys, or nil. It counts every key outside flow collections
+// at each column its mapping might start at: the column of the key's first
+// token after the line's last indicator ("- ", "? ", ": "), the column of
+// its ':' when the key sits on a line above it, and the column of each
+// alias, anchor or tag that stands in front of it, on its line or above.
+// The keys of one mapping share a column, so no mapping has more keys than
+// the most-counted column. Counting the whole file's keys per column, rather
+// than following where mappings open and close, over-counts on purpose: the
+// parser reads some malformed shapes (a "?" whose key starts a line further
+// left, an alias whose name is on the next line) as one mapping where the
+// indentation says two, and a count that follows the indentation missed them.
+func crowdedColumn(tokens token.Tokens, max int) *token.Token {
+	count := map[int]int{}
+	flow := 0
 	for i, tk := range tokens {
 		if tk.Position == nil {
 			continue
@@ -100,46 +108,46 @@ func crowdedMapping(tokens token.Tokens, max int) *token.Token {
 				flow--
 			}
 		}
-		if flow > 0 || tk.Type == token.CommentType {
+		if flow > 0 {
 			continue
 		}
-		if tk.Position.Line != line { // the first token of a line closes the mappings right of it
-			line = tk.Position.Line
-			for len(stack) > 0 && stack[len(stack)-1].col > tk.Position.Column {
-				stack = stack[:len(stack)-1]
-			}
-		}
-		var key *token.Token
-		var col int
+		var cols []int
+		at := tk // where the key starts, for the message
 		switch {
 		case tk.Type == token.MappingKeyType: // "? key"
-			key, col = tk, tk.Position.Column
+			cols = append(cols, tk.Position.Column)
 		case tk.Type == token.MappingValueType && i > 0 && tokens[i-1].Position != nil:
-			key = tokens[i-1]
-			j := i - 1 // the key starts after the line's last indicator: "- ", "? " or ": "
-			for j > 0 && tokens[j-1].Position != nil && tokens[j-1].Position.Line == key.Position.Line && !indicator(tokens[j-1].Type) {
+			key := tokens[i-1]
+			j := i - 1 // the key starts after the line's last indicator
+			for j > 0 && tokens[j-1].Position != nil && tokens[j-1].Position.Line == key.Position.Line && !indicator(tokens[j-1].Type) && tokens[j-1].Type != token.CommentType {
 				j--
 			}
-			col = tokens[j].Position.Column
-			if key.Position.Line != tk.Position.Line { // a key on a line before its ':'
-				col = min(col, tk.Position.Column)
+			at = tokens[j]
+			cols = append(cols, tokens[j].Position.Column, key.Position.Column)
+			if key.Position.Line != tk.Position.Line { // a key on a line above its ':'
+				cols = append(cols, tk.Position.Column)
+			}
+			for k := j - 1; k >= 0 && tokens[k].Position != nil && (property(tokens[k].Type) || tokens[k].Type == token.CommentType); k-- {
+				cols = append(cols, tokens[k].Position.Column)
 			}
 		default:
 			continue
 		}
-		for len(stack) > 0 && stack[len(stack)-1].col > col {
-			stack = stack[:len(stack)-1]
-		}
-		if n := len(stack); n > 0 && stack[n-1].col == col {
-			stack[n-1].keys++
-			if stack[n-1].keys > max {
-				return key
+		slices.Sort(cols)
+		for _, c := range slices.Compact(cols) {
+			count[c]++
+			if count[c] > max {
+				return at
 			}
-			continue
 		}
-		stack = append(stack, open{col, 1})
 	}
 	return nil
+}
+
+// property says whether t is an alias, an anchor or a tag: the start of
+// the node it stands in front of, possibly on a line above.
+func property(t token.Type) bool {
+	return t == token.AliasType || t == token.AnchorType || t == token.TagType
 }
 
 func indicator(t token.Type) bool {
