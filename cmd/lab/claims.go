@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/plan"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
 	"github.com/lblab/lblab/scenarios"
@@ -82,10 +84,8 @@ func simClaims(out, errOut io.Writer, lab *labfile.Lab, settings []labfile.Setti
 	if seeds == nil {
 		seeds = []uint64{lab.Seed}
 	}
-	b := batch{what: "lab sim " + lab.Name, labs: withSeeds(lab, seeds), settings: settings}
-	reps, err := b.simulate(func(int) sim.Options {
-		return sim.Options{Series: true, Check: f.check, MaxPending: f.maxPending}
-	}, errOut)
+	b := plan.Batch{What: "lab sim " + lab.Name, Labs: plan.WithSeeds(lab, seeds), Settings: settings}
+	reps, err := simRunner(sim.Options{Series: true, Check: f.check, MaxPending: f.maxPending}).Run(context.Background(), b, errOut)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,9 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/lblab/lblab/internal/labfile"
-	"github.com/lblab/lblab/internal/sim"
 )
 
 // labEnv runs the built binary with extra environment variables.
@@ -162,30 +158,6 @@ func TestSeedsBadInputExits2(t *testing.T) {
 	}
 }
 
-func TestParseSeeds(t *testing.T) {
-	for spec, want := range map[string][]uint64{
-		"3":        {1, 2, 3},
-		"1-4":      {1, 2, 3, 4},
-		"7,9,11":   {7, 9, 11},
-		"1-3, 9":   {1, 2, 3, 9},
-		"0-1":      {0, 1},
-		"10-11,5":  {10, 11, 5},
-		" 2 ":      {1, 2},
-		"100-101":  {100, 101},
-		"5,6-7,12": {5, 6, 7, 12},
-	} {
-		got, err := parseSeeds(spec)
-		if err != nil || !slices.Equal(got, want) {
-			t.Errorf("%q: %v, %v; want %v", spec, got, err, want)
-		}
-	}
-	for _, spec := range []string{"", "0", "1", "5-3", "1-", "-3", "1,,2", "2,2", "1-3,2", "x", "1-20000", "18446744073709551615"} {
-		if got, err := parseSeeds(spec); err == nil {
-			t.Errorf("%q: %v, want an error", spec, got)
-		}
-	}
-}
-
 // lab run --seeds runs each seed live, one after another, and reports
 // intervals over them with mode live.
 func TestRunSeedsLive(t *testing.T) {
@@ -211,42 +183,5 @@ func TestRunSeedsLive(t *testing.T) {
 		if f := s.Figures["requests"]; len(f.PerSeed) != 2 || f.PerSeed[0] < 100 || f.PerSeed[1] < 100 {
 			t.Errorf("%s: requests per seed %v, want about 150 each", s.Name, f.PerSeed)
 		}
-	}
-}
-
-// The pool returns each lab's runs in setting order, exactly as one
-// sequential compare per seed does, and a failing run is reported (run
-// under -race, this also checks the workers share nothing).
-func TestBatchSimulateMatchesSequential(t *testing.T) {
-	lab, err := loadLab("rr-slow")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := lab.Apply("duration", "6s"); err != nil {
-		t.Fatal(err)
-	}
-	settings, _ := chooseSettings(lab, "round-robin,p2c,least-outstanding")
-	b := batch{what: "test", labs: withSeeds(lab, []uint64{3, 1, 2, 9}), settings: settings}
-	var progress bytes.Buffer
-	reps, err := b.simulate(func(int) sim.Options { return sim.Options{} }, &progress)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(progress.String(), "test: 12 runs in") {
-		t.Errorf("progress %q", progress.String())
-	}
-	for i, l := range b.labs {
-		want, err := sim.Compare(l, settings, sim.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if reps[i].Seed != l.Seed || !reflect.DeepEqual(reps[i].Runs, want.Runs) {
-			t.Errorf("seed %d: the pool's runs differ from a sequential compare", l.Seed)
-		}
-	}
-	bad := labfile.Setting{Name: "broken", Set: map[string]string{"clients.rate": "-1"}}
-	b.settings = append(b.settings, bad)
-	if _, err := b.simulate(func(int) sim.Options { return sim.Options{} }, io.Discard); err == nil || !strings.Contains(err.Error(), "broken") {
-		t.Errorf("a failing setting: %v", err)
 	}
 }

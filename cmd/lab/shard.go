@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lblab/lblab/internal/plan"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
 )
@@ -31,7 +32,7 @@ type sweepPart struct {
 	Shard  int        `json:"shard"`
 	Shards int        `json:"shards"`
 	Total  int        `json:"runs_total"`
-	Meta   sweepMeta  `json:"meta"`
+	Meta   plan.Meta  `json:"meta"`
 	Runs   []shardRun `json:"runs"`
 }
 
@@ -49,8 +50,8 @@ func parseShard(spec string) (int, int, error) {
 	switch {
 	case !ok || err1 != nil || err2 != nil:
 		return 0, 0, usageError{fmt.Errorf("--shard %s: want I/N, like 0/3 (slice I of N, counted from 0)", spec)}
-	case n < 1 || n > maxSweepRuns:
-		return 0, 0, usageError{fmt.Errorf("--shard %s: N must be 1 to %d", spec, maxSweepRuns)}
+	case n < 1 || n > plan.MaxSweepRuns:
+		return 0, 0, usageError{fmt.Errorf("--shard %s: N must be 1 to %d", spec, plan.MaxSweepRuns)}
 	case i < 0 || i >= n:
 		return 0, 0, usageError{fmt.Errorf("--shard %s: I must be 0 to %d (slices are counted from 0)", spec, n-1)}
 	}
@@ -70,9 +71,9 @@ func shardRuns(total, i, n int) []int {
 
 // fingerprint identifies the runs a plan makes: every lab as it will run,
 // the settings and the shape. Parts of different sweeps do not merge.
-func (p *sweepPlan) fingerprint(meta sweepMeta) (string, error) {
+func fingerprint(p *plan.Sweep, meta plan.Meta) (string, error) {
 	h := sha256.New()
-	for _, l := range p.labs {
+	for _, l := range p.Labs {
 		y, err := l.Marshal()
 		if err != nil {
 			return "", err
@@ -81,7 +82,7 @@ func (p *sweepPlan) fingerprint(meta sweepMeta) (string, error) {
 		h.Write(y)
 	}
 	enc := json.NewEncoder(h)
-	if err := enc.Encode(p.settings); err != nil {
+	if err := enc.Encode(p.Settings); err != nil {
 		return "", err
 	}
 	if err := enc.Encode(meta); err != nil {
@@ -91,7 +92,7 @@ func (p *sweepPlan) fingerprint(meta sweepMeta) (string, error) {
 }
 
 // runShard runs one slice of a simulated sweep and writes its part.
-func runShard(p *sweepPlan, b batch, f sweepFlags, out, errOut io.Writer) error {
+func runShard(p *plan.Sweep, b plan.Batch, f sweepFlags, out, errOut io.Writer) error {
 	i, n, err := parseShard(f.shard)
 	if err != nil {
 		return err
@@ -99,21 +100,21 @@ func runShard(p *sweepPlan, b batch, f sweepFlags, out, errOut io.Writer) error 
 	if f.live || f.json || f.csv != "" || f.plot != "" {
 		return usageError{errors.New("--shard: a shard writes its part only, in simulated time: give --json, --csv and --plot to lab sweep merge (not --live)")}
 	}
-	meta := p.meta("sim")
-	plan, err := p.fingerprint(meta)
+	meta := p.Meta("sim")
+	fp, err := fingerprint(p, meta)
 	if err != nil {
 		return err
 	}
-	ks := shardRuns(b.runs(), i, n)
-	fmt.Fprintf(errOut, "lab sweep %s: shard %d/%d: %d of the %s\n", p.lab.Name, i, n, len(ks), p.size())
-	verdicts := report.HasTransients(p.lab) // the series, for the recovery verdicts, as a whole sweep
-	runs, err := b.simulateRuns(ks, func(int) sim.Options { return sim.Options{Series: verdicts} }, errOut)
+	ks := shardRuns(b.Runs(), i, n)
+	fmt.Fprintf(errOut, "lab sweep %s: shard %d/%d: %d of the %s\n", p.Lab.Name, i, n, len(ks), p.Size())
+	verdicts := report.HasTransients(p.Lab) // the series, for the recovery verdicts, as a whole sweep
+	runs, err := simRunner(sim.Options{Series: verdicts}).RunSome(b, ks, errOut)
 	if err != nil {
 		return err
 	}
-	part := sweepPart{Format: partFormat, Plan: plan, Shard: i, Shards: n, Total: b.runs(), Meta: meta}
+	part := sweepPart{Format: partFormat, Plan: fp, Shard: i, Shards: n, Total: b.Runs(), Meta: meta}
 	for x, k := range ks {
-		part.Runs = append(part.Runs, shardRun{K: k, Run: runs[x].WithoutSeries()}) // the verdicts are in (simulateRuns); the series they needed go
+		part.Runs = append(part.Runs, shardRun{K: k, Run: runs[x].WithoutSeries()}) // the verdicts are in (plan.Sim.RunSome); the series they needed go
 	}
 	write := func(w io.Writer) error { return json.NewEncoder(w).Encode(part) }
 	if f.part == "" || f.part == "-" {
@@ -187,7 +188,7 @@ func readParts(path string) ([]*sweepPart, error) {
 	return parts, nil
 }
 
-// maxPartLine bounds one part's line: a slice of a sweep of maxSweepRuns.
+// maxPartLine bounds one part's line: a slice of a sweep of plan.MaxSweepRuns.
 const maxPartLine = 1 << 30
 
 // mergeSweep checks the parts and prints the sweep they make.
@@ -246,5 +247,5 @@ func mergeSweep(paths []string, f sweepFlags, out, errOut io.Writer) error {
 		return usageError{fmt.Errorf("missing slices %s of the sweep (lab sweep ... --shard I/N runs each)", strings.Join(missing, ", "))}
 	}
 	fmt.Fprintf(errOut, "lab sweep merge: %d parts, %d runs of %s\n", len(all), first.Total, first.Meta.Header.Lab)
-	return writeSweep(first.Meta.assemble(runs), f, out, errOut)
+	return writeSweep(first.Meta.Assemble(runs), f, out, errOut)
 }

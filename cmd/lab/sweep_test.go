@@ -168,28 +168,3 @@ func TestSweepBadInputExits2(t *testing.T) {
 		}
 	}
 }
-
-func TestParseVary(t *testing.T) {
-	for spec, want := range map[string]axis{
-		"clients.rate=100:400:100":        {path: "clients.rate", values: []string{"100", "200", "300", "400"}, nums: []float64{100, 200, 300, 400}},
-		"clients.budget=0.1:0.3:0.1":      {path: "clients.budget", values: []string{"0.1", "0.2", "0.3"}, nums: []float64{0.1, 0.2, 0.3}},
-		"clients.rate=100:350:100":        {path: "clients.rate", values: []string{"100", "200", "300"}, nums: []float64{100, 200, 300}},
-		"clients.timeout=50ms:150ms:50ms": {path: "clients.timeout", values: []string{"50ms", "100ms", "150ms"}, nums: []float64{50, 100, 150}, unit: "ms"},
-		"clients.timeout=1s:2s:500ms":     {path: "clients.timeout", values: []string{"1s", "1.5s", "2s"}, nums: []float64{1000, 1500, 2000}, unit: "ms"},
-		"algorithm=p2c, round-robin":      {path: "algorithm", values: []string{"p2c", "round-robin"}, unit: "text"},
-		"clients.retries=0,2,1":           {path: "clients.retries", values: []string{"0", "2", "1"}, nums: []float64{0, 2, 1}},
-		"network.hop=1ms,5ms":             {path: "network.hop", values: []string{"1ms", "5ms"}, nums: []float64{1, 5}, unit: "ms"},
-	} {
-		got, err := parseVary(spec)
-		if err != nil || got.path != want.path || !slices.Equal(got.values, want.values) || !slices.Equal(got.nums, want.nums) || got.unit != want.unit {
-			t.Errorf("%q: %+v, %v; want %+v", spec, got, err, want)
-		}
-	}
-	for _, spec := range []string{"", "clients.rate", "=1,2", "clients.rate=", "clients.rate=1:2", "clients.rate=1:2:3:4",
-		"clients.rate=1:2:0", "clients.rate=1:2:-1", "clients.rate=3:1:1", "clients.rate=1:100000:1", "x=1,,2", "x=a,a",
-		"clients.timeout=1s:2:1s", "clients.rate=NaN:1:1"} {
-		if got, err := parseVary(spec); err == nil {
-			t.Errorf("%q: %+v, want an error", spec, got)
-		}
-	}
-}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	livelab "github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/plan"
 	"github.com/lblab/lblab/internal/torture"
 )
 
@@ -73,10 +74,10 @@ own goroutines and descriptors back to where they were.`,
 					fmt.Fprintf(out, "# seed %d: %v\n%s", d.Seed, d.Features, d.Tree.YAML())
 				}
 			}
-			prog := newProgress(cmd.ErrOrStderr(), "lab torture", cfg.Runs) // a line on a terminal, nothing elsewhere
-			prog.units, cfg.Step = "labs", prog.step
+			prog := plan.NewProgress(cmd.ErrOrStderr(), "lab torture", cfg.Runs) // a line on a terminal, nothing elsewhere
+			prog.Units, cfg.Step = "labs", prog.Step
 			s := torture.Run(cfg)
-			prog.clear()
+			prog.Clear()
 			s.Write(out, cfg)
 			if len(s.Failures) > 0 {
 				return errors.New("torture: some labs failed (see above)")

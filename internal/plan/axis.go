@@ -1,4 +1,4 @@
-package main
+package plan
 
 import (
 	"fmt"
@@ -12,26 +12,29 @@ import (
 	"github.com/lblab/lblab/internal/report"
 )
 
-// axis is one --vary: a path and its values in order.
-type axis struct {
-	spec   string // the --vary as given, for messages
-	path   string
-	values []string
-	nums   []float64 // each value as a number (ms for durations); nil when not numeric
-	unit   string    // "" numbers, "ms" durations, "text" otherwise
+// MaxAxisValues bounds the values of one --vary.
+const MaxAxisValues = 1000
+
+// Axis is one --vary: a path and its values in order.
+type Axis struct {
+	Spec   string // the --vary as given, for messages
+	Path   string
+	Values []string
+	Nums   []float64 // each value as a number (ms for durations); nil when not numeric
+	Unit   string    // "" numbers, "ms" durations, "text" otherwise
 }
 
-// parseVary reads PATH=FROM:TO:STEP or PATH=V1,V2,...
-func parseVary(spec string) (axis, error) {
-	bad := func(format string, a ...any) (axis, error) {
-		return axis{}, usageError{fmt.Errorf("--vary %s: "+format, append([]any{spec}, a...)...)}
+// ParseVary reads PATH=FROM:TO:STEP or PATH=V1,V2,...
+func ParseVary(spec string) (Axis, error) {
+	bad := func(format string, a ...any) (Axis, error) {
+		return Axis{}, fmt.Errorf("--vary %s: "+format, append([]any{spec}, a...)...)
 	}
 	path, list, ok := strings.Cut(spec, "=")
 	path, list = strings.TrimSpace(path), strings.TrimSpace(list)
 	if !ok || path == "" || list == "" {
 		return bad("want PATH=FROM:TO:STEP (clients.rate=100:1000:100) or PATH=V1,V2,... (algorithm=round-robin,p2c)")
 	}
-	a := axis{spec: spec, path: path}
+	a := Axis{Spec: spec, Path: path}
 	if strings.Contains(list, ":") {
 		parts := strings.Split(list, ":")
 		if len(parts) != 3 {
@@ -46,8 +49,8 @@ func parseVary(spec string) (axis, error) {
 			return bad("the step must be more than 0")
 		case to < from:
 			return bad("the range is empty: FROM must not exceed TO")
-		case (to-from)/step+1 > maxAxisValues:
-			return bad("more than %d values; take a larger step", maxAxisValues)
+		case (to-from)/step+1 > MaxAxisValues:
+			return bad("more than %d values; take a larger step", MaxAxisValues)
 		}
 		n := int(math.Floor((to-from)/step+1e-9)) + 1
 		decimals := 0
@@ -56,16 +59,16 @@ func parseVary(spec string) (axis, error) {
 				decimals = max(decimals, len(p)-i-1)
 			}
 		}
-		a.unit = unit
+		a.Unit = unit
 		for i := range n {
 			v := from + float64(i)*step
 			if unit == "ms" {
-				a.values = append(a.values, time.Duration(math.Round(v*float64(time.Millisecond))).String())
+				a.Values = append(a.Values, time.Duration(math.Round(v*float64(time.Millisecond))).String())
 			} else {
 				v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'f', decimals, 64), 64)
-				a.values = append(a.values, strconv.FormatFloat(v, 'f', decimals, 64))
+				a.Values = append(a.Values, strconv.FormatFloat(v, 'f', decimals, 64))
 			}
-			a.nums = append(a.nums, v)
+			a.Nums = append(a.Nums, v)
 		}
 		return a, nil
 	}
@@ -74,15 +77,15 @@ func parseVary(spec string) (axis, error) {
 		switch {
 		case v == "":
 			return bad("an empty value in the list")
-		case slices.Contains(a.values, v):
+		case slices.Contains(a.Values, v):
 			return bad("%s is listed twice", v)
 		}
-		a.values = append(a.values, v)
+		a.Values = append(a.Values, v)
 	}
-	if len(a.values) > maxAxisValues {
-		return bad("more than %d values", maxAxisValues)
+	if len(a.Values) > MaxAxisValues {
+		return bad("more than %d values", MaxAxisValues)
 	}
-	a.nums, a.unit = listNumbers(a.values)
+	a.Nums, a.Unit = listNumbers(a.Values)
 	return a, nil
 }
 
@@ -135,13 +138,13 @@ func listNumbers(values []string) ([]float64, string) {
 	return nil, "text"
 }
 
-// setsAlgorithm reports whether a path chooses the balancing algorithm.
-func setsAlgorithm(path string) bool {
+// SetsAlgorithm reports whether a path chooses the balancing algorithm.
+func SetsAlgorithm(path string) bool {
 	return path == "algorithm" || path == "balancers.algorithm" || path == "clients.algorithm"
 }
 
-// applyAxis returns a copy of l with one axis at one value, validated.
-func applyAxis(l *labfile.Lab, path, value string) (*labfile.Lab, error) {
+// ApplyAxis returns a copy of l with one axis at one value, validated.
+func ApplyAxis(l *labfile.Lab, path, value string) (*labfile.Lab, error) {
 	if path == "algorithm" {
 		return l.WithSetting(labfile.Setting{Name: value, Algorithm: value})
 	}
@@ -152,18 +155,18 @@ func applyAxis(l *labfile.Lab, path, value string) (*labfile.Lab, error) {
 	return c, nil
 }
 
-// parseKnee reads --knee: a factor like 10x, or a duration.
-func parseKnee(s string) (report.KneeRule, error) {
+// ParseKnee reads --knee: a factor like 10x, or a duration.
+func ParseKnee(s string) (report.KneeRule, error) {
 	if f, ok := strings.CutSuffix(s, "x"); ok {
 		v, err := strconv.ParseFloat(f, 64)
 		if err != nil || !(v > 1) || math.IsInf(v, 0) {
-			return report.KneeRule{}, usageError{fmt.Errorf("--knee %s: a factor is a number over 1 followed by x, like 10x", s)}
+			return report.KneeRule{}, fmt.Errorf("--knee %s: a factor is a number over 1 followed by x, like 10x", s)
 		}
 		return report.KneeRule{Factor: v}, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 {
-		return report.KneeRule{}, usageError{fmt.Errorf("--knee %s: want a duration like 200ms or a factor like 10x", s)}
+		return report.KneeRule{}, fmt.Errorf("--knee %s: want a duration like 200ms or a factor like 10x", s)
 	}
 	return report.KneeRule{BoundMS: float64(d) / float64(time.Millisecond)}, nil
 }

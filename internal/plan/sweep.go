@@ -1,0 +1,214 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/lblab/lblab/internal/assemble"
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/stats/confidence"
+)
+
+// MaxSweepRuns bounds a sweep's runs (points x settings x seeds), checked
+// before anything runs.
+const MaxSweepRuns = 1000000
+
+// Sweep is a checked sweep: every lab it will run, built and validated.
+// Fill the fields above the line and call Build.
+type Sweep struct {
+	Lab      *labfile.Lab // the lab as loaded (with --duration); its compare list is dropped by Build
+	Axes     []Axis       // one or two
+	Settings []labfile.Setting
+	Seeds    []uint64
+	Knee     report.KneeRule
+	Sim      bool            // the points run in the simulator (not live)
+	Budget   assemble.Budget // the cost bound each point is checked against
+	// Locate places an error of an axis's path in the lab file (file:line:col); nil leaves it.
+	Locate func(err error, path string) error
+
+	Grid  [][]string     // each point's axis values: the first axis varies fastest
+	Labs  []*labfile.Lab // grid point g on seed k at g*len(Seeds)+k
+	Names []string       // each lab's point and seed, for progress lines
+	Lines []string       // each (point, setting)'s line, at g*len(Settings)+j
+}
+
+// CheckAxes refuses a second axis on the knob of the first.
+func CheckAxes(axes []Axis) error {
+	if len(axes) == 0 || len(axes) > 2 {
+		return fmt.Errorf("--vary: give one or two axes (got %d), like --vary clients.rate=100:1000:100", len(axes))
+	}
+	if len(axes) == 2 && (axes[0].Path == axes[1].Path || SetsAlgorithm(axes[0].Path) && SetsAlgorithm(axes[1].Path)) {
+		return fmt.Errorf("--vary %s: the first axis (%s) sets the same knob", axes[1].Path, axes[0].Path)
+	}
+	return nil
+}
+
+// VariesAlgorithm says whether an axis chooses the algorithm: then the
+// lab's own compare list is not used.
+func VariesAlgorithm(axes []Axis) bool {
+	return slices.ContainsFunc(axes, func(a Axis) bool { return SetsAlgorithm(a.Path) })
+}
+
+// Build refuses a setting that would override an axis, applies every grid
+// point to the lab, checks each under every setting and against the cost
+// budget, and names the lines.
+func (p *Sweep) Build() error {
+	if err := CheckAxes(p.Axes); err != nil {
+		return err
+	}
+	for _, s := range p.Settings {
+		for _, a := range p.Axes {
+			_, sets := s.Set[a.Path]
+			if sets || SetsAlgorithm(a.Path) && (s.Algorithm != "" || s.Set["balancers.algorithm"] != "" || s.Set["clients.algorithm"] != "") {
+				return fmt.Errorf("--vary %s: the setting %q sets it too; vary it or compare it, not both (choose settings with --compare)", a.Path, s.Name)
+			}
+		}
+	}
+	p.Lab.Compare = nil // the settings are chosen; a varied knob must not be checked against the list
+	second := []string{""}
+	if len(p.Axes) == 2 {
+		second = p.Axes[1].Values
+	}
+	p.Grid, p.Labs, p.Names, p.Lines = nil, nil, nil, nil
+	for _, v2 := range second { // the first axis varies fastest: a line's points are adjacent
+		for _, v1 := range p.Axes[0].Values {
+			g := []string{v1}
+			if len(p.Axes) == 2 {
+				g = append(g, v2)
+			}
+			p.Grid = append(p.Grid, g)
+		}
+	}
+	if runs := len(p.Grid) * len(p.Settings) * len(p.Seeds); runs > MaxSweepRuns {
+		return fmt.Errorf("lab sweep: %s is more than %d", p.Size(), MaxSweepRuns)
+	}
+	for _, g := range p.Grid {
+		l := p.Lab
+		for i, v := range g {
+			var err error
+			if l, err = ApplyAxis(l, p.Axes[i].Path, v); err != nil {
+				if p.Locate != nil {
+					err = p.Locate(err, p.Axes[i].Path)
+				}
+				return fmt.Errorf("--vary %s: at %s=%s: %w", p.Axes[i].Spec, p.Axes[i].Path, v, err)
+			}
+		}
+		for _, s := range p.Settings {
+			if _, err := l.WithSetting(s); err != nil {
+				return fmt.Errorf("at %s: %w", p.pointText(g), err)
+			}
+			p.Lines = append(p.Lines, p.lineName(s, g))
+		}
+		if err := assemble.CheckCost(l, p.Settings, p.Sim, p.Budget); err != nil {
+			return fmt.Errorf("at %s: %w", p.pointText(g), err)
+		}
+		for _, sl := range WithSeeds(l, p.Seeds) {
+			p.Labs = append(p.Labs, sl)
+			p.Names = append(p.Names, fmt.Sprintf("%s, seed %d", p.pointText(g), sl.Seed))
+		}
+	}
+	return nil
+}
+
+// Batch is the sweep's runs, as a Runner takes them.
+func (p *Sweep) Batch(what string) Batch {
+	return Batch{What: what, Labs: p.Labs, Settings: p.Settings, Names: p.Names}
+}
+
+// lineName names the curve a point is on: its setting (when there are
+// several, or no second axis) and its second-axis value.
+func (p *Sweep) lineName(s labfile.Setting, g []string) string {
+	var parts []string
+	if len(p.Settings) > 1 || len(g) < 2 {
+		parts = append(parts, s.Name)
+	}
+	if len(g) == 2 {
+		if SetsAlgorithm(p.Axes[1].Path) {
+			parts = append(parts, g[1])
+		} else {
+			parts = append(parts, p.Axes[1].Path+"="+g[1])
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Size says how many runs the sweep makes and why.
+func (p *Sweep) Size() string {
+	return fmt.Sprintf("%d runs (%s x %s x %s)", len(p.Grid)*len(p.Settings)*len(p.Seeds),
+		Plural(len(p.Grid), "point"), Plural(len(p.Settings), "setting"), Plural(len(p.Seeds), "seed"))
+}
+
+// Plural is "1 point" or "n points".
+func Plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func (p *Sweep) pointText(g []string) string {
+	parts := make([]string, len(g))
+	for i, v := range g {
+		parts[i] = p.Axes[i].Path + "=" + v
+	}
+	return strings.Join(parts, " ")
+}
+
+// Report assembles the sweep from one report per lab (in plan order).
+func (p *Sweep) Report(mode string, reps []*report.Report) *report.Sweep {
+	var runs []report.Run
+	for _, r := range reps {
+		runs = append(runs, r.Runs...)
+	}
+	return p.Meta(mode).Assemble(runs)
+}
+
+// Meta is what a sweep's report is assembled from besides the runs: the
+// plan's shape, without its labs. A sharded sweep's parts carry it, so that
+// lab sweep merge needs neither the lab file nor the flags.
+type Meta struct {
+	Header   report.Sweep `json:"header"` // the report without its points and knees
+	X        []float64    `json:"x"`      // the first axis's values as numbers (nil when not numeric)
+	Grid     [][]string   `json:"grid"`
+	Lines    []string     `json:"lines"` // (point, setting) at g*Settings+j
+	Settings int          `json:"settings"`
+}
+
+// Meta is the sweep's shape for a report of mode ("sim" or "live").
+func (p *Sweep) Meta(mode string) Meta {
+	h := report.Sweep{Mode: mode, Lab: p.Lab.Name, DurationS: p.Lab.Duration.Seconds(), Seeds: p.Seeds,
+		Method: confidence.Method, Confidence: confidence.Level, Knee: p.Knee}
+	for _, a := range p.Axes {
+		h.Axes = append(h.Axes, report.SweepAxis{Path: a.Path, Values: a.Values, Unit: a.Unit})
+	}
+	return Meta{Header: h, X: p.Axes[0].Nums, Grid: p.Grid, Lines: p.Lines, Settings: len(p.Settings)}
+}
+
+// Assemble builds the sweep from every run in plan order: run k is lab
+// k/Settings (point g on seed i at g*seeds+i) under setting k%Settings.
+func (m Meta) Assemble(runs []report.Run) *report.Sweep {
+	s := m.Header
+	s.Points, s.Knees = nil, nil
+	ns, nk, nx := m.Settings, len(s.Seeds), len(s.Axes[0].Values)
+	for j := range ns { // line by line: setting, then second-axis value
+		for g0 := 0; g0 < len(m.Grid); g0 += nx {
+			for g := g0; g < g0+nx; g++ {
+				rs := make([]report.Run, nk)
+				for k := range nk {
+					rs[k] = runs[(g*nk+k)*ns+j]
+				}
+				pt := report.SweepPoint{Values: m.Grid[g], Line: m.Lines[g*ns+j], Summary: report.Summarize(rs),
+					Recovery: report.PointRecoveryOf(rs)}
+				if m.X != nil {
+					pt.X = m.X[g-g0]
+				}
+				s.Points = append(s.Points, pt)
+			}
+		}
+	}
+	s.FindKnees()
+	s.FindBoundaries()
+	return &s
+}
