@@ -3,6 +3,8 @@ package lab
 import (
 	"math"
 	"time"
+
+	"github.com/lblab/lblab/internal/report"
 )
 
 // seriesLen is 20 s of 250 ms readings; windowLen the last 2 s of them.
@@ -140,7 +142,7 @@ func (d *deriver) series(servers []string) Series {
 		per := func(n uint64) num { return ratio(float64(n), b.cdt) }
 		s.Offered, s.Attempts = append(s.Offered, per(b.c.offered)), append(s.Attempts, per(b.c.attempts))
 		s.Target = append(s.Target, num(b.target))
-		s.Goodput, s.Timeouts = append(s.Goodput, per(b.c.succeeded)), append(s.Timeouts, per(b.c.timeouts))
+		s.Success, s.Timeouts = append(s.Success, per(b.c.succeeded)), append(s.Timeouts, per(b.c.timeouts))
 		s.Rejected, s.Retries = append(s.Rejected, per(b.c.rejected)), append(s.Retries, per(b.c.retries))
 		s.Failed = append(s.Failed, per(b.c.failed))
 		for i, name := range servers {
@@ -171,7 +173,7 @@ func (d *deriver) window() Window {
 		lat = lat.plus(b.lat)
 	}
 	w := Window{Seconds: num(secs), Offered: c.offered, OfferedPerS: ratio(float64(c.offered), secs),
-		Goodput:            ratio(float64(c.succeeded), float64(c.succeeded+c.failed)),
+		Goodput:            goodput(c),
 		AttemptsPerRequest: ratio(float64(c.attempts), float64(c.offered)),
 		Timeouts:           c.timeouts, Errors: c.errors, Rejected: c.rejected, Retries: c.retries,
 		Hedges: c.hedges, Wasted: c.wasted, Failed: c.failed, P50Ms: null, P99Ms: null}
@@ -185,6 +187,13 @@ func (d *deriver) window() Window {
 		w.LatencyNote = "since the loadgen started (it reports no histogram)"
 	}
 	return w
+}
+
+// goodput is the window's goodput (report.Goodput, the one definition),
+// null when nothing was started or ended in it.
+func goodput(c clientTotals) num {
+	g, ok := report.Goodput(c.offered, c.succeeded, c.succeeded+c.failed)
+	return orNull(g, ok)
 }
 
 func addTotals(a, b clientTotals) clientTotals {
