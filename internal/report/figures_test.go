@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 )
 
@@ -301,6 +302,30 @@ func TestFiguresDocumented(t *testing.T) {
 				got = rows[i]
 			}
 			t.Errorf("docs/report.md's figure %d is %q, Figures declares %q", i+1, got, want)
+		}
+	}
+}
+
+// Every headline a lab file may name is a figure of the table (but
+// max_queue, a server's), and the report ranks by it the way labfile's
+// Headlines say (p99 lowest first, goodput highest first).
+func TestHeadlinesAreFigures(t *testing.T) {
+	runs := figureRuns() // b has the higher latencies; give it the better goodput
+	runs[1].Goodput = 0.99
+	first := map[labfile.Headline]string{labfile.HeadlineP99: "a", labfile.HeadlineGoodput: "b"}
+	for _, h := range labfile.Headlines {
+		if _, ok := headlines[h]; !ok {
+			t.Errorf("headline %s: the report cannot rank by it", h)
+		}
+		if h == labfile.HeadlineMaxQueue {
+			continue
+		}
+		if _, ok := FigureOf(string(h)); !ok {
+			t.Errorf("headline %s is no figure of Figures", h)
+		}
+		rep := &Report{Runs: runs, Headline: h}
+		if best := rep.Ranked()[0]; best.Name != first[h] {
+			t.Errorf("ranked by %s: %s first, want %q", h, best.Name, first[h])
 		}
 	}
 }
