@@ -161,7 +161,9 @@ func orNull(v float64, ok bool) num {
 	return num(v)
 }
 
-// window sums the last 2 s of bins into the dashboard's counters.
+// window sums the last 2 s of bins into the dashboard's counters; goodput
+// and attempts per request are the report's (report.Goodput,
+// report.AttemptsPerRequest), null when there are none.
 func (d *deriver) window() Window {
 	bins := d.last(windowLen)
 	var c clientTotals
@@ -173,8 +175,8 @@ func (d *deriver) window() Window {
 		lat = lat.plus(b.lat)
 	}
 	w := Window{Seconds: num(secs), Offered: c.offered, OfferedPerS: ratio(float64(c.offered), secs),
-		Goodput:            goodput(c),
-		AttemptsPerRequest: ratio(float64(c.attempts), float64(c.offered)),
+		Goodput:            orNull(report.Goodput(c.offered, c.succeeded, c.succeeded+c.failed)),
+		AttemptsPerRequest: orNull(report.AttemptsPerRequest(c.attempts, c.offered)),
 		Timeouts:           c.timeouts, Errors: c.errors, Rejected: c.rejected, Retries: c.retries,
 		Hedges: c.hedges, Wasted: c.wasted, Failed: c.failed, P50Ms: null, P99Ms: null}
 	switch {
@@ -187,13 +189,6 @@ func (d *deriver) window() Window {
 		w.LatencyNote = "since the loadgen started (it reports no histogram)"
 	}
 	return w
-}
-
-// goodput is the window's goodput (report.Goodput, the one definition),
-// null when nothing was started or ended in it.
-func goodput(c clientTotals) num {
-	g, ok := report.Goodput(c.offered, c.succeeded, c.succeeded+c.failed)
-	return orNull(g, ok)
 }
 
 func addTotals(a, b clientTotals) clientTotals {

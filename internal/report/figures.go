@@ -24,6 +24,16 @@ func Goodput(started, succeeded, ended uint64) (share float64, ok bool) {
 	return 0, false
 }
 
+// AttemptsPerRequest is attempts / requests started over a span (a run,
+// a window of its bins, the dashboard's last 2 s): first attempts, retries
+// and hedges per request; there is none (ok false) when no request started.
+func AttemptsPerRequest(attempts, started uint64) (ratio float64, ok bool) {
+	if started == 0 {
+		return 0, false
+	}
+	return float64(attempts) / float64(started), true
+}
+
 // Unit is what a figure measures in, which says how it prints.
 type Unit string
 

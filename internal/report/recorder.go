@@ -167,9 +167,7 @@ func (r *Recorder) Fill(run *Run, end clock.Instant) {
 	run.Outcomes, run.Series = r.Outcomes, r.Bins
 	r.fillConnections(run)
 	run.Goodput, _ = Goodput(t.Offered, t.Succeeded, t.Succeeded+t.Failed)
-	if t.Offered > 0 {
-		run.AttemptsPerRequest = float64(t.Attempts) / float64(t.Offered)
-	}
+	run.AttemptsPerRequest, _ = AttemptsPerRequest(t.Attempts, t.Offered)
 	run.Latency = Latency{P50: Ms(r.Lat.Quantile(0.5)), P95: Ms(r.Lat.Quantile(0.95)),
 		P99: Ms(r.Lat.Quantile(0.99)), P999: Ms(r.Lat.Quantile(0.999)), Mean: Ms(r.Lat.Mean()),
 		Max: Ms(r.Lat.Max())}

@@ -79,12 +79,11 @@ func (w Window) Goodput() float64 {
 	return 1
 }
 
-// AttemptsPerRequest is attempts per request started in the window.
+// AttemptsPerRequest is attempts per request started in the window (the
+// package's AttemptsPerRequest; 0 when none started).
 func (w Window) AttemptsPerRequest() float64 {
-	if w.Offered == 0 {
-		return 0
-	}
-	return float64(w.Attempts) / float64(w.Offered)
+	a, _ := AttemptsPerRequest(w.Attempts, w.Offered)
+	return a
 }
 
 // Goodput is the bin's goodput, as a window of one bin (Window.Goodput).
