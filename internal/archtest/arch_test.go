@@ -57,8 +57,8 @@ var codeRules = []codeRule{
 	{
 		name: "concurrency or the OS", in: clockFree, deps: true,
 		depsExcept: []depsExemption{{pkg: "./internal/labfile", why: "labfile.Load reads the lab file from disk (decode.go); the simulator and the runtime are handed the parsed lab"}},
-		imports:    []string{"sync/...", "os/...", "net/...", "syscall", "context", "unsafe", "github.com/valyala/fasthttp/...", "gonum.org/v1/plot/..."},
-		why:        "cores are single-threaded state machines; locks, files, sockets, signals and deadlines belong to the shells (context deadlines run on wall-clock timers, and unsafe could reach the runtime's clock behind these rules)",
+		imports:    []string{"sync/...", "os/...", "net/...", "syscall", "context", "unsafe", "github.com/valyala/fasthttp/...", "gonum.org/v1/..."},
+		why:        "cores are single-threaded state machines; locks, files, sockets, signals and deadlines belong to the shells (context deadlines run on wall-clock timers, and unsafe could reach the runtime's clock behind these rules); nor do they link gonum (its plots open files; the t quantile of the seeds' intervals is stats/confidence's own)",
 	},
 }
 

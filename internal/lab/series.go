@@ -3,6 +3,8 @@ package lab
 import (
 	"math"
 	"time"
+
+	"github.com/lblab/lblab/internal/report"
 )
 
 // seriesLen is 20 s of 250 ms readings; windowLen the last 2 s of them.
@@ -140,7 +142,7 @@ func (d *deriver) series(servers []string) Series {
 		per := func(n uint64) num { return ratio(float64(n), b.cdt) }
 		s.Offered, s.Attempts = append(s.Offered, per(b.c.offered)), append(s.Attempts, per(b.c.attempts))
 		s.Target = append(s.Target, num(b.target))
-		s.Goodput, s.Timeouts = append(s.Goodput, per(b.c.succeeded)), append(s.Timeouts, per(b.c.timeouts))
+		s.Success, s.Timeouts = append(s.Success, per(b.c.succeeded)), append(s.Timeouts, per(b.c.timeouts))
 		s.Rejected, s.Retries = append(s.Rejected, per(b.c.rejected)), append(s.Retries, per(b.c.retries))
 		s.Failed = append(s.Failed, per(b.c.failed))
 		for i, name := range servers {
@@ -159,7 +161,9 @@ func orNull(v float64, ok bool) num {
 	return num(v)
 }
 
-// window sums the last 2 s of bins into the dashboard's counters.
+// window sums the last 2 s of bins into the dashboard's counters; goodput
+// and attempts per request are the report's (report.Goodput,
+// report.AttemptsPerRequest), null when there are none.
 func (d *deriver) window() Window {
 	bins := d.last(windowLen)
 	var c clientTotals
@@ -171,8 +175,8 @@ func (d *deriver) window() Window {
 		lat = lat.plus(b.lat)
 	}
 	w := Window{Seconds: num(secs), Offered: c.offered, OfferedPerS: ratio(float64(c.offered), secs),
-		Goodput:            ratio(float64(c.succeeded), float64(c.succeeded+c.failed)),
-		AttemptsPerRequest: ratio(float64(c.attempts), float64(c.offered)),
+		Goodput:            orNull(report.Goodput(c.offered, c.succeeded, c.succeeded+c.failed)),
+		AttemptsPerRequest: orNull(report.AttemptsPerRequest(c.attempts, c.offered)),
 		Timeouts:           c.timeouts, Errors: c.errors, Rejected: c.rejected, Retries: c.retries,
 		Hedges: c.hedges, Wasted: c.wasted, Failed: c.failed, P50Ms: null, P99Ms: null}
 	switch {

@@ -131,7 +131,7 @@ type Window struct {
 	Seconds            num    `json:"seconds"`
 	Offered            uint64 `json:"offered"`
 	OfferedPerS        num    `json:"offered_per_s"`
-	Goodput            num    `json:"goodput"` // share of ended requests that succeeded
+	Goodput            num    `json:"goodput"` // report.Goodput over the last 2 s (null: nothing started or ended)
 	AttemptsPerRequest num    `json:"attempts_per_request"`
 	P50Ms              num    `json:"p50_ms"`
 	P99Ms              num    `json:"p99_ms"`
@@ -159,7 +159,7 @@ type Series struct {
 	Offered  []num    `json:"offered"`
 	Target   []num    `json:"target"` // the rate the loadgen aims at (a profile's rate(t)); null in closed loop
 	Attempts []num    `json:"attempts"`
-	Goodput  []num    `json:"goodput"` // successful requests per second
+	Success  []num    `json:"goodput"` // successful requests per second: the rate the chart calls goodput, not report.Goodput's share
 	Timeouts []num    `json:"timeouts"`
 	Rejected []num    `json:"rejected"`
 	Retries  []num    `json:"retries"`

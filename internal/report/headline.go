@@ -17,11 +17,17 @@ type headlineFigure struct {
 	higher  bool // higher is better
 }
 
+// fromTable is the headline of a figure of the table (Figures), which says
+// how to read it, whether the run has it and which way is better.
+func fromTable(name, caption string) headlineFigure {
+	f := mustFigure(name)
+	return headlineFigure{caption: caption, higher: f.Higher,
+		value: func(r *Run) (float64, bool) { return f.Of(r), f.Has == nil || f.Has(r) }}
+}
+
 var headlines = map[labfile.Headline]headlineFigure{
-	labfile.HeadlineP99: {caption: "p99 latency of successful requests",
-		value: func(r *Run) (float64, bool) { return r.Latency.P99, r.Succeeded > 0 }},
-	labfile.HeadlineGoodput: {caption: "goodput, the share of requests that succeeded", higher: true,
-		value: func(r *Run) (float64, bool) { return r.Goodput, r.Requests > 0 }},
+	labfile.HeadlineP99:     fromTable("p99", "p99 latency of successful requests"),
+	labfile.HeadlineGoodput: fromTable("goodput", "goodput, the share of requests that succeeded"),
 	labfile.HeadlineMaxQueue: {caption: "the fullest server's longest queue (max queue)", column: "max queue",
 		value: func(r *Run) (float64, bool) {
 			if s := r.Fullest(); s != nil {

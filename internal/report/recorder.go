@@ -166,10 +166,8 @@ func (r *Recorder) Fill(run *Run, end clock.Instant) {
 	run.Retries, run.Hedges, run.Wasted = t.Retries, t.Hedges, t.Wasted
 	run.Outcomes, run.Series = r.Outcomes, r.Bins
 	r.fillConnections(run)
-	if t.Offered > 0 {
-		run.Goodput = float64(t.Succeeded) / float64(t.Offered)
-		run.AttemptsPerRequest = float64(t.Attempts) / float64(t.Offered)
-	}
+	run.Goodput, _ = Goodput(t.Offered, t.Succeeded, t.Succeeded+t.Failed)
+	run.AttemptsPerRequest, _ = AttemptsPerRequest(t.Attempts, t.Offered)
 	run.Latency = Latency{P50: Ms(r.Lat.Quantile(0.5)), P95: Ms(r.Lat.Quantile(0.95)),
 		P99: Ms(r.Lat.Quantile(0.99)), P999: Ms(r.Lat.Quantile(0.999)), Mean: Ms(r.Lat.Mean()),
 		Max: Ms(r.Lat.Max())}

@@ -206,7 +206,7 @@ func (r *Report) writeRecovery(w io.Writer) {
 				case TooShort:
 					verdict = fmt.Sprintf("the run ends under %gs after it: too soon to tell", RecoveryHold)
 				}
-				fmt.Fprintf(tw, "%s\t%.1f%%\t%s\t%s\t\n", run.Name, 100*v.Baseline.Goodput, ms(v.Baseline.P99), verdict)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", run.Name, Share.Text(v.Baseline.Goodput), Millis.Text(v.Baseline.P99), verdict)
 			}
 		}
 		tw.Flush()

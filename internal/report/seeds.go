@@ -67,55 +67,30 @@ type Verdict struct {
 	DiffRatio       float64 `json:"diff_ratio"`      // Diff.Mean / Worse's mean (0 when that is 0)
 }
 
-// figure is one per-run number a Summary carries.
-type figure struct {
-	name string
-	of   func(*Run) float64
-}
-
-// figures lists, in table order, every figure a Summary carries; the names
-// are the JSON report's field names.
-var figures = []figure{
-	{"p50", func(r *Run) float64 { return r.Latency.P50 }},
-	{"p95", func(r *Run) float64 { return r.Latency.P95 }},
-	{"p99", func(r *Run) float64 { return r.Latency.P99 }},
-	{"p999", func(r *Run) float64 { return r.Latency.P999 }},
-	{"mean", func(r *Run) float64 { return r.Latency.Mean }},
-	{"max", func(r *Run) float64 { return r.Latency.Max }},
-	{"goodput", func(r *Run) float64 { return r.Goodput }},
-	{"attempts_per_request", func(r *Run) float64 { return r.AttemptsPerRequest }},
-	{"requests", func(r *Run) float64 { return float64(r.Requests) }},
-	{"timeouts", func(r *Run) float64 { return float64(r.Timeouts) }},
-	{"rejected", func(r *Run) float64 { return float64(r.Rejected) }},
-	{"errors", func(r *Run) float64 { return float64(r.Errors) }},
-	{"retries", func(r *Run) float64 { return float64(r.Retries) }},
-	{"hedges", func(r *Run) float64 { return float64(r.Hedges) }},
-	{"wasted", func(r *Run) float64 { return float64(r.Wasted) }},
-	{"cache_hit_ratio", func(r *Run) float64 { return r.HitRatio() }},
-}
-
-// FigureNames lists the figures of a Summary, in table order.
+// FigureNames lists the figures of a Summary (those of Figures carried
+// over seeds), in table order.
 func FigureNames() []string {
-	names := make([]string, len(figures))
-	for i, f := range figures {
-		names[i] = f.name
+	var names []string
+	for _, f := range seedFigures() {
+		names = append(names, f.Name)
 	}
 	return names
 }
 
 // Summarize combines one setting's runs, one per seed in seed order.
 func Summarize(runs []Run) Summary {
-	s := Summary{Figures: make(map[string]Figure, len(figures))}
+	figs := seedFigures()
+	s := Summary{Figures: make(map[string]Figure, len(figs))}
 	if len(runs) == 0 {
 		return s
 	}
 	s.Name, s.Algorithm = runs[0].Name, runs[0].Algorithm
-	for _, f := range figures {
+	for _, f := range figs {
 		vals := make([]float64, len(runs))
 		for i := range runs {
-			vals[i] = f.of(&runs[i])
+			vals[i] = f.Of(&runs[i])
 		}
-		s.Figures[f.name] = figureOf(vals)
+		s.Figures[f.Name] = figureOf(vals)
 	}
 	for _, srv := range runs[0].Servers {
 		vals := make([]float64, len(runs))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -62,45 +63,39 @@ func IntervalNote(n int, level float64) string {
 		"(Student's t on the per-seed values; each seed's percentiles are that run's own)", n, 100*level)
 }
 
-// countColumns are the per-run counts a summary table shows when any row
-// has one: their means, without an interval.
-var countColumns = []struct{ head, figure string }{
-	{"timeouts", "timeouts"}, {"503s", "rejected"}, {"5xx", "errors"},
-	{"retries", "retries"}, {"hedges", "hedges"}, {"wasted", "wasted"},
-}
-
 // labeled is a summary with the labels of its table row.
 type labeled struct {
 	labels []string
 	sum    Summary
 }
 
-// writeSummaries prints one row per summary: its labels (under heads), the
-// latency figures and goodput with their intervals, attempts per request,
-// and the counts that are not zero everywhere.
+// writeSummaries prints one row per summary: its labels (under heads),
+// then the figures with a column (Figures' Head): the latencies and goodput
+// as mean ±interval, attempts per request as its mean, and the counts as
+// their means, each only when it is not zero everywhere.
 func writeSummaries(w io.Writer, heads []string, rows []labeled) error {
-	var counts []int
-	for i, c := range countColumns {
-		for _, x := range rows {
-			if x.sum.Figures[c.figure].Mean != 0 {
-				counts = append(counts, i)
-				break
-			}
+	var cols []*FigureSpec
+	for _, f := range tableFigures() {
+		if f.Unit == Count && !slices.ContainsFunc(rows, func(x labeled) bool { return x.sum.Figures[f.Name].Mean != 0 }) {
+			continue
 		}
+		cols = append(cols, f)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%s\tp50\tp95\tp99\tp99.9\tmean\tgoodput\tatt/req\t", strings.Join(heads, "\t"))
-	for _, i := range counts {
-		fmt.Fprintf(tw, "%s\t", countColumns[i].head)
+	fmt.Fprintf(tw, "%s\t", strings.Join(heads, "\t"))
+	for _, f := range cols {
+		fmt.Fprintf(tw, "%s\t", f.Head)
 	}
 	fmt.Fprintln(tw)
 	for _, x := range rows {
-		f := x.sum.Figures
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t", strings.Join(x.labels, "\t"),
-			withPM(f["p50"], ms), withPM(f["p95"], ms), withPM(f["p99"], ms), withPM(f["p999"], ms),
-			withPM(f["mean"], ms), withPM(f["goodput"], pct), f["attempts_per_request"].Mean)
-		for _, i := range counts {
-			fmt.Fprintf(tw, "%s\t", count(f[countColumns[i].figure].Mean))
+		fmt.Fprintf(tw, "%s\t", strings.Join(x.labels, "\t"))
+		for _, f := range cols {
+			fig := x.sum.Figures[f.Name]
+			cell := f.Unit.Text(fig.Mean)
+			if f.Unit == Millis || f.Unit == Share {
+				cell = withPM(fig, f.Unit.Text)
+			}
+			fmt.Fprintf(tw, "%s\t", cell)
 		}
 		fmt.Fprintln(tw)
 	}

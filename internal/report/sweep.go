@@ -204,8 +204,9 @@ func (s *Sweep) WriteCSV(w io.Writer) error {
 		head = append(head, a.Path)
 	}
 	head = append(head, "line", "setting", "seeds")
-	for _, f := range figures {
-		head = append(head, f.name, f.name+"_lo", f.name+"_hi")
+	figs := seedFigures()
+	for _, f := range figs {
+		head = append(head, f.Name, f.Name+"_lo", f.Name+"_hi")
 	}
 	if err := cw.Write(head); err != nil {
 		return err
@@ -213,8 +214,8 @@ func (s *Sweep) WriteCSV(w io.Writer) error {
 	for _, p := range s.Points {
 		row := append([]string{}, p.Values...)
 		row = append(row, p.Line, p.Name, strconv.Itoa(len(s.Seeds)))
-		for _, f := range figures {
-			fig := p.Figures[f.name]
+		for _, f := range figs {
+			fig := p.Figures[f.Name]
 			lo, hi := "", ""
 			if len(fig.PerSeed) >= 2 {
 				lo, hi = num(fig.Lo), num(fig.Hi)

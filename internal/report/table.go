@@ -14,9 +14,10 @@ import (
 // spread instead (balls-bins has 1,000).
 const WideFleet = 12
 
-// WriteTable prints the human report: one row per setting, ranked by the
-// lab's headline figure (p99 unless it names another), then each server's
-// share of the attempts per setting.
+// WriteTable prints the human report: one row per setting with a column
+// per figure that has one (Figures' Head), ranked by the lab's headline
+// figure (p99 unless it names another), then each server's share of the
+// attempts per setting.
 func (r *Report) WriteTable(w io.Writer) error {
 	if r.Seeds != nil {
 		return r.writeSeedsTable(w)
@@ -39,7 +40,11 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if h.column != "" {
 		head += h.column + "\t"
 	}
-	fmt.Fprintln(tw, head+"p50\tp95\tp99\tp99.9\tmean\tgoodput\tatt/req\ttimeouts\t503s\t5xx\tretries\thedges\twasted\t")
+	cols := tableFigures()
+	for _, f := range cols {
+		head += f.Head + "\t"
+	}
+	fmt.Fprintln(tw, head)
 	var none []string // settings where no request succeeded
 	for _, run := range r.Ranked() {
 		row := run.Name + "\t"
@@ -49,15 +54,13 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if h.column != "" {
 			row += headlineCell(r.Headline, &run) + "\t"
 		}
-		l := run.Latency
-		lat := []string{ms(l.P50), ms(l.P95), ms(l.P99), ms(l.P999), ms(l.Mean)}
 		if run.Succeeded == 0 {
-			lat = []string{"-", "-", "-", "-", "-"}
 			none = append(none, run.Name)
 		}
-		fmt.Fprintf(tw, "%s%s\t%.1f%%\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t\n", row, strings.Join(lat, "\t"),
-			100*run.Goodput, run.AttemptsPerRequest, run.Timeouts, run.Rejected, run.Errors,
-			run.Retries, run.Hedges, run.Wasted)
+		for _, f := range cols {
+			row += f.Text(&run) + "\t"
+		}
+		fmt.Fprintln(tw, row)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -66,33 +66,29 @@ func (r *Run) Window(from, to float64) (Window, error) {
 	return w, nil
 }
 
-// Goodput is the share of the requests that ended in the window that
-// succeeded. It counts requests by when they end, as the bins do, so a
-// bin's goodput is not skewed by requests started just before it; a window
-// where requests started but none ended (all of them stuck) has goodput 0.
+// Goodput is the window's goodput (the package's Goodput): the share of
+// the requests that ended in the window that succeeded. It counts requests
+// by when they end, as the bins do, so a bin's goodput is not skewed by
+// requests started just before it; a window where requests started but none
+// ended (all of them stuck) has goodput 0, and one where nothing was asked
+// has 1 (nothing asked, nothing missed: the recovery verdict's baseline).
 func (w Window) Goodput() float64 {
-	if w.Ended == 0 {
-		if w.Offered > 0 {
-			return 0
-		}
-		return 1
+	if g, ok := Goodput(w.Offered, w.Succeeded, w.Ended); ok {
+		return g
 	}
-	return float64(w.Succeeded) / float64(w.Ended)
+	return 1
 }
 
-// AttemptsPerRequest is attempts per request started in the window.
+// AttemptsPerRequest is attempts per request started in the window (the
+// package's AttemptsPerRequest; 0 when none started).
 func (w Window) AttemptsPerRequest() float64 {
-	if w.Offered == 0 {
-		return 0
-	}
-	return float64(w.Attempts) / float64(w.Offered)
+	a, _ := AttemptsPerRequest(w.Attempts, w.Offered)
+	return a
 }
 
-// Goodput is the share of the bin's ended requests that succeeded (see
-// Window.Goodput).
+// Goodput is the bin's goodput, as a window of one bin (Window.Goodput).
 func (b Bin) Goodput() float64 {
-	w := Window{Offered: b.Offered, Succeeded: b.Succeeded, Ended: b.Succeeded + b.Failed}
-	return w.Goodput()
+	return Window{Offered: b.Offered, Succeeded: b.Succeeded, Ended: b.Succeeded + b.Failed}.Goodput()
 }
 
 // InServerMax is the most requests server i (in r.Servers order) held,

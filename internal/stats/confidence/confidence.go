@@ -10,11 +10,7 @@
 // "All of Statistics", ch. 6).
 package confidence
 
-import (
-	"math"
-
-	"gonum.org/v1/gonum/stat/distuv"
-)
+import "math"
 
 // Level is the confidence level every interval of the lab uses.
 const Level = 0.95
@@ -72,12 +68,6 @@ func Mean(xs []float64, level float64) Interval {
 	half := TQuantile((1+level)/2, n-1) * iv.SD / math.Sqrt(float64(n))
 	iv.Lo, iv.Hi = iv.Mean-half, iv.Mean+half
 	return iv
-}
-
-// TQuantile is the p-quantile of Student's t distribution with df degrees
-// of freedom (TQuantile(0.975, 29) = 2.045).
-func TQuantile(p float64, df int) float64 {
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(p)
 }
 
 // Paired compares a and b observed on the same seeds (a[i] and b[i] come

@@ -1,0 +1,207 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Goodput is the one definition of goodput: the share of the requests
+// that ended over a span (a run, a window of its series, one bin, the
+// dashboard's last 2 s) that succeeded, succeeded / ended, where a request
+// ends once, with its outcome, and counts in the span in which it ends. Over
+// a whole run every request ends (one still pending at the drain limit ends
+// as timed out), so a run's goodput is also succeeded / requests. When none
+// of the requests ended in the span, goodput is 0 if some were started (all
+// of them are stuck: nobody got an answer) and there is none (ok false) if
+// none were started either.
+func Goodput(started, succeeded, ended uint64) (share float64, ok bool) {
+	switch {
+	case ended > 0:
+		return float64(succeeded) / float64(ended), true
+	case started > 0:
+		return 0, true
+	}
+	return 0, false
+}
+
+// AttemptsPerRequest is attempts / requests started over a span (a run,
+// a window of its bins, the dashboard's last 2 s): first attempts, retries
+// and hedges per request; there is none (ok false) when no request started.
+func AttemptsPerRequest(attempts, started uint64) (ratio float64, ok bool) {
+	if started == 0 {
+		return 0, false
+	}
+	return float64(attempts) / float64(started), true
+}
+
+// Unit is what a figure measures in, which says how it prints.
+type Unit string
+
+// The units of the figures.
+const (
+	Millis     Unit = "ms"          // milliseconds: 33.7ms, 220ms, 1.84s
+	Share      Unit = "share"       // in [0, 1], printed as a percentage: 99.5%
+	PerRequest Unit = "per request" // a ratio to the requests: 1.011
+	Count      Unit = "count"       // a whole number: 1854 (a mean over seeds may have a decimal)
+)
+
+// Text prints v in the unit, as the report's tables do.
+func (u Unit) Text(v float64) string {
+	switch u {
+	case Millis:
+		return ms(v)
+	case Share:
+		return fmt.Sprintf("%.1f%%", 100*v)
+	case PerRequest:
+		return fmt.Sprintf("%.3f", v)
+	}
+	return count(v)
+}
+
+// FigureSpec is one figure of a run, declared once: the text table, the
+// seeds table, the headline, the JSON's seeds.settings[].figures, the sweep
+// report and its CSV, the dashboard's counters and docs/report.md all read
+// it from Figures.
+type FigureSpec struct {
+	// Name is its name: the key of seeds.settings[].figures and of a
+	// sweep point's figures, its sweep CSV columns (NAME, NAME_lo,
+	// NAME_hi), and the word a lab's report.headline names it by.
+	Name string
+	// JSON is where a run's JSON holds it ("latency_ms.p99"); "" when the
+	// JSON does not hold it itself but its parts (cache_hit_ratio, from
+	// servers[]).
+	JSON string
+	// Head is its column in the text tables; "" when it has none.
+	Head string
+	Unit Unit
+	// Doc says what it counts: the line of docs/report.md's figure list.
+	Doc string
+	// Higher is better (goodput); else lower is (latency, counts).
+	Higher bool
+	// Seeds: carried over seeds and sweeps (seeds.settings[].figures, the
+	// sweep CSV); the rest are the run's counts the others are made from.
+	Seeds bool
+	// Dashboard is its key in the dashboard snapshot's window (the last
+	// 2 s, docs/dashboard.md), "" when the dashboard does not show it.
+	Dashboard string
+	// Of reads it off a run.
+	Of func(*Run) float64
+	// Has reports whether the run has it (nil: always): a latency needs a
+	// request that succeeded, goodput a request. A table prints "-" for a
+	// figure the run has not; a headline ranks such a run last.
+	Has func(*Run) bool
+}
+
+// Text prints the figure's value for run in its unit, or "-" when the run
+// has no such figure.
+func (f *FigureSpec) Text(run *Run) string {
+	if f.Has != nil && !f.Has(run) {
+		return "-"
+	}
+	return f.Unit.Text(f.Of(run))
+}
+
+func succeededAny(r *Run) bool { return r.Succeeded > 0 }
+func requestsAny(r *Run) bool  { return r.Requests > 0 }
+
+// Figures are the figures of a run, in the order of the report's table.
+var Figures = []FigureSpec{
+	{Name: "p50", JSON: "latency_ms.p50", Head: "p50", Unit: Millis, Seeds: true, Dashboard: "p50_ms", Has: succeededAny,
+		Doc: "median latency of the successful requests, from the intended send to the answer",
+		Of:  func(r *Run) float64 { return r.Latency.P50 }},
+	{Name: "p95", JSON: "latency_ms.p95", Head: "p95", Unit: Millis, Seeds: true, Has: succeededAny,
+		Doc: "95th percentile of that latency",
+		Of:  func(r *Run) float64 { return r.Latency.P95 }},
+	{Name: "p99", JSON: "latency_ms.p99", Head: "p99", Unit: Millis, Seeds: true, Dashboard: "p99_ms", Has: succeededAny,
+		Doc: "99th percentile of that latency",
+		Of:  func(r *Run) float64 { return r.Latency.P99 }},
+	{Name: "p999", JSON: "latency_ms.p999", Head: "p99.9", Unit: Millis, Seeds: true, Has: succeededAny,
+		Doc: "99.9th percentile of that latency",
+		Of:  func(r *Run) float64 { return r.Latency.P999 }},
+	{Name: "mean", JSON: "latency_ms.mean", Head: "mean", Unit: Millis, Seeds: true, Has: succeededAny,
+		Doc: "mean of that latency",
+		Of:  func(r *Run) float64 { return r.Latency.Mean }},
+	{Name: "max", JSON: "latency_ms.max", Unit: Millis, Seeds: true, Has: succeededAny,
+		Doc: "the longest of those latencies",
+		Of:  func(r *Run) float64 { return r.Latency.Max }},
+	{Name: "goodput", JSON: "goodput", Head: "goodput", Unit: Share, Higher: true, Seeds: true, Dashboard: "goodput", Has: requestsAny,
+		Doc: "the share of the requests that ended that succeeded (Goodput): succeeded / requests over a run",
+		Of:  func(r *Run) float64 { return r.Goodput }},
+	{Name: "attempts_per_request", JSON: "attempts_per_request", Head: "att/req", Unit: PerRequest, Seeds: true, Dashboard: "attempts_per_request",
+		Doc: "attempts / requests: first attempts, retries and hedges",
+		Of:  func(r *Run) float64 { return r.AttemptsPerRequest }},
+	{Name: "requests", JSON: "requests", Unit: Count, Seeds: true, Dashboard: "offered",
+		Doc: "requests the clients started (each ends exactly once)",
+		Of:  func(r *Run) float64 { return float64(r.Requests) }},
+	{Name: "succeeded", JSON: "succeeded", Unit: Count,
+		Doc: "requests answered 200 in time",
+		Of:  func(r *Run) float64 { return float64(r.Succeeded) }},
+	{Name: "failed", JSON: "failed", Unit: Count, Dashboard: "failed",
+		Doc: "requests that did not succeed",
+		Of:  func(r *Run) float64 { return float64(r.Failed) }},
+	{Name: "attempts", JSON: "attempts", Unit: Count,
+		Doc: "every try: first attempts, retries and hedges",
+		Of:  func(r *Run) float64 { return float64(r.Attempts) }},
+	{Name: "timeouts", JSON: "timeouts", Head: "timeouts", Unit: Count, Seeds: true, Dashboard: "timeouts",
+		Doc: "attempts that timed out (504 from the balancer, or a client attempt timeout) plus requests whose deadline passed",
+		Of:  func(r *Run) float64 { return float64(r.Timeouts) }},
+	{Name: "rejected", JSON: "rejected", Head: "503s", Unit: Count, Seeds: true, Dashboard: "rejected",
+		Doc: "attempts answered 503",
+		Of:  func(r *Run) float64 { return float64(r.Rejected) }},
+	{Name: "errors", JSON: "errors", Head: "5xx", Unit: Count, Seeds: true, Dashboard: "errors",
+		Doc: "attempts answered 500 or 502 (refused or reset connections too)",
+		Of:  func(r *Run) float64 { return float64(r.Errors) }},
+	{Name: "retries", JSON: "retries", Head: "retries", Unit: Count, Seeds: true, Dashboard: "retries",
+		Doc: "retry attempts",
+		Of:  func(r *Run) float64 { return float64(r.Retries) }},
+	{Name: "hedges", JSON: "hedges", Head: "hedges", Unit: Count, Seeds: true, Dashboard: "hedges",
+		Doc: "hedge attempts",
+		Of:  func(r *Run) float64 { return float64(r.Hedges) }},
+	{Name: "wasted", JSON: "wasted", Head: "wasted", Unit: Count, Seeds: true, Dashboard: "wasted",
+		Doc: "attempts a server served although nobody used the answer",
+		Of:  func(r *Run) float64 { return float64(r.Wasted) }},
+	{Name: "cache_hit_ratio", Unit: Share, Higher: true, Seeds: true,
+		Doc: "the servers' cache hit ratio, weighted by their attempts (its own table, when a server caches keys)",
+		Of:  func(r *Run) float64 { return r.HitRatio() }},
+}
+
+// FigureOf returns the figure called name.
+func FigureOf(name string) (*FigureSpec, bool) {
+	for i := range Figures {
+		if Figures[i].Name == name {
+			return &Figures[i], true
+		}
+	}
+	return nil, false
+}
+
+// mustFigure is FigureOf for the names this package writes itself.
+func mustFigure(name string) *FigureSpec {
+	f, ok := FigureOf(name)
+	if !ok {
+		panic("report: no figure " + strconv.Quote(name))
+	}
+	return f
+}
+
+// tableFigures are the figures with a column in the text tables, in order.
+func tableFigures() []*FigureSpec {
+	var out []*FigureSpec
+	for i := range Figures {
+		if Figures[i].Head != "" {
+			out = append(out, &Figures[i])
+		}
+	}
+	return out
+}
+
+// seedFigures are the figures carried over seeds and sweeps, in order.
+func seedFigures() []*FigureSpec {
+	var out []*FigureSpec
+	for i := range Figures {
+		if Figures[i].Seeds {
+			out = append(out, &Figures[i])
+		}
+	}
+	return out
+}
