@@ -28,6 +28,13 @@ func (l *eventLog) add(at time.Time, text string) {
 	l.lines = append(l.lines, report.LogLine{T: at.Sub(l.start).Seconds(), Text: text})
 }
 
+// addLines adds lines timed from the log's start.
+func (l *eventLog) addLines(lines []report.LogLine) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, lines...)
+}
+
 // snapshot returns the lines so far, in time order.
 func (l *eventLog) snapshot() []report.LogLine {
 	l.mu.Lock()

@@ -194,6 +194,9 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 	}
 	run.Servers = r.f.serverFigures(ctxAlive(ctx), r.sc.events)
 	run.Name, run.Log = name, append(r.sc.events.snapshot(), run.Log...)
+	// the dashboard's log gets the recovery verdicts once the loadgen's
+	// series is in (the report keeps them in their own field)
+	r.sc.events.addLines(report.RecoveryLines(lab, run.Series, true))
 	if run.Algorithm == "" {
 		run.Algorithm = lab.Balancers.Algorithm
 	}

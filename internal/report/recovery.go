@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -166,6 +167,47 @@ func (r *Run) recover(t Transient) (Recovery, bool) {
 	return v, true
 }
 
+// Says is the verdict in words, as the recovery table and the event log
+// print it.
+func (v Recovery) Says() string {
+	switch v.Verdict {
+	case Recovered:
+		return fmt.Sprintf("back %gs after it ended", *v.AfterS)
+	case TooShort:
+		return fmt.Sprintf("the run ends under %gs after it: too soon to tell", RecoveryHold)
+	}
+	return "did not recover within the run (metastable)"
+}
+
+// RecoveryLines are the event-log lines of the verdicts on lab's transients
+// that the bins so far decide, for a dashboard on either clock: a recovery
+// as soon as the bins show it (at the end of the hold that proves it), and,
+// once the run has ended, the transients that did not recover or ended too
+// late to tell, at the run's end. The lines are in time order.
+func RecoveryLines(lab *labfile.Lab, bins []Bin, ended bool) []LogLine {
+	ts := Transients(lab)
+	if len(ts) == 0 || len(bins) == 0 {
+		return nil
+	}
+	run := &Run{Series: bins}
+	end := bins[len(bins)-1].T + BinWidth.Seconds()
+	var out []LogLine
+	for _, t := range ts {
+		v, ok := run.recover(t)
+		if !ok || v.Verdict != Recovered && !ended {
+			continue
+		}
+		at := end
+		if v.Verdict == Recovered {
+			at = t.To + *v.AfterS + RecoveryHold
+		}
+		out = append(out, LogLine{T: at, Text: fmt.Sprintf("recovery from %s (%gs to %gs): %s (goodput %s, p99 %s before)",
+			t.Event, t.From, t.To, v.Says(), Share.Text(v.Baseline.Goodput), Millis.Text(v.Baseline.P99))})
+	}
+	slices.SortStableFunc(out, func(a, b LogLine) int { return cmp.Compare(a.T, b.T) })
+	return out
+}
+
 func median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
@@ -199,14 +241,7 @@ func (r *Report) writeRecovery(w io.Writer) {
 				if v.Transient != t {
 					continue
 				}
-				verdict := "did not recover within the run (metastable)"
-				switch v.Verdict {
-				case Recovered:
-					verdict = fmt.Sprintf("back %gs after it ended", *v.AfterS)
-				case TooShort:
-					verdict = fmt.Sprintf("the run ends under %gs after it: too soon to tell", RecoveryHold)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", run.Name, Share.Text(v.Baseline.Goodput), Millis.Text(v.Baseline.P99), verdict)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", run.Name, Share.Text(v.Baseline.Goodput), Millis.Text(v.Baseline.P99), v.Says())
 			}
 		}
 		tw.Flush()

@@ -138,3 +138,42 @@ func TestFindBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// The dashboard's verdict lines follow the bins as they close: none while
+// the fleet is still down, the recovery once the hold proves it (at its
+// end, 6.5 + 2.5 + 2 = 11 s), the same line at any later bin, and the
+// metastable transients only once the run has ended.
+func TestRecoveryLinesAsTheBinsClose(t *testing.T) {
+	lab := recoveryLab(t, "  - {at: 5s, action: slow, target: all, speed: 0.5, for: 1500ms}\n")
+	back := series(5, 9, false)
+	upTo := func(bins []Bin, t float64) []Bin { // the bins closed by t
+		n := 0
+		for n < len(bins) && bins[n].T+BinWidth.Seconds() <= t+1e-9 {
+			n++
+		}
+		return bins[:n]
+	}
+	for _, at := range []float64{4, 6.5, 9, 10.75} { // before, during, after the trigger, the hold not yet done
+		if got := RecoveryLines(lab, upTo(back, at), false); len(got) != 0 {
+			t.Errorf("by %gs: %+v, want no verdict yet", at, got)
+		}
+	}
+	want := "recovery from slow all speed=0.5 for=1.5s (5s to 6.5s): back 2.5s after it ended (goodput 100.0%, p99 100ms before)"
+	for _, at := range []float64{11, 15, 20} {
+		got := RecoveryLines(lab, upTo(back, at), at == 20)
+		if len(got) != 1 || got[0].T != 11 || got[0].Text != want {
+			t.Errorf("by %gs: %+v, want the recovery at 11 s: %q", at, got, want)
+		}
+	}
+	stuck := series(5, 99, false)
+	if got := RecoveryLines(lab, upTo(stuck, 19), false); len(got) != 0 {
+		t.Errorf("stuck, running: %+v, want no verdict before the end", got)
+	}
+	got := RecoveryLines(lab, stuck, true)
+	if len(got) != 1 || got[0].T != 20 || !strings.Contains(got[0].Text, "did not recover within the run (metastable)") {
+		t.Errorf("stuck, ended: %+v, want metastable at the run's end (20 s)", got)
+	}
+	if got := RecoveryLines(recoveryLab(t, ""), back, true); got != nil {
+		t.Errorf("a script without transients: %+v", got)
+	}
+}

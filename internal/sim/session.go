@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/lblab/lblab/internal/clock"
@@ -207,8 +209,20 @@ func (s *Session) Drill(ev labfile.Event) (labfile.Event, error) {
 func (s *Session) Drills() []labfile.Event { return append([]labfile.Event(nil), s.drills...) }
 
 // Log is the event log so far (script events, breaker transitions, health
-// and outlier changes), as Run's report carries it.
-func (s *Session) Log() []report.LogLine { return s.w.col.Log }
+// and outlier changes), as Run's report carries it, with the recovery
+// verdicts the bins so far decide on the script's transients, drills
+// included (report.RecoveryLines), in time order: what the dashboard's
+// event log shows. The report keeps its verdicts in its own field.
+func (s *Session) Log() []report.LogLine {
+	verdicts := report.RecoveryLines(s.lab, s.Bins(), s.ended)
+	if len(verdicts) == 0 {
+		return s.w.col.Log
+	}
+	out := make([]report.LogLine, 0, len(s.w.col.Log)+len(verdicts))
+	out = append(append(out, s.w.col.Log...), verdicts...)
+	slices.SortStableFunc(out, func(a, b report.LogLine) int { return cmp.Compare(a.T, b.T) })
+	return out
+}
 
 // Bins are the 250 ms bins closed so far, as Run's series reports them.
 func (s *Session) Bins() []report.Bin { return s.w.rt.Rec.Bins }

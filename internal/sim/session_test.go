@@ -2,12 +2,15 @@ package sim
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/report"
 )
 
 // sessionScenarios cover the paths a session must replay exactly: a script
@@ -284,5 +287,73 @@ func TestSessionMarksAbandonedAttempts(t *testing.T) {
 	}
 	if q, a := count(); q < 100 || a*2 < q {
 		t.Errorf("at 8 s %d of %d queued attempts are marked abandoned, want most of a long queue", a, q)
+	}
+}
+
+// The session's log carries the recovery verdicts as its bins decide them,
+// agreeing with the report's: in retry-storm, with a retry budget the fleet
+// is back 1.5 s after the slowdown ends (the line appears at 6.5 + 1.5 + 2
+// s, once the hold proves it, and not a bin before); with plain retries it
+// never is, which the log says only when the run is over.
+func TestSessionLogsRecoveryVerdicts(t *testing.T) {
+	verdicts := func(s *Session) []string {
+		var out []string
+		for _, l := range s.Log() {
+			if strings.HasPrefix(l.Text, "recovery from ") {
+				out = append(out, fmt.Sprintf("%g %s", l.T, l.Text))
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		setting string
+		at      float64 // when the verdict line appears (-1: at the end)
+		says    string
+	}{
+		{"retry-budget", 10, "back 1.5s after it ended"},
+		{"retries", -1, "did not recover within the run (metastable)"},
+	} {
+		t.Run(c.setting, func(t *testing.T) {
+			lab := loadScenario(t, "retry-storm")
+			var set labfile.Setting
+			for _, s := range lab.Compare {
+				if s.Name == c.setting {
+					set = s
+				}
+			}
+			lab, err := lab.WithSetting(set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := NewSession(lab, SessionOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for at := 250 * time.Millisecond; !s.Ended(); at += 250 * time.Millisecond {
+				if err := s.AdvanceTo(clock.Instant(at)); err != nil {
+					t.Fatal(err)
+				}
+				got := verdicts(s)
+				due := c.at >= 0 && at.Seconds() >= c.at || s.Ended()
+				if !due && len(got) > 0 {
+					t.Fatalf("at %v: %q, before the bins decide it", at, got)
+				}
+				if due && (len(got) != 1 || !strings.Contains(got[0], c.says)) {
+					t.Fatalf("at %v (ended %v): %q, want one line saying %q", at, s.Ended(), got, c.says)
+				}
+			}
+			if c.at >= 0 && !strings.HasPrefix(verdicts(s)[0], fmt.Sprint(c.at)+" ") {
+				t.Errorf("the line is at %q, want %gs", verdicts(s)[0], c.at)
+			}
+			res, err := s.Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := &report.Report{Runs: []report.Run{res.Run}}
+			rep.AddRecovery(lab)
+			if v := rep.Runs[0].Recovery; len(v) != 1 || !strings.Contains(verdicts(s)[0], v[0].Says()) {
+				t.Errorf("the report's verdict %+v differs from the log's %q", v, verdicts(s))
+			}
+		})
 	}
 }
