@@ -1,4 +1,4 @@
-// The lblab dashboard: follows GET /api/stream (one snapshot every 250 ms)
+// The lblab dashboard: follows the engine's stream (GET /api/stream, one snapshot every 250 ms)
 // and draws the diagram, counters, charts, controls, inspector and log.
 import './style.css';
 import { setText, secs } from './dom.js';
@@ -11,6 +11,8 @@ import { initLog, renderLog } from './log.js';
 import { initScenarios, renderScenario } from './scenarios.js';
 import { renderPlayback } from './playback.js';
 import { renderCaption } from './captions.js';
+import { renderOwnLab } from './ownlab.js';
+import { engine } from './engine.js';
 
 const $ = (id) => document.getElementById(id);
 let last = null;
@@ -21,6 +23,7 @@ function render(snap) {
   $('status').className = 'status ' + (snap.status === 'running' ? 'ok' : 'wait');
   setText($('clock'), secs(snap.t_s));
   renderPlayback(snap);
+  renderOwnLab(snap);
   if (snap.virtual) $('status').className = 'status virtual';
   if (snap.status !== 'running') return;
   renderScenario(snap);
@@ -34,12 +37,10 @@ function render(snap) {
 }
 
 function connect() {
-  const es = new EventSource('/api/stream');
-  es.onmessage = (e) => render(JSON.parse(e.data));
-  es.onerror = () => {
-    setText($('status'), 'reconnecting…');
+  engine.subscribe(render, (trouble) => {
+    setText($('status'), trouble);
     $('status').className = 'status wait';
-  };
+  });
 }
 
 function start() {
@@ -54,3 +55,4 @@ function start() {
 }
 
 start();
+window.lblab = { engine }; // for the browser tests and the curious: engine.request(method, path, body)

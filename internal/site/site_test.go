@@ -1,0 +1,198 @@
+package site
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/labfile"
+	browsertest "github.com/lblab/lblab/internal/testbin/browser"
+	"github.com/lblab/lblab/internal/watch"
+)
+
+// The static page in headless chromium: make site's folder, built here
+// into a temp dir and served by a plain file server (no lblab process
+// behind it), runs lab watch's code in its worker.
+
+var built struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// siteDir builds the site once for the package's tests. The module's
+// build is bounded: from a warm build cache it takes seconds.
+func siteDir(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "lblab-site-")
+		if built.err != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		var out strings.Builder
+		if err := Build(ctx, built.dir, "go", &out); err != nil {
+			built.err = fmt.Errorf("%w\n%s", err, out.String())
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.dir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		_ = os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// serve serves dir statically on 127.0.0.1:0 until the test ends.
+func serve(t *testing.T, dir string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.FileServer(http.Dir(dir)), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return "http://" + ln.Addr().String() + "/"
+}
+
+// page opens the site in a new headless chromium and waits for the first
+// frame (a virtual snapshot drawn: the playback bar is shown).
+func page(t *testing.T) context.Context {
+	t.Helper()
+	url := serve(t, siteDir(t))
+	ctx, cancel := chromedp.NewContext(browsertest.Allocator(t))
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil { // the browser starts on this context, not a timed one
+		t.Fatalf("start chromium: %v", err)
+	}
+	run(t, ctx, 30*time.Second, chromedp.Navigate(url))
+	waitJS(t, ctx, 30*time.Second, `document.getElementById('pb-report') !== null && !document.getElementById('playback').hidden`)
+	return ctx
+}
+
+func run(t *testing.T, ctx context.Context, limit time.Duration, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	if err := chromedp.Do(c, steps...); err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+}
+
+func waitJS(t *testing.T, ctx context.Context, limit time.Duration, cond string) {
+	t.Helper()
+	run(t, ctx, limit+time.Second, chromedp.Func(func(c context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingInterval(50*time.Millisecond),
+			chromedp.WithPollingTimeout(limit))(c, tg)
+		if err != nil {
+			return fmt.Errorf("waiting for %s: %w", cond, err)
+		}
+		return nil
+	}))
+}
+
+func evalJS[T any](t *testing.T, ctx context.Context, limit time.Duration, expr string) T {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	v, err := chromedp.Run(c, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// TestPageRunsRRSlowToLabSimsReport: the scenario picked in the page plays
+// in the worker (its snapshots name it and its clock moves), and the
+// page's JSON report of it is, byte for byte, the report lab sim rr-slow
+// --json prints (watch.SimReport, which lab sim's own path shares:
+// sim.Report, sim.DefaultSettings).
+func TestPageRunsRRSlowToLabSimsReport(t *testing.T) {
+	ctx := page(t)
+	if got := evalJS[string](t, ctx, 5*time.Second, `document.documentElement.dataset.engine`); got != "wasm" {
+		t.Fatalf("the site's page uses engine %q, want wasm", got)
+	}
+	run(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('scenario');
+		s.value = 'rr-slow'; document.getElementById('scenario-run').click(); })()`))
+	waitJS(t, ctx, 20*time.Second, `document.getElementById('lab-name').textContent === 'rr-slow'`)
+	// The clock runs: the page shows later virtual instants as playback goes on.
+	waitJS(t, ctx, 20*time.Second, `parseFloat(document.getElementById('clock').textContent) >= 1`)
+
+	l, _, err := lab.ScenarioSetting("rr-slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := watch.SimReport(scenarioFile(t, "rr-slow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := evalJS[string](t, ctx, 40*time.Second, `lblab.engine.request('GET', '/api/report.json').then(r => r.ok ? r.text : Promise.reject(r.status + ' ' + r.text))`)
+	if got != string(raw) {
+		os.WriteFile(filepath.Join(t.TempDir(), "page.json"), []byte(got), 0o644)
+		t.Fatalf("the page's report of rr-slow differs from lab sim's (%d bytes vs %d); page's starts:\n%.400s", len(got), len(raw), got)
+	}
+	if !strings.Contains(got, `"lab": "`+l.Name+`"`) {
+		t.Fatalf("the report is not rr-slow's: %.200s", got)
+	}
+}
+
+// scenarioFile parses built-in scenario name as lab sim does.
+func scenarioFile(t *testing.T, name string) *labfile.Lab {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "scenarios", name+".yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := labfile.Parse("scenarios/"+name+".yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// TestPagePastedLabErrorNamesFileLineCol: a lab file pasted with a mistake
+// is refused with labfile.Parse's message, file:line:col, as lab sim gives
+// it; the lab playing stays.
+func TestPagePastedLabErrorNamesFileLineCol(t *testing.T) {
+	ctx := page(t)
+	bad := "name: mine\nservers:\n  - name: s1\n    speed: fast\n"
+	_, err := labfile.Parse("mine.yaml", []byte(bad))
+	if err == nil {
+		t.Fatal("the bad lab parsed")
+	}
+	want := err.Error()
+	if !strings.HasPrefix(want, "mine.yaml:4:") {
+		t.Fatalf("labfile.Parse's error does not name mine.yaml:4:COL: %q", want)
+	}
+	before := evalJS[string](t, ctx, 5*time.Second, `document.getElementById('lab-name').textContent`)
+	run(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+		document.getElementById('ownlab').open = true;
+		document.getElementById('own-yaml').value = %q;
+		document.getElementById('own-file').value = 'mine.yaml';
+		document.getElementById('own-run').click(); })()`, bad)))
+	waitJS(t, ctx, 20*time.Second, `!document.getElementById('own-error').hidden`)
+	if got := evalJS[string](t, ctx, 5*time.Second, `document.getElementById('own-error').textContent`); got != want {
+		t.Fatalf("the page shows %q, want lab sim's %q", got, want)
+	}
+	if got := evalJS[string](t, ctx, 5*time.Second, `document.getElementById('lab-name').textContent`); got != before {
+		t.Fatalf("a refused lab changed the lab playing from %q to %q", before, got)
+	}
+}
