@@ -18,6 +18,7 @@ const $ = (id) => document.getElementById(id);
 let last = null;
 
 function render(snap) {
+  if (!last) window.lblab.firstFrameMs = performance.now(); // the first frame, in ms since the page was opened
   last = snap;
   setText($('status'), snap.status === 'running' ? 'live' : snap.status);
   $('status').className = 'status ' + (snap.status === 'running' ? 'ok' : 'wait');
@@ -54,5 +55,6 @@ function start() {
   connect();
 }
 
+// For the browser tests and the curious: engine.request(method, path, body).
+window.lblab = { engine, firstFrameMs: null };
 start();
-window.lblab = { engine }; // for the browser tests and the curious: engine.request(method, path, body)
