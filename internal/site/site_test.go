@@ -2,9 +2,11 @@ package site
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,15 +77,21 @@ func serve(t *testing.T, dir string) string {
 
 // page opens the site in a new headless chromium and waits for the first
 // frame (a virtual snapshot drawn: the playback bar is shown).
-func page(t *testing.T) context.Context {
+func page(t *testing.T) context.Context { return pageAt(t, "") }
+
+// pageAt is page with a fragment (the part after # of a shared link).
+func pageAt(t *testing.T, fragment string) context.Context {
 	t.Helper()
-	url := serve(t, siteDir(t))
+	addr := serve(t, siteDir(t))
+	if fragment != "" {
+		addr += "#" + fragment
+	}
 	ctx, cancel := chromedp.NewContext(browsertest.Allocator(t))
 	t.Cleanup(cancel)
 	if err := chromedp.Do(ctx); err != nil { // the browser starts on this context, not a timed one
 		t.Fatalf("start chromium: %v", err)
 	}
-	run(t, ctx, 30*time.Second, chromedp.Navigate(url))
+	run(t, ctx, 30*time.Second, chromedp.Navigate(addr))
 	waitJS(t, ctx, 30*time.Second, `document.getElementById('pb-report') !== null && !document.getElementById('playback').hidden`)
 	return ctx
 }
@@ -194,5 +202,93 @@ func TestPagePastedLabErrorNamesFileLineCol(t *testing.T) {
 	}
 	if got := evalJS[string](t, ctx, 5*time.Second, `document.getElementById('lab-name').textContent`); got != before {
 		t.Fatalf("a refused lab changed the lab playing from %q to %q", before, got)
+	}
+}
+
+// TestPageControlsInTheWorker: the page's own controls, answered by the
+// worker: the demo loops until touched; then rr-slow, paused, steps two
+// bins, seeks to 7.5 s (its caption of 5 s shown), takes a kill from the
+// controls (saved in the lab file's script at 7.5 s), and Compare all ranks
+// its six settings, as lab watch's page does (internal/watch's browser
+// tests drive the same controls over HTTP).
+func TestPageControlsInTheWorker(t *testing.T) {
+	ctx := page(t)
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('status').textContent.includes('demo')`)
+	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#counters")))
+	waitJS(t, ctx, 10*time.Second, `!document.getElementById('status').textContent.includes('demo')`)
+
+	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-pause")))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-pause').dataset.paused === 'true'`)
+	run(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('scenario');
+		s.value = 'rr-slow'; document.getElementById('scenario-run').click(); })()`))
+	waitJS(t, ctx, 20*time.Second, `document.getElementById('lab-name').textContent === 'rr-slow' && document.getElementById('clock').textContent === '0.0 s'`)
+	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-step")))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-seek').value === '0.25'`)
+	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-step")))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('clock').textContent === '0.5 s' && document.querySelector('#chart-load').plotData[0].length === 2`)
+	run(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('pb-seek');
+		s.value = '7.5'; s.dispatchEvent(new Event('change')); })()`))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('clock').textContent === '7.5 s' && document.querySelector('#chart-load').plotData[0].length === 30`)
+	l, _, err := lab.ScenarioSetting("rr-slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var caption string
+	for _, c := range l.Captions {
+		if c.At <= 7500*time.Millisecond {
+			caption = c.Text
+		}
+	}
+	if caption == "" {
+		t.Fatal("rr-slow has no caption before 7.5 s to look for")
+	}
+	waitJS(t, ctx, 10*time.Second, fmt.Sprintf(`!document.getElementById('caption').hidden && document.querySelector('#caption .caption-text').textContent === %q`, caption))
+
+	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#controls button[data-action="kill"]`)))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-drills').textContent.includes('7.5s: kill s1')`)
+	yaml := evalJS[string](t, ctx, 20*time.Second, `lblab.engine.request('GET', document.getElementById('pb-save').getAttribute('href')).then(r => r.text)`)
+	saved, err := labfile.Parse("saved.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatalf("the saved lab file does not parse: %v", err)
+	}
+	if n := len(saved.Events); n != 2 || saved.Events[1].At != 7500*time.Millisecond || saved.Events[1].String() != "kill s1" {
+		t.Errorf("the saved script: %v, want rr-slow's event and kill s1 at 7.5 s", saved.Events)
+	}
+
+	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-compare")))
+	waitJS(t, ctx, 60*time.Second, `document.querySelectorAll('#compare tbody tr').length === 6`)
+	if w := evalJS[string](t, ctx, 5*time.Second, `document.querySelector('#compare tr.watched').dataset.name`); w != "round-robin" {
+		t.Errorf("compare all marks %q as watched, want round-robin", w)
+	}
+}
+
+// TestPageSharedLinkRunsItsLabAndSeed: a link whose fragment carries a
+// lab file and a seed opens the page on that lab, and the page's JSON
+// report is lab sim LAB --seed 7 --json's bytes.
+func TestPageSharedLinkRunsItsLabAndSeed(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join("..", "..", "scenarios", "retry-storm.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := pageAt(t, url.Values{"lab": {base64.RawURLEncoding.EncodeToString(text)}, "file": {"storm.yaml"}, "seed": {"7"}}.Encode())
+	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('ownlab') && document.getElementById('lab-name').textContent === 'retry-storm'`)
+	if got := evalJS[string](t, ctx, 5*time.Second, `document.getElementById('own-seed').value`); got != "7" {
+		t.Errorf("the editor's seed is %q, want the link's 7", got)
+	}
+	l, err := labfile.Parse("storm.yaml", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Seed = 7
+	want, err := watch.SimReport(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := evalJS[string](t, ctx, 40*time.Second, `lblab.engine.request('GET', '/api/report.json').then(r => r.ok ? r.text : Promise.reject(r.status + ' ' + r.text))`)
+	if got != string(want) {
+		t.Fatalf("the page's report of the shared lab differs from lab sim --seed 7's (%d bytes vs %d)", len(got), len(want))
+	}
+	if !strings.Contains(got, `"seed": 7`) {
+		t.Fatalf("the report does not say seed 7: %.300s", got)
 	}
 }
