@@ -209,7 +209,7 @@ func TestPagePastedLabErrorNamesFileLineCol(t *testing.T) {
 // worker: the demo loops until touched; then rr-slow, paused, steps two
 // bins, seeks to 7.5 s (its caption of 5 s shown), takes a kill from the
 // controls (saved in the lab file's script at 7.5 s), and Compare all ranks
-// its six settings, as lab watch's page does (internal/watch's browser
+// its six settings; then at max it plays to the end, as lab watch's page does (internal/watch's browser
 // tests drive the same controls over HTTP).
 func TestPageControlsInTheWorker(t *testing.T) {
 	ctx := page(t)
@@ -260,6 +260,12 @@ func TestPageControlsInTheWorker(t *testing.T) {
 	if w := evalJS[string](t, ctx, 5*time.Second, `document.querySelector('#compare tr.watched').dataset.name`); w != "round-robin" {
 		t.Errorf("compare all marks %q as watched, want round-robin", w)
 	}
+
+	// At max, the worker's ticks follow each other at once and play to the
+	// end, and the page still answers (the status follows).
+	run(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('pb-speed');
+		s.value = 'max'; s.dispatchEvent(new Event('change')); document.getElementById('pb-pause').click(); })()`))
+	waitJS(t, ctx, 30*time.Second, `document.getElementById('status').textContent === 'virtual · ended'`)
 }
 
 // TestPageSharedLinkRunsItsLabAndSeed: a link whose fragment carries a
