@@ -6,7 +6,7 @@ GO      ?= go
 FUZZTIME ?= 100000x
 PKGS    := ./...
 
-.PHONY: pgo race build test unit lab sim bench fuzz lint vet compose-check compose-test k8s-check web web-check torture torture-live
+.PHONY: pgo race build test unit lab sim bench fuzz lint vet compose-check compose-test k8s-check web web-check site torture torture-live
 
 build:
 	$(GO) build -o bin/ ./cmd/...
@@ -16,6 +16,14 @@ build:
 # (make web-check keeps it in step with web/), so it needs no Node.js.
 lab: build
 	bin/lab up
+
+# The lab in a browser tab (docs/site.md): site/ holds the dashboard, its
+# Web Worker, wasm_exec.js and lab.wasm (the simulator and lab watch's code
+# for GOOS=js GOARCH=wasm). Any static server serves it, for instance
+# python3 -m http.server -d site, then http://127.0.0.1:8000. No Node.js
+# needed: it copies the committed bundle.
+site:
+	$(GO) run ./cmd/labsite -o site -go $(GO)
 
 sim:
 	$(GO) run ./cmd/lab sim rr-slow --compare round-robin,least-outstanding,p2c

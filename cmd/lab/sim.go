@@ -115,7 +115,6 @@ func runSim(out, errOut io.Writer, arg string, f simFlags, changed func(flag str
 	if err != nil {
 		return err
 	}
-	rep.AddRecovery(lab)
 	return printReport(out, errOut, rep, f)
 }
 
@@ -202,14 +201,7 @@ func checkPlotPath(path string) error {
 // chooseSettings turns --compare (or the lab's own compare list) into settings.
 func chooseSettings(lab *labfile.Lab, compare string) ([]labfile.Setting, error) {
 	if compare == "" {
-		if len(lab.Compare) > 0 {
-			return lab.Compare, nil
-		}
-		name := lab.Balancers.Algorithm
-		if lab.Clients.Algorithm != "" {
-			name = lab.Clients.Algorithm
-		}
-		return []labfile.Setting{{Name: name}}, nil
+		return sim.DefaultSettings(lab), nil
 	}
 	var out []labfile.Setting
 	for _, item := range strings.Split(compare, ",") {

@@ -90,7 +90,7 @@ func fitScript(lab *labfile.Lab, d time.Duration) []string {
 // compare runs lab sim's settings with the replay and the exports.
 func (tf *traceFlags) compare(lab *labfile.Lab, settings []labfile.Setting, opts sim.Options) (*report.Report, error) {
 	if tf == nil {
-		return sim.Compare(lab, settings, opts)
+		return sim.Report(lab, settings, opts)
 	}
 	ex, err := output.OpenExports(tf.files, header(lab, "sim"))
 	if err != nil {
@@ -100,7 +100,7 @@ func (tf *traceFlags) compare(lab *labfile.Lab, settings []labfile.Setting, opts
 	if ex != nil {
 		opts.Logs = ex.Log
 	}
-	rep, err := sim.Compare(lab, settings, opts)
+	rep, err := sim.Report(lab, settings, opts)
 	return rep, errors.Join(err, ex.Close())
 }
 

@@ -38,9 +38,11 @@ server crashes and comes back) that loops until the page is first touched.
 The lab plays its first compare setting (as the dashboard's scenario picker
 does) unless --setting names another, or an algorithm. The API is the live
 controller's (GET /api/snapshot, /api/stream, /api/scenarios, POST /api/chaos,
-/api/scenario) plus GET and POST /api/playback, GET /api/lab.yaml and POST
+/api/scenario) plus GET and POST /api/playback, GET /api/lab.yaml, POST
 /api/compare (Compare all: every compare setting on the same stream, ranked as
-lab sim ranks them); see docs/dashboard.md.`,
+lab sim ranks them), GET /api/report.json (lab sim --json of the lab as given),
+POST /api/lab and GET /api/source (your own lab file); see docs/dashboard.md.
+make site serves the same page with no process behind it (docs/site.md).`,
 		Example: `  lab watch
   lab watch rr-slow
   lab watch rr-slow --setting p2c --speed 5

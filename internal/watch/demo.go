@@ -11,4 +11,7 @@ var demoFile []byte
 
 // DemoLab is the lab `lab watch` plays when given none: round robin, then
 // least-outstanding, a server crashes and comes back (demo.yaml).
-func DemoLab() (*labfile.Lab, error) { return labfile.Parse("internal/watch/demo.yaml", demoFile) }
+func DemoLab() (*labfile.Lab, error) { return labfile.Parse(demoPath, demoFile) }
+
+// demoPath is the name the demo's errors and GET /api/source give it.
+const demoPath = "internal/watch/demo.yaml"

@@ -77,8 +77,10 @@ type Server struct {
 	stream   *lab.Stream
 	log      *zap.Logger
 	access   wire.Access
-	demo     bool // looping until the first touch
-	loops    int  // times the demo started again
+	demo     bool    // looping until the first touch
+	loops    int     // times the demo started again
+	source   *source // the lab file as given (GET /api/source, /api/report.json)
+	seq      uint64  // snapshots published
 }
 
 // New prepares a server for opts (nothing runs before Serve).
@@ -96,6 +98,11 @@ func New(opts Options) (*Server, error) {
 	if err := s.load(opts.Lab, opts.Scenario, opts.Setting); err != nil {
 		return nil, err
 	}
+	src, err := sourceOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	s.source = src
 	return s, nil
 }
 
@@ -147,9 +154,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go func() { errc <- srv.Serve(wire.Listen(ln, lim.MaxConns, logf)) }()
 	t := time.NewTicker(tick)
 	defer t.Stop()
-	s.mu.Lock()
-	s.playLocked(time.Now())
-	s.mu.Unlock()
+	s.Tick(time.Now())
 	for {
 		select {
 		case <-ctx.Done():
@@ -160,20 +165,41 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		case err := <-errc:
 			return err
 		case now := <-t.C:
-			for {
-				s.mu.Lock()
-				s.playLocked(now)
-				again := s.max && !s.paused && !s.sess.Ended()
-				s.mu.Unlock()
-				// At max the next tick starts at once (the lock is free in
-				// between for the API); otherwise on the ticker.
-				if !again || ctx.Err() != nil {
-					break
-				}
+			// At max the next tick starts at once (the lock is free in
+			// between for the API); otherwise on the ticker.
+			for s.Tick(now) && ctx.Err() == nil {
 				now = time.Now()
 			}
 		}
 	}
+}
+
+// Tick moves playback on to where the wall clock (now) says it should be,
+// spending at most budget, and publishes a snapshot if anything changed.
+// It reports whether the next tick should start at once (playing at max)
+// rather than after the tick interval. Serve calls it on its ticker; the
+// page's wasm module (cmd/labwasm) from a timer of the browser's.
+func (s *Server) Tick(now time.Time) (again bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.playLocked(now)
+	return s.max && !s.paused && !s.sess.Ended()
+}
+
+// TickInterval is how often playback moves on when not at max.
+const TickInterval = tick
+
+// Handler answers the dashboard's requests (the API and the page) without
+// the listener's guard: Serve wraps it in the guard, and the wasm module
+// hands it the page's requests.
+func (s *Server) Handler() http.Handler { return s.routes() }
+
+// Latest is the newest snapshot published (nil before the first) and how
+// many have been, so a poller sees whether it is new.
+func (s *Server) Latest() (uint64, []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seq, s.stream.Latest()
 }
 
 // playLocked moves playback on to where the wall clock says it should be
@@ -290,7 +316,7 @@ func (s *Server) publishLocked() {
 		return
 	}
 	s.stream.Publish(data)
-	s.dirty = false
+	s.dirty, s.seq = false, s.seq+1
 }
 
 func (s *Server) routes() http.Handler {
@@ -305,6 +331,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/compare", s.touched(s.handleCompare))
 	mux.HandleFunc("GET /api/scenarios", s.handleScenarios)
 	mux.HandleFunc("POST /api/scenario", s.touched(s.handleScenario))
+	mux.HandleFunc("POST /api/lab", s.touched(s.handleLab))
+	mux.HandleFunc("GET /api/source", s.handleSource)
+	mux.HandleFunc("GET /api/report.json", s.handleReport)
 	mux.Handle("GET /", webui.Handler())
 	return mux
 }
@@ -535,6 +564,10 @@ func (s *Server) handleScenario(w http.ResponseWriter, req *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.load(l, body.Name, setting); err != nil {
+		badRequest(w, err.Error())
+		return
+	}
+	if s.source, err = scenarioSource(body.Name); err != nil {
 		badRequest(w, err.Error())
 		return
 	}

@@ -1,4 +1,4 @@
-// The lblab dashboard: follows GET /api/stream (one snapshot every 250 ms)
+// The lblab dashboard: follows the engine's stream (GET /api/stream, one snapshot every 250 ms)
 // and draws the diagram, counters, charts, controls, inspector and log.
 import './style.css';
 import { setText, secs } from './dom.js';
@@ -11,16 +11,20 @@ import { initLog, renderLog } from './log.js';
 import { initScenarios, renderScenario } from './scenarios.js';
 import { renderPlayback } from './playback.js';
 import { renderCaption } from './captions.js';
+import { renderOwnLab } from './ownlab.js';
+import { engine } from './engine.js';
 
 const $ = (id) => document.getElementById(id);
 let last = null;
 
 function render(snap) {
+  if (!last) window.lblab.firstFrameMs = performance.now(); // the first frame, in ms since the page was opened
   last = snap;
   setText($('status'), snap.status === 'running' ? 'live' : snap.status);
   $('status').className = 'status ' + (snap.status === 'running' ? 'ok' : 'wait');
   setText($('clock'), secs(snap.t_s));
   renderPlayback(snap);
+  renderOwnLab(snap);
   if (snap.virtual) $('status').className = 'status virtual';
   if (snap.status !== 'running') return;
   renderScenario(snap);
@@ -34,12 +38,10 @@ function render(snap) {
 }
 
 function connect() {
-  const es = new EventSource('/api/stream');
-  es.onmessage = (e) => render(JSON.parse(e.data));
-  es.onerror = () => {
-    setText($('status'), 'reconnecting…');
+  engine.subscribe(render, (trouble) => {
+    setText($('status'), trouble);
     $('status').className = 'status wait';
-  };
+  });
 }
 
 function start() {
@@ -53,4 +55,6 @@ function start() {
   connect();
 }
 
+// For the browser tests and the curious: engine.request(method, path, body).
+window.lblab = { engine, firstFrameMs: null };
 start();

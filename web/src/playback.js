@@ -3,7 +3,7 @@
 // Each is a POST /api/playback; the rest of the page does not know which
 // clock feeds it.
 import { h, setText, secs, ms, pct, count } from './dom.js';
-import { post, toast } from './api.js';
+import { post, toast, downloadLink } from './api.js';
 
 const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
 
@@ -27,14 +27,16 @@ function build(box) {
     onpointerdown: () => { seeking = true; },
     onchange: async () => { seeking = false; await playback({ seek_s: Number(seek.value) }); } });
   const restart = h('button', { id: 'pb-restart', text: 'restart', title: 'back to 0 without the drills taken', onclick: () => playback({ restart: true }) });
-  const save = h('a', { id: 'pb-save', class: 'button', href: '/api/lab.yaml', download: '', text: 'save lab file',
-    title: 'the lab with the drills taken in its script: lab sim on it gives these numbers' });
+  const save = downloadLink(h('a', { id: 'pb-save', class: 'button', href: '/api/lab.yaml', download: '', text: 'save lab file',
+    title: 'the lab with the drills taken in its script: lab sim on it gives these numbers' }));
+  const report = downloadLink(h('a', { id: 'pb-report', class: 'button', href: '/api/report.json', download: '', text: 'JSON report',
+    title: 'lab sim LAB --seed N --json of the lab playing as it was given (every compare setting; the drills taken are in the saved lab file)' }));
   const compare = h('button', { id: 'pb-compare', text: 'compare all',
     title: 'run every compare setting of the lab (or every algorithm) on the same seeded stream, with the drills taken, and rank them',
     onclick: () => compareAll(compare) });
   const drills = h('span', { id: 'pb-drills', class: 'pb-drills' });
   box.replaceChildren(h('span', { id: 'virtual', class: 'status virtual', text: 'virtual' }), speed, pause, step, next, seek,
-    restart, save, compare, drills);
+    restart, save, report, compare, drills);
   box.hidden = false;
   els = { speed, pause, step, next, seek, drills };
 }

@@ -1,0 +1,143 @@
+package watch
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/sim"
+	"github.com/lblab/lblab/scenarios"
+)
+
+// source is the lab file being played as it was given (a built-in
+// scenario's, the demo's, one posted to /api/lab), with its compare list:
+// GET /api/report.json is lab sim's report of it, GET /api/source its text.
+type source struct {
+	file string
+	text []byte
+	seed *uint64      // as posted with the file (nil: the file's own)
+	lab  *labfile.Lab // parsed, the seed applied
+}
+
+// sourceOf is the source of what New was given: the scenario's file, the
+// demo's, or else the lab's own text (a lab file lab sim reads the same).
+func sourceOf(opts Options) (*source, error) {
+	switch {
+	case opts.Scenario != "":
+		return scenarioSource(opts.Scenario)
+	case opts.Demo:
+		l, err := DemoLab()
+		return &source{file: demoPath, text: demoFile, lab: l}, err
+	}
+	text, err := opts.Lab.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	return &source{file: opts.Lab.Name + ".yaml", text: text, lab: opts.Lab.Clone()}, nil
+}
+
+// scenarioSource is built-in scenario name's file.
+func scenarioSource(name string) (*source, error) {
+	data, err := scenarios.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	file := "scenarios/" + name + ".yaml"
+	l, err := labfile.Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	return &source{file: file, text: data, lab: l}, nil
+}
+
+// SimReport is `lab sim LAB --json` of l (the seed in l): every compare
+// setting of it, or its own algorithm, with the recovery verdicts and
+// without the series. The page's "JSON report" is these bytes.
+func SimReport(l *labfile.Lab) ([]byte, error) {
+	rep, err := sim.Report(l, sim.DefaultSettings(l), sim.Options{})
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := rep.WithoutSeries().WriteJSON(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// labIn is POST /api/lab: a lab file's text, the name its errors give
+// (default lab.yaml) and, optionally, the seed to run it with.
+type labIn struct {
+	File string  `json:"file"`
+	YAML string  `json:"yaml"`
+	Seed *uint64 `json:"seed"`
+}
+
+// handleLab is POST /api/lab: play that lab file from 0 instead, its first
+// compare setting if it has any (as lab watch FILE does). A file that does
+// not parse is a 400 whose error names file:line:col as lab sim's does.
+func (s *Server) handleLab(w http.ResponseWriter, req *http.Request) {
+	var in labIn
+	if !lab.DecodeBody(w, req, &in) {
+		return
+	}
+	if in.File == "" {
+		in.File = "lab.yaml"
+	}
+	l, err := labfile.Parse(in.File, []byte(in.YAML))
+	if err != nil {
+		badRequest(w, err.Error())
+		return
+	}
+	if in.Seed != nil {
+		l.Seed = *in.Seed
+	}
+	played, setting := l, ""
+	if len(l.Compare) > 0 {
+		if played, err = l.WithSetting(l.Compare[0]); err != nil {
+			badRequest(w, fmt.Sprintf("%s: compare setting %s: %v", in.File, l.Compare[0].Name, err))
+			return
+		}
+		setting = l.Compare[0].Name
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.load(played, "", setting); err != nil {
+		badRequest(w, err.Error())
+		return
+	}
+	s.source = &source{file: in.File, text: []byte(in.YAML), seed: in.Seed, lab: l}
+	s.pauseAt = clock.Never
+	s.publishLocked()
+	lab.WriteJSON(w, 200, map[string]any{"ok": true, "lab": l.Name, "setting": setting, "seed": l.Seed})
+}
+
+// handleSource is GET /api/source: the lab file being played as given,
+// {"file", "yaml", "seed"} (seed: the one it runs with).
+func (s *Server) handleSource(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	src := s.source
+	s.mu.Unlock()
+	lab.WriteJSON(w, 200, map[string]any{"file": src.file, "yaml": string(src.text), "seed": src.lab.Seed})
+}
+
+// handleReport is GET /api/report.json: lab sim --json of the lab file
+// being played as given (with --seed when one was posted with it), every
+// compare setting of it; drills taken on the page are not in it (they are
+// in GET /api/lab.yaml's script).
+func (s *Server) handleReport(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	src := s.source
+	s.mu.Unlock()
+	data, err := SimReport(src.lab.Clone())
+	if err != nil {
+		lab.WriteJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", fmt.Sprintf("%s-seed%d.json", src.lab.Name, src.lab.Seed)))
+	_, _ = w.Write(data)
+}

@@ -1,0 +1,138 @@
+package watch
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/labfile"
+)
+
+// inMemory hands one request to h in memory, as the page's wasm module does.
+func inMemory(t *testing.T, h http.Handler, method, path, body string) (int, string) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader(body)))
+	return rec.Code, rec.Body.String()
+}
+
+func watching(t *testing.T, name string) *Server {
+	t.Helper()
+	l, setting, err := lab.ScenarioSetting(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Options{Lab: l, Scenario: name, Setting: setting, Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+// GET /api/report.json of a scenario is lab sim SCENARIO --json: the
+// scenario's file with every compare setting, not the one setting played.
+func TestReportIsLabSimsOfTheScenario(t *testing.T) {
+	srv := watching(t, "rr-slow")
+	data, err := os.ReadFile("../../scenarios/rr-slow.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := labfile.Parse("scenarios/rr-slow.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := SimReport(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, got := inMemory(t, srv.Handler(), "GET", "/api/report.json", "")
+	if code != 200 || got != string(want) {
+		t.Fatalf("GET /api/report.json: %d, %d bytes; want 200 and lab sim's %d bytes", code, len(got), len(want))
+	}
+	var rep struct {
+		Runs []struct{ Name string } `json:"runs"`
+	}
+	if err := json.Unmarshal(want, &rep); err != nil || len(rep.Runs) != len(l.Compare) || len(rep.Runs) < 2 {
+		t.Fatalf("lab sim's report of rr-slow has %d runs (%v), want its %d compare settings", len(rep.Runs), err, len(l.Compare))
+	}
+}
+
+// POST /api/lab plays a lab file (its first compare setting, the seed
+// given); one that does not parse is refused with labfile.Parse's
+// file:line:col and the lab playing stays.
+func TestPostLabPlaysItOrNamesFileLineCol(t *testing.T) {
+	srv := watching(t, "rr-slow")
+	h := srv.Handler()
+	bad := "name: mine\nservers:\n  - name: s1\n    speed: fast\n"
+	_, perr := labfile.Parse("mine.yaml", []byte(bad))
+	body, _ := json.Marshal(labIn{File: "mine.yaml", YAML: bad})
+	code, out := inMemory(t, h, "POST", "/api/lab", string(body))
+	var e struct{ Error string }
+	_ = json.Unmarshal([]byte(out), &e)
+	if code != 400 || perr == nil || e.Error != perr.Error() || !strings.HasPrefix(e.Error, "mine.yaml:4:") {
+		t.Fatalf("a bad lab file: %d %s; want 400 with %v", code, out, perr)
+	}
+	if _, src := inMemory(t, h, "GET", "/api/source", ""); !strings.Contains(src, `"file":"scenarios/rr-slow.yaml"`) {
+		t.Fatalf("after a refused lab the source is %.200s, want rr-slow's", src)
+	}
+
+	text, err := os.ReadFile("../../scenarios/retry-storm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, _ := srv.Latest()
+	seed := uint64(5)
+	body, _ = json.Marshal(labIn{File: "storm.yaml", YAML: string(text), Seed: &seed})
+	code, out = inMemory(t, h, "POST", "/api/lab", string(body))
+	l, err := labfile.Parse("storm.yaml", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 200 || !strings.Contains(out, `"setting":"`+l.Compare[0].Name+`"`) || !strings.Contains(out, `"seed":5`) {
+		t.Fatalf("POST /api/lab: %d %s; want 200, setting %s, seed 5", code, out, l.Compare[0].Name)
+	}
+	if n, snap := srv.Latest(); n == seq || !strings.Contains(string(snap), `"lab":"retry-storm"`) {
+		t.Fatalf("no new snapshot of retry-storm after POST /api/lab (published %d, then %d)", seq, n)
+	}
+	var src struct {
+		File, YAML string
+		Seed       uint64
+	}
+	_, out = inMemory(t, h, "GET", "/api/source", "")
+	if err := json.Unmarshal([]byte(out), &src); err != nil || src.File != "storm.yaml" || src.YAML != string(text) || src.Seed != 5 {
+		t.Fatalf("GET /api/source: %.200s (%v); want storm.yaml's text, seed 5", out, err)
+	}
+	l.Seed = 5
+	want, err := SimReport(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, got := inMemory(t, h, "GET", "/api/report.json", ""); code != 200 || got != string(want) {
+		t.Fatalf("the report of the posted lab: %d, %d bytes; want lab sim --seed 5's %d", code, len(got), len(want))
+	}
+}
+
+// Tick plays on what the wall clock says and publishes: unpaused at 1x,
+// a tick 500 ms of wall time later has reached 0.5 s of virtual time.
+func TestTickPacesAgainstTheClockHandedIn(t *testing.T) {
+	srv := watching(t, "rr-slow")
+	if code, out := inMemory(t, srv.Handler(), "POST", "/api/playback", `{"paused":false}`); code != 200 {
+		t.Fatalf("unpause: %d %s", code, out)
+	}
+	srv.mu.Lock()
+	start := srv.wall
+	srv.mu.Unlock()
+	seq, _ := srv.Latest()
+	if again := srv.Tick(start.Add(500 * time.Millisecond)); again {
+		t.Error("at 1x a tick asks for the next one at once")
+	}
+	n, snap := srv.Latest()
+	if n == seq || !strings.Contains(string(snap), `"t_s":0.5,`) {
+		t.Fatalf("after a tick 500 ms on: published %d -> %d, snapshot %.120s; want t_s 0.5", seq, n, snap)
+	}
+}

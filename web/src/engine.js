@@ -1,0 +1,69 @@
+// The engine the page talks to: every request and the stream of snapshots
+// go through it, so the rest of the page does not know what answers.
+// - http: the Go process that served the page (lab up, lab watch): fetch
+//   and GET /api/stream.
+// - wasm: make site's static folder (the root element has
+//   data-engine="wasm"): a Web Worker runs lab watch's code compiled to
+//   WebAssembly (worker.js, lab.wasm) and answers the very same requests
+//   (same paths, same JSON bodies) with no server behind the page.
+// request(method, path, body) resolves to {ok, status, type, disposition,
+// text}; subscribe(onSnapshot, onTrouble) delivers each snapshot decoded.
+
+function httpEngine() {
+  return {
+    kind: 'http',
+    async request(method, path, body) {
+      const init = { method };
+      if (body !== undefined) {
+        init.headers = { 'Content-Type': 'application/json' };
+        init.body = body;
+      }
+      const res = await fetch(path, init);
+      return { ok: res.ok, status: res.status, type: res.headers.get('Content-Type') || '',
+        disposition: res.headers.get('Content-Disposition') || '', text: await res.text() };
+    },
+    subscribe(onSnapshot, onTrouble) {
+      const es = new EventSource('/api/stream');
+      es.onmessage = (e) => onSnapshot(JSON.parse(e.data));
+      es.onerror = () => onTrouble('reconnecting…');
+    },
+  };
+}
+
+function wasmEngine() {
+  const worker = new Worker('worker.js');
+  const pending = new Map();
+  let next = 1;
+  let onSnapshot = () => {};
+  let onTrouble = () => {};
+  const engine = {
+    kind: 'wasm',
+    loadMs: null, // the module's fetch, compile and start, in ms (null until ready)
+    request(method, path, body) {
+      return new Promise((resolve) => {
+        const id = next++;
+        pending.set(id, resolve);
+        worker.postMessage({ id, method, path, body: body === undefined ? '' : body });
+      });
+    },
+    subscribe(snap, trouble) {
+      onSnapshot = snap;
+      onTrouble = trouble;
+    },
+  };
+  worker.onmessage = (e) => {
+    const m = e.data;
+    if (m.snapshot) onSnapshot(JSON.parse(m.snapshot));
+    else if (m.id) {
+      const resolve = pending.get(m.id);
+      pending.delete(m.id);
+      resolve({ ok: m.status >= 200 && m.status < 300, status: m.status, type: m.type,
+        disposition: m.disposition, text: m.body });
+    } else if (m.ready) engine.loadMs = m.load_ms;
+    else if (m.failed) onTrouble(m.failed);
+  };
+  worker.onerror = (e) => onTrouble('the simulator failed: ' + (e.message || 'error'));
+  return engine;
+}
+
+export const engine = document.documentElement.dataset.engine === 'wasm' ? wasmEngine() : httpEngine();
