@@ -4,7 +4,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/limit"
+	"github.com/lblab/lblab/internal/core/load"
+	"github.com/lblab/lblab/internal/core/server"
 )
 
 // Default returns the playground lab: five servers behind one p2c balancer,
@@ -88,11 +91,11 @@ func defaultBalancers(d defaulter, b *Balancers) {
 	def(d, &b.Algorithm, "balancers.algorithm", "p2c")
 	def(d, &b.Load, "balancers.load", LocalLoad)
 	def(d, &b.Refresh, "balancers.refresh", 500*time.Millisecond)
-	def(d, &b.Choices, "balancers.choices", 2)
+	def(d, &b.Choices, "balancers.choices", balance.DefaultChoices)
 	def(d, &b.HashOn, "balancers.hash_on", HashKey)
-	def(d, &b.VNodes, "balancers.vnodes", 100)
-	def(d, &b.Epsilon, "balancers.epsilon", 0.25)
-	def(d, &b.Decay, "balancers.decay", time.Second)
+	def(d, &b.VNodes, "balancers.vnodes", balance.DefaultVNodes)
+	def(d, &b.Epsilon, "balancers.epsilon", balance.DefaultEpsilon)
+	def(d, &b.Decay, "balancers.decay", load.DefaultDecay)
 	def(d, &b.Breaker.Window, "balancers.breaker.window", 20)
 	def(d, &b.Breaker.Threshold, "balancers.breaker.threshold", 0.5)
 	def(d, &b.Breaker.Open, "balancers.breaker.open", time.Second)
@@ -117,8 +120,8 @@ func defaultServer(d defaulter, g *ServerGroup, path string) {
 	def(d, &g.Count, path+".count", 1)
 	def(d, &g.Workers, path+".workers", 1)
 	def(d, &g.Queue.Discipline, path+".queue.discipline", FIFO)
-	def(d, &g.Speed, path+".speed", 1)
-	def(d, &g.ErrorTime, path+".error_time", time.Millisecond)
+	def(d, &g.Speed, path+".speed", server.DefaultSpeed)
+	def(d, &g.ErrorTime, path+".error_time", server.DefaultErrorTime)
 	def(d, &g.Cache.HitFactor, path+".cache.hit_factor", 0.2)
 	def(d, &g.Limiter.Initial, path+".limiter.initial", limit.DefaultInitial)
 	def(d, &g.Limiter.Min, path+".limiter.min", limit.DefaultMin)
