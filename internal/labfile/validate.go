@@ -116,9 +116,9 @@ func validateAperture(section, algorithm string, aperture, subset int, load floa
 	if load > 0 && aperture == 0 {
 		r.add(p+"_load", "sizes an aperture: set %s too (the smallest window), got aperture_load %s", p, num(load))
 	}
+	check(r, p, Bounds.Aperture, aperture)
 	switch {
 	case !Bounds.Aperture.In(aperture):
-		check(r, p, Bounds.Aperture, aperture)
 	case aperture == 0:
 	case !balance.SupportsAperture(algorithm):
 		r.add(p, "works with the algorithms that draw random choices (%s); %s.algorithm is %s",
@@ -209,6 +209,7 @@ func validateOutlier(o *Outlier, r *reporter) {
 	check(r, p+"interval", Bounds.OutlierInterval, o.Interval)
 	check(r, p+"base_ejection", Bounds.Ejection, o.BaseEjection)
 	if o.MaxEjection < o.BaseEjection {
+		r.allow(p+"max_ejection", Allowed{Range: Bounds.Ejection})
 		r.add(p+"max_ejection", "must be at least base_ejection (%v), got %v", o.BaseEjection, o.MaxEjection)
 	} else {
 		check(r, p+"max_ejection", Bounds.Ejection, o.MaxEjection)
