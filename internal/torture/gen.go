@@ -448,9 +448,9 @@ var allowed = labfile.Default().AllowedAt()
 // this much above it (or its most, when less), so a lab of a few seconds
 // sees its timers fire and its windows fill.
 const (
-	intSpan   = 50
+	intSpan   = 10
 	floatSpan = 3.0
-	timeSpan  = time.Second
+	timeSpan  = 500 * time.Millisecond
 )
 
 // value draws a value of leaf l from what the lab file allows at it: in
