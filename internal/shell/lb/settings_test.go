@@ -184,3 +184,37 @@ func flattenJSON(t *testing.T, prefix, body, at string, out map[string]any) {
 		out[name] = v
 	}
 }
+
+// PUT /admin/settings refuses, with a 400 naming the field and changing
+// nothing, a field that is no setting, a value of the wrong JSON type and
+// a section that is not an object; null leaves a setting as it is.
+func TestSettingsBodyIsChecked(t *testing.T) {
+	f := startFake(t, "s1")
+	_, c := startLB(t, testLab(t), f)
+	before := c.call(t, "GET", "/admin/state", "").body
+	for body, want := range map[string]string{
+		`{"speed":2}`:                        "speed: no such setting",
+		`{"breaker":{"windows":20}}`:         "breaker.windows: no such setting",
+		`{"count":2}`:                        "count: no such setting",
+		`{"algorithm":"random"}`:             "algorithm: no such setting",
+		`{"breaker":5}`:                      "breaker: want an object of its settings",
+		`{"vnodes":"many"}`:                  "vnodes: want a whole number",
+		`{"breaker":{"enabled":"yes"}}`:      "breaker.enabled: want true or false",
+		`{"decay":1000}`:                     `decay: want a duration as text`,
+		`{"load":true}`:                      "load: want text",
+		`{"timeout":"1s","breaker":{"x":1}}`: "breaker.x: no such setting",
+	} {
+		a := c.call(t, "PUT", "/admin/settings", body)
+		if a.status != 400 || !strings.Contains(a.body, want) {
+			t.Errorf("PUT %s: %d %s, want 400 with %q", body, a.status, a.body, want)
+		}
+	}
+	if after := c.call(t, "GET", "/admin/state", "").body; after != before {
+		t.Errorf("refused bodies changed the state:\n%s\n%s", before, after)
+	}
+	a := c.call(t, "PUT", "/admin/settings", `{"timeout":null,"breaker":{"window":null,"probes":4}}`)
+	var s Settings
+	if err := json.Unmarshal([]byte(a.body), &s); err != nil || a.status != 200 || s.Timeout != "0s" || s.Breaker.Window != 20 || s.Breaker.Probes != 4 {
+		t.Errorf("PUT with nulls: %d %s", a.status, a.body)
+	}
+}
