@@ -187,6 +187,7 @@ var Bounds = struct {
 
 // check reports v at path when it is out of r.
 func check[T int | float64 | time.Duration](r *reporter, path string, b Range[T], v T) {
+	r.allow(path, Allowed{Range: b})
 	if !b.In(v) {
 		r.add(path, "%s", b.msg(v))
 	}

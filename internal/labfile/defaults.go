@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/core/limit"
+	"github.com/lblab/lblab/internal/core/server"
 )
 
 // Default returns the playground lab: five servers behind one p2c balancer,
@@ -83,42 +84,19 @@ func defaultDist(d defaulter, w *Dist, path string) {
 	def(d, &w.CV, path+".cv", 1)
 }
 
+// defaultBalancers fills the tier's defaults from its table (knobs.go).
 func defaultBalancers(d defaulter, b *Balancers) {
-	def(d, &b.Count, "balancers.count", 1)
-	def(d, &b.Algorithm, "balancers.algorithm", "p2c")
-	def(d, &b.Load, "balancers.load", LocalLoad)
-	def(d, &b.Refresh, "balancers.refresh", 500*time.Millisecond)
-	def(d, &b.Choices, "balancers.choices", 2)
-	def(d, &b.HashOn, "balancers.hash_on", HashKey)
-	def(d, &b.VNodes, "balancers.vnodes", 100)
-	def(d, &b.Epsilon, "balancers.epsilon", 0.25)
-	def(d, &b.Decay, "balancers.decay", time.Second)
-	def(d, &b.Breaker.Window, "balancers.breaker.window", 20)
-	def(d, &b.Breaker.Threshold, "balancers.breaker.threshold", 0.5)
-	def(d, &b.Breaker.Open, "balancers.breaker.open", time.Second)
-	def(d, &b.Breaker.Probes, "balancers.breaker.probes", 3)
-	def(d, &b.Outlier.ConsecutiveFailures, "balancers.outlier.consecutive_failures", 5)
-	def(d, &b.Outlier.Interval, "balancers.outlier.interval", time.Second)
-	def(d, &b.Outlier.BaseEjection, "balancers.outlier.base_ejection", 5*time.Second)
-	def(d, &b.Outlier.MaxEjection, "balancers.outlier.max_ejection", time.Minute)
-	def(d, &b.Outlier.MaxEjectionShare, "balancers.outlier.max_ejection_share", 0.2)
-	def(d, &b.Outlier.SuccessRateK, "balancers.outlier.success_rate_k", 1.9)
-	def(d, &b.Outlier.LatencyK, "balancers.outlier.latency_k", 1.9)
-	def(d, &b.Outlier.MinRequests, "balancers.outlier.min_requests", 10)
-	def(d, &b.SlowStart.Window, "balancers.slow_start.window", 10*time.Second)
-	def(d, &b.SlowStart.Floor, "balancers.slow_start.floor", 0.1)
-	def(d, &b.SlowStart.Aggression, "balancers.slow_start.aggression", 1)
-	def(d, &b.Health.Interval, "balancers.health.interval", time.Second)
-	def(d, &b.Health.Fails, "balancers.health.fails", 2)
-	def(d, &b.Health.Passes, "balancers.health.passes", 2)
+	for _, k := range balancerKnobs(b) {
+		k.fill(d)
+	}
 }
 
 func defaultServer(d defaulter, g *ServerGroup, path string) {
 	def(d, &g.Count, path+".count", 1)
 	def(d, &g.Workers, path+".workers", 1)
 	def(d, &g.Queue.Discipline, path+".queue.discipline", FIFO)
-	def(d, &g.Speed, path+".speed", 1)
-	def(d, &g.ErrorTime, path+".error_time", time.Millisecond)
+	def(d, &g.Speed, path+".speed", server.DefaultSpeed)
+	def(d, &g.ErrorTime, path+".error_time", server.DefaultErrorTime)
 	def(d, &g.Cache.HitFactor, path+".cache.hit_factor", 0.2)
 	def(d, &g.Limiter.Initial, path+".limiter.initial", limit.DefaultInitial)
 	def(d, &g.Limiter.Min, path+".limiter.min", limit.DefaultMin)

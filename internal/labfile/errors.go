@@ -136,6 +136,9 @@ type reporter struct {
 	file string
 	pos  positions // nil when the lab did not come from a file
 	errs Errors
+	// allowed, when not nil, records what each check allows at its path
+	// (AllowedAt): the checks are the one place a path meets its range.
+	allowed map[string]Allowed
 }
 
 func (r *reporter) add(field, format string, args ...any) {
@@ -219,6 +222,7 @@ func oneOfEnum[T ~string](r *reporter, path string, got T, allowed ...T) {
 }
 
 func (r *reporter) oneOf(path, got string, allowed ...string) {
+	r.allow(path, Allowed{Words: allowed})
 	if slices.Contains(allowed, got) {
 		return
 	}

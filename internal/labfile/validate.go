@@ -116,9 +116,9 @@ func validateAperture(section, algorithm string, aperture, subset int, load floa
 	if load > 0 && aperture == 0 {
 		r.add(p+"_load", "sizes an aperture: set %s too (the smallest window), got aperture_load %s", p, num(load))
 	}
+	check(r, p, Bounds.Aperture, aperture)
 	switch {
 	case !Bounds.Aperture.In(aperture):
-		check(r, p, Bounds.Aperture, aperture)
 	case aperture == 0:
 	case !balance.SupportsAperture(algorithm):
 		r.add(p, "works with the algorithms that draw random choices (%s); %s.algorithm is %s",
@@ -177,55 +177,11 @@ func validateDist(path string, w *Dist, r *reporter) {
 	check(r, path+".cv", Bounds.CV, w.CV)
 }
 
+// validateBalancers checks the tier against its table (knobs.go).
 func validateBalancers(b *Balancers, r *reporter) {
-	check(r, "balancers.count", Bounds.Balancers, b.Count)
-	r.oneOf("balancers.algorithm", b.Algorithm, Algorithms...)
-	oneOfEnum(r, "balancers.load", b.Load, LocalLoad, SharedLoad)
-	check(r, "balancers.refresh", Bounds.Period, b.Refresh)
-	check(r, "balancers.timeout", Bounds.Timeout, b.Timeout)
-	check(r, "balancers.subset", Bounds.Subset, b.Subset)
-	check(r, "balancers.choices", Bounds.Choices, b.Choices)
-	oneOfEnum(r, "balancers.hash_on", b.HashOn, HashKey, HashClient)
-	check(r, "balancers.vnodes", Bounds.VNodes, b.VNodes)
-	check(r, "balancers.epsilon", Bounds.Epsilon, b.Epsilon)
-	check(r, "balancers.decay", Bounds.Decay, b.Decay)
-	check(r, "balancers.breaker.window", Bounds.Window, b.Breaker.Window)
-	check(r, "balancers.breaker.threshold", Bounds.Threshold, b.Breaker.Threshold)
-	check(r, "balancers.breaker.open", Bounds.Pause, b.Breaker.Open)
-	check(r, "balancers.breaker.probes", Bounds.Probes, b.Breaker.Probes)
-	validateAperture("balancers", b.Algorithm, b.Aperture, b.Subset, b.ApertureLoad, r)
-	validateOutlier(&b.Outlier, r)
-	validateSlowStart(&b.SlowStart, r)
-	check(r, "balancers.health.interval", Bounds.Period, b.Health.Interval)
-	check(r, "balancers.health.fails", Bounds.Checks, b.Health.Fails)
-	check(r, "balancers.health.passes", Bounds.Checks, b.Health.Passes)
-}
-
-// validateOutlier checks balancers.outlier against the bounds of package
-// outlier (whether or not it is enabled, like the breaker).
-func validateOutlier(o *Outlier, r *reporter) {
-	const p = "balancers.outlier."
-	check(r, p+"consecutive_failures", Bounds.ConsecutiveFailures, o.ConsecutiveFailures)
-	check(r, p+"interval", Bounds.OutlierInterval, o.Interval)
-	check(r, p+"base_ejection", Bounds.Ejection, o.BaseEjection)
-	if o.MaxEjection < o.BaseEjection {
-		r.add(p+"max_ejection", "must be at least base_ejection (%v), got %v", o.BaseEjection, o.MaxEjection)
-	} else {
-		check(r, p+"max_ejection", Bounds.Ejection, o.MaxEjection)
+	for _, k := range balancerKnobs(b) {
+		k.check(r)
 	}
-	check(r, p+"max_ejection_share", Bounds.EjectionShare, o.MaxEjectionShare)
-	check(r, p+"success_rate_k", Bounds.OutlierK, o.SuccessRateK)
-	check(r, p+"latency_k", Bounds.OutlierK, o.LatencyK)
-	check(r, p+"min_requests", Bounds.MinRequests, o.MinRequests)
-}
-
-// validateSlowStart checks balancers.slow_start against the bounds of
-// package slowstart.
-func validateSlowStart(s *SlowStart, r *reporter) {
-	const p = "balancers.slow_start."
-	check(r, p+"window", Bounds.RampWindow, s.Window)
-	check(r, p+"floor", Bounds.RampFloor, s.Floor)
-	check(r, p+"aggression", Bounds.Aggression, s.Aggression)
 }
 
 func validateServers(groups []ServerGroup, r *reporter) {

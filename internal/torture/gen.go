@@ -12,9 +12,12 @@
 package torture
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
@@ -336,56 +339,163 @@ func (g *gen) clientSide(m *Map) {
 	}
 }
 
-// balancers draws the balancer tier. Client-side labs get one too: their
-// clients take the tier's breaker settings, and a set event may hand the
-// balancing back to the tier.
+// balancers draws the balancer tier: its size within the limits, then
+// every other setting the lab file declares for it (labfile.Leaves), each
+// from the range or words its check allows (labfile's AllowedAt, through
+// value), so a setting added to the lab file is drawn with no edit here. A
+// section (breaker, outlier, ...) is one swarm feature, on with every
+// field drawn and enabled set; a setting of the tier itself is a feature of
+// its own. Client-side labs get a tier too: their clients take the tier's
+// breaker settings, and a set event may hand the balancing back to it.
 func (g *gen) balancers(servers int) Map {
 	m := Map{}
 	if g.coin("balancers", 0.4) {
 		m.Set("count", g.intIn(2, max(2, g.lim.maxBalancers)))
 	}
-	if g.coin("shared-load", 0.3) {
-		m.Set("load", "shared")
-		m.Set("refresh", g.ms(10, 500)) // labfile.Bounds: at least 10 ms
+	leaves := labfile.Leaves("balancers")
+	for i := 0; i < len(leaves); {
+		name, section := tierName(leaves[i].Path)
+		if section == "" {
+			if !drawnApart[leaves[i].Path] && g.coin(tierFeature(name), 0.25) {
+				if v, ok := g.value(leaves[i]); ok {
+					g.keep(&m, name, v)
+				}
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < len(leaves) && strings.HasPrefix(leaves[j].Path, "balancers."+section+".") {
+			j++
+		}
+		if g.coin(tierFeature(section), 0.35) {
+			sec := Map{}
+			for _, l := range leaves[i:j] {
+				if v, ok := g.value(l); ok {
+					sec.Set(strings.TrimPrefix(l.Path, "balancers."+section+"."), v)
+				}
+			}
+			g.keep(&m, section, sec)
+		}
+		i = j
 	}
-	if g.coin("balancer-timeout", 0.3) {
-		m.Set("timeout", g.ms(5, 300))
-	}
-	if g.coin("subset", 0.25) {
-		m.Set("subset", g.intIn(1, servers))
-	}
-	if g.coin("choices", 0.2) {
-		m.Set("choices", g.intIn(1, 3))
-	}
-	if g.coin("hash-on-client", 0.2) {
-		m.Set("hash_on", "client")
-	}
-	if g.coin("ring-settings", 0.2) {
-		m.Set("vnodes", g.intIn(1, 200))
-		m.Set("epsilon", round(g.floatIn(0.05, 2)))
-	}
-	if g.coin("decay", 0.2) {
-		m.Set("decay", g.ms(10, 3000))
-	}
-	if g.coin("breaker", 0.4) {
-		m.Set("breaker", Map{{"enabled", true}, {"window", g.intIn(10, 40)}, {"threshold", round(g.floatIn(0.1, 0.9))},
-			{"open", g.ms(20, 1000)}, {"probes", g.intIn(1, 5)}})
-	}
-	if g.coin("health", 0.4) {
-		m.Set("health", Map{{"enabled", true}, {"interval", g.ms(10, 500)}, {"fails", g.intIn(1, 3)}, {"passes", g.intIn(1, 3)}})
-	}
-	if g.coin("outlier", 0.3) {
-		base := g.ms(50, 2000)
-		m.Set("outlier", Map{{"enabled", true}, {"consecutive_failures", g.intIn(0, 10)}, {"interval", g.ms(50, 1000)},
-			{"base_ejection", base}, {"max_ejection", base * time.Duration(g.intIn(1, 5))},
-			{"max_ejection_share", round(g.floatIn(0.1, 1))}, {"success_rate_k", round(g.floatIn(0, 3))},
-			{"latency_k", round(g.floatIn(0, 3))}, {"min_requests", g.intIn(1, 50)}})
-	}
-	if g.coin("slow-start", 0.3) {
-		m.Set("slow_start", Map{{"enabled", true}, {"window", g.ms(100, 3000)}, {"floor", round(g.floatIn(0.05, 1))},
-			{"aggression", round(g.floatIn(0.1, 4))}})
+	if sub, ok := m.Get("subset").(int); ok && sub > servers {
+		m.Set("subset", max(1, sub%(servers+1)))
 	}
 	return m
+}
+
+// drawnApart are the tier's settings drawn elsewhere: its size (the
+// limits), the algorithm, and the aperture (constrained: it needs an
+// algorithm of the p2c family).
+var drawnApart = map[string]bool{"balancers.count": true, "balancers.algorithm": true,
+	"balancers.aperture": true, "balancers.aperture_load": true}
+
+// tierName splits a balancers.* path into its name under the tier and the
+// section it is in ("" for a setting of the tier itself).
+func tierName(path string) (name, section string) {
+	name = strings.TrimPrefix(path, "balancers.")
+	if sec, _, ok := strings.Cut(name, "."); ok {
+		return name, sec
+	}
+	return name, ""
+}
+
+// tierFeature names the swarm feature of a tier setting or section: its
+// name with dashes, but for the names the summaries have always used.
+func tierFeature(name string) string {
+	switch name {
+	case "load":
+		return "shared-load"
+	case "timeout", "refresh":
+		return "balancer-" + name
+	}
+	return strings.ReplaceAll(name, "_", "-")
+}
+
+// keep sets key to v in the tier m when the lab file takes the tier with
+// it. A field of v that a rule between fields refuses (max_ejection below
+// base_ejection) is left out, to its default, and the rest kept.
+func (g *gen) keep(m *Map, key string, v any) {
+	for range 8 {
+		cand := deepCopy(*m).(Map)
+		cand.Set(key, v)
+		_, err := labfile.Parse("draw", Map{{"balancers", cand}}.YAML())
+		if err == nil {
+			*m = cand
+			return
+		}
+		sec, ok := v.(Map)
+		if !ok {
+			return
+		}
+		var le *labfile.Error
+		if !errors.As(err, &le) {
+			return
+		}
+		field := strings.TrimPrefix(le.Field, "balancers."+key+".")
+		if field == le.Field || sec.Get(field) == nil {
+			return
+		}
+		v = without(sec, field)
+	}
+}
+
+// allowed is what the lab file allows at each setting, as its checks say.
+var allowed = labfile.Default().AllowedAt()
+
+// The scale of a drawn value: a range is drawn from its least value up to
+// this much above it (or its most, when less), so a lab of a few seconds
+// sees its timers fire and its windows fill.
+const (
+	intSpan   = 10
+	floatSpan = 3.0
+	timeSpan  = 500 * time.Millisecond
+)
+
+// value draws a value of leaf l from what the lab file allows at it: in
+// its range (at the scale above), one of its words, or true for a
+// boolean (a section's enabled). ok is false for a leaf with none of
+// these (free text): it is left to its default.
+func (g *gen) value(l labfile.Leaf) (v any, ok bool) {
+	a := allowed[l.Path]
+	switch r := a.Range.(type) {
+	case labfile.Range[int]:
+		if r.ZeroOK && g.chance(0.2) {
+			return 0, true
+		}
+		lo := r.Min
+		if r.MinOpen {
+			lo++
+		}
+		return g.intIn(lo, max(lo, min(r.Max, lo+intSpan))), true
+	case labfile.Range[float64]:
+		if r.ZeroOK && g.chance(0.2) {
+			return 0.0, true
+		}
+		hi := min(r.Max, r.Min+floatSpan)
+		if x := round(g.floatIn(r.Min, hi)); r.In(x) {
+			return x, true
+		}
+		return hi, true
+	case labfile.Range[time.Duration]:
+		if r.ZeroOK && g.chance(0.2) {
+			return time.Duration(0), true
+		}
+		lo := (r.Min + time.Millisecond - 1) / time.Millisecond // whole milliseconds
+		if r.MinOpen && lo*time.Millisecond == r.Min {
+			lo++
+		}
+		hi := min(r.Max, r.Min+timeSpan) / time.Millisecond
+		return g.ms(int(lo), int(max(lo, hi))), true
+	}
+	if len(a.Words) > 0 {
+		return pick(g, a.Words), true
+	}
+	if l.Type.Kind() == reflect.Bool {
+		return true, true
+	}
+	return nil, false
 }
 
 // The chaos actions, each a swarm feature of its own: every drill of the

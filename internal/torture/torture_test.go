@@ -217,3 +217,28 @@ func TestCheckReportsAnInvalidLab(t *testing.T) {
 		t.Errorf("got %v: %s", out.Verdict, out.Detail)
 	}
 }
+
+// Every setting of the balancer tier the lab file declares is drawn in
+// some labs (but those drawn apart), from the range its check allows:
+// the list is labfile's, so a setting the generator skipped fails here.
+func TestEveryTierSettingIsDrawn(t *testing.T) {
+	seen := map[string]int{}
+	for seed := uint64(1); seed <= 300; seed++ {
+		lab, err := labfile.Parse("draw", Draw(seed).Tree.YAML())
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		def := labfile.Default()
+		for _, l := range labfile.Leaves("balancers") {
+			v, _ := lab.Value(l.Path)
+			if d, _ := def.Value(l.Path); v != d {
+				seen[l.Path]++
+			}
+		}
+	}
+	for _, l := range labfile.Leaves("balancers") {
+		if l.Path != "balancers.count" && l.Path != "balancers.algorithm" && seen[l.Path] == 0 {
+			t.Errorf("%s: never drawn other than its default in 300 labs", l.Path)
+		}
+	}
+}

@@ -30,8 +30,12 @@ type Config struct {
 	Seed             uint64        // the server's own random stream (rng.Split(Seed, Name)) and error draws
 }
 
-// DefaultErrorTime is how long a fast 500 takes when ErrorTime is 0.
-const DefaultErrorTime = time.Millisecond
+// Defaults of Config's fields, taken when they are 0 (the lab file's
+// defaults of speed and error_time are these).
+const (
+	DefaultSpeed     = 1                // work at the reference pace
+	DefaultErrorTime = time.Millisecond // how long a fast 500 takes
+)
 
 // Bounds of the settings New and the setters accept; the lab file and the
 // admin APIs check against the same constants (labfile.Bounds). Speed is
@@ -49,7 +53,7 @@ const (
 // defaults, or an error naming the first field out of its range.
 func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Speed == 0 {
-		cfg.Speed = 1
+		cfg.Speed = DefaultSpeed
 	}
 	if cfg.ErrorTime == 0 {
 		cfg.ErrorTime = DefaultErrorTime

@@ -98,11 +98,16 @@ func (l *LB) putAlgorithm(ctx *fasthttp.RequestCtx) {
 }
 
 func (l *LB) putSettings(ctx *fasthttp.RequestCtx) {
-	var in settingsIn
+	var in map[string]json.RawMessage
 	if !wire.DecodeJSON(ctx, &in) {
 		return
 	}
-	err := l.change(in.changes())
+	cs, err := settingsChanges(in)
+	if err != nil {
+		wire.BadRequest(ctx, "%v", err)
+		return
+	}
+	err = l.change(cs)
 	reply(ctx, err, func() any { return l.State().Settings })
 }
 
