@@ -120,16 +120,19 @@ type Balancers struct {
 	Aperture  int           `yaml:"aperture"`  // p2c family: each balancer draws from a window of about this many servers of a ring shared by all balancers; 0 = off
 	// ApertureLoad sizes the aperture to keep about this many outstanding
 	// requests per server of the window (aperture is then the smallest); 0 = fixed
-	ApertureLoad float64       `yaml:"aperture_load"`
-	Choices      int           `yaml:"choices"` // random choices for p2c-family; default 2
-	HashOn       HashOn        `yaml:"hash_on"` // key | client; default key
-	VNodes       int           `yaml:"vnodes"`  // ring-hash virtual nodes per server; default 100
-	Epsilon      float64       `yaml:"epsilon"` // ring-hash-bounded; default 0.25
-	Decay        time.Duration `yaml:"decay"`   // EWMA decay time; default 1s
-	Breaker      Breaker       `yaml:"breaker"`
-	Outlier      Outlier       `yaml:"outlier"`
-	SlowStart    SlowStart     `yaml:"slow_start"`
-	Health       Health        `yaml:"health"`
+	ApertureLoad float64 `yaml:"aperture_load"`
+	Choices      int     `yaml:"choices"` // random choices for p2c-family; default 2
+	// Replacement draws the p2c family's choices with replacement (they may
+	// be the same server, as Envoy's least-request did); default false
+	Replacement bool          `yaml:"replacement"`
+	HashOn      HashOn        `yaml:"hash_on"` // key | client; default key
+	VNodes      int           `yaml:"vnodes"`  // ring-hash virtual nodes per server; default 100
+	Epsilon     float64       `yaml:"epsilon"` // ring-hash-bounded; default 0.25
+	Decay       time.Duration `yaml:"decay"`   // EWMA decay time; default 1s
+	Breaker     Breaker       `yaml:"breaker"`
+	Outlier     Outlier       `yaml:"outlier"`
+	SlowStart   SlowStart     `yaml:"slow_start"`
+	Health      Health        `yaml:"health"`
 }
 
 // Breaker is the per-server circuit breaker at each balancer.

@@ -194,6 +194,9 @@ func validateBalancers(b *Balancers, r *reporter) {
 	check(r, "balancers.breaker.open", Bounds.Pause, b.Breaker.Open)
 	check(r, "balancers.breaker.probes", Bounds.Probes, b.Breaker.Probes)
 	validateAperture("balancers", b.Algorithm, b.Aperture, b.Subset, b.ApertureLoad, r)
+	if b.Replacement && b.Aperture > 0 {
+		r.add("balancers.replacement", "draws from the whole fleet: it does not go with balancers.aperture (%d)", b.Aperture)
+	}
 	validateOutlier(&b.Outlier, r)
 	validateSlowStart(&b.SlowStart, r)
 	check(r, "balancers.health.interval", Bounds.Period, b.Health.Interval)

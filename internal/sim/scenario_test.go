@@ -143,6 +143,10 @@ func TestScenarioSlowStart(t *testing.T) { compareScenario(t, "slow-start") }
 
 func TestScenarioBallsBins(t *testing.T) { compareScenario(t, "balls-bins") }
 
+// p2c-replacement: choices drawn with replacement pile onto the slow one of
+// two servers; distinct draws do not (envoyproxy/envoy#11004).
+func TestScenarioP2CReplacement(t *testing.T) { compareScenario(t, "p2c-replacement") }
+
 func TestScenarioPlayground(t *testing.T) {
 	rep := compareScenario(t, "playground")
 	if r := rep.Runs[0]; r.Goodput < 0.999 || r.Requests < 3800 {

@@ -357,6 +357,9 @@ func (g *gen) balancers(servers int) Map {
 	if g.coin("choices", 0.2) {
 		m.Set("choices", g.intIn(1, 3))
 	}
+	if g.coin("replacement", 0.1) {
+		m.Set("replacement", true)
+	}
 	if g.coin("hash-on-client", 0.2) {
 		m.Set("hash_on", "client")
 	}
@@ -542,7 +545,7 @@ func (g *gen) constrained(lab Map, duration time.Duration, capacity float64, ser
 			if load > 0 {
 				sec.Set("aperture_load", load)
 			}
-			sec = without(sec, "subset")
+			sec = without(without(sec, "subset"), "replacement") // an aperture draws from its window, not with replacement
 			m.Set(section, sec)
 		})
 	}

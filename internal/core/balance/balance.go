@@ -67,6 +67,7 @@ type Config struct {
 	Name          string  // one of Names
 	Seed, Salt    uint64  // draws are rng.Hash(Seed, req.Seq, Salt ^ per-draw constant)
 	Choices       int     // p2c family: random choices, default 2 (1 = random, 3 allowed)
+	Replacement   bool    // p2c family (the others ignore it): draw the choices independently, so they may repeat (replacement.go); not with Aperture
 	VNodes        int     // ring-hash/ring-hash-bounded virtual nodes per server, default 100
 	Epsilon       float64 // ring-hash-bounded, default 0.25, must be > 0
 	MaglevSize    int     // maglev table size, default 65537 (must be prime)
@@ -175,6 +176,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ApertureLoad > 0 && c.Aperture == 0 {
 		return c, fmt.Errorf("balance: ApertureLoad sizes an aperture: set Aperture (the smallest window) too")
+	}
+	if c.Replacement && c.Aperture > 0 {
+		return c, fmt.Errorf("balance: Replacement draws from the whole fleet: it does not go with Aperture (%d)", c.Aperture)
 	}
 	if c.Peers < 0 || c.Peer < 0 || c.Peer >= max(c.Peers, 1) {
 		return c, fmt.Errorf("balance: Peer is %d of Peers %d, must be in [0, Peers)", c.Peer, c.Peers)
