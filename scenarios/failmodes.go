@@ -45,4 +45,43 @@ func init() {
 				f.want(r.P99 <= 1.5*d.P99, "bin p99 after the slowdown: replacement %.0f ms, distinct %.0f ms", r.P99, d.P99)
 			}},
 	}
+	claims["ewma-fast-failure"] = []Claim{
+		{Phase: Before, Says: "Before 5 s every server answers in about 20 ms and the traffic is even.",
+			Checks: "before 5 s both settings have >= 95% goodput in every bin, no error, and highest bin p99s within 1.2x of each other (virtually the same series: the penalty changes nothing while nothing fails)",
+			check: func(f *facts) {
+				f.healthy(0, f.at(0), "peak-ewma", "failure-penalty")
+				a, b := f.window("peak-ewma", 0, f.at(0)), f.window("failure-penalty", 0, f.at(0))
+				f.want(a.Errors == 0 && b.Errors == 0, "errors before the failure: peak-ewma %d, failure-penalty %d", a.Errors, b.Errors)
+				f.want(b.P99 <= 1.2*a.P99 && a.P99 <= 1.2*b.P99, "bin p99 before the failure: peak-ewma %.0f ms, failure-penalty %.0f ms", a.P99, b.P99)
+			}},
+		{Phase: During, Says: "its latency average falls and it looks like the fastest server, so it wins nearly every pair it is drawn in and takes over a third of the traffic,",
+			Checks: "peak-ewma: over 30% of the requests that end in the failure fail (s2's share: no retries); s2's share over the run above every other server's",
+			check: func(f *facts) {
+				w := f.window("peak-ewma", f.at(0), f.until(0))
+				f.want(float64(w.Errors) >= 0.3*float64(w.Ended), "peak-ewma: %d of %d requests failed in the failure", w.Errors, w.Ended)
+				s2 := f.share("peak-ewma", "s2")
+				for _, s := range []string{"s1", "s3", "s4", "s5"} {
+					f.want(s2 > f.share("peak-ewma", s), "peak-ewma: s2's share %.3f, %s's %.3f", s2, s, f.share("peak-ewma", s))
+				}
+			}},
+		{Phase: During, Says: "With a failure penalty of 1 s every failed answer counts as a 1 s response in s2's average, so it looks slow at its first error and gets only the rare request that probes it once its average has decayed: far fewer requests fail.",
+			Checks: "failure-penalty: at most 2% of the requests that end in the failure fail, 10x fewer than peak-ewma's; s2 holds no request at the end of any bin of the failure",
+			check: func(f *facts) {
+				p, w := f.window("failure-penalty", f.at(0), f.until(0)), f.window("peak-ewma", f.at(0), f.until(0))
+				f.want(float64(p.Errors) <= 0.02*float64(p.Ended) && 10*p.Errors <= w.Errors, "failures in the failure: failure-penalty %d of %d, peak-ewma %d", p.Errors, p.Ended, w.Errors)
+				f.want(f.inServer("failure-penalty", "s2", f.at(0)+0.5, f.until(0)) == 0, "failure-penalty: s2 held %d in the failure", f.inServer("failure-penalty", "s2", f.at(0)+0.5, f.until(0)))
+			}},
+		{Phase: After, Says: "Once s2 recovers at 12 s its average decays back within a few seconds, and both settings are even and healthy again.",
+			Checks: "from 3 s after the recovery: both settings >= 95% per bin, no error, s2 holds requests again in both, highest bin p99 within 1.2x of each other",
+			check: func(f *facts) {
+				from := f.until(0) + 3
+				f.healthy(from, f.end(), "peak-ewma", "failure-penalty")
+				a, b := f.window("peak-ewma", from, f.end()), f.window("failure-penalty", from, f.end())
+				f.want(a.Errors == 0 && b.Errors == 0, "errors after the recovery: peak-ewma %d, failure-penalty %d", a.Errors, b.Errors)
+				f.want(b.P99 <= 1.2*a.P99 && a.P99 <= 1.2*b.P99, "bin p99 after the recovery: peak-ewma %.0f ms, failure-penalty %.0f ms", a.P99, b.P99)
+				for _, n := range []string{"peak-ewma", "failure-penalty"} {
+					f.want(f.inServer(n, "s2", from, f.end()) > 0, "%s: s2 holds nothing after the recovery", n)
+				}
+			}},
+	}
 }

@@ -124,15 +124,18 @@ type Balancers struct {
 	Choices      int     `yaml:"choices"` // random choices for p2c-family; default 2
 	// Replacement draws the p2c family's choices with replacement (they may
 	// be the same server, as Envoy's least-request did); default false
-	Replacement bool          `yaml:"replacement"`
-	HashOn      HashOn        `yaml:"hash_on"` // key | client; default key
-	VNodes      int           `yaml:"vnodes"`  // ring-hash virtual nodes per server; default 100
-	Epsilon     float64       `yaml:"epsilon"` // ring-hash-bounded; default 0.25
-	Decay       time.Duration `yaml:"decay"`   // EWMA decay time; default 1s
-	Breaker     Breaker       `yaml:"breaker"`
-	Outlier     Outlier       `yaml:"outlier"`
-	SlowStart   SlowStart     `yaml:"slow_start"`
-	Health      Health        `yaml:"health"`
+	Replacement bool `yaml:"replacement"`
+	// FailurePenalty: a failed answer enters the latency averages as at
+	// least this long, so a server failing fast does not look fast; 0 = as it came
+	FailurePenalty time.Duration `yaml:"failure_penalty"`
+	HashOn         HashOn        `yaml:"hash_on"` // key | client; default key
+	VNodes         int           `yaml:"vnodes"`  // ring-hash virtual nodes per server; default 100
+	Epsilon        float64       `yaml:"epsilon"` // ring-hash-bounded; default 0.25
+	Decay          time.Duration `yaml:"decay"`   // EWMA decay time; default 1s
+	Breaker        Breaker       `yaml:"breaker"`
+	Outlier        Outlier       `yaml:"outlier"`
+	SlowStart      SlowStart     `yaml:"slow_start"`
+	Health         Health        `yaml:"health"`
 }
 
 // Breaker is the per-server circuit breaker at each balancer.

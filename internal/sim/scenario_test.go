@@ -147,6 +147,10 @@ func TestScenarioBallsBins(t *testing.T) { compareScenario(t, "balls-bins") }
 // two servers; distinct draws do not (envoyproxy/envoy#11004).
 func TestScenarioP2CReplacement(t *testing.T) { compareScenario(t, "p2c-replacement") }
 
+// ewma-fast-failure: a fast-failing server looks fast to peak EWMA and
+// sinks traffic; a failure penalty makes it look slow (ingress-nginx#5540).
+func TestScenarioEWMAFastFailure(t *testing.T) { compareScenario(t, "ewma-fast-failure") }
+
 func TestScenarioPlayground(t *testing.T) {
 	rep := compareScenario(t, "playground")
 	if r := rep.Runs[0]; r.Goodput < 0.999 || r.Requests < 3800 {

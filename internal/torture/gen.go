@@ -357,6 +357,9 @@ func (g *gen) balancers(servers int) Map {
 	if g.coin("choices", 0.2) {
 		m.Set("choices", g.intIn(1, 3))
 	}
+	if g.coin("failure-penalty", 0.1) {
+		m.Set("failure_penalty", g.ms(1, 2000))
+	}
 	if g.coin("replacement", 0.1) {
 		m.Set("replacement", true)
 	}
