@@ -84,4 +84,61 @@ func init() {
 				}
 			}},
 	}
+	claims["grpc-scale-up"] = []Claim{
+		{Phase: Before, Says: "Before 5 s that is even enough and every request succeeds.",
+			Checks: "before 5 s every setting has >= 95% goodput in every bin, no failure, and no bin p99 over 250 ms",
+			check: func(f *facts) {
+				f.healthy(0, f.at(0), f.settings()...)
+				for _, n := range f.settings() {
+					w := f.window(n, 0, f.at(0))
+					f.want(w.Succeeded == w.Ended && w.P99 <= 250, "%s before the jump: %d of %d succeeded, bin p99 up to %.0f ms", n, w.Succeeded, w.Ended, w.P99)
+				}
+			}},
+		{Phase: During, Says: "The clients keep their connections, so the new servers get nothing, the old three queue and the tail grows to seconds",
+			Checks: "per-connection: s4, s5 and s6 get no attempt; an old server holds >= 100 in the spike; the highest bin p99 of the spike's second half over 1 s and over that of its first",
+			check: func(f *facts) {
+				f.want(newShare(f, "per-connection") == 0, "per-connection: the new servers took %.3f", newShare(f, "per-connection"))
+				from, to := f.at(0), f.until(0)
+				f.want(oldMost(f, "per-connection", from, to) >= 100, "per-connection: the old servers held at most %d in the spike", oldMost(f, "per-connection", from, to))
+				a, b := f.window("per-connection", from, (from+to)/2), f.window("per-connection", (from+to)/2, to)
+				f.want(b.P99 > 1000 && b.P99 > a.P99, "per-connection: bin p99 up to %.0f ms in the first half of the spike, %.0f ms in the second", a.P99, b.P99)
+			}},
+		{Phase: During, Says: "With a maximum connection age of 2 s (sticky_age, gRPC's MAX_CONNECTION_AGE) each client picks again within about 2 s, the new servers take their part of the load, the old three's queues drain within 3 s of the jump and from then on the tail stays under half a second, if not as short as when every request is balanced:",
+			Checks: "max-age-2s: the new servers take >= 30% of the attempts (per-request: >= 35%); from 3 s after the jump to the spike's end no old server holds over 60 (per-connection: >= 100), the highest bin p99 is under 500 ms and at least per-request's",
+			check: func(f *facts) {
+				f.want(newShare(f, "max-age-2s") >= 0.3 && newShare(f, "per-request") >= 0.35, "the new servers took %.3f with max-age-2s, %.3f per request", newShare(f, "max-age-2s"), newShare(f, "per-request"))
+				from, to := f.at(0)+3, f.until(0)
+				f.want(oldMost(f, "max-age-2s", from, to) <= 60, "max-age-2s: an old server held %d after the first 3 s of the spike", oldMost(f, "max-age-2s", from, to))
+				m, r := f.window("max-age-2s", from, to), f.window("per-request", from, to)
+				f.want(m.P99 < 500 && m.P99 >= r.P99, "bin p99 from 3 s into the spike: max-age-2s %.0f ms, per-request %.0f ms", m.P99, r.P99)
+			}},
+		{Phase: After, Says: "After the spike the new servers still get nothing from the clients that never reconnect.",
+			Checks: "after the spike: per-connection's new servers hold nothing at the end of any bin, max-age-2s's and per-request's hold requests; from 1 s after it max-age-2s is healthy with a highest bin p99 within 2x of per-request's",
+			check: func(f *facts) {
+				from := f.until(0)
+				f.want(newMost(f, "per-connection", from, f.end()) == 0, "per-connection: the new servers held %d after the spike", newMost(f, "per-connection", from, f.end()))
+				for _, n := range []string{"max-age-2s", "per-request"} {
+					f.want(newMost(f, n, from, f.end()) > 0, "%s: the new servers held nothing after the spike", n)
+				}
+				f.healthy(from+1, f.end(), "max-age-2s")
+				m, r := f.window("max-age-2s", from+1, f.end()), f.window("per-request", from+1, f.end())
+				f.want(m.P99 <= 2*r.P99, "bin p99 after the spike: max-age-2s %.0f ms, per-request %.0f ms", m.P99, r.P99)
+			}},
+	}
+}
+
+// newShare is the share of setting name's attempts that grpc-scale-up's
+// added servers took.
+func newShare(f *facts, name string) float64 {
+	return f.share(name, "s4") + f.share(name, "s5") + f.share(name, "s6")
+}
+
+// oldMost and newMost are the most requests one of grpc-scale-up's first
+// three (added three) servers held at the end of a bin of [from, to).
+func oldMost(f *facts, name string, from, to float64) int {
+	return max(f.inServer(name, "s1", from, to), f.inServer(name, "s2", from, to), f.inServer(name, "s3", from, to))
+}
+
+func newMost(f *facts, name string, from, to float64) int {
+	return max(f.inServer(name, "s4", from, to), f.inServer(name, "s5", from, to), f.inServer(name, "s6", from, to))
 }

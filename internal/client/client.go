@@ -66,6 +66,9 @@ type Config struct {
 	// a row an owner (Attempt.Owner) sends to the server it picked; 0 = a
 	// pick per attempt (sticky.go).
 	Sticky int
+	// StickyAge, with Sticky, also ends a run once it is this old, within
+	// 10% (a maximum connection age); 0 = runs end by count only.
+	StickyAge time.Duration
 	// Conns, when set, models the clients' connections (to their balancer,
 	// or to the servers they pick): which attempts pay a handshake and
 	// which wait for a connection (conns.go). Net is the hop model a
@@ -468,7 +471,7 @@ func (rt *Runtime[N]) Policy() *policy.Client { return &rt.policy }
 func (rt *Runtime[N]) Reconfigure(next Config) {
 	rt.policy = next.Policy
 	rt.cfg.HashClient, rt.cfg.WorkAtServer = next.HashClient, next.WorkAtServer
-	rt.cfg.Sticky = next.Sticky
+	rt.cfg.Sticky, rt.cfg.StickyAge = next.Sticky, next.StickyAge
 }
 
 // The runtime is the policy.Driver of its calls: it prepares their attempts

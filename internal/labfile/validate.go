@@ -92,6 +92,11 @@ func validateClients(c *Clients, r *reporter) {
 	} else {
 		check(r, "clients.sticky", Bounds.Sticky, c.Sticky)
 	}
+	if c.StickyAge != 0 && c.Sticky == 0 {
+		r.add("clients.sticky_age", "ends the runs of clients.sticky: set clients.sticky too (got sticky_age %v)", c.StickyAge)
+	} else {
+		check(r, "clients.sticky_age", Bounds.Timeout, c.StickyAge)
+	}
 }
 
 // validateConnections checks the connection model's settings (network.*).

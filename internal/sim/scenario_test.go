@@ -151,6 +151,10 @@ func TestScenarioP2CReplacement(t *testing.T) { compareScenario(t, "p2c-replacem
 // sinks traffic; a failure penalty makes it look slow (ingress-nginx#5540).
 func TestScenarioEWMAFastFailure(t *testing.T) { compareScenario(t, "ewma-fast-failure") }
 
+// grpc-scale-up: clients that balance per connection leave added servers
+// idle; a maximum connection age spreads them (elixir-grpc/grpc#355).
+func TestScenarioGRPCScaleUp(t *testing.T) { compareScenario(t, "grpc-scale-up") }
+
 func TestScenarioPlayground(t *testing.T) {
 	rep := compareScenario(t, "playground")
 	if r := rep.Runs[0]; r.Goodput < 0.999 || r.Requests < 3800 {

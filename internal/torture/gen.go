@@ -333,6 +333,9 @@ func (g *gen) clientSide(m *Map) {
 	}
 	if g.coin("sticky", 0.3) {
 		m.Set("sticky", g.intIn(2, 20))
+		if g.coin("sticky-age", 0.3) {
+			m.Set("sticky_age", g.ms(10, 2000))
+		}
 	}
 }
 
