@@ -125,6 +125,51 @@ func init() {
 				f.want(m.P99 <= 2*r.P99, "bin p99 after the spike: max-age-2s %.0f ms, per-request %.0f ms", m.P99, r.P99)
 			}},
 	}
+	claims["retry-same-host"] = []Claim{
+		{Phase: Before, Says: "Before 5 s every request succeeds at once.",
+			Checks: "before 5 s every setting: every request that ends succeeds, no retry, >= 95% goodput in every bin",
+			check: func(f *facts) {
+				f.healthy(0, f.at(0), f.settings()...)
+				for _, n := range f.settings() {
+					w := f.window(n, 0, f.at(0))
+					f.want(w.Succeeded == w.Ended && w.Retries == 0, "%s before the failure: %d of %d succeeded, %d retries", n, w.Succeeded, w.Ended, w.Retries)
+				}
+			}},
+		{Phase: During, Says: "With ring hash every retry of a key goes to the key's owner, so the requests whose keys s2 owns fail three times over;",
+			Checks: "ring-hash: over 2% of the requests that end in the failure fail, and its 5xx there are at least 2.9x its failed requests (three attempts each)",
+			check: func(f *facts) {
+				w := f.window("ring-hash", f.at(0), f.until(0))
+				failed := w.Ended - w.Succeeded
+				f.want(float64(failed) > 0.02*float64(w.Ended) && float64(w.Errors) >= 2.9*float64(failed), "ring-hash in the failure: %d of %d requests failed, %d 5xx", failed, w.Ended, w.Errors)
+			}},
+		{Phase: During, Says: "with p2c-peak-ewma s2 answers fast, looks fast, and catches a share of the retries too.",
+			Checks: "p2c-peak-ewma: over 1% of the requests that end in the failure fail after their two retries",
+			check: func(f *facts) {
+				w := f.window("p2c-peak-ewma", f.at(0), f.until(0))
+				failed := w.Ended - w.Succeeded
+				f.want(float64(failed) > 0.01*float64(w.Ended), "p2c-peak-ewma in the failure: %d of %d requests failed", failed, w.Ended)
+			}},
+		{Phase: During, Says: "Retries that avoid the previous host (retry_other, Envoy's previous_hosts predicate) land elsewhere and nearly every request succeeds.",
+			Checks: "ring-hash+retry-other and p2c-peak-ewma+retry-other: >= 95% goodput in every bin of the failure, at most 0.2% of its requests fail, 10x fewer than without retry_other",
+			check: func(f *facts) {
+				for _, n := range []string{"ring-hash", "p2c-peak-ewma"} {
+					a, b := f.window(n, f.at(0), f.until(0)), f.window(n+"+retry-other", f.at(0), f.until(0))
+					fa, fb := a.Ended-a.Succeeded, b.Ended-b.Succeeded
+					f.want(float64(fb) <= 0.002*float64(b.Ended) && 10*fb <= fa, "in the failure %s lost %d requests, %s+retry-other %d of %d", n, fa, n, fb, b.Ended)
+					f.healthy(f.at(0), f.until(0), n+"+retry-other")
+				}
+			}},
+		{Phase: After, Says: "Once s2 recovers at 12 s every setting is healthy again.",
+			Checks: "from 0.5 s after the recovery: every setting has >= 95% goodput in every bin and no 5xx",
+			check: func(f *facts) {
+				from := f.until(0) + 0.5
+				f.healthy(from, f.end(), f.settings()...)
+				for _, n := range f.settings() {
+					w := f.window(n, from, f.end())
+					f.want(w.Errors == 0, "%s: %d 5xx after the recovery", n, w.Errors)
+				}
+			}},
+	}
 }
 
 // newShare is the share of setting name's attempts that grpc-scale-up's

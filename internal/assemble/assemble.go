@@ -221,7 +221,7 @@ func ClientConfig(lab *labfile.Lab) (client.Config, error) {
 	}
 	cfg := client.Config{Policy: pol, Stream: s, Users: users, UsersProfile: usersProfile, StopAt: clock.Instant(lab.Duration),
 		HashClient: lab.Balancers.HashOn == labfile.HashClient, WorkAtServer: lab.Clients.WorkAt == labfile.WorkAtServer,
-		Tier: lab.Balancers.Count, Sticky: lab.Clients.Sticky, StickyAge: lab.Clients.StickyAge, Net: Network(lab)}
+		Tier: lab.Balancers.Count, Sticky: lab.Clients.Sticky, StickyAge: lab.Clients.StickyAge, RetryOther: lab.Clients.RetryOther, Net: Network(lab)}
 	if cc, ok := Conns(lab); ok {
 		cfg.Conns = &cc
 	}

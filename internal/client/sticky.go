@@ -50,15 +50,15 @@ func (rt *Runtime[N]) stickOf(owner int32) *stick {
 
 // stickyPick is owner's pick from b: its stuck server, or a fresh pick that
 // starts a new run.
-func (rt *Runtime[N]) stickyPick(now clock.Instant, b *policy.Balancer, req balance.Request, owner int32) policy.Ticket {
+func (rt *Runtime[N]) stickyPick(now clock.Instant, b *policy.Balancer, req balance.Request, owner int32, exclude int) policy.Ticket {
 	s := rt.stickOf(owner)
-	if s.left > 0 && now < s.until {
+	if s.left > 0 && now < s.until && int(s.server) != exclude {
 		if t := b.PickServer(now, int(s.server)); t.Valid {
 			s.left--
 			return t
 		}
 	}
-	t := b.Pick(now, req, -1)
+	t := b.Pick(now, req, exclude)
 	s.server, s.left, s.until = int32(t.Server), int32(rt.cfg.Sticky-1), clock.Never
 	if age := rt.cfg.StickyAge; age > 0 {
 		u := rng.HashFloat(rt.policy.Cfg.Seed, uint64(owner), saltAge^uint64(now))

@@ -350,6 +350,7 @@ func TestOutOfRange(t *testing.T) {
 		{"balancers: {aperture: 3, subset: 2}\n", "balancers.aperture: and balancers.subset are two ways to choose a balancer's servers: set one of them (subset is 2)"},
 		{"clients: {aperture: 3}\n", "clients.aperture: is for clients that balance themselves: set clients.algorithm too"},
 		{"balancers: {aperture: 3, replacement: true}\n", "balancers.replacement: draws from the whole fleet: it does not go with balancers.aperture (3)"},
+		{"clients: {retry_other: true}\n", "clients.retry_other: is for clients that balance themselves: set clients.algorithm too"},
 		{"clients: {sticky_age: 1s}\n", "clients.sticky_age: ends the runs of clients.sticky: set clients.sticky too (got sticky_age 1s)"},
 		{"balancers: {aperture_load: 2}\n", "balancers.aperture_load: sizes an aperture: set balancers.aperture too"},
 		{"balancers: {aperture: 3, aperture_load: -1}\n", "balancers.aperture_load: must be in [0, 1000000], got -1"},

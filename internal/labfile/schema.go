@@ -99,9 +99,10 @@ type Clients struct {
 	// ApertureLoad sizes the aperture to keep about this many outstanding
 	// requests per server of the window (aperture is then the smallest); 0 = fixed
 	ApertureLoad float64       `yaml:"aperture_load"`
-	Refresh      time.Duration `yaml:"refresh"`    // client-side: how often shared load reports arrive; 0 = from responses only
-	Sticky       int           `yaml:"sticky"`     // client-side: a client (closed loop: a user) sends this many requests in a row to the server it picked; 0 = a pick per attempt
-	StickyAge    time.Duration `yaml:"sticky_age"` // with sticky: a run also ends once it is this old, within 10% (a maximum connection age); 0 = by count only
+	Refresh      time.Duration `yaml:"refresh"`     // client-side: how often shared load reports arrive; 0 = from responses only
+	Sticky       int           `yaml:"sticky"`      // client-side: a client (closed loop: a user) sends this many requests in a row to the server it picked; 0 = a pick per attempt
+	StickyAge    time.Duration `yaml:"sticky_age"`  // with sticky: a run also ends once it is this old, within 10% (a maximum connection age); 0 = by count only
+	RetryOther   bool          `yaml:"retry_other"` // client-side: a retry avoids the server its request was last sent to, if another is eligible; default false
 }
 
 // Backoff is the wait before retry i: base x 2^(i-1), capped at 10 s.

@@ -155,6 +155,10 @@ func TestScenarioEWMAFastFailure(t *testing.T) { compareScenario(t, "ewma-fast-f
 // idle; a maximum connection age spreads them (elixir-grpc/grpc#355).
 func TestScenarioGRPCScaleUp(t *testing.T) { compareScenario(t, "grpc-scale-up") }
 
+// retry-same-host: a retry lands on the server that just failed it unless
+// it avoids the previous host (ingress-nginx#6632).
+func TestScenarioRetrySameHost(t *testing.T) { compareScenario(t, "retry-same-host") }
+
 func TestScenarioPlayground(t *testing.T) {
 	rep := compareScenario(t, "playground")
 	if r := rep.Runs[0]; r.Goodput < 0.999 || r.Requests < 3800 {

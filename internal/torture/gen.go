@@ -331,6 +331,9 @@ func (g *gen) clientSide(m *Map) {
 	if g.coin("client-refresh", 0.5) {
 		m.Set("refresh", g.ms(20, 500))
 	}
+	if g.coin("retry-other", 0.3) {
+		m.Set("retry_other", true)
+	}
 	if g.coin("sticky", 0.3) {
 		m.Set("sticky", g.intIn(2, 20))
 		if g.coin("sticky-age", 0.3) {
