@@ -1,5 +1,7 @@
 package scenarios
 
+import "math"
+
 // The claims of the scenarios drawn from balancing failures users have
 // reported in proxies' trackers (each lab file's narration cites its
 // report). Each compares the setting with the model feature the failure
@@ -168,6 +170,44 @@ func init() {
 					w := f.window(n, from, f.end())
 					f.want(w.Errors == 0, "%s: %d 5xx after the recovery", n, w.Errors)
 				}
+			}},
+	}
+	claims["ewma-new-endpoint"] = []Claim{
+		{Phase: Before, Says: "Before 5 s every request succeeds quickly.",
+			Checks: "before 5 s every setting: >= 95% goodput in every bin, every request that ends succeeds, highest bin p99 under 60 ms",
+			check: func(f *facts) {
+				f.healthy(0, f.at(0), f.settings()...)
+				for _, n := range f.settings() {
+					w := f.window(n, 0, f.at(0))
+					f.want(w.Succeeded == w.Ended && w.P99 < 60, "%s before the new server: %d of %d succeeded, bin p99 up to %.0f ms", n, w.Succeeded, w.Ended, w.P99)
+				}
+			}},
+		{Phase: During, Says: "With a default RTT of 1 s every pair the new server is drawn in has an old server that costs less, so it gets little or nothing (nothing at all unless an old server's estimate happens to pass a second, when it is tried and joins)",
+			Checks: "default-rtt-1s: s4 gets under 10% of the attempts (none on seed 1); finagle and default-rtt-30ms send it >= 15%",
+			check: func(f *facts) {
+				f.want(f.share("default-rtt-1s", "s4") < 0.1 && (f.rep.Seed != 1 || f.share("default-rtt-1s", "s4") == 0), "default-rtt-1s sent s4 %.3f", f.share("default-rtt-1s", "s4"))
+				for _, n := range []string{"finagle", "default-rtt-30ms"} {
+					f.want(f.share(n, "s4") >= 0.15, "%s sent s4 %.3f", n, f.share(n, "s4"))
+				}
+			}},
+		{Phase: During, Says: "and the old three stay as loaded, their queues and the tail as long, as if the fleet had not grown.",
+			Checks: "after 5 s: default-rtt-1s's old servers hold up to 1.2x what finagle's do; its mean latency and p95 over the run above finagle's",
+			check: func(f *facts) {
+				from := f.at(0)
+				a, b := oldMost(f, "default-rtt-1s", from, f.end()), oldMost(f, "finagle", from, f.end())
+				f.want(float64(a) >= 1.2*float64(b), "after the new server: an old server held up to %d with default-rtt-1s, %d with finagle", a, b)
+				x, y := f.run("default-rtt-1s").Latency, f.run("finagle").Latency
+				f.want(x.Mean > y.Mean && x.P95 > y.P95, "mean %.1f ms with default-rtt-1s, %.1f ms with finagle; p95 %.1f, %.1f ms", x.Mean, y.Mean, x.P95, y.P95)
+			}},
+		{Phase: After, Says: "With an estimate near the real latency (30 ms), or lblab's default (a server with no answer yet costs nothing while idle, Finagle's rule), it is tried at once, answers, and takes its part; the two balance alike.",
+			Checks: "finagle and default-rtt-30ms: s4 holds requests within 0.5 s of its joining; s4's shares within 0.02, p99s within 10% of each other",
+			check: func(f *facts) {
+				for _, n := range []string{"finagle", "default-rtt-30ms"} {
+					f.want(f.inServer(n, "s4", f.at(0), f.at(0)+0.5) > 0, "%s: s4 held nothing in its first half second", n)
+				}
+				a, b := f.share("finagle", "s4"), f.share("default-rtt-30ms", "s4")
+				p, q := f.p99("finagle"), f.p99("default-rtt-30ms")
+				f.want(math.Abs(a-b) <= 0.02 && math.Abs(p-q) <= 0.1*p, "s4's share %.3f (finagle) and %.3f (30 ms), p99 %.1f and %.1f ms", a, b, p, q)
 			}},
 	}
 }

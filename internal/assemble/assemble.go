@@ -87,7 +87,7 @@ func TierConfig(lab *labfile.Lab, index int) policy.BalancerConfig {
 	salt := uint64(index) + 1
 	cfg := policy.BalancerConfig{
 		Algorithm: balance.Config{Name: b.Algorithm, Seed: lab.Seed, Salt: salt, Choices: b.Choices,
-			Replacement: b.Replacement, VNodes: b.VNodes, Epsilon: b.Epsilon, Aperture: b.Aperture, ApertureLoad: b.ApertureLoad,
+			Replacement: b.Replacement, DefaultRTT: b.DefaultRTT, VNodes: b.VNodes, Epsilon: b.Epsilon, Aperture: b.Aperture, ApertureLoad: b.ApertureLoad,
 			Peer: index, Peers: max(b.Count, index+1)},
 		Load: load.Local, Decay: b.Decay, FailurePenalty: b.FailurePenalty, Timeout: b.Timeout, Subset: b.Subset, Seed: lab.Seed, Salt: salt,
 	}

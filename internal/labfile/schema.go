@@ -130,14 +130,17 @@ type Balancers struct {
 	// FailurePenalty: a failed answer enters the latency averages as at
 	// least this long, so a server failing fast does not look fast; 0 = as it came
 	FailurePenalty time.Duration `yaml:"failure_penalty"`
-	HashOn         HashOn        `yaml:"hash_on"` // key | client; default key
-	VNodes         int           `yaml:"vnodes"`  // ring-hash virtual nodes per server; default 100
-	Epsilon        float64       `yaml:"epsilon"` // ring-hash-bounded; default 0.25
-	Decay          time.Duration `yaml:"decay"`   // EWMA decay time; default 1s
-	Breaker        Breaker       `yaml:"breaker"`
-	Outlier        Outlier       `yaml:"outlier"`
-	SlowStart      SlowStart     `yaml:"slow_start"`
-	Health         Health        `yaml:"health"`
+	// DefaultRTT is the latency p2c-latency-load and p2c-peak-ewma assume
+	// for a server no answer has come back from; 0 = free while idle
+	DefaultRTT time.Duration `yaml:"default_rtt"`
+	HashOn     HashOn        `yaml:"hash_on"` // key | client; default key
+	VNodes     int           `yaml:"vnodes"`  // ring-hash virtual nodes per server; default 100
+	Epsilon    float64       `yaml:"epsilon"` // ring-hash-bounded; default 0.25
+	Decay      time.Duration `yaml:"decay"`   // EWMA decay time; default 1s
+	Breaker    Breaker       `yaml:"breaker"`
+	Outlier    Outlier       `yaml:"outlier"`
+	SlowStart  SlowStart     `yaml:"slow_start"`
+	Health     Health        `yaml:"health"`
 }
 
 // Breaker is the per-server circuit breaker at each balancer.

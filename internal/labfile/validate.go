@@ -198,6 +198,7 @@ func validateBalancers(b *Balancers, r *reporter) {
 	check(r, "balancers.epsilon", Bounds.Epsilon, b.Epsilon)
 	check(r, "balancers.decay", Bounds.Decay, b.Decay)
 	check(r, "balancers.failure_penalty", Bounds.Timeout, b.FailurePenalty)
+	check(r, "balancers.default_rtt", Bounds.Timeout, b.DefaultRTT)
 	check(r, "balancers.breaker.window", Bounds.Window, b.Breaker.Window)
 	check(r, "balancers.breaker.threshold", Bounds.Threshold, b.Breaker.Threshold)
 	check(r, "balancers.breaker.open", Bounds.Pause, b.Breaker.Open)

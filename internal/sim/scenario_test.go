@@ -159,6 +159,10 @@ func TestScenarioGRPCScaleUp(t *testing.T) { compareScenario(t, "grpc-scale-up")
 // it avoids the previous host (ingress-nginx#6632).
 func TestScenarioRetrySameHost(t *testing.T) { compareScenario(t, "retry-same-host") }
 
+// ewma-new-endpoint: a default RTT far above the real latencies keeps a
+// new server out of every pair (tower-rs/tower#134).
+func TestScenarioEWMANewEndpoint(t *testing.T) { compareScenario(t, "ewma-new-endpoint") }
+
 func TestScenarioPlayground(t *testing.T) {
 	rep := compareScenario(t, "playground")
 	if r := rep.Runs[0]; r.Goodput < 0.999 || r.Requests < 3800 {

@@ -366,6 +366,9 @@ func (g *gen) balancers(servers int) Map {
 	if g.coin("failure-penalty", 0.1) {
 		m.Set("failure_penalty", g.ms(1, 2000))
 	}
+	if g.coin("default-rtt", 0.1) {
+		m.Set("default_rtt", g.ms(1, 1000))
+	}
 	if g.coin("replacement", 0.1) {
 		m.Set("replacement", true)
 	}

@@ -30,6 +30,9 @@ type p2c struct {
 func newP2C(c Config) Algorithm { return newP2CWith(c, "p2c", outstandingCost) }
 
 func newP2CWith(c Config, name string, cost costFunc) *p2c {
+	if c.DefaultRTT > 0 && name != "p2c" {
+		cost = withDefaultRTT(cost, c.DefaultRTT) // defaultrtt.go
+	}
 	return &p2c{name: name, seed: c.Seed, salt: c.Salt, choices: c.Choices, replace: c.Replacement, cost: cost, win: newAperture(c)}
 }
 
