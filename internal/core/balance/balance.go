@@ -73,7 +73,7 @@ type Config struct {
 	// 0: Finagle's rule (free while idle, a huge penalty while busy). The
 	// other algorithms ignore it.
 	DefaultRTT    time.Duration
-	Replacement   bool    // p2c family (the others ignore it): draw the choices independently, so they may repeat (replacement.go); not with Aperture
+	Replacement   bool    // p2c family (the others ignore it): draw the choices independently, so they may repeat (replacement.go); an Aperture's window draws distinct choices whatever it says
 	VNodes        int     // ring-hash/ring-hash-bounded virtual nodes per server, default 100
 	Epsilon       float64 // ring-hash-bounded, default 0.25, must be > 0
 	MaglevSize    int     // maglev table size, default 65537 (must be prime)
@@ -185,9 +185,6 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.DefaultRTT < 0 {
 		return c, fmt.Errorf("balance: DefaultRTT is %v, must be >= 0 (0 = Finagle's rule)", c.DefaultRTT)
-	}
-	if c.Replacement && c.Aperture > 0 {
-		return c, fmt.Errorf("balance: Replacement draws from the whole fleet: it does not go with Aperture (%d)", c.Aperture)
 	}
 	if c.Peers < 0 || c.Peer < 0 || c.Peer >= max(c.Peers, 1) {
 		return c, fmt.Errorf("balance: Peer is %d of Peers %d, must be in [0, Peers)", c.Peer, c.Peers)

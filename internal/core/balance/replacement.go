@@ -9,7 +9,8 @@ import "github.com/lblab/lblab/internal/rng"
 // and 14859, fixed by pull request 29873): with 2 members both choices are
 // the same one half of the time, so the busier member is picked a quarter
 // of the time, where distinct draws (drawDistinct) never pick it. It
-// returns how many it drew: len(out), or 0 when no member is eligible.
+// returns how many it drew: len(out), or 0 when no member is eligible. An
+// aperture's window (aperture.go) draws distinct choices instead.
 //
 // Choice d draws rng.Hash(seed, seq, salt^drawConst(d, t)) at try t, as
 // drawDistinct does, with maxTries redraws on an ineligible member and then

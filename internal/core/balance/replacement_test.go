@@ -39,8 +39,17 @@ func TestReplacementPicksTheBusierOfTwoAQuarterOfTheTime(t *testing.T) {
 	}
 }
 
-func TestReplacementIsNotForAnAperture(t *testing.T) {
-	if _, err := New(Config{Name: "p2c", Replacement: true, Aperture: 2, Peers: 2}); err == nil {
-		t.Error("New took Replacement with an Aperture")
+// An aperture draws distinct choices from its window whatever Replacement
+// says (a client-side aperture with the tier's replacement): with a window
+// of both members the busier is never picked.
+func TestReplacementGivesWayToAnAperture(t *testing.T) {
+	a := mustNew(t, Config{Name: "p2c", Seed: 3, Replacement: true, Aperture: 2, Peers: 1})
+	a.Update([]Server{{Name: "idle"}, {Name: "busy"}})
+	v := newView(2, load.Local)
+	v.tb.Sent(0, 1)
+	for seq := uint64(0); seq < 1000; seq++ {
+		if a.Pick(0, Request{Seq: seq}, v) == 1 {
+			t.Fatalf("seq %d: picked the busier member through an aperture", seq)
+		}
 	}
 }
