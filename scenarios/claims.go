@@ -121,6 +121,15 @@ func (f *facts) at(i int) float64 {
 	return f.lab.Events[i].At.Seconds()
 }
 
+// until is the instant (s) the script's i-th event ends: At + For (At for
+// an event that is not time-boxed).
+func (f *facts) until(i int) float64 {
+	if i >= len(f.lab.Events) {
+		return f.at(i)
+	}
+	return (f.lab.Events[i].At + f.lab.Events[i].For).Seconds()
+}
+
 // end is the run's length (s).
 func (f *facts) end() float64 { return f.rep.DurationS }
 

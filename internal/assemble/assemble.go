@@ -87,9 +87,9 @@ func TierConfig(lab *labfile.Lab, index int) policy.BalancerConfig {
 	salt := uint64(index) + 1
 	cfg := policy.BalancerConfig{
 		Algorithm: balance.Config{Name: b.Algorithm, Seed: lab.Seed, Salt: salt, Choices: b.Choices,
-			VNodes: b.VNodes, Epsilon: b.Epsilon, Aperture: b.Aperture, ApertureLoad: b.ApertureLoad,
+			Replacement: b.Replacement, DefaultRTT: b.DefaultRTT, VNodes: b.VNodes, Epsilon: b.Epsilon, Aperture: b.Aperture, ApertureLoad: b.ApertureLoad,
 			Peer: index, Peers: max(b.Count, index+1)},
-		Load: load.Local, Decay: b.Decay, Timeout: b.Timeout, Subset: b.Subset, Seed: lab.Seed, Salt: salt,
+		Load: load.Local, Decay: b.Decay, FailurePenalty: b.FailurePenalty, Timeout: b.Timeout, Subset: b.Subset, Seed: lab.Seed, Salt: salt,
 	}
 	if b.Load == labfile.SharedLoad {
 		cfg.Load = load.Shared
@@ -221,7 +221,7 @@ func ClientConfig(lab *labfile.Lab) (client.Config, error) {
 	}
 	cfg := client.Config{Policy: pol, Stream: s, Users: users, UsersProfile: usersProfile, StopAt: clock.Instant(lab.Duration),
 		HashClient: lab.Balancers.HashOn == labfile.HashClient, WorkAtServer: lab.Clients.WorkAt == labfile.WorkAtServer,
-		Tier: lab.Balancers.Count, Sticky: lab.Clients.Sticky, Net: Network(lab)}
+		Tier: lab.Balancers.Count, Sticky: lab.Clients.Sticky, StickyAge: lab.Clients.StickyAge, RetryOther: lab.Clients.RetryOther, Net: Network(lab)}
 	if cc, ok := Conns(lab); ok {
 		cfg.Conns = &cc
 	}

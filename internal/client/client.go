@@ -66,6 +66,14 @@ type Config struct {
 	// a row an owner (Attempt.Owner) sends to the server it picked; 0 = a
 	// pick per attempt (sticky.go).
 	Sticky int
+	// StickyAge, with Sticky, also ends a run once it is this old, within
+	// 10% (a maximum connection age); 0 = runs end by count only.
+	StickyAge time.Duration
+	// RetryOther, when the clients balance themselves, makes a retry avoid
+	// the server of the request's previous attempt if another is eligible
+	// (Envoy's previous_hosts retry predicate); false: a retry picks as
+	// any attempt does and may land on the server it just failed on.
+	RetryOther bool
 	// Conns, when set, models the clients' connections (to their balancer,
 	// or to the servers they pick): which attempts pay a handshake and
 	// which wait for a connection (conns.go). Net is the hop model a
@@ -87,6 +95,10 @@ type Call struct {
 	Req  workload.Request
 	User int32         // closed-loop user, -1 for open loop
 	Sent clock.Instant // when its first attempt really left (Attempt.Left)
+	// Last is 1 + the server the clients' own balancer picked for the
+	// call's latest attempt (0: none yet), which a retry avoids with
+	// Config.RetryOther.
+	Last int32
 }
 
 // Attempt is one try of a request. Net is what the driver's transport keeps
@@ -468,7 +480,7 @@ func (rt *Runtime[N]) Policy() *policy.Client { return &rt.policy }
 func (rt *Runtime[N]) Reconfigure(next Config) {
 	rt.policy = next.Policy
 	rt.cfg.HashClient, rt.cfg.WorkAtServer = next.HashClient, next.WorkAtServer
-	rt.cfg.Sticky = next.Sticky
+	rt.cfg.Sticky, rt.cfg.StickyAge, rt.cfg.RetryOther = next.Sticky, next.StickyAge, next.RetryOther
 }
 
 // The runtime is the policy.Driver of its calls: it prepares their attempts
@@ -520,18 +532,26 @@ func (rt *Runtime[N]) Send(now clock.Instant, pc *policy.Call, kind server.Kind,
 }
 
 // pick chooses the server when the clients balance themselves, never the
-// server of a hedge's sibling if another is eligible.
+// server of a hedge's sibling if another is eligible, nor, with RetryOther,
+// the server a retry's request was last sent to.
 func (rt *Runtime[N]) pick(now clock.Instant, a *Attempt[N]) {
 	exclude := -1
 	if s := rt.att.Get(a.Sibling); a.Sibling != 0 && s != nil && s.Ticket.Valid {
 		exclude = s.Ticket.Server
 	}
+	c := rt.calls.Get(a.Call)
+	if a.Kind == server.Retry && rt.cfg.RetryOther && c.Last > 0 {
+		exclude = int(c.Last) - 1
+	}
 	b, req := rt.cfg.Balancers[a.Bal], balance.Request{Seq: a.Pick, Key: a.HashKey}
 	if rt.cfg.Sticky > 0 && a.Kind != server.Hedge {
-		a.Ticket = rt.stickyPick(now, b, req, a.Owner)
-		return
+		a.Ticket = rt.stickyPick(now, b, req, a.Owner, exclude)
+	} else {
+		a.Ticket = b.Pick(now, req, exclude)
 	}
-	a.Ticket = b.Pick(now, req, exclude)
+	if a.Ticket.Valid {
+		c.Last = int32(a.Ticket.Server) + 1
+	}
 }
 
 // Cancel withdraws attempt h (a hedge's loser) through the transport.

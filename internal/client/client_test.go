@@ -277,3 +277,34 @@ func TestRequestLog(t *testing.T) {
 		t.Errorf("run ended at %v", log.end)
 	}
 }
+
+// Clients that balance themselves with ring hash send every attempt of a
+// key to its owner, the retry too, so a retry lands on the server that just
+// failed it (ingress-nginx issue 6632); with RetryOther it goes elsewhere,
+// and the next request of the key goes back to the owner.
+func TestRetryOtherAvoidsThePreviousServer(t *testing.T) {
+	servers := []balance.Server{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}, {Name: "e"}}
+	for _, other := range []bool{false, true} {
+		b, err := policy.NewBalancer(policy.BalancerConfig{Algorithm: balance.Config{Name: "ring-hash", Seed: 1}, Load: load.Local}, servers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := &net{}
+		rt := New[tag](Config{Policy: policy.Client{Cfg: policy.ClientConfig{Retries: 1, Backoff: retry.Backoff{Base: 10 * time.Millisecond}}},
+			Stream: stream(t, 0), StopAt: clock.Never, Balancers: []*policy.Balancer{b}, RetryOther: other}, n)
+		rt.Begin(0, req(9, 0), -1)
+		owner := rt.Attempt(n.sent[0]).Ticket.Server
+		rt.Answer(5*ms, n.sent[0], policy.Error, Reply{})
+		rt.Release(n.sent[0])
+		tm := n.last(t, Retry)
+		rt.Fire(tm.at, tm.t)
+		if got := rt.Attempt(n.sent[1]).Ticket.Server; (got == owner) == other {
+			t.Errorf("retry_other %v: the first attempt went to %d, the retry to %d", other, owner, got)
+		}
+		rt.Answer(30*ms, n.sent[1], policy.OK, Reply{})
+		rt.Begin(40*ms, req(9, 0), -1) // the same key again: a first attempt, to the owner
+		if got := rt.Attempt(n.sent[2]).Ticket.Server; got != owner {
+			t.Errorf("retry_other %v: the key's next request went to %d, its owner is %d", other, got, owner)
+		}
+	}
+}

@@ -170,3 +170,44 @@ func fill(rt *Runtime[tag]) report.Run {
 	rt.Rec.Fill(&run, 0)
 	return run
 }
+
+// A run that sticks for good (balancing per connection) never picks again;
+// with StickyAge 100 ms it picks again once the run is 90 to 110 ms old,
+// whatever its count.
+func TestStickyAgeEndsARun(t *testing.T) {
+	servers := []balance.Server{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}, {Name: "e"}}
+	for _, age := range []time.Duration{0, 100 * time.Millisecond} {
+		b, err := policy.NewBalancer(policy.BalancerConfig{Algorithm: balance.Config{Name: "round-robin"}, Load: load.Local}, servers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := &net{}
+		rt := New[tag](Config{Stream: stream(t, 0), StopAt: clock.Never, Balancers: []*policy.Balancer{b}, Sticky: 1000000, StickyAge: age}, n)
+		var changes []clock.Instant
+		last := -1
+		for i := range 1000 { // one request a millisecond for a second
+			at := clock.Instant(i) * ms
+			rt.Begin(at, req(uint64(i), 0), -1)
+			s := rt.Attempt(n.sent[i]).Ticket.Server
+			rt.Answer(at, n.sent[i], policy.OK, Reply{})
+			if s != last {
+				changes = append(changes, at)
+				last = s
+			}
+		}
+		if age == 0 {
+			if len(changes) != 1 {
+				t.Errorf("sticking for good: the client changed server at %v", changes)
+			}
+			continue
+		}
+		if len(changes) < 9 || len(changes) > 12 {
+			t.Fatalf("age %v: %d runs in a second (%v), want about 10", age, len(changes), changes)
+		}
+		for k := 1; k < len(changes); k++ {
+			if d := changes[k].Sub(changes[k-1]); d < 90*time.Millisecond || d > 111*time.Millisecond {
+				t.Errorf("age %v: a run lasted %v, want 90 to 110 ms", age, d)
+			}
+		}
+	}
+}

@@ -31,6 +31,8 @@ func balancerKnobs(b *Balancers) []knob {
 		ranged(p+"vnodes", &b.VNodes, balance.DefaultVNodes, Bounds.VNodes),
 		ranged(p+"epsilon", &b.Epsilon, balance.DefaultEpsilon, Bounds.Epsilon),
 		ranged(p+"decay", &b.Decay, load.DefaultDecay, Bounds.Decay),
+		ranged(p+"failure_penalty", &b.FailurePenalty, 0, Bounds.Timeout),
+		ranged(p+"default_rtt", &b.DefaultRTT, 0, Bounds.Timeout),
 
 		ranged(p+"breaker.window", &b.Breaker.Window, 20, Bounds.Window),
 		ranged(p+"breaker.threshold", &b.Breaker.Threshold, 0.5, Bounds.Threshold),
@@ -39,6 +41,11 @@ func balancerKnobs(b *Balancers) []knob {
 
 		// aperture and aperture_load (default 0): checked with the clients' (validateAperture)
 		rule(func(r *reporter) { validateAperture("balancers", b.Algorithm, b.Aperture, b.Subset, b.ApertureLoad, r) }),
+		rule(func(r *reporter) {
+			if b.Replacement && b.Aperture > 0 {
+				r.add(p+"replacement", "draws from the whole fleet: it does not go with balancers.aperture (%d)", b.Aperture)
+			}
+		}),
 
 		ranged(p+"outlier.consecutive_failures", &o.ConsecutiveFailures, 5, Bounds.ConsecutiveFailures),
 		ranged(p+"outlier.interval", &o.Interval, time.Second, Bounds.OutlierInterval),

@@ -99,8 +99,10 @@ type Clients struct {
 	// ApertureLoad sizes the aperture to keep about this many outstanding
 	// requests per server of the window (aperture is then the smallest); 0 = fixed
 	ApertureLoad float64       `yaml:"aperture_load"`
-	Refresh      time.Duration `yaml:"refresh"` // client-side: how often shared load reports arrive; 0 = from responses only
-	Sticky       int           `yaml:"sticky"`  // client-side: a client (closed loop: a user) sends this many requests in a row to the server it picked; 0 = a pick per attempt
+	Refresh      time.Duration `yaml:"refresh"`     // client-side: how often shared load reports arrive; 0 = from responses only
+	Sticky       int           `yaml:"sticky"`      // client-side: a client (closed loop: a user) sends this many requests in a row to the server it picked; 0 = a pick per attempt
+	StickyAge    time.Duration `yaml:"sticky_age"`  // with sticky: a run also ends once it is this old, within 10% (a maximum connection age); 0 = by count only
+	RetryOther   bool          `yaml:"retry_other"` // client-side: a retry avoids the server its request was last sent to, if another is eligible; default false
 }
 
 // Backoff is the wait before retry i: base x 2^(i-1), capped at 10 s.
@@ -120,16 +122,25 @@ type Balancers struct {
 	Aperture  int           `yaml:"aperture"`  // p2c family: each balancer draws from a window of about this many servers of a ring shared by all balancers; 0 = off
 	// ApertureLoad sizes the aperture to keep about this many outstanding
 	// requests per server of the window (aperture is then the smallest); 0 = fixed
-	ApertureLoad float64       `yaml:"aperture_load"`
-	Choices      int           `yaml:"choices"` // random choices for p2c-family; default 2
-	HashOn       HashOn        `yaml:"hash_on"` // key | client; default key
-	VNodes       int           `yaml:"vnodes"`  // ring-hash virtual nodes per server; default 100
-	Epsilon      float64       `yaml:"epsilon"` // ring-hash-bounded; default 0.25
-	Decay        time.Duration `yaml:"decay"`   // EWMA decay time; default 1s
-	Breaker      Breaker       `yaml:"breaker"`
-	Outlier      Outlier       `yaml:"outlier"`
-	SlowStart    SlowStart     `yaml:"slow_start"`
-	Health       Health        `yaml:"health"`
+	ApertureLoad float64 `yaml:"aperture_load"`
+	Choices      int     `yaml:"choices"` // random choices for p2c-family; default 2
+	// Replacement draws the p2c family's choices with replacement (they may
+	// be the same server, as Envoy's least-request did); default false
+	Replacement bool `yaml:"replacement"`
+	// FailurePenalty: a failed answer enters the latency averages as at
+	// least this long, so a server failing fast does not look fast; 0 = as it came
+	FailurePenalty time.Duration `yaml:"failure_penalty"`
+	// DefaultRTT is the latency p2c-latency-load and p2c-peak-ewma assume
+	// for a server no answer has come back from; 0 = free while idle
+	DefaultRTT time.Duration `yaml:"default_rtt"`
+	HashOn     HashOn        `yaml:"hash_on"` // key | client; default key
+	VNodes     int           `yaml:"vnodes"`  // ring-hash virtual nodes per server; default 100
+	Epsilon    float64       `yaml:"epsilon"` // ring-hash-bounded; default 0.25
+	Decay      time.Duration `yaml:"decay"`   // EWMA decay time; default 1s
+	Breaker    Breaker       `yaml:"breaker"`
+	Outlier    Outlier       `yaml:"outlier"`
+	SlowStart  SlowStart     `yaml:"slow_start"`
+	Health     Health        `yaml:"health"`
 }
 
 // Breaker is the per-server circuit breaker at each balancer.

@@ -92,6 +92,14 @@ func validateClients(c *Clients, r *reporter) {
 	} else {
 		check(r, "clients.sticky", Bounds.Sticky, c.Sticky)
 	}
+	if c.RetryOther && c.Algorithm == "" {
+		r.add("clients.retry_other", "is for clients that balance themselves: set clients.algorithm too")
+	}
+	if c.StickyAge != 0 && c.Sticky == 0 {
+		r.add("clients.sticky_age", "ends the runs of clients.sticky: set clients.sticky too (got sticky_age %v)", c.StickyAge)
+	} else {
+		check(r, "clients.sticky_age", Bounds.Timeout, c.StickyAge)
+	}
 }
 
 // validateConnections checks the connection model's settings (network.*).

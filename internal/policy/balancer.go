@@ -16,14 +16,17 @@ import (
 type BalancerConfig struct {
 	Algorithm balance.Config
 	Load      load.Mode
-	Decay     time.Duration     // EWMA decay of the load table
-	Timeout   time.Duration     // per-attempt timeout (504); 0 = none
-	Breaker   *breaker.Config   // nil = no breakers
-	Outlier   *outlier.Config   // nil = no outlier ejection
-	SlowStart *slowstart.Config // nil = no slow start
-	Subset    int               // servers this balancer uses; 0 = all
-	Seed      uint64            // subset draw
-	Salt      uint64            // distinguishes balancers sharing a seed
+	Decay     time.Duration // EWMA decay of the load table
+	// FailurePenalty is the load table's Penalty: a failed answer counts as
+	// at least this long in the latency averages; 0 = as it came
+	FailurePenalty time.Duration
+	Timeout        time.Duration     // per-attempt timeout (504); 0 = none
+	Breaker        *breaker.Config   // nil = no breakers
+	Outlier        *outlier.Config   // nil = no outlier ejection
+	SlowStart      *slowstart.Config // nil = no slow start
+	Subset         int               // servers this balancer uses; 0 = all
+	Seed           uint64            // subset draw
+	Salt           uint64            // distinguishes balancers sharing a seed
 }
 
 // Ticket is one pick; hand it back to Done with the attempt's result.
@@ -80,6 +83,7 @@ func NewBalancer(cfg BalancerConfig, servers []balance.Server) (*Balancer, error
 		}
 	}
 	b := &Balancer{cfg: cfg, algo: algo, loads: load.NewTable(0, cfg.Load, cfg.Decay)}
+	b.loads.Penalty = cfg.FailurePenalty
 	if err := b.setOutlier(cfg.Outlier); err != nil {
 		return nil, err
 	}
@@ -235,7 +239,11 @@ func (b *Balancer) Done(now clock.Instant, t Ticket, r Result, rtt time.Duration
 		}
 		return
 	}
-	b.loads.Done(now, t.Server, rtt)
+	if r == OK {
+		b.loads.Done(now, t.Server, rtt)
+	} else {
+		b.loads.Failed(now, t.Server, rtt)
+	}
 	if br != nil {
 		br.Done(now, r == OK, t.Probe)
 	}
@@ -290,6 +298,7 @@ func (b *Balancer) Reconfigure(cfg BalancerConfig) error {
 		b.loads = load.NewTable(len(b.servers), cfg.Load, cfg.Decay)
 		b.gen++
 	}
+	b.cfg.FailurePenalty, b.loads.Penalty = cfg.FailurePenalty, cfg.FailurePenalty
 	b.cfg.Algorithm, b.algo = cfg.Algorithm, algo
 	if cfg.Subset != old.Subset || cfg.Seed != old.Seed || cfg.Salt != old.Salt {
 		b.cfg.Subset, b.cfg.Seed, b.cfg.Salt = cfg.Subset, cfg.Seed, cfg.Salt

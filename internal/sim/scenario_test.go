@@ -143,6 +143,34 @@ func TestScenarioSlowStart(t *testing.T) { compareScenario(t, "slow-start") }
 
 func TestScenarioBallsBins(t *testing.T) { compareScenario(t, "balls-bins") }
 
+// p2c-replacement: choices drawn with replacement pile onto the slow one of
+// two servers; distinct draws do not (envoyproxy/envoy#11004).
+func TestScenarioP2CReplacement(t *testing.T) { compareScenario(t, "p2c-replacement") }
+
+// ewma-fast-failure: a fast-failing server looks fast to peak EWMA and
+// sinks traffic; a failure penalty makes it look slow (ingress-nginx#5540).
+func TestScenarioEWMAFastFailure(t *testing.T) { compareScenario(t, "ewma-fast-failure") }
+
+// grpc-scale-up: clients that balance per connection leave added servers
+// idle; a maximum connection age spreads them (elixir-grpc/grpc#355).
+func TestScenarioGRPCScaleUp(t *testing.T) { compareScenario(t, "grpc-scale-up") }
+
+// retry-same-host: a retry lands on the server that just failed it unless
+// it avoids the previous host (ingress-nginx#6632).
+func TestScenarioRetrySameHost(t *testing.T) { compareScenario(t, "retry-same-host") }
+
+// ewma-new-endpoint: a default RTT far above the real latencies keeps a
+// new server out of every pair (tower-rs/tower#134).
+// On the lab's seed no old server's estimate ever passes the 1 s default:
+// the new server gets nothing at all (the claims allow a little, as on seed
+// 19, and live).
+func TestScenarioEWMANewEndpoint(t *testing.T) {
+	rep := compareScenario(t, "ewma-new-endpoint")
+	if s := share(t, runOf(t, rep, "default-rtt-1s"), "s4"); s != 0 {
+		t.Errorf("default-rtt-1s sent the new server %.4f, want nothing on seed 1", s)
+	}
+}
+
 func TestScenarioPlayground(t *testing.T) {
 	rep := compareScenario(t, "playground")
 	if r := rep.Runs[0]; r.Goodput < 0.999 || r.Requests < 3800 {

@@ -334,8 +334,14 @@ func (g *gen) clientSide(m *Map) {
 	if g.coin("client-refresh", 0.5) {
 		m.Set("refresh", g.ms(20, 500))
 	}
+	if g.coin("retry-other", 0.3) {
+		m.Set("retry_other", true)
+	}
 	if g.coin("sticky", 0.3) {
 		m.Set("sticky", g.intIn(2, 20))
+		if g.coin("sticky-age", 0.3) {
+			m.Set("sticky_age", g.ms(10, 2000))
+		}
 	}
 }
 
@@ -652,7 +658,7 @@ func (g *gen) constrained(lab Map, duration time.Duration, capacity float64, ser
 			if load > 0 {
 				sec.Set("aperture_load", load)
 			}
-			sec = without(sec, "subset")
+			sec = without(without(sec, "subset"), "replacement") // an aperture draws from its window, not with replacement
 			m.Set(section, sec)
 		})
 	}

@@ -160,9 +160,12 @@ func (a *aperture) draw(v View, seed, seq, salt uint64, out []int) int {
 
 // choose fills out with random choices: from the window when there is one,
 // else uniformly among all eligible members (drawDistinct).
-func choose(win *aperture, v View, seed, seq, salt uint64, out []int) int {
-	if win != nil {
+func choose(win *aperture, replace bool, v View, seed, seq, salt uint64, out []int) int {
+	switch {
+	case win != nil:
 		return win.draw(v, seed, seq, salt, out)
+	case replace:
+		return drawWithReplacement(v, seed, seq, salt, out)
 	}
 	return drawDistinct(v, seed, seq, salt, out)
 }

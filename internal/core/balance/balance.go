@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/load"
@@ -64,9 +65,15 @@ type Hasher interface {
 
 // Config chooses and tunes an algorithm. Zero values take the defaults.
 type Config struct {
-	Name          string  // one of Names
-	Seed, Salt    uint64  // draws are rng.Hash(Seed, req.Seq, Salt ^ per-draw constant)
-	Choices       int     // p2c family: random choices, default 2 (1 = random, 3 allowed)
+	Name       string // one of Names
+	Seed, Salt uint64 // draws are rng.Hash(Seed, req.Seq, Salt ^ per-draw constant)
+	Choices    int    // p2c family: random choices, default 2 (1 = random, 3 allowed)
+	// DefaultRTT, when > 0, is the latency p2c-latency-load and
+	// p2c-peak-ewma assume for a member with no answer yet (defaultrtt.go);
+	// 0: Finagle's rule (free while idle, a huge penalty while busy). The
+	// other algorithms ignore it.
+	DefaultRTT    time.Duration
+	Replacement   bool    // p2c family (the others ignore it): draw the choices independently, so they may repeat (replacement.go); an Aperture's window draws distinct choices whatever it says
 	VNodes        int     // ring-hash/ring-hash-bounded virtual nodes per server, default 100
 	Epsilon       float64 // ring-hash-bounded, default 0.25, must be > 0
 	MaglevSize    int     // maglev table size, default 65537 (must be prime)
@@ -175,6 +182,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ApertureLoad > 0 && c.Aperture == 0 {
 		return c, fmt.Errorf("balance: ApertureLoad sizes an aperture: set Aperture (the smallest window) too")
+	}
+	if c.DefaultRTT < 0 {
+		return c, fmt.Errorf("balance: DefaultRTT is %v, must be >= 0 (0 = Finagle's rule)", c.DefaultRTT)
 	}
 	if c.Peers < 0 || c.Peer < 0 || c.Peer >= max(c.Peers, 1) {
 		return c, fmt.Errorf("balance: Peer is %d of Peers %d, must be in [0, Peers)", c.Peer, c.Peers)

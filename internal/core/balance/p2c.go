@@ -12,7 +12,9 @@ import "github.com/lblab/lblab/internal/clock"
 // DistributorT): p2c compares Outstanding, p2c-latency-load and
 // p2c-peak-ewma are the same rule with another cost (see their files).
 // Draws are rng.Hash(Seed, req.Seq, Salt^c) with one constant per choice and
-// redraw, so the choices are always different members. With Config.Aperture
+// redraw, so the choices are always different members (with
+// Config.Replacement they are drawn independently and may repeat, as
+// Envoy's least-request balancer drew them: replacement.go). With Config.Aperture
 // the choices come from this balancer's window of the servers (aperture.go).
 //
 // Not safe for concurrent use; the driver serializes calls.
@@ -20,6 +22,7 @@ type p2c struct {
 	name       string
 	seed, salt uint64
 	choices    int
+	replace    bool // Config.Replacement: choices drawn with replacement (replacement.go)
 	cost       costFunc
 	win        *aperture // nil: choices from all members
 }
@@ -27,7 +30,10 @@ type p2c struct {
 func newP2C(c Config) Algorithm { return newP2CWith(c, "p2c", outstandingCost) }
 
 func newP2CWith(c Config, name string, cost costFunc) *p2c {
-	return &p2c{name: name, seed: c.Seed, salt: c.Salt, choices: c.Choices, cost: cost, win: newAperture(c)}
+	if c.DefaultRTT > 0 && name != "p2c" {
+		cost = withDefaultRTT(cost, c.DefaultRTT) // defaultrtt.go
+	}
+	return &p2c{name: name, seed: c.Seed, salt: c.Salt, choices: c.Choices, replace: c.Replacement, cost: cost, win: newAperture(c)}
 }
 
 func (p *p2c) Name() string { return p.name }
@@ -40,7 +46,7 @@ func (p *p2c) Update(servers []Server) {
 
 func (p *p2c) Pick(now clock.Instant, req Request, v View) int {
 	var buf [MaxChoices]int
-	got := choose(p.win, v, p.seed, req.Seq, p.salt, buf[:p.choices])
+	got := choose(p.win, p.replace, v, p.seed, req.Seq, p.salt, buf[:p.choices])
 	if got == 0 {
 		return -1
 	}

@@ -32,11 +32,12 @@ import (
 type p2cStale struct {
 	seed, salt uint64
 	choices    int
+	replace    bool      // Config.Replacement
 	win        *aperture // nil: choices from all members
 }
 
 func newP2CStale(c Config) Algorithm {
-	return &p2cStale{seed: c.Seed, salt: c.Salt, choices: c.Choices, win: newAperture(c)}
+	return &p2cStale{seed: c.Seed, salt: c.Salt, choices: c.Choices, replace: c.Replacement, win: newAperture(c)}
 }
 
 func (p *p2cStale) Name() string { return "p2c-stale" }
@@ -49,7 +50,7 @@ func (p *p2cStale) Update(servers []Server) {
 
 func (p *p2cStale) Pick(now clock.Instant, req Request, v View) int {
 	var buf [MaxChoices]int
-	got := choose(p.win, v, p.seed, req.Seq, p.salt, buf[:p.choices])
+	got := choose(p.win, p.replace, v, p.seed, req.Seq, p.salt, buf[:p.choices])
 	if got <= 1 {
 		if got == 0 {
 			return -1
@@ -59,7 +60,7 @@ func (p *p2cStale) Pick(now clock.Instant, req Request, v View) int {
 	cand := buf[:got]
 	if rng.HashFloat(p.seed, req.Seq, p.salt^saltStale) < randomShare(now, v, cand) {
 		var out [1]int
-		choose(p.win, v, p.seed, req.Seq, p.salt^saltStaleDraw, out[:])
+		choose(p.win, p.replace, v, p.seed, req.Seq, p.salt^saltStaleDraw, out[:])
 		return out[0]
 	}
 	best := cand[0]

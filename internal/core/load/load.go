@@ -59,9 +59,12 @@ type Stat struct {
 //
 // Not safe for concurrent use; the driver serializes calls.
 type Table struct {
-	Mode  Mode
-	Stats []Stat
-	decay time.Duration
+	Mode Mode
+	// Penalty is the least time a failed answer counts as in the latency
+	// averages (Failed); 0: as it came.
+	Penalty time.Duration
+	Stats   []Stat
+	decay   time.Duration
 }
 
 // NewTable returns a table of n empty entries. decay is the time constant tau
@@ -143,6 +146,17 @@ func (t *Table) Done(now clock.Instant, i int, rtt time.Duration) {
 	}
 	x := float64(max(rtt, 0))
 	stats.ObservePair(&s.Latency, &s.Peak, now, x)
+}
+
+// Failed records that server i answered at now with a failure after rtt:
+// as Done, with rtt raised to Penalty. Without a penalty a server that
+// answers errors fast looks fast to a latency-aware balancer and draws the
+// traffic (ingress-nginx issue 5540: its EWMA balancer scored a failed
+// request by its short time); with one, each failure makes the server look
+// at least Penalty slow, a success-aware cost in the spirit of ingress-nginx
+// pull request 9882, which weighs the score by the success rate.
+func (t *Table) Failed(now clock.Instant, i int, rtt time.Duration) {
+	t.Done(now, i, max(rtt, t.Penalty))
 }
 
 // Report records server i's load report taken at now: queued requests and

@@ -119,3 +119,23 @@ func TestModeString(t *testing.T) {
 		t.Fatal("Mode.String")
 	}
 }
+
+// A failure answered in 1 ms makes a server look fast unless the table has
+// a penalty (ingress-nginx issue 5540); with one it looks at least that
+// slow in both averages, and a success is folded in as it came.
+func TestFailedCountsAtLeastThePenalty(t *testing.T) {
+	for _, penalty := range []time.Duration{0, time.Second} {
+		tb := NewTable(2, Local, 0)
+		tb.Penalty = penalty
+		tb.Sent(at(0), 0)
+		tb.Failed(at(5), 0, time.Millisecond)
+		want := float64(max(time.Millisecond, penalty))
+		if s := tb.Stats[0]; s.Latency.Value() != want || s.Peak.Value() != want || s.Outstanding != 0 {
+			t.Errorf("penalty %v: after a 1 ms failure latency %g, peak %g, outstanding %d; want %g and 0", penalty, s.Latency.Value(), s.Peak.Value(), s.Outstanding, want)
+		}
+		tb.Done(at(5), 1, time.Millisecond)
+		if got := tb.Stats[1].Latency.Value(); got != float64(time.Millisecond) {
+			t.Errorf("penalty %v: a 1 ms success counts as %g", penalty, got)
+		}
+	}
+}
