@@ -1,7 +1,9 @@
 package watch
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -9,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -544,4 +547,116 @@ func TestWatchPageDemoLoopsUntilTouched(t *testing.T) {
 	if p.Demo || p.Loops != loops || !p.Ended {
 		t.Errorf("after the touch: %+v, want the run ended and no more loops", p)
 	}
+}
+
+// TestWatchPageFollowsRequests: at 4 requests/s every request is a dot.
+// Before a request starts there is none of it; 2 ms after its start it is
+// on the wire to the balancer; once there it sits in the server lab sim's
+// export says answered it; clicked, it tells its story (the server, its
+// queue and service times); after its end its dot is gone and the story
+// ends with the outcome and latency of lab sim's export.
+func TestWatchPageFollowsRequests(t *testing.T) {
+	l, err := labfile.Parse("follow.yaml", []byte(`
+name: follow
+seed: 5
+duration: 10s
+clients: {rate: 4, work: {dist: constant, mean: 150ms}}
+balancers: {algorithm: round-robin}
+servers: [{count: 2, workers: 1}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// lab sim --out: each request's start, latency and server.
+	var csvOut bytes.Buffer
+	out := report.NewRequestsCSV(&csvOut)
+	if _, err := sim.Run(l, sim.Options{Logs: out.Run}); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&csvOut).ReadAll()
+	if err != nil || len(rows) < 20 {
+		t.Fatalf("lab sim's export: %d rows, %v", len(rows), err)
+	}
+	var row []string // the first request that starts after 2 s
+	for _, r := range rows[1:] {
+		if v, _ := strconv.ParseFloat(r[4], 64); v > 2000 {
+			row = r
+			break
+		}
+	}
+	seq, startMs, latMs, server := row[1], mustFloat(t, row[4]), mustFloat(t, row[6]), row[9]
+
+	ctx := chromium(t)
+	base := startWatchLab(t, l, "", "", true)
+	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('virtual') && document.querySelectorAll('#diagram .server').length === 2`)
+	seek := func(at float64) {
+		do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`fetch('/api/playback', {method: 'POST', body: JSON.stringify({seek_s: %.3f})})`, at)))
+		waitJS(t, ctx, 20*time.Second, fmt.Sprintf(`Math.abs(Number(document.querySelector('#diagram .trips').dataset.t) - %.3f) < 1e-6`, at))
+	}
+	dot := fmt.Sprintf(`document.querySelector('#diagram .trips .trip[data-seq="%s"]:not(.ended)')`, seq)
+	stage := fmt.Sprintf(`(() => { const d = %s; return d ? d.dataset.stage + ' ' + d.getAttribute('class') : 'none'; })()`, dot)
+
+	seek((startMs - 5) / 1000)
+	if s := evalJS[string](t, ctx, stage); s != "none" {
+		t.Errorf("5 ms before request %s starts its dot is %q", seq, s)
+	}
+	seek((startMs + 2) / 1000)
+	if s := evalJS[string](t, ctx, stage); s != "out trip first" {
+		t.Errorf("2 ms after request %s started its dot is %q, want on its way out, a first attempt", seq, s)
+	}
+	seek((startMs + 12) / 1000) // two 5 ms hops: at its server
+	if s := evalJS[string](t, ctx, stage); s != "server trip first" {
+		t.Fatalf("12 ms after request %s started its dot is %q, want at its server", seq, s)
+	}
+	// on the card (once the move is eased in)
+	waitJS(t, ctx, 5*time.Second, fmt.Sprintf(`(() => { const d = %s.getBoundingClientRect(), c = document.querySelector('#diagram .server[data-name="%s"]').getBoundingClientRect();
+		const x = d.left + d.width / 2, y = d.top + d.height / 2; return x >= c.left && x <= c.right && y >= c.top && y <= c.bottom; })()`, dot, server))
+	shot(t, ctx, "watch-follow-requests")
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](dot+`.dispatchEvent(new MouseEvent('click', {bubbles: true}))`))
+	waitJS(t, ctx, 10*time.Second, `!document.getElementById('story').hidden`)
+	story := evalJS[string](t, ctx, `document.getElementById('story').textContent`)
+	for _, want := range []string{"Request #" + seq, "lb1 picked " + server, "at " + server + " since", "pending"} {
+		if !strings.Contains(story, want) {
+			t.Errorf("the story of request %s during its stay lacks %q:\n%s", seq, want, story)
+		}
+	}
+	shot(t, ctx, "watch-request-story")
+
+	seek((startMs + latMs + 400) / 1000)
+	if s := evalJS[string](t, ctx, stage); s != "none" {
+		t.Errorf("400 ms after request %s ended its dot is %q", seq, s)
+	}
+	story = evalJS[string](t, ctx, `document.getElementById('story').textContent`)
+	for _, want := range []string{server + ": queued", "served 150 ms, ok", "answer back at",
+		fmt.Sprintf("succeeded at %.3f s, after %s", (startMs+latMs)/1000, msText(latMs))} {
+		if !strings.Contains(story, want) {
+			t.Errorf("the story of request %s after its end lacks %q:\n%s", seq, want, story)
+		}
+	}
+}
+
+func mustFloat(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// msText is the page's ms() (web/src/dom.js) for a latency.
+func msText(x float64) string {
+	switch {
+	case x >= 1000:
+		return fmt.Sprintf("%.2f s", x/1000)
+	case x >= 100:
+		return fmt.Sprintf("%.0f ms", x)
+	case x >= 10:
+		return fmt.Sprintf("%.1f ms", x)
+	}
+	return fmt.Sprintf("%.2f ms", x)
 }

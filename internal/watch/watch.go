@@ -127,7 +127,7 @@ func (s *Server) load(l *labfile.Lab, scenario, setting string) error {
 
 // newSession starts a session of l with what a snapshot needs kept.
 func newSession(l *labfile.Lab) (*sim.Session, error) {
-	return sim.NewSession(l, sim.SessionOptions{Frames: lab.SeriesBins + 1, LatencyBins: lab.WindowBins})
+	return sim.NewSession(l, sim.SessionOptions{Frames: lab.SeriesBins + 1, LatencyBins: lab.WindowBins, Trips: followed})
 }
 
 // anchor restarts the playback clock from the virtual instant reached.
@@ -240,8 +240,9 @@ type Playback struct {
 // dashboard's snapshot, marked virtual, with the playback state.
 type snapshot struct {
 	*lab.Snapshot
-	Virtual  bool     `json:"virtual"`
-	Playback Playback `json:"playback"`
+	Virtual  bool       `json:"virtual"`
+	Playback Playback   `json:"playback"`
+	Trips    []tripJSON `json:"trips"` // the followed requests (trips.go)
 }
 
 func (s *Server) playbackLocked() Playback {
@@ -284,7 +285,7 @@ func (s *Server) build() *lab.Snapshot {
 func (s *Server) publishLocked() {
 	snap := s.build()
 	snap.AtUnixMs = time.Now().UnixMilli()
-	data, err := json.Marshal(snapshot{Snapshot: snap, Virtual: true, Playback: s.playbackLocked()})
+	data, err := json.Marshal(snapshot{Snapshot: snap, Virtual: true, Playback: s.playbackLocked(), Trips: trips(s.sess)})
 	if err != nil {
 		s.log.Warn("cannot encode a snapshot", zap.Error(err))
 		return

@@ -11,6 +11,7 @@ import { initLog, renderLog } from './log.js';
 import { initScenarios, renderScenario } from './scenarios.js';
 import { renderPlayback } from './playback.js';
 import { renderCaption } from './captions.js';
+import { initTrips, renderTrips } from './trips.js';
 
 const $ = (id) => document.getElementById(id);
 let last = null;
@@ -26,6 +27,7 @@ function render(snap) {
   renderScenario(snap);
   renderCaption(snap);
   renderDiagram(snap);
+  renderTrips(snap);
   renderCounters(snap);
   renderCharts(snap);
   renderControls(snap);
@@ -44,6 +46,7 @@ function connect() {
 
 function start() {
   initDiagram($('diagram'), (kind, name) => openInspector(kind, name, last));
+  initTrips($('diagram'));
   initCounters($('counters'));
   initCharts($('charts'));
   initControls($('controls'));
