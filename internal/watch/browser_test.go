@@ -660,3 +660,95 @@ func msText(x float64) string {
 	}
 	return fmt.Sprintf("%.2f ms", x)
 }
+
+// TestWatchPageComparesOverSeedsInSmallMultiples: before compare all
+// there is no ranking; on one seed each setting gets a small chart of its
+// p99 per bin, lab sim's series, all on the same axes; over 5 seeds the
+// table shows each p99 with its interval and lab sim --seeds 5's verdicts,
+// in its order.
+func TestWatchPageComparesOverSeedsInSmallMultiples(t *testing.T) {
+	ctx := chromium(t)
+	base := startWatch(t, "rr-slow", true)
+	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('pb-compare') && !!document.getElementById('pb-seeds')`)
+	if evalJS[bool](t, ctx, `!!document.getElementById('compare')`) {
+		t.Fatal("a ranking before compare all")
+	}
+	l, _, err := lab.ScenarioSetting("rr-slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-compare")))
+	waitJS(t, ctx, 60*time.Second, `document.querySelectorAll('#compare-multiples .multiple').length === 6`)
+	var multiples map[string][][]*float64
+	if err := json.Unmarshal([]byte(evalJS[string](t, ctx, `JSON.stringify(Object.fromEntries([...document.querySelectorAll('#compare-multiples .multiple')].map(e => [e.dataset.name, e.querySelector('svg').plotData])))`)), &multiples); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := sim.Compare(l, l.Compare, sim.Options{Series: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Runs {
+		got := multiples[r.Name]
+		want := [][]*float64{
+			column(r.Series, func(b report.Bin) *float64 { v := b.T + 0.25; return &v }),
+			column(r.Series, func(b report.Bin) *float64 {
+				if b.Succeeded == 0 {
+					return nil
+				}
+				v := b.P99
+				return &v
+			})}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("the small multiple of %s is not lab sim's p99 series", r.Name)
+		}
+	}
+	if n := evalJS[int](t, ctx, `new Set([...document.querySelectorAll('#compare-multiples svg')].map(e => e.getAttribute('viewBox'))).size`); n != 1 {
+		t.Errorf("the small multiples have %d different frames, want one", n)
+	}
+	shot(t, ctx, "watch-compare-multiples")
+
+	// Over 5 seeds: lab sim --seeds 5's ranking and verdicts.
+	seeds := []uint64{1, 2, 3, 4, 5}
+	var reps []*report.Report
+	for _, seed := range seeds {
+		sl := l.Clone()
+		sl.Seed = seed
+		r, err := sim.Compare(sl, l.Compare, sim.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps = append(reps, r)
+	}
+	combined, err := report.CombineSeeds(seeds, reps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantOrder, wantVerdicts []string
+	for i, s := range report.Ranked(combined.Seeds.Settings, "p99") {
+		wantOrder = append(wantOrder, s.Name)
+		if i < len(combined.Seeds.Ranking) {
+			v := combined.Seeds.Ranking[i]
+			if v.Distinguishable {
+				wantVerdicts = append(wantVerdicts, fmt.Sprintf("better than %s (%d of %d seeds)", v.Worse, v.Wins, v.Wins+v.Losses))
+			} else {
+				wantVerdicts = append(wantVerdicts, "not told apart from "+v.Worse)
+			}
+		}
+	}
+	wantVerdicts = append(wantVerdicts, "")
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`document.getElementById('pb-seeds').value = '5'`), chromedp.Click(chromedp.CSS("#pb-compare")))
+	waitJS(t, ctx, 60*time.Second, `!!document.querySelector('#compare table.ranking.seeds') && document.querySelectorAll('#compare tbody tr').length === 6`)
+	got := evalJS[[]string](t, ctx, `[...document.querySelectorAll('#compare tbody tr')].map(e => e.dataset.name)`)
+	if !reflect.DeepEqual(got, wantOrder) {
+		t.Errorf("over 5 seeds the page ranks %v, lab sim --seeds 5 %v", got, wantOrder)
+	}
+	verdicts := evalJS[[]string](t, ctx, `[...document.querySelectorAll('#compare tbody td.verdict')].map(e => e.textContent)`)
+	if !reflect.DeepEqual(verdicts, wantVerdicts) {
+		t.Errorf("verdicts %q, lab sim --seeds 5's %q", verdicts, wantVerdicts)
+	}
+	if ci := evalJS[string](t, ctx, `document.querySelector('#compare tbody td.ci').textContent`); !strings.Contains(ci, "[") {
+		t.Errorf("the best p99 %q has no interval", ci)
+	}
+	shot(t, ctx, "watch-compare-seeds")
+}

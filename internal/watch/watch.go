@@ -555,6 +555,8 @@ type CompareRow struct {
 	P50Ms     float64 `json:"p50_ms"`
 	P99Ms     float64 `json:"p99_ms"`
 	Watched   bool    `json:"watched"` // the setting being played
+	// Series is its p99 per bin, for the small multiples (compare.go).
+	Series *compareSeries `json:"series"`
 }
 
 // handleCompare is POST /api/compare ({}): Compare all. The lab as
@@ -564,7 +566,9 @@ type CompareRow struct {
 // table ranks them (by the lab's headline figure, p99 unless it names
 // another).
 func (s *Server) handleCompare(w http.ResponseWriter, req *http.Request) {
-	var body struct{}
+	var body struct {
+		Seeds int `json:"seeds"` // 2 or more: seeds 1 to N, with intervals (compare.go)
+	}
 	if !lab.DecodeBody(w, req, &body) {
 		return
 	}
@@ -582,7 +586,17 @@ func (s *Server) handleCompare(w http.ResponseWriter, req *http.Request) {
 			}
 		}
 	}
-	rep, err := sim.Compare(l, settings, sim.Options{})
+	if body.Seeds != 0 {
+		out, err := compareSeeds(l, settings, watched, body.Seeds)
+		if err != nil {
+			badRequest(w, err.Error())
+			return
+		}
+		out["drills"] = drills
+		lab.WriteJSON(w, 200, out)
+		return
+	}
+	rep, err := sim.Compare(l, settings, sim.Options{Series: true})
 	if err != nil {
 		lab.WriteJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
 		return
@@ -594,7 +608,8 @@ func (s *Server) handleCompare(w http.ResponseWriter, req *http.Request) {
 	rows := []CompareRow{}
 	for i, r := range rep.Ranked() {
 		rows = append(rows, CompareRow{Rank: i + 1, Name: r.Name, Algorithm: r.Algorithm, Requests: r.Requests,
-			Failed: r.Failed, Goodput: r.Goodput, P50Ms: r.Latency.P50, P99Ms: r.Latency.P99, Watched: r.Name == watched})
+			Failed: r.Failed, Goodput: r.Goodput, P50Ms: r.Latency.P50, P99Ms: r.Latency.P99, Watched: r.Name == watched,
+			Series: seriesOf(&r)})
 	}
 	lab.WriteJSON(w, 200, map[string]any{"lab": l.Name, "headline": headline, "drills": drills, "ranking": rows})
 }
