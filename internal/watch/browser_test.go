@@ -752,3 +752,89 @@ func TestWatchPageComparesOverSeedsInSmallMultiples(t *testing.T) {
 	}
 	shot(t, ctx, "watch-compare-seeds")
 }
+
+// wireProblems lists what is wrong with the diagram's wires: a wire
+// that passes over a server card other than at its own end, a server
+// without exactly one wire, a ✕ far from its card or on top of a card.
+const wireProblems = `(() => {
+	const bad = [];
+	const cards = [...document.querySelectorAll('#diagram .server')].map(e => ({name: e.dataset.name, r: e.getBoundingClientRect()}));
+	const svg = document.querySelector('#diagram .wires').getBoundingClientRect();
+	const inside = (r, x, y, m) => x > r.left + m && x < r.right - m && y > r.top + m && y < r.bottom - m;
+	for (const c of cards) {
+		const lines = [...document.querySelectorAll('#diagram .wires line')].filter(l => l.dataset.name === c.name);
+		if (lines.length !== 1) bad.push(c.name + ': ' + lines.length + ' wires');
+	}
+	for (const l of document.querySelectorAll('#diagram .wires line')) {
+		const [x1, y1, x2, y2] = ['x1', 'y1', 'x2', 'y2'].map(k => Number(l.getAttribute(k)));
+		for (let k = 1; k < 40; k++) { // sample the segment, its ends excluded
+			const x = svg.left + x1 + (x2 - x1) * k / 40, y = svg.top + y1 + (y2 - y1) * k / 40;
+			const over = cards.find(c => inside(c.r, x, y, 2));
+			if (over) { bad.push('the wire ' + (l.dataset.name || 'in') + ' passes over ' + over.name); break; }
+		}
+	}
+	for (const x of document.querySelectorAll('#diagram .wires .cross')) {
+		const r = x.getBoundingClientRect(), cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+		const own = cards.find(c => c.name === x.dataset.name);
+		const over = cards.find(c => inside(c.r, cx, cy, 0));
+		if (over) bad.push('the ✕ of ' + x.dataset.name + ' is on ' + over.name);
+		if (!own) { bad.push('a ✕ for ' + x.dataset.name + ', which has no card'); continue; }
+		const dx = Math.max(own.r.left - cx, 0, cx - own.r.right), dy = Math.max(own.r.top - cy, 0, cy - own.r.bottom);
+		if (Math.hypot(dx, dy) > 30) bad.push('the ✕ of ' + x.dataset.name + ' floats ' + Math.round(Math.hypot(dx, dy)) + ' px from its card');
+	}
+	return bad;
+})()`
+
+// overflowProblems lists what does not fit the viewport's width: the
+// page scrolling sideways, a panel wider than its box, a control out of
+// reach.
+const overflowProblems = `(() => {
+	const bad = [], w = document.documentElement.clientWidth;
+	if (document.documentElement.scrollWidth > w + 1) bad.push('the page is ' + document.documentElement.scrollWidth + ' px wide in a ' + w + ' px viewport');
+	for (const p of document.querySelectorAll('.panel, .top, .narration, .caption'))
+		if (p.scrollWidth > p.clientWidth + 1) bad.push((p.className) + ' overflows: ' + p.scrollWidth + ' > ' + p.clientWidth);
+	for (const c of document.querySelectorAll('#controls button, #controls select, #controls input, #playback button, #playback select, #playback input, #picker select, #picker button')) {
+		const r = c.getBoundingClientRect();
+		if (r.width === 0 || r.left < -1 || r.right > w + 1) bad.push((c.id || c.textContent) + ' is out of reach: ' + Math.round(r.left) + ' to ' + Math.round(r.right));
+	}
+	return bad;
+})()`
+
+// TestWatchPageFitsManyServersAndAPhone: with eight servers (s8 killed
+// at 1 s, and out of the picks once the health checks see it) no wire passes over
+// a card and s8's ✕ is next to it, on a desktop and at 390x844, where
+// nothing is wider than the viewport and every control can be reached.
+func TestWatchPageFitsManyServersAndAPhone(t *testing.T) {
+	l, err := labfile.Parse("eight.yaml", []byte(`
+name: eight
+seed: 2
+duration: 10s
+clients: {rate: 200, work: {dist: exponential, mean: 5ms}}
+balancers: {algorithm: least-outstanding, health: {enabled: true, interval: 500ms}}
+servers: [{count: 8, workers: 2}]
+events:
+  - {at: 1s, action: kill, target: s8}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := chromium(t)
+	base := startWatchLab(t, l, "", "", true)
+	check := func(name string, w, h int64) {
+		do(t, ctx, 10*time.Second, chromedp.EmulateViewport(w, h))
+		do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+		waitJS(t, ctx, 30*time.Second, `document.querySelectorAll('#diagram .server').length === 8 && !!document.querySelector('#diagram .wires line')`)
+		do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`fetch('/api/playback', {method: 'POST', body: JSON.stringify({seek_s: 4})})`))
+		waitJS(t, ctx, 20*time.Second, `document.getElementById('pb-seek').value === '4' && document.querySelectorAll('#diagram .wires .cross').length === 1`)
+		time.Sleep(300 * time.Millisecond) // the wires follow the layout
+		if bad := evalJS[[]string](t, ctx, wireProblems); len(bad) > 0 {
+			t.Errorf("%s: the diagram's wires:\n%s", name, strings.Join(bad, "\n"))
+		}
+		if bad := evalJS[[]string](t, ctx, overflowProblems); len(bad) > 0 {
+			t.Errorf("%s: does not fit:\n%s", name, strings.Join(bad, "\n"))
+		}
+		shot(t, ctx, "watch-eight-"+name)
+	}
+	check("desktop", 1400, 1000)
+	check("phone", 390, 844)
+}
