@@ -838,3 +838,44 @@ events:
 	check("desktop", 1400, 1000)
 	check("phone", 390, 844)
 }
+
+// TestWatchPageTicksAreDistinct: in the first seconds the charts' ticks
+// are half a second apart; no axis repeats a label ("1 1 2 2"), then or
+// later.
+func TestWatchPageTicksAreDistinct(t *testing.T) {
+	ctx := chromium(t)
+	base := startWatch(t, "rr-slow", true)
+	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('virtual') && document.querySelectorAll('#diagram .server').length === 5`)
+	for _, at := range []float64{1.5, 2.5, 12} {
+		do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`fetch('/api/playback', {method: 'POST', body: JSON.stringify({seek_s: %g})})`, at)))
+		waitJS(t, ctx, 20*time.Second, fmt.Sprintf(`document.getElementById('pb-seek').value === '%g' && Object.keys(document.getElementById('chart-load').tickLabels || {}).length === 2`, at))
+		time.Sleep(300 * time.Millisecond)
+		var labels map[string]map[string][]string
+		if err := json.Unmarshal([]byte(evalJS[string](t, ctx, `JSON.stringify(Object.fromEntries(['latency', 'load', 'trouble'].map(id => [id, document.getElementById('chart-' + id).tickLabels])))`)), &labels); err != nil {
+			t.Fatal(err)
+		}
+		for chart, axes := range labels {
+			for axis, all := range axes {
+				var ls []string // a log axis leaves some ticks unlabelled
+				for _, l := range all {
+					if l != "" {
+						ls = append(ls, l)
+					}
+				}
+				if len(ls) < 2 {
+					t.Errorf("at %g s the %s chart's %s axis has %d labels", at, chart, axis, len(ls))
+				}
+				for i := 1; i < len(ls); i++ {
+					if ls[i] == ls[i-1] {
+						t.Errorf("at %g s the %s chart's %s axis repeats a label: %q", at, chart, axis, ls)
+						break
+					}
+				}
+			}
+		}
+		if at == 1.5 {
+			shot(t, ctx, "watch-ticks-1.5s")
+		}
+	}
+}
