@@ -8,17 +8,20 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/lab/webui"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
@@ -878,4 +881,94 @@ func TestWatchPageTicksAreDistinct(t *testing.T) {
 			shot(t, ctx, "watch-ticks-1.5s")
 		}
 	}
+}
+
+// TestDashboardStatusSaysWhatDoesNotAnswer drives the page against a
+// stand-in controller that streams live snapshots (a lab watch snapshot
+// without its virtual fields): while every process answers the status is
+// "live"; while the snapshots say no process could be read it says so;
+// when the snapshots stop (the stream stays open) it says the controller
+// is not answering; when they come again it is "live" again.
+func TestDashboardStatusSaysWhatDoesNotAnswer(t *testing.T) {
+	var live map[string]any
+	base := startWatch(t, "rr-slow", true)
+	for i := 0; call(t, "GET", base+"/api/snapshot", nil, &live) != 200; i++ { // the first is published once Serve runs
+		if i == 100 {
+			t.Fatal("no snapshot from lab watch")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, k := range []string{"virtual", "playback", "trips"} {
+		delete(live, k)
+	}
+	live["mode"] = "up"
+	good, err := json.Marshal(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dead map[string]any
+	if err := json.Unmarshal(good, &dead); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range dead["servers"].([]any) {
+		s.(map[string]any)["error"], s.(map[string]any)["backend"] = "connection refused", nil
+	}
+	for _, b := range dead["balancers"].([]any) {
+		b.(map[string]any)["error"] = "connection refused"
+	}
+	dead["clients"].(map[string]any)["error"] = "connection refused"
+	bad, err := json.Marshal(dead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var phase atomic.Int32 // 0 good snapshots, 1 bad ones, 2 none
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/stream", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for {
+			switch phase.Load() {
+			case 0:
+				fmt.Fprintf(w, "data: %s\n\n", good)
+			case 1:
+				fmt.Fprintf(w, "data: %s\n\n", bad)
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(250 * time.Millisecond):
+			}
+		}
+	})
+	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, _ *http.Request) {
+		lab.WriteJSON(w, 404, map[string]any{"error": "not here", "code": 404})
+	})
+	mux.Handle("GET /", webui.Handler())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: mux}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() {
+		c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(c)
+		srv.Close()
+	})
+
+	ctx := chromium(t)
+	const status = `document.getElementById('status').textContent`
+	do(t, ctx, 60*time.Second, chromedp.Navigate("http://"+ln.Addr().String()+"/"))
+	waitJS(t, ctx, 20*time.Second, status+` === 'live' && document.querySelectorAll('#diagram .server').length === 5`)
+	phase.Store(1)
+	waitJS(t, ctx, 10*time.Second, status+` === 'no process answers'`)
+	if title := evalJS[string](t, ctx, `document.getElementById('status').title`); !strings.Contains(title, "s1") || !strings.Contains(title, "loadgen") {
+		t.Errorf("the status's title %q does not name what does not answer", title)
+	}
+	phase.Store(2)
+	waitJS(t, ctx, 10*time.Second, status+`.startsWith('the controller is not answering')`)
+	shot(t, ctx, "dashboard-not-answering")
+	phase.Store(0)
+	waitJS(t, ctx, 10*time.Second, status+` === 'live'`)
 }

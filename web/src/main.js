@@ -12,14 +12,14 @@ import { initScenarios, renderScenario } from './scenarios.js';
 import { renderPlayback } from './playback.js';
 import { renderCaption } from './captions.js';
 import { initTrips, renderTrips } from './trips.js';
+import { renderStatus, streamLost } from './status.js';
 
 const $ = (id) => document.getElementById(id);
 let last = null;
 
 function render(snap) {
   last = snap;
-  setText($('status'), snap.status === 'running' ? 'live' : snap.status);
-  $('status').className = 'status ' + (snap.status === 'running' ? 'ok' : 'wait');
+  renderStatus(snap);
   setText($('clock'), secs(snap.t_s));
   renderPlayback(snap);
   if (snap.virtual) $('status').className = 'status virtual';
@@ -38,10 +38,7 @@ function render(snap) {
 function connect() {
   const es = new EventSource('/api/stream');
   es.onmessage = (e) => render(JSON.parse(e.data));
-  es.onerror = () => {
-    setText($('status'), 'reconnecting…');
-    $('status').className = 'status wait';
-  };
+  es.onerror = () => streamLost();
 }
 
 function start() {
