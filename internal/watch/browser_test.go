@@ -972,3 +972,41 @@ func TestDashboardStatusSaysWhatDoesNotAnswer(t *testing.T) {
 	phase.Store(0)
 	waitJS(t, ctx, 10*time.Second, status+` === 'live'`)
 }
+
+// TestWatchPageShapesServers: s1 runs at speed 1; the speed menu sets it
+// to 2 (twice as fast: the inspector says so and the log has the drill),
+// then to 0.2 (five times slower: SLOWED); the fleet form then rebuilds
+// rr-slow as eight servers of three workers and plays from 0.
+func TestWatchPageShapesServers(t *testing.T) {
+	ctx := chromium(t)
+	base := startWatch(t, "rr-slow", true)
+	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, 30*time.Second, `document.querySelectorAll('#diagram .server').length === 5 && !!document.getElementById('speed-pick') && !document.getElementById('fleet').hidden`)
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`fetch('/api/playback', {method: 'POST', body: JSON.stringify({seek_s: 1})})`))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-seek').value === '1'`)
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#diagram .server[data-name="s1"]`)))
+	const speed = `[...document.querySelectorAll('#inspector dt')].find(e => e.textContent === 'speed').nextElementSibling.textContent`
+	waitJS(t, ctx, 10*time.Second, speed+` === '1 (lab: 1)'`)
+	pick := func(v string) chromedp.Action[chromedp.Void] {
+		return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const s = document.getElementById('insp-speed'); s.value = %q; s.dispatchEvent(new Event('change')); })()`, v))
+	}
+	do(t, ctx, 10*time.Second, pick("2"))
+	waitJS(t, ctx, 10*time.Second, speed+` === '2 (lab: 1)' && [...document.querySelectorAll('#log li')].some(li => li.textContent.includes('slow s1 speed=2'))`)
+	if evalJS[bool](t, ctx, `!!document.querySelector('#diagram .server[data-name="s1"] .badge.slowed')`) {
+		t.Error("s1 at twice its speed is marked slowed")
+	}
+	do(t, ctx, 10*time.Second, pick("0.2"))
+	waitJS(t, ctx, 10*time.Second, speed+` === '0.2 (lab: 1)' && !!document.querySelector('#diagram .server[data-name="s1"] .badge.slowed')`)
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#inspector .close`)))
+
+	if got := evalJS[string](t, ctx, `['fleet-count', 'fleet-workers', 'fleet-queue'].map(id => document.getElementById(id).value).join('/')`); got != "5/1/0" {
+		t.Errorf("the fleet form shows %s, want rr-slow's 5 servers of 1 worker, unbounded queues", got)
+	}
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => {
+		document.getElementById('fleet-count').value = '8'; document.getElementById('fleet-workers').value = '3';
+		document.getElementById('fleet-queue').value = '20'; document.getElementById('fleet-dist').value = 'constant'; })()`),
+		chromedp.Click(chromedp.CSS(`#fleet-rebuild`)))
+	waitJS(t, ctx, 20*time.Second, `document.querySelectorAll('#diagram .server').length === 8 && [...document.querySelectorAll('#diagram .server')].every(e => e.querySelectorAll('.workers i.w').length === 3)`)
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-seek').value === '0' && document.getElementById('pb-drills').textContent === ''`)
+	shot(t, ctx, "watch-fleet-rebuilt")
+}

@@ -306,6 +306,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/compare", s.touched(s.handleCompare))
 	mux.HandleFunc("GET /api/scenarios", s.handleScenarios)
 	mux.HandleFunc("POST /api/scenario", s.touched(s.handleScenario))
+	mux.HandleFunc("POST /api/fleet", s.touched(s.handleFleet))
 	mux.Handle("GET /", webui.Handler())
 	return mux
 }

@@ -1,6 +1,7 @@
 // The controls: every drill and setting, each a POST /api/chaos.
 import { h } from './dom.js';
 import { chaos } from './api.js';
+import { speedPicker } from './shape.js';
 
 const SLOW = 0.25; // the speed of "slow" (a quarter)
 const GC = '300ms'; // the length of a GC pause on demand
@@ -82,7 +83,7 @@ export function initControls(el) {
         h('button', { text: 'set', onclick: () => act({ action: 'rate', rate: Number(els.rate.value) }) })),
       h('label', { class: 'field' }, 'algorithm ', els.algorithm)),
     group('Servers',
-      h('div', { class: 'row' }, els.server, ...actionButtons(() => els.server.value)),
+      h('div', { class: 'row' }, els.server, ...actionButtons(() => els.server.value), speedPicker(() => els.server.value, 'speed-pick')),
       h('div', { class: 'row' },
         h('button', { text: 'slow all ×' + SLOW, onclick: () => act({ action: 'slow', target: 'all', speed: SLOW }) }),
         h('button', { text: 'restore all', onclick: () => act({ action: 'restore', target: 'all' }) }),

@@ -13,6 +13,7 @@ import { renderPlayback } from './playback.js';
 import { renderCaption } from './captions.js';
 import { initTrips, renderTrips } from './trips.js';
 import { renderStatus, streamLost } from './status.js';
+import { renderFleet } from './shape.js';
 
 const $ = (id) => document.getElementById(id);
 let last = null;
@@ -31,6 +32,7 @@ function render(snap) {
   renderCounters(snap);
   renderCharts(snap);
   renderControls(snap);
+  renderFleet(snap);
   renderInspector(snap);
   renderLog(snap);
 }
