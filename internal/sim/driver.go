@@ -65,7 +65,7 @@ func (w *world) forward(now clock.Instant, h uint64, a *attempt, delay time.Dura
 		}
 	}
 	t := b.Pick(now, balance.Request{Seq: a.Pick, Key: a.HashKey}, exclude)
-	if w.trace != nil {
+	if a.Net.traced {
 		w.trace.atLB(now, h)
 		w.trace.picked(h, t.Server, t.Valid)
 	}
@@ -92,7 +92,7 @@ func (w *world) forward(now clock.Instant, h uint64, a *attempt, delay time.Dura
 // noServer answers an attempt that found no eligible server: 503 after delay.
 func (w *world) noServer(now clock.Instant, h uint64, a *attempt, delay time.Duration) {
 	a.Net.srvDone, a.Net.lbDone, a.Net.result = true, true, policy.Rejected
-	if w.trace != nil {
+	if a.Net.traced {
 		w.trace.noServer(now, h)
 	}
 	w.pushHop(now.Add(delay), evReplyAtClient, h)

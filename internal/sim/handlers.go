@@ -66,7 +66,7 @@ func (w *world) onAtServer(h uint64) {
 	}
 	s := w.servers[a.Net.server]
 	s.sent++
-	if w.trace != nil {
+	if a.Net.traced {
 		w.trace.atServer(w.now, h)
 	}
 	job := server.Job{ID: h, Work: a.Work, Key: a.Key, Kind: a.Kind, Pick: a.Pick, Fault: a.Fault}
@@ -103,7 +103,7 @@ func (w *world) deliver(si int) {
 		}
 		n := &a.Net
 		n.status, n.repAt, n.repQueue, n.repSvc = r.Status, r.At, r.Queue, r.Service
-		if w.trace != nil {
+		if a.Net.traced {
 			w.trace.replied(r)
 		}
 		if !n.lbDone { // a balancer that answered 504 (or 503) already stays answered
@@ -154,7 +154,7 @@ func (w *world) onReplyAtLB(h uint64) {
 		return
 	}
 	n.lbDone = true
-	if w.trace != nil {
+	if a.Net.traced {
 		w.trace.backAtLB(w.now, h, false)
 	}
 	w.closeTicket(a.Bal)
@@ -169,7 +169,7 @@ func (w *world) onLBTimeout(h uint64) {
 	}
 	n := &a.Net
 	n.lbDone, n.timedOut, n.result = true, true, policy.Timeout
-	if w.trace != nil {
+	if a.Net.traced {
 		w.trace.backAtLB(w.now, h, true)
 	}
 	w.abandonBalancerConn(h, a)
@@ -199,7 +199,7 @@ func (w *world) onReplyAtClient(h uint64) {
 	if w.clientLB && broken(n.status) {
 		w.rt.Broken(w.now, h)
 	}
-	if w.trace != nil {
+	if a.Net.traced {
 		w.trace.atClient(w.now, h, n.result, a.Answered)
 	}
 	w.rt.Answer(w.now, h, n.result, rep)

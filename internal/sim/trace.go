@@ -64,6 +64,9 @@ type tracer struct {
 	n     int                // slots used
 	calls map[uint64]int     // a pending followed request's call handle -> slot
 	atts  map[uint64]tripRef // a followed attempt's handle, until the world frees it
+	// every is the stride in force over bin strideBin-1: the rate is
+	// looked up once a bin, not once a request
+	every, strideBin uint64
 }
 
 type tripRef struct{ slot, i int }
@@ -72,7 +75,8 @@ func newTracer(w *world, n int) *tracer {
 	return &tracer{w: w, trips: make([]Trip, n), calls: map[uint64]int{}, atts: map[uint64]tripRef{}}
 }
 
-// stride is every how many requests one is followed at now.
+// stride is every how many requests one is followed at now (RequestStarted
+// asks at each bin's first request and keeps the answer for the bin).
 func (t *tracer) stride(now clock.Instant) uint64 {
 	w := t.w
 	if w.users > 0 {
@@ -87,7 +91,10 @@ func (t *tracer) stride(now clock.Instant) uint64 {
 
 // RequestStarted (report.RequestLog) follows the request when its turn comes.
 func (t *tracer) RequestStarted(r report.RequestRecord) {
-	if r.Seq%t.stride(r.Intended) != 0 {
+	if b := uint64(r.Intended/clock.Instant(binWidth)) + 1; b != t.strideBin {
+		t.every, t.strideBin = t.stride(r.Intended), b
+	}
+	if r.Seq%t.every != 0 {
 		return
 	}
 	slot := t.next
@@ -148,7 +155,13 @@ func (t *tracer) RunEnded(clock.Instant) {}
 
 // sent: attempt h of a call left the client.
 func (t *tracer) sent(now clock.Instant, h uint64, a *attempt) {
-	delete(t.atts, h) // a handle the runtime freed without the world, now reused
+	if a.Net.traced { // a handle the runtime freed without the world, now reused
+		delete(t.atts, h)
+	}
+	a.Net.traced = false
+	if len(t.calls) == 0 {
+		return
+	}
 	slot, ok := t.calls[a.Call]
 	if !ok {
 		return
@@ -158,6 +171,7 @@ func (t *tracer) sent(now clock.Instant, h uint64, a *attempt) {
 		tr.More++
 		return
 	}
+	a.Net.traced = true
 	ta := TripAttempt{Kind: a.Kind, Balancer: int(a.Bal), Server: -1, Sent: now, AtLB: clock.Never, AtServer: clock.Never,
 		Replied: clock.Never, BackAtLB: clock.Never, AtClient: clock.Never, GaveUp: clock.Never, Queue: -1, Service: -1, h: h}
 	if t.w.clientLB {

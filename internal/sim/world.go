@@ -53,6 +53,8 @@ type transit struct {
 	balConn     conn.ID
 	balWaiting  bool          // in line for one at max_conns ...
 	balWaitFrom clock.Instant // ... since then
+
+	traced bool // a session follows it (trace.go): only then do the hops tell the tracer
 }
 
 type attempt = client.Attempt[transit]
@@ -102,7 +104,7 @@ func (w *world) attemptOf(h uint64) *attempt { return w.rt.Attempt(h) }
 // maybeFree releases an attempt once both the client and the server are done with it.
 func (w *world) maybeFree(h uint64, a *attempt) {
 	if a.Net.clientGot && a.Net.srvDone {
-		if w.trace != nil {
+		if a.Net.traced {
 			w.trace.released(h)
 		}
 		w.rt.Release(h)
