@@ -975,8 +975,9 @@ func TestDashboardStatusSaysWhatDoesNotAnswer(t *testing.T) {
 
 // TestWatchPageShapesServers: s1 runs at speed 1; the speed menu sets it
 // to 2 (twice as fast: the inspector says so and the log has the drill),
-// then to 0.2 (five times slower: SLOWED); the fleet form then rebuilds
-// rr-slow as eight servers of three workers and plays from 0.
+// then to 0.2 (five times slower: SLOWED); add server with speed 2 and 4
+// workers adds s6 so; the fleet form then rebuilds rr-slow as eight
+// servers of three workers and plays from 0.
 func TestWatchPageShapesServers(t *testing.T) {
 	ctx := chromium(t)
 	base := startWatch(t, "rr-slow", true)
@@ -999,8 +1000,18 @@ func TestWatchPageShapesServers(t *testing.T) {
 	waitJS(t, ctx, 10*time.Second, speed+` === '0.2 (lab: 1)' && !!document.querySelector('#diagram .server[data-name="s1"] .badge.slowed')`)
 	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#inspector .close`)))
 
-	if got := evalJS[string](t, ctx, `['fleet-count', 'fleet-workers', 'fleet-queue'].map(id => document.getElementById(id).value).join('/')`); got != "5/1/0" {
-		t.Errorf("the fleet form shows %s, want rr-slow's 5 servers of 1 worker, unbounded queues", got)
+	// a server of its own: twice as fast, four workers
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { document.getElementById('add-speed').value = '2';
+		document.getElementById('add-workers').value = '4'; })()`), chromedp.Click(chromedp.CSS(`#add-server`)))
+	waitJS(t, ctx, 10*time.Second, `document.querySelectorAll('#diagram .server').length === 6 && document.querySelectorAll('#diagram .server[data-name="s6"] .workers i.w').length === 4 &&
+		[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('add-server s6 speed=2 workers=4'))`)
+	// (a click in JavaScript: the toast at the bottom may cover s6's card)
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`document.querySelector('#diagram .server[data-name="s6"]').click()`))
+	waitJS(t, ctx, 10*time.Second, speed+` === '2 (lab: 2)'`)
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#inspector .close`)))
+
+	if got := evalJS[string](t, ctx, `['fleet-count', 'fleet-workers', 'fleet-queue'].map(id => document.getElementById(id).value).join('/')`); got != "6/1/0" {
+		t.Errorf("the fleet form shows %s, want rr-slow's 5 servers and the one added, 1 worker on the first, unbounded queues", got)
 	}
 	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => {
 		document.getElementById('fleet-count').value = '8'; document.getElementById('fleet-workers').value = '3';

@@ -62,3 +62,21 @@ function build(box) {
   box.append(el);
   return el;
 }
+
+/**
+ * addServerChoices are the add-server button's speed and workers (empty:
+ * like the last server); body() is what they add to the drill.
+ */
+export function addServerChoices() {
+  const speed = h('select', { id: 'add-speed', 'aria-label': 'new server speed', title: 'the new server\'s speed (default: the last server\'s)' },
+    h('option', { value: '', text: 'speed as last' }), ...SPEEDS.map((v) => h('option', { value: v, text: v + '×' })));
+  const workers = h('input', { type: 'number', id: 'add-workers', min: 1, max: 1024, step: 1, placeholder: 'workers',
+    'aria-label': 'new server workers', title: 'the new server\'s workers (default: the last server\'s)' });
+  const body = () => {
+    const out = {};
+    if (speed.value) out.speed = Number(speed.value);
+    if (workers.value) out.workers = Number(workers.value);
+    return out;
+  };
+  return { els: [speed, workers], body };
+}
