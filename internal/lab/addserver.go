@@ -31,11 +31,14 @@ func nextServerName(lab *labfile.Lab) string {
 }
 
 // addedServerLab is the lab file a server added at run time reads: lab's
-// servers with the new one, like the last, appended so that it expands to
-// name. A generated name sK must be the K-th server (the names s1, s2, ...
-// are positional), so the last group is repeated up to K; another name is
-// a group of one of that name.
-func addedServerLab(lab *labfile.Lab, name string) *labfile.Lab {
+// servers with the new one, like the last but for ev's speed and workers
+// when given, appended so that it expands to ev.Target. A generated name
+// sK must be the K-th server (the names s1, s2, ... are positional), so
+// the last group is repeated up to K; another name is a group of one of
+// that name. A server of the lab re-added after a removal comes back as
+// the lab has it.
+func addedServerLab(lab *labfile.Lab, ev labfile.Event) *labfile.Lab {
+	name := ev.Target
 	l := lab.Clone()
 	l.Events, l.Compare = nil, nil
 	last := l.Servers[len(l.Servers)-1]
@@ -48,6 +51,12 @@ func addedServerLab(lab *labfile.Lab, name string) *labfile.Lab {
 		return l // s1..sN: the lab's own server of that name (re-added after a removal)
 	default:
 		last.Count, last.Name = 1, name
+	}
+	if ev.Speed > 0 {
+		last.Speed = ev.Speed
+	}
+	if ev.Workers > 0 {
+		last.Workers = ev.Workers
 	}
 	l.Servers = append(l.Servers, last)
 	return l

@@ -35,7 +35,7 @@ func TestAddedServerLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"s6", "s7", "big", "s2"} {
-		l := addedServerLab(lab, name)
+		l := addedServerLab(lab, labfile.Event{Action: labfile.ActionAddServer, Target: name})
 		if err := l.Validate(); err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -116,5 +116,47 @@ func TestClientSideAddAndRemoveServerLive(t *testing.T) {
 	text := fmt.Sprint(run.Log)
 	if !strings.Contains(text, "server s4 added") || !strings.Contains(text, "server s1 removed") {
 		t.Errorf("log %v", run.Log)
+	}
+}
+
+// add-server with a speed and workers, live: the new backend runs at that
+// speed with that many workers, its lb weighs it by the speed, and the
+// log line names both; without them it is like the last server.
+func TestAddServerWithSpeedAndWorkers(t *testing.T) {
+	addr := startUp(t, smallLab(t, "p2c", 3600))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var out struct {
+		Applied string `json:"applied"`
+	}
+	if err := call(ctx, addr, "POST", "/api/chaos", json.RawMessage(`{"action":"add-server","speed":2,"workers":4}`), &out); err != nil || out.Applied != "add-server s4 speed=2 workers=4" {
+		t.Fatalf("POST /api/chaos add-server speed 2 workers 4: %v, applied %q", err, out.Applied)
+	}
+	if err := call(ctx, addr, "POST", "/api/chaos", json.RawMessage(`{"action":"add-server","speed":200}`), nil); err == nil || !strings.Contains(err.Error(), "speed") {
+		t.Errorf("add-server at speed 200: %v, want a refusal naming speed", err)
+	}
+	if err := call(ctx, addr, "POST", "/api/chaos", json.RawMessage(`{"action":"add-server"}`), &out); err != nil || out.Applied != "add-server s5" {
+		t.Fatalf("add-server: %v, applied %q", err, out.Applied)
+	}
+	s := waitSnapshot(t, addr, 10*time.Second, "s4 and s5 serving", func(s Snapshot) bool {
+		return len(s.Servers) == 5 && s.Servers[3].Backend != nil && s.Servers[4].Backend != nil &&
+			s.Servers[3].Backend.Counters.Completed > 0 && s.Servers[4].Backend.Counters.Completed > 0
+	})
+	if b := s.Servers[3].Backend; b.Speed != 2 || b.Workers != 4 {
+		t.Errorf("s4 runs at speed %g with %d workers, want 2 and 4", b.Speed, b.Workers)
+	}
+	if b, last := s.Servers[4].Backend, s.Servers[2].Backend; b.Speed != last.Speed || b.Workers != last.Workers {
+		t.Errorf("s5 runs at speed %g with %d workers, want s3's %g and %d", b.Speed, b.Workers, last.Speed, last.Workers)
+	}
+	var st State
+	if err := call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
+		t.Fatal(err)
+	}
+	var l lb.State
+	if err := json.Unmarshal(st.Balancers[0], &l); err != nil {
+		t.Fatal(err)
+	}
+	if w := l.Backends[3].Weight; w != 2 {
+		t.Errorf("the lb weighs s4 %g, want its speed 2", w)
 	}
 }

@@ -200,8 +200,9 @@ func adminsList(procs []*proc) string {
 
 // addBackend starts a new server like the lab's last one, named name, and
 // adds it to every process in holders (see script.holders).
-func (f *fleet) addBackend(ctx context.Context, name string, holders []*proc) error {
-	path, err := f.writeLab(addedServerLab(f.lab, name), "lab-"+name+".yaml")
+func (f *fleet) addBackend(ctx context.Context, ev labfile.Event, holders []*proc) error {
+	name := ev.Target
+	path, err := f.writeLab(addedServerLab(f.lab, ev), "lab-"+name+".yaml")
 	if err != nil {
 		return err
 	}
@@ -220,7 +221,8 @@ func (f *fleet) addBackend(ctx context.Context, name string, holders []*proc) er
 	if f.onStart != nil {
 		f.onStart(p)
 	}
-	body := map[string]string{"name": name, "addr": p.ready.Addr, "admin": p.ready.Admin}
+	// its speed weighs it, as the simulator's balancers do (else the lb's lab's weight for the name)
+	body := wire.BackendSpec{Name: name, Addr: p.ready.Addr, Admin: p.ready.Admin, Weight: ev.Speed}
 	for _, l := range holders {
 		if err := call(ctx, l.ready.Admin, "POST", "/admin/backends", body, nil); err != nil {
 			return err

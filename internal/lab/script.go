@@ -97,8 +97,8 @@ func (d liveDrills) Algorithm(name string) error {
 	return d.s.each(d.ctx, d.s.f.balancers(), "PUT", "/admin/algorithm", map[string]string{"algorithm": name})
 }
 
-func (d liveDrills) AddServer(name string) error {
-	return d.s.f.addBackend(d.ctx, name, d.s.holders())
+func (d liveDrills) AddServer(ev labfile.Event) error {
+	return d.s.f.addBackend(d.ctx, ev, d.s.holders())
 }
 
 func (d liveDrills) RemoveServer(name string) error {

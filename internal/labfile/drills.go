@@ -56,7 +56,10 @@ type Drill struct {
 	// Fields are the event fields it takes besides at, action and for, in
 	// the order its text (Event.String) writes them.
 	Fields []string
-	Scope  Scope
+	// Optional are the Fields it may go without (zero: a default); its
+	// text leaves them out then.
+	Optional []string
+	Scope    Scope
 	// Down: the drill takes the server down (its connections close, the
 	// backend's data port with them); Up: it brings the server back.
 	Down, Up bool
@@ -220,10 +223,18 @@ var Drills = []*Drill{
 		run:    func(d Driver, ev Event) error { return d.Algorithm(ev.Algorithm) },
 	},
 	{
-		Action: ActionAddServer, Fields: []string{"target"}, Scope: OnFleet,
+		Action: ActionAddServer, Fields: []string{"target", "speed", "workers"}, Optional: []string{"speed", "workers"}, Scope: OnFleet,
+		check: func(e *Event, p string, r *reporter, _ *setChecker) {
+			if e.Speed != 0 && !Bounds.Speed.In(e.Speed) {
+				r.add(joinPath(p, "speed"), "add-server's speed must be %s (2 = twice as fast; leave it out for the last server's), got %s", Bounds.Speed, num(e.Speed))
+			}
+			if e.Workers != 0 && !Bounds.Workers.In(e.Workers) {
+				r.add(joinPath(p, "workers"), "add-server's workers must be %s (leave it out for the last server's), got %d", Bounds.Workers, e.Workers)
+			}
+		},
 		undo:  serverUndo(ActionRemoveServer),
 		holds: onServer("fleet"),
-		run:   func(d Driver, ev Event) error { return d.AddServer(ev.Target) },
+		run:   func(d Driver, ev Event) error { return d.AddServer(ev) },
 	},
 	{
 		Action: ActionRemoveServer, Fields: []string{"target"}, Scope: OnFleet,
@@ -249,7 +260,9 @@ type Driver interface {
 	Servers(d *Drill, ev Event) error
 	Rate(rate float64) error
 	Algorithm(name string) error
-	AddServer(name string) error
+	// AddServer adds server ev.Target, with ev.Speed and ev.Workers when
+	// given (else the last server's).
+	AddServer(ev Event) error
 	RemoveServer(name string) error
 	Set(set map[string]string) error
 }

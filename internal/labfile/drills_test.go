@@ -69,7 +69,7 @@ func TestParseDrillMessages(t *testing.T) {
 		{[]string{"errors", "s3", "share=ten"}, `share: "ten" is not a number`},
 		{[]string{"gc", "s1", "pause=long"}, `pause: "long" is not a duration like 300ms or 30s`},
 		{[]string{"kill", "s1", "for=later"}, `for: "later" is not a duration like 300ms or 30s`},
-		{[]string{"slow", "s3", "sped=1"}, `unknown setting "sped": use speed, pause, share, rate, algorithm, for or a dotted lab path`},
+		{[]string{"slow", "s3", "sped=1"}, `unknown setting "sped": use speed, workers, pause, share, rate, algorithm, for or a dotted lab path`},
 		{[]string{"explode"}, `unknown action "explode"`},
 		{[]string{"slow", "s1", "s2"}, `"s2": give settings as key=value`},
 	} {

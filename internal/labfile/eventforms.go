@@ -37,6 +37,7 @@ func (e Event) String() string {
 			f, _ := lookupField(eventFields, name)
 			switch fv := v.FieldByIndex(f.index); {
 			case name == "target":
+			case fv.IsZero() && slices.Contains(d.Optional, name):
 			case fv.Kind() == reflect.Map:
 				for _, k := range slices.Sorted(maps.Keys(e.Set)) {
 					parts = append(parts, k+"="+e.Set[k])

@@ -246,12 +246,13 @@ type Setting struct {
 // Event is one timed step of the script.
 type Event struct {
 	At        time.Duration     `yaml:"at"`
-	Action    Action            `yaml:"action"` // see Actions
-	Target    string            `yaml:"target"` // a server name, or "all"; add-server: the new name, default s<N+k> for the k-th added of N in the file
-	Speed     float64           `yaml:"speed"`  // slow
-	Pause     time.Duration     `yaml:"pause"`  // gc
-	Share     float64           `yaml:"share"`  // errors
-	Rate      float64           `yaml:"rate"`   // rate
+	Action    Action            `yaml:"action"`  // see Actions
+	Target    string            `yaml:"target"`  // a server name, or "all"; add-server: the new name, default s<N+k> for the k-th added of N in the file
+	Speed     float64           `yaml:"speed"`   // slow; add-server: the new server's (0: the last server's)
+	Workers   int               `yaml:"workers"` // add-server: the new server's (0: the last server's)
+	Pause     time.Duration     `yaml:"pause"`   // gc
+	Share     float64           `yaml:"share"`   // errors
+	Rate      float64           `yaml:"rate"`    // rate
 	Algorithm string            `yaml:"algorithm"`
 	Set       map[string]string `yaml:"set"` // set: dotted path -> value, e.g. clients.budget: "0.1"
 	// For time-boxes the event: its undo (Undo) applies at At + For. 0 = it

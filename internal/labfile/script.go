@@ -1,6 +1,7 @@
 package labfile
 
 import (
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -180,18 +181,12 @@ func checkEventTime(l *Lab, i int, p string, r *reporter) {
 // usedEventFields lists the optional event fields given a non-zero value.
 func usedEventFields(e *Event) []string {
 	var out []string
-	add := func(name string, set bool) {
-		if set {
-			out = append(out, name)
+	v := reflect.ValueOf(*e)
+	for _, f := range eventFields { // every field a drill may take, in the struct's order
+		if f.name != "at" && f.name != "action" && f.name != "for" && !v.FieldByIndex(f.index).IsZero() {
+			out = append(out, f.name)
 		}
 	}
-	add("target", e.Target != "")
-	add("speed", e.Speed != 0)
-	add("pause", e.Pause != 0)
-	add("share", e.Share != 0)
-	add("rate", e.Rate != 0)
-	add("algorithm", e.Algorithm != "")
-	add("set", len(e.Set) > 0)
 	return out
 }
 

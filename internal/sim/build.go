@@ -12,6 +12,7 @@ import (
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/workload"
 )
 
@@ -101,6 +102,10 @@ func (w *world) buildClients(opts Options) error {
 	}
 	if opts.Logs != nil {
 		cfg.Log = opts.Logs(w.name)
+	}
+	if opts.trips > 0 {
+		w.trace = newTracer(w, opts.trips)
+		cfg.Log = report.Tee(cfg.Log, w.trace)
 	}
 	w.stream, w.users = cfg.Stream, cfg.Users
 	if opts.Replay != nil {

@@ -15,6 +15,9 @@ import (
 // straight to the server the client picked.
 func (w *world) Send(now clock.Instant, h uint64, a *attempt) {
 	a.Net.server = -1
+	if w.trace != nil {
+		w.trace.sent(now, h, a)
+	}
 	if !w.clientLB {
 		w.pushHop(now.Add(a.Handshake+w.hopDelay(a, policy.ClientOut)), evAtBalancer, h)
 		return
@@ -62,6 +65,10 @@ func (w *world) forward(now clock.Instant, h uint64, a *attempt, delay time.Dura
 		}
 	}
 	t := b.Pick(now, balance.Request{Seq: a.Pick, Key: a.HashKey}, exclude)
+	if a.Net.traced {
+		w.trace.atLB(now, h)
+		w.trace.picked(h, t.Server, t.Valid)
+	}
 	if !t.Valid {
 		w.noServer(now, h, a, delay)
 		return
@@ -85,5 +92,8 @@ func (w *world) forward(now clock.Instant, h uint64, a *attempt, delay time.Dura
 // noServer answers an attempt that found no eligible server: 503 after delay.
 func (w *world) noServer(now clock.Instant, h uint64, a *attempt, delay time.Duration) {
 	a.Net.srvDone, a.Net.lbDone, a.Net.result = true, true, policy.Rejected
+	if a.Net.traced {
+		w.trace.noServer(now, h)
+	}
 	w.pushHop(now.Add(delay), evReplyAtClient, h)
 }

@@ -66,6 +66,9 @@ func (w *world) onAtServer(h uint64) {
 	}
 	s := w.servers[a.Net.server]
 	s.sent++
+	if a.Net.traced {
+		w.trace.atServer(w.now, h)
+	}
 	job := server.Job{ID: h, Work: a.Work, Key: a.Key, Kind: a.Kind, Pick: a.Pick, Fault: a.Fault}
 	if a.Net.ticket.Probe || a.Ticket.Probe {
 		job.Kind = server.Probe
@@ -100,6 +103,9 @@ func (w *world) deliver(si int) {
 		}
 		n := &a.Net
 		n.status, n.repAt, n.repQueue, n.repSvc = r.Status, r.At, r.Queue, r.Service
+		if a.Net.traced {
+			w.trace.replied(r)
+		}
 		if !n.lbDone { // a balancer that answered 504 (or 503) already stays answered
 			n.result = policy.ResultOf(r.Status)
 		}
@@ -148,6 +154,9 @@ func (w *world) onReplyAtLB(h uint64) {
 		return
 	}
 	n.lbDone = true
+	if a.Net.traced {
+		w.trace.backAtLB(w.now, h, false)
+	}
 	w.closeTicket(a.Bal)
 	w.bals[a.Bal].Done(w.now, n.ticket, n.result, w.now.Sub(n.lbSent))
 	w.pushHop(w.now.Add(w.hopDelay(a, policy.BalancerBack)), evReplyAtClient, h)
@@ -160,6 +169,9 @@ func (w *world) onLBTimeout(h uint64) {
 	}
 	n := &a.Net
 	n.lbDone, n.timedOut, n.result = true, true, policy.Timeout
+	if a.Net.traced {
+		w.trace.backAtLB(w.now, h, true)
+	}
 	w.abandonBalancerConn(h, a)
 	b := w.bals[a.Bal]
 	w.closeTicket(a.Bal)
@@ -186,6 +198,9 @@ func (w *world) onReplyAtClient(h uint64) {
 	}
 	if w.clientLB && broken(n.status) {
 		w.rt.Broken(w.now, h)
+	}
+	if a.Net.traced {
+		w.trace.atClient(w.now, h, n.result, a.Answered)
 	}
 	w.rt.Answer(w.now, h, n.result, rep)
 	w.maybeFree(h, a)

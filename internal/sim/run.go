@@ -24,6 +24,8 @@ type Options struct {
 	// requests, requests at one server or queued events pass it stops with
 	// an *OverflowError. 0 means DefaultMaxPending.
 	MaxPending int
+
+	trips int // sessions: how many requests to follow (SessionOptions.Trips)
 }
 
 // Result is one simulated run's report row.

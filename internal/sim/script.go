@@ -91,9 +91,9 @@ func (d drills) Rate(rate float64) error {
 	return nil
 }
 
-func (d drills) Algorithm(name string) error     { return d.w.setAlgorithm(name) }
-func (d drills) AddServer(name string) error     { return d.w.addLiveServer(name) }
-func (d drills) Set(set map[string]string) error { return d.w.applySet(set) }
+func (d drills) Algorithm(name string) error      { return d.w.setAlgorithm(name) }
+func (d drills) AddServer(ev labfile.Event) error { return d.w.addLiveServer(ev) }
+func (d drills) Set(set map[string]string) error  { return d.w.applySet(set) }
 
 func (d drills) RemoveServer(name string) error {
 	for _, i := range d.w.targets(name) {
@@ -139,14 +139,22 @@ func (w *world) retune() error {
 	return nil
 }
 
-// addLiveServer adds a server like the last one, named name (or sN), and
-// records how many keys changed owner.
-func (w *world) addLiveServer(name string) error {
+// addLiveServer adds a server like the last one, named ev.Target (or sN),
+// with ev's speed and workers when given, and records how many keys changed
+// owner.
+func (w *world) addLiveServer(ev labfile.Event) error {
+	name := ev.Target
 	if name == "" {
 		name = fmt.Sprintf("s%d", len(w.servers)+1)
 	}
 	ns := w.servers[len(w.servers)-1].spec
 	ns.Name = name
+	if ev.Speed > 0 {
+		ns.Speed = ev.Speed
+	}
+	if ev.Workers > 0 {
+		ns.Workers = ev.Workers
+	}
 	before := w.owners()
 	if err := w.addServer(ns); err != nil {
 		return err

@@ -54,12 +54,15 @@ type SessionOptions struct {
 	// LatencyBins is how many of the newest bins WindowLatency covers; 0
 	// keeps no per-bin latency beyond the series.
 	LatencyBins int
+	// Trips is how many followed requests to keep (Trips); 0 follows none.
+	Trips int
 }
 
 // NewSession starts a session of lab at virtual instant 0 (no event fired
 // yet). The lab must validate; the session keeps its own copy.
 func NewSession(lab *labfile.Lab, opts SessionOptions) (*Session, error) {
 	opts.Series = true
+	opts.trips = opts.Trips
 	s := &Session{lab: lab.Clone(), opts: opts}
 	s.name = s.lab.Balancers.Algorithm
 	if s.lab.Clients.Algorithm != "" {
@@ -344,7 +347,7 @@ func (s *Session) state(at clock.Instant, queues bool) State {
 		return st
 	}
 	for bi, b := range w.bals {
-		bs := BalancerState{Name: fmt.Sprintf("lb%d", bi+1), Algorithm: b.Algorithm()}
+		bs := BalancerState{Name: BalancerName(bi), Algorithm: b.Algorithm()}
 		if !queues { // a frame: the picks are all its bins need
 			for i := range w.servers {
 				v := BalancerView{Picks: b.Picked(i)}
@@ -378,3 +381,7 @@ func (s *Session) state(at clock.Instant, queues bool) State {
 	}
 	return st
 }
+
+// BalancerName is the name of the tier's balancer i, as the live lab
+// names its lb processes.
+func BalancerName(i int) string { return fmt.Sprintf("lb%d", i+1) }

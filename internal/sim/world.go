@@ -53,6 +53,8 @@ type transit struct {
 	balConn     conn.ID
 	balWaiting  bool          // in line for one at max_conns ...
 	balWaitFrom clock.Instant // ... since then
+
+	traced bool // a session follows it (trace.go): only then do the hops tell the tracer
 }
 
 type attempt = client.Attempt[transit]
@@ -93,6 +95,7 @@ type world struct {
 	open       []int        // check mode: per tier balancer, picks not yet answered (check_inflight.go)
 	reported   []loadReport // check mode: each server's last shared load report
 	onBin      func()       // a session's look at the world as each series bin closes (nil outside sessions)
+	trace      *tracer      // the requests a session follows (nil when none)
 }
 
 // attemptOf returns the attempt for h, or nil if it was released since.
@@ -101,6 +104,9 @@ func (w *world) attemptOf(h uint64) *attempt { return w.rt.Attempt(h) }
 // maybeFree releases an attempt once both the client and the server are done with it.
 func (w *world) maybeFree(h uint64, a *attempt) {
 	if a.Net.clientGot && a.Net.srvDone {
+		if a.Net.traced {
+			w.trace.released(h)
+		}
 		w.rt.Release(h)
 	}
 }

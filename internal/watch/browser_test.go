@@ -1,21 +1,27 @@
 package watch
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/lab/webui"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
@@ -544,4 +550,474 @@ func TestWatchPageDemoLoopsUntilTouched(t *testing.T) {
 	if p.Demo || p.Loops != loops || !p.Ended {
 		t.Errorf("after the touch: %+v, want the run ended and no more loops", p)
 	}
+}
+
+// TestWatchPageFollowsRequests: at 4 requests/s every request is a dot.
+// Before a request starts there is none of it; 2 ms after its start it is
+// on the wire to the balancer; once there it sits in the server lab sim's
+// export says answered it; clicked, it tells its story (the server, its
+// queue and service times); after its end its dot is gone and the story
+// ends with the outcome and latency of lab sim's export.
+func TestWatchPageFollowsRequests(t *testing.T) {
+	l, err := labfile.Parse("follow.yaml", []byte(`
+name: follow
+seed: 5
+duration: 10s
+clients: {rate: 4, work: {dist: constant, mean: 150ms}}
+balancers: {algorithm: round-robin}
+servers: [{count: 2, workers: 1}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// lab sim --out: each request's start, latency and server.
+	var csvOut bytes.Buffer
+	out := report.NewRequestsCSV(&csvOut)
+	if _, err := sim.Run(l, sim.Options{Logs: out.Run}); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&csvOut).ReadAll()
+	if err != nil || len(rows) < 20 {
+		t.Fatalf("lab sim's export: %d rows, %v", len(rows), err)
+	}
+	var row []string // the first request that starts after 2 s
+	for _, r := range rows[1:] {
+		if v, _ := strconv.ParseFloat(r[4], 64); v > 2000 {
+			row = r
+			break
+		}
+	}
+	seq, startMs, latMs, server := row[1], mustFloat(t, row[4]), mustFloat(t, row[6]), row[9]
+
+	ctx := chromium(t)
+	base := startWatchLab(t, l, "", "", true)
+	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('virtual') && document.querySelectorAll('#diagram .server').length === 2`)
+	seek := func(at float64) {
+		do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`fetch('/api/playback', {method: 'POST', body: JSON.stringify({seek_s: %.3f})})`, at)))
+		waitJS(t, ctx, 20*time.Second, fmt.Sprintf(`Math.abs(Number(document.querySelector('#diagram .trips').dataset.t) - %.3f) < 1e-6`, at))
+	}
+	dot := fmt.Sprintf(`document.querySelector('#diagram .trips .trip[data-seq="%s"]:not(.ended)')`, seq)
+	stage := fmt.Sprintf(`(() => { const d = %s; return d ? d.dataset.stage + ' ' + d.getAttribute('class') : 'none'; })()`, dot)
+
+	seek((startMs - 5) / 1000)
+	if s := evalJS[string](t, ctx, stage); s != "none" {
+		t.Errorf("5 ms before request %s starts its dot is %q", seq, s)
+	}
+	seek((startMs + 2) / 1000)
+	if s := evalJS[string](t, ctx, stage); s != "out trip first" {
+		t.Errorf("2 ms after request %s started its dot is %q, want on its way out, a first attempt", seq, s)
+	}
+	seek((startMs + 12) / 1000) // two 5 ms hops: at its server
+	if s := evalJS[string](t, ctx, stage); s != "server trip first" {
+		t.Fatalf("12 ms after request %s started its dot is %q, want at its server", seq, s)
+	}
+	// on the card (once the move is eased in)
+	waitJS(t, ctx, 5*time.Second, fmt.Sprintf(`(() => { const d = %s.getBoundingClientRect(), c = document.querySelector('#diagram .server[data-name="%s"]').getBoundingClientRect();
+		const x = d.left + d.width / 2, y = d.top + d.height / 2; return x >= c.left && x <= c.right && y >= c.top && y <= c.bottom; })()`, dot, server))
+	shot(t, ctx, "watch-follow-requests")
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](dot+`.dispatchEvent(new MouseEvent('click', {bubbles: true}))`))
+	waitJS(t, ctx, 10*time.Second, `!document.getElementById('story').hidden`)
+	story := evalJS[string](t, ctx, `document.getElementById('story').textContent`)
+	for _, want := range []string{"Request #" + seq, "lb1 picked " + server, "at " + server + " since", "pending"} {
+		if !strings.Contains(story, want) {
+			t.Errorf("the story of request %s during its stay lacks %q:\n%s", seq, want, story)
+		}
+	}
+	shot(t, ctx, "watch-request-story")
+
+	seek((startMs + latMs + 400) / 1000)
+	if s := evalJS[string](t, ctx, stage); s != "none" {
+		t.Errorf("400 ms after request %s ended its dot is %q", seq, s)
+	}
+	story = evalJS[string](t, ctx, `document.getElementById('story').textContent`)
+	for _, want := range []string{server + ": queued", "served 150 ms, ok", "answer back at",
+		fmt.Sprintf("succeeded at %.3f s, after %s", (startMs+latMs)/1000, msText(latMs))} {
+		if !strings.Contains(story, want) {
+			t.Errorf("the story of request %s after its end lacks %q:\n%s", seq, want, story)
+		}
+	}
+}
+
+func mustFloat(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// msText is the page's ms() (web/src/dom.js) for a latency.
+func msText(x float64) string {
+	switch {
+	case x >= 1000:
+		return fmt.Sprintf("%.2f s", x/1000)
+	case x >= 100:
+		return fmt.Sprintf("%.0f ms", x)
+	case x >= 10:
+		return fmt.Sprintf("%.1f ms", x)
+	}
+	return fmt.Sprintf("%.2f ms", x)
+}
+
+// TestWatchPageComparesOverSeedsInSmallMultiples: before compare all
+// there is no ranking; on one seed each setting gets a small chart of its
+// p99 per bin, lab sim's series, all on the same axes; over 5 seeds the
+// table shows each p99 with its interval and lab sim --seeds 5's verdicts,
+// in its order.
+func TestWatchPageComparesOverSeedsInSmallMultiples(t *testing.T) {
+	ctx := chromium(t)
+	base := startWatch(t, "rr-slow", true)
+	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('pb-compare') && !!document.getElementById('pb-seeds')`)
+	if evalJS[bool](t, ctx, `!!document.getElementById('compare')`) {
+		t.Fatal("a ranking before compare all")
+	}
+	l, _, err := lab.ScenarioSetting("rr-slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-compare")))
+	waitJS(t, ctx, 60*time.Second, `document.querySelectorAll('#compare-multiples .multiple').length === 6`)
+	var multiples map[string][][]*float64
+	if err := json.Unmarshal([]byte(evalJS[string](t, ctx, `JSON.stringify(Object.fromEntries([...document.querySelectorAll('#compare-multiples .multiple')].map(e => [e.dataset.name, e.querySelector('svg').plotData])))`)), &multiples); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := sim.Compare(l, l.Compare, sim.Options{Series: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Runs {
+		got := multiples[r.Name]
+		want := [][]*float64{
+			column(r.Series, func(b report.Bin) *float64 { v := b.T + 0.25; return &v }),
+			column(r.Series, func(b report.Bin) *float64 {
+				if b.Succeeded == 0 {
+					return nil
+				}
+				v := b.P99
+				return &v
+			})}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("the small multiple of %s is not lab sim's p99 series", r.Name)
+		}
+	}
+	if n := evalJS[int](t, ctx, `new Set([...document.querySelectorAll('#compare-multiples svg')].map(e => e.getAttribute('viewBox'))).size`); n != 1 {
+		t.Errorf("the small multiples have %d different frames, want one", n)
+	}
+	shot(t, ctx, "watch-compare-multiples")
+
+	// Over 5 seeds: lab sim --seeds 5's ranking and verdicts.
+	seeds := []uint64{1, 2, 3, 4, 5}
+	var reps []*report.Report
+	for _, seed := range seeds {
+		sl := l.Clone()
+		sl.Seed = seed
+		r, err := sim.Compare(sl, l.Compare, sim.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps = append(reps, r)
+	}
+	combined, err := report.CombineSeeds(seeds, reps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantOrder, wantVerdicts []string
+	for i, s := range report.Ranked(combined.Seeds.Settings, "p99") {
+		wantOrder = append(wantOrder, s.Name)
+		if i < len(combined.Seeds.Ranking) {
+			v := combined.Seeds.Ranking[i]
+			if v.Distinguishable {
+				wantVerdicts = append(wantVerdicts, fmt.Sprintf("better than %s (%d of %d seeds)", v.Worse, v.Wins, v.Wins+v.Losses))
+			} else {
+				wantVerdicts = append(wantVerdicts, "not told apart from "+v.Worse)
+			}
+		}
+	}
+	wantVerdicts = append(wantVerdicts, "")
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`document.getElementById('pb-seeds').value = '5'`), chromedp.Click(chromedp.CSS("#pb-compare")))
+	waitJS(t, ctx, 60*time.Second, `!!document.querySelector('#compare table.ranking.seeds') && document.querySelectorAll('#compare tbody tr').length === 6`)
+	got := evalJS[[]string](t, ctx, `[...document.querySelectorAll('#compare tbody tr')].map(e => e.dataset.name)`)
+	if !reflect.DeepEqual(got, wantOrder) {
+		t.Errorf("over 5 seeds the page ranks %v, lab sim --seeds 5 %v", got, wantOrder)
+	}
+	verdicts := evalJS[[]string](t, ctx, `[...document.querySelectorAll('#compare tbody td.verdict')].map(e => e.textContent)`)
+	if !reflect.DeepEqual(verdicts, wantVerdicts) {
+		t.Errorf("verdicts %q, lab sim --seeds 5's %q", verdicts, wantVerdicts)
+	}
+	if ci := evalJS[string](t, ctx, `document.querySelector('#compare tbody td.ci').textContent`); !strings.Contains(ci, "[") {
+		t.Errorf("the best p99 %q has no interval", ci)
+	}
+	shot(t, ctx, "watch-compare-seeds")
+}
+
+// wireProblems lists what is wrong with the diagram's wires: a wire
+// that passes over a server card other than at its own end, a server
+// without exactly one wire, a ✕ far from its card or on top of a card.
+const wireProblems = `(() => {
+	const bad = [];
+	const cards = [...document.querySelectorAll('#diagram .server')].map(e => ({name: e.dataset.name, r: e.getBoundingClientRect()}));
+	const svg = document.querySelector('#diagram .wires').getBoundingClientRect();
+	const inside = (r, x, y, m) => x > r.left + m && x < r.right - m && y > r.top + m && y < r.bottom - m;
+	for (const c of cards) {
+		const lines = [...document.querySelectorAll('#diagram .wires line')].filter(l => l.dataset.name === c.name);
+		if (lines.length !== 1) bad.push(c.name + ': ' + lines.length + ' wires');
+	}
+	for (const l of document.querySelectorAll('#diagram .wires line')) {
+		const [x1, y1, x2, y2] = ['x1', 'y1', 'x2', 'y2'].map(k => Number(l.getAttribute(k)));
+		for (let k = 1; k < 40; k++) { // sample the segment, its ends excluded
+			const x = svg.left + x1 + (x2 - x1) * k / 40, y = svg.top + y1 + (y2 - y1) * k / 40;
+			const over = cards.find(c => inside(c.r, x, y, 2));
+			if (over) { bad.push('the wire ' + (l.dataset.name || 'in') + ' passes over ' + over.name); break; }
+		}
+	}
+	for (const x of document.querySelectorAll('#diagram .wires .cross')) {
+		const r = x.getBoundingClientRect(), cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+		const own = cards.find(c => c.name === x.dataset.name);
+		const over = cards.find(c => inside(c.r, cx, cy, 0));
+		if (over) bad.push('the ✕ of ' + x.dataset.name + ' is on ' + over.name);
+		if (!own) { bad.push('a ✕ for ' + x.dataset.name + ', which has no card'); continue; }
+		const dx = Math.max(own.r.left - cx, 0, cx - own.r.right), dy = Math.max(own.r.top - cy, 0, cy - own.r.bottom);
+		if (Math.hypot(dx, dy) > 30) bad.push('the ✕ of ' + x.dataset.name + ' floats ' + Math.round(Math.hypot(dx, dy)) + ' px from its card');
+	}
+	return bad;
+})()`
+
+// overflowProblems lists what does not fit the viewport's width: the
+// page scrolling sideways, a panel wider than its box, a control out of
+// reach.
+const overflowProblems = `(() => {
+	const bad = [], w = document.documentElement.clientWidth;
+	if (document.documentElement.scrollWidth > w + 1) bad.push('the page is ' + document.documentElement.scrollWidth + ' px wide in a ' + w + ' px viewport');
+	for (const p of document.querySelectorAll('.panel, .top, .narration, .caption'))
+		if (p.scrollWidth > p.clientWidth + 1) bad.push((p.className) + ' overflows: ' + p.scrollWidth + ' > ' + p.clientWidth);
+	for (const c of document.querySelectorAll('#controls button, #controls select, #controls input, #playback button, #playback select, #playback input, #picker select, #picker button')) {
+		const r = c.getBoundingClientRect();
+		if (r.width === 0 || r.left < -1 || r.right > w + 1) bad.push((c.id || c.textContent) + ' is out of reach: ' + Math.round(r.left) + ' to ' + Math.round(r.right));
+	}
+	return bad;
+})()`
+
+// TestWatchPageFitsManyServersAndAPhone: with eight servers (s8 killed
+// at 1 s, and out of the picks once the health checks see it) no wire passes over
+// a card and s8's ✕ is next to it, on a desktop and at 390x844, where
+// nothing is wider than the viewport and every control can be reached.
+func TestWatchPageFitsManyServersAndAPhone(t *testing.T) {
+	l, err := labfile.Parse("eight.yaml", []byte(`
+name: eight
+seed: 2
+duration: 10s
+clients: {rate: 200, work: {dist: exponential, mean: 5ms}}
+balancers: {algorithm: least-outstanding, health: {enabled: true, interval: 500ms}}
+servers: [{count: 8, workers: 2}]
+events:
+  - {at: 1s, action: kill, target: s8}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := chromium(t)
+	base := startWatchLab(t, l, "", "", true)
+	check := func(name string, w, h int64) {
+		do(t, ctx, 10*time.Second, chromedp.EmulateViewport(w, h))
+		do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+		waitJS(t, ctx, 30*time.Second, `document.querySelectorAll('#diagram .server').length === 8 && !!document.querySelector('#diagram .wires line')`)
+		do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`fetch('/api/playback', {method: 'POST', body: JSON.stringify({seek_s: 4})})`))
+		waitJS(t, ctx, 20*time.Second, `document.getElementById('pb-seek').value === '4' && document.querySelectorAll('#diagram .wires .cross').length === 1`)
+		time.Sleep(300 * time.Millisecond) // the wires follow the layout
+		if bad := evalJS[[]string](t, ctx, wireProblems); len(bad) > 0 {
+			t.Errorf("%s: the diagram's wires:\n%s", name, strings.Join(bad, "\n"))
+		}
+		if bad := evalJS[[]string](t, ctx, overflowProblems); len(bad) > 0 {
+			t.Errorf("%s: does not fit:\n%s", name, strings.Join(bad, "\n"))
+		}
+		shot(t, ctx, "watch-eight-"+name)
+	}
+	check("desktop", 1400, 1000)
+	check("phone", 390, 844)
+}
+
+// TestWatchPageTicksAreDistinct: in the first seconds the charts' ticks
+// are half a second apart; no axis repeats a label ("1 1 2 2"), then or
+// later.
+func TestWatchPageTicksAreDistinct(t *testing.T) {
+	ctx := chromium(t)
+	base := startWatch(t, "rr-slow", true)
+	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('virtual') && document.querySelectorAll('#diagram .server').length === 5`)
+	for _, at := range []float64{1.5, 2.5, 12} {
+		do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`fetch('/api/playback', {method: 'POST', body: JSON.stringify({seek_s: %g})})`, at)))
+		waitJS(t, ctx, 20*time.Second, fmt.Sprintf(`document.getElementById('pb-seek').value === '%g' && Object.keys(document.getElementById('chart-load').tickLabels || {}).length === 2`, at))
+		time.Sleep(300 * time.Millisecond)
+		var labels map[string]map[string][]string
+		if err := json.Unmarshal([]byte(evalJS[string](t, ctx, `JSON.stringify(Object.fromEntries(['latency', 'load', 'trouble'].map(id => [id, document.getElementById('chart-' + id).tickLabels])))`)), &labels); err != nil {
+			t.Fatal(err)
+		}
+		for chart, axes := range labels {
+			for axis, all := range axes {
+				var ls []string // a log axis leaves some ticks unlabelled
+				for _, l := range all {
+					if l != "" {
+						ls = append(ls, l)
+					}
+				}
+				if len(ls) < 2 {
+					t.Errorf("at %g s the %s chart's %s axis has %d labels", at, chart, axis, len(ls))
+				}
+				for i := 1; i < len(ls); i++ {
+					if ls[i] == ls[i-1] {
+						t.Errorf("at %g s the %s chart's %s axis repeats a label: %q", at, chart, axis, ls)
+						break
+					}
+				}
+			}
+		}
+		if at == 1.5 {
+			shot(t, ctx, "watch-ticks-1.5s")
+		}
+	}
+}
+
+// TestDashboardStatusSaysWhatDoesNotAnswer drives the page against a
+// stand-in controller that streams live snapshots (a lab watch snapshot
+// without its virtual fields): while every process answers the status is
+// "live"; while the snapshots say no process could be read it says so;
+// when the snapshots stop (the stream stays open) it says the controller
+// is not answering; when they come again it is "live" again.
+func TestDashboardStatusSaysWhatDoesNotAnswer(t *testing.T) {
+	var live map[string]any
+	base := startWatch(t, "rr-slow", true)
+	for i := 0; call(t, "GET", base+"/api/snapshot", nil, &live) != 200; i++ { // the first is published once Serve runs
+		if i == 100 {
+			t.Fatal("no snapshot from lab watch")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, k := range []string{"virtual", "playback", "trips"} {
+		delete(live, k)
+	}
+	live["mode"] = "up"
+	good, err := json.Marshal(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dead map[string]any
+	if err := json.Unmarshal(good, &dead); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range dead["servers"].([]any) {
+		s.(map[string]any)["error"], s.(map[string]any)["backend"] = "connection refused", nil
+	}
+	for _, b := range dead["balancers"].([]any) {
+		b.(map[string]any)["error"] = "connection refused"
+	}
+	dead["clients"].(map[string]any)["error"] = "connection refused"
+	bad, err := json.Marshal(dead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var phase atomic.Int32 // 0 good snapshots, 1 bad ones, 2 none
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/stream", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for {
+			switch phase.Load() {
+			case 0:
+				fmt.Fprintf(w, "data: %s\n\n", good)
+			case 1:
+				fmt.Fprintf(w, "data: %s\n\n", bad)
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(250 * time.Millisecond):
+			}
+		}
+	})
+	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, _ *http.Request) {
+		lab.WriteJSON(w, 404, map[string]any{"error": "not here", "code": 404})
+	})
+	mux.Handle("GET /", webui.Handler())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: mux}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() {
+		c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(c)
+		srv.Close()
+	})
+
+	ctx := chromium(t)
+	const status = `document.getElementById('status').textContent`
+	do(t, ctx, 60*time.Second, chromedp.Navigate("http://"+ln.Addr().String()+"/"))
+	waitJS(t, ctx, 20*time.Second, status+` === 'live' && document.querySelectorAll('#diagram .server').length === 5`)
+	phase.Store(1)
+	waitJS(t, ctx, 10*time.Second, status+` === 'no process answers'`)
+	if title := evalJS[string](t, ctx, `document.getElementById('status').title`); !strings.Contains(title, "s1") || !strings.Contains(title, "loadgen") {
+		t.Errorf("the status's title %q does not name what does not answer", title)
+	}
+	phase.Store(2)
+	waitJS(t, ctx, 10*time.Second, status+`.startsWith('the controller is not answering')`)
+	shot(t, ctx, "dashboard-not-answering")
+	phase.Store(0)
+	waitJS(t, ctx, 10*time.Second, status+` === 'live'`)
+}
+
+// TestWatchPageShapesServers: s1 runs at speed 1; the speed menu sets it
+// to 2 (twice as fast: the inspector says so and the log has the drill),
+// then to 0.2 (five times slower: SLOWED); add server with speed 2 and 4
+// workers adds s6 so; the fleet form then rebuilds rr-slow as eight
+// servers of three workers and plays from 0.
+func TestWatchPageShapesServers(t *testing.T) {
+	ctx := chromium(t)
+	base := startWatch(t, "rr-slow", true)
+	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, 30*time.Second, `document.querySelectorAll('#diagram .server').length === 5 && !!document.getElementById('speed-pick') && !document.getElementById('fleet').hidden`)
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`fetch('/api/playback', {method: 'POST', body: JSON.stringify({seek_s: 1})})`))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-seek').value === '1'`)
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#diagram .server[data-name="s1"]`)))
+	const speed = `[...document.querySelectorAll('#inspector dt')].find(e => e.textContent === 'speed').nextElementSibling.textContent`
+	waitJS(t, ctx, 10*time.Second, speed+` === '1 (lab: 1)'`)
+	pick := func(v string) chromedp.Action[chromedp.Void] {
+		return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const s = document.getElementById('insp-speed'); s.value = %q; s.dispatchEvent(new Event('change')); })()`, v))
+	}
+	do(t, ctx, 10*time.Second, pick("2"))
+	waitJS(t, ctx, 10*time.Second, speed+` === '2 (lab: 1)' && [...document.querySelectorAll('#log li')].some(li => li.textContent.includes('slow s1 speed=2'))`)
+	if evalJS[bool](t, ctx, `!!document.querySelector('#diagram .server[data-name="s1"] .badge.slowed')`) {
+		t.Error("s1 at twice its speed is marked slowed")
+	}
+	do(t, ctx, 10*time.Second, pick("0.2"))
+	waitJS(t, ctx, 10*time.Second, speed+` === '0.2 (lab: 1)' && !!document.querySelector('#diagram .server[data-name="s1"] .badge.slowed')`)
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#inspector .close`)))
+
+	// a server of its own: twice as fast, four workers
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { document.getElementById('add-speed').value = '2';
+		document.getElementById('add-workers').value = '4'; })()`), chromedp.Click(chromedp.CSS(`#add-server`)))
+	waitJS(t, ctx, 10*time.Second, `document.querySelectorAll('#diagram .server').length === 6 && document.querySelectorAll('#diagram .server[data-name="s6"] .workers i.w').length === 4 &&
+		[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('add-server s6 speed=2 workers=4'))`)
+	// (a click in JavaScript: the toast at the bottom may cover s6's card)
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`document.querySelector('#diagram .server[data-name="s6"]').click()`))
+	waitJS(t, ctx, 10*time.Second, speed+` === '2 (lab: 2)'`)
+	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#inspector .close`)))
+
+	if got := evalJS[string](t, ctx, `['fleet-count', 'fleet-workers', 'fleet-queue'].map(id => document.getElementById(id).value).join('/')`); got != "6/1/0" {
+		t.Errorf("the fleet form shows %s, want rr-slow's 5 servers and the one added, 1 worker on the first, unbounded queues", got)
+	}
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => {
+		document.getElementById('fleet-count').value = '8'; document.getElementById('fleet-workers').value = '3';
+		document.getElementById('fleet-queue').value = '20'; document.getElementById('fleet-dist').value = 'constant'; })()`),
+		chromedp.Click(chromedp.CSS(`#fleet-rebuild`)))
+	waitJS(t, ctx, 20*time.Second, `document.querySelectorAll('#diagram .server').length === 8 && [...document.querySelectorAll('#diagram .server')].every(e => e.querySelectorAll('.workers i.w').length === 3)`)
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-seek').value === '0' && document.getElementById('pb-drills').textContent === ''`)
+	shot(t, ctx, "watch-fleet-rebuilt")
 }

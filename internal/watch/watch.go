@@ -134,7 +134,7 @@ func (s *Server) load(l *labfile.Lab, scenario, setting string) error {
 
 // newSession starts a session of l with what a snapshot needs kept.
 func newSession(l *labfile.Lab) (*sim.Session, error) {
-	return sim.NewSession(l, sim.SessionOptions{Frames: lab.SeriesBins + 1, LatencyBins: lab.WindowBins})
+	return sim.NewSession(l, sim.SessionOptions{Frames: lab.SeriesBins + 1, LatencyBins: lab.WindowBins, Trips: followed})
 }
 
 // anchor restarts the playback clock from the virtual instant reached.
@@ -266,8 +266,9 @@ type Playback struct {
 // dashboard's snapshot, marked virtual, with the playback state.
 type snapshot struct {
 	*lab.Snapshot
-	Virtual  bool     `json:"virtual"`
-	Playback Playback `json:"playback"`
+	Virtual  bool       `json:"virtual"`
+	Playback Playback   `json:"playback"`
+	Trips    []tripJSON `json:"trips"` // the followed requests (trips.go)
 }
 
 func (s *Server) playbackLocked() Playback {
@@ -310,7 +311,7 @@ func (s *Server) build() *lab.Snapshot {
 func (s *Server) publishLocked() {
 	snap := s.build()
 	snap.AtUnixMs = time.Now().UnixMilli()
-	data, err := json.Marshal(snapshot{Snapshot: snap, Virtual: true, Playback: s.playbackLocked()})
+	data, err := json.Marshal(snapshot{Snapshot: snap, Virtual: true, Playback: s.playbackLocked(), Trips: trips(s.sess)})
 	if err != nil {
 		s.log.Warn("cannot encode a snapshot", zap.Error(err))
 		return
@@ -334,6 +335,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/lab", s.touched(s.handleLab))
 	mux.HandleFunc("GET /api/source", s.handleSource)
 	mux.HandleFunc("GET /api/report.json", s.handleReport)
+	mux.HandleFunc("POST /api/fleet", s.touched(s.handleFleet))
 	mux.Handle("GET /", webui.Handler())
 	return mux
 }
@@ -587,6 +589,8 @@ type CompareRow struct {
 	P50Ms     float64 `json:"p50_ms"`
 	P99Ms     float64 `json:"p99_ms"`
 	Watched   bool    `json:"watched"` // the setting being played
+	// Series is its p99 per bin, for the small multiples (compare.go).
+	Series *compareSeries `json:"series"`
 }
 
 // handleCompare is POST /api/compare ({}): Compare all. The lab as
@@ -596,7 +600,9 @@ type CompareRow struct {
 // table ranks them (by the lab's headline figure, p99 unless it names
 // another).
 func (s *Server) handleCompare(w http.ResponseWriter, req *http.Request) {
-	var body struct{}
+	var body struct {
+		Seeds int `json:"seeds"` // 2 or more: seeds 1 to N, with intervals (compare.go)
+	}
 	if !lab.DecodeBody(w, req, &body) {
 		return
 	}
@@ -614,7 +620,17 @@ func (s *Server) handleCompare(w http.ResponseWriter, req *http.Request) {
 			}
 		}
 	}
-	rep, err := sim.Compare(l, settings, sim.Options{})
+	if body.Seeds != 0 {
+		out, err := compareSeeds(l, settings, watched, body.Seeds)
+		if err != nil {
+			badRequest(w, err.Error())
+			return
+		}
+		out["drills"] = drills
+		lab.WriteJSON(w, 200, out)
+		return
+	}
+	rep, err := sim.Compare(l, settings, sim.Options{Series: true})
 	if err != nil {
 		lab.WriteJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
 		return
@@ -626,7 +642,8 @@ func (s *Server) handleCompare(w http.ResponseWriter, req *http.Request) {
 	rows := []CompareRow{}
 	for i, r := range rep.Ranked() {
 		rows = append(rows, CompareRow{Rank: i + 1, Name: r.Name, Algorithm: r.Algorithm, Requests: r.Requests,
-			Failed: r.Failed, Goodput: r.Goodput, P50Ms: r.Latency.P50, P99Ms: r.Latency.P99, Watched: r.Name == watched})
+			Failed: r.Failed, Goodput: r.Goodput, P50Ms: r.Latency.P50, P99Ms: r.Latency.P99, Watched: r.Name == watched,
+			Series: seriesOf(&r)})
 	}
 	lab.WriteJSON(w, 200, map[string]any{"lab": l.Name, "headline": headline, "drills": drills, "ranking": rows})
 }

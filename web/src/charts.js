@@ -5,6 +5,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { h } from './dom.js';
 import { renderSparks, latest } from './sparks.js';
+import { seconds, values } from './ticks.js';
 
 const palette = ['#2563eb', '#16a34a', '#dc2626', '#9333ea', '#ea580c', '#0891b2', '#ca8a04', '#db2777',
   '#4b5563', '#65a30d', '#7c3aed', '#0d9488'];
@@ -86,7 +87,7 @@ export function renderCharts(snap) {
     const data = c.box.plotData;
     if (!c.plot || c.key !== key) {
       if (c.plot) c.plot.destroy();
-      c.plot = new uPlot(options(series, size(c.box), spec.log), data, c.box);
+      c.plot = new uPlot(options(series, size(c.box), spec.log, c.box), data, c.box);
       c.key = key;
     } else {
       c.plot.setData(data);
@@ -95,15 +96,17 @@ export function renderCharts(snap) {
   }
 }
 
-function options(series, sz, log) {
+function options(series, sz, log, box) {
+  box.tickLabels = {}; // the labels drawn, for a look from a test
+  const drawn = (axis, f) => (u, ticks) => (box.tickLabels[axis] = f(ticks));
   return {
     ...sz,
     scales: { x: { time: false }, y: log ? { distr: 3 } : {} },
     legend: { live: true },
     cursor: { drag: { x: false, y: false } },
     axes: [
-      { label: 's', size: 36, values: (u, ticks) => ticks.map((t) => t.toFixed(0)) },
-      { size: 48, values: (u, ticks) => ticks.map(compact) },
+      { label: 's', size: 36, values: drawn('x', seconds) },
+      { size: 48, values: drawn('y', values) },
     ],
     series: [
       { label: 't', value: (u, v, si, idx) => fmt(u, v, si, idx, (x) => x.toFixed(2) + ' s') },
@@ -120,12 +123,4 @@ function options(series, sz, log) {
 function fmt(u, v, si, idx, f) {
   const x = idx == null ? latest(u.data[si]) : v;
   return x == null ? '–' : f(x);
-}
-
-/** compact writes an axis value in few characters: 950, 1.5k, 12k. */
-function compact(v) {
-  if (v == null) return '';
-  const a = Math.abs(v);
-  if (a >= 1000) return +(v / 1000).toFixed(a >= 10000 ? 0 : 1) + 'k';
-  return a >= 1 || a === 0 ? String(+v.toFixed(1)) : String(+v.toPrecision(2));
 }

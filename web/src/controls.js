@@ -1,6 +1,7 @@
 // The controls: every drill and setting, each a POST /api/chaos.
 import { h } from './dom.js';
 import { chaos } from './api.js';
+import { speedPicker, addServerChoices } from './shape.js';
 
 const SLOW = 0.25; // the speed of "slow" (a quarter)
 const GC = '300ms'; // the length of a GC pause on demand
@@ -72,7 +73,8 @@ export function initControls(el) {
   els.limiter = h('select', { id: 'limiter', onchange: () => setting({ 'servers.limiter.kind': els.limiter.value }) },
     h('option', { value: '', text: 'no limiter' }), h('option', { value: 'aimd', text: 'AIMD' }),
     h('option', { value: 'gradient2', text: 'Gradient2' }));
-  els.addServer = h('button', { id: 'add-server', text: 'add server', onclick: () => act({ action: 'add-server' }) });
+  const added = addServerChoices();
+  els.addServer = h('button', { id: 'add-server', text: 'add server', onclick: () => act({ action: 'add-server', ...added.body() }) });
   els.timeBox = h('select', { id: 'time-box', title: 'the lab undoes each drill this long after it (restore, restart, recover and GC excepted)' },
     TIME_BOXES.map(([value, text]) => h('option', { value, text })));
   el.replaceChildren(
@@ -82,11 +84,11 @@ export function initControls(el) {
         h('button', { text: 'set', onclick: () => act({ action: 'rate', rate: Number(els.rate.value) }) })),
       h('label', { class: 'field' }, 'algorithm ', els.algorithm)),
     group('Servers',
-      h('div', { class: 'row' }, els.server, ...actionButtons(() => els.server.value)),
+      h('div', { class: 'row' }, els.server, ...actionButtons(() => els.server.value), speedPicker(() => els.server.value, 'speed-pick')),
       h('div', { class: 'row' },
         h('button', { text: 'slow all ×' + SLOW, onclick: () => act({ action: 'slow', target: 'all', speed: SLOW }) }),
         h('button', { text: 'restore all', onclick: () => act({ action: 'restore', target: 'all' }) }),
-        els.addServer)),
+        els.addServer, ...added.els)),
     group('Clients', els.retries,
       check('budget', 'retry budget 10%', (on) => setting({ 'clients.budget': on ? '0.1' : '0' })),
       check('hedge', 'hedge at p95', (on) => setting({ 'clients.hedge': on ? 'p95' : '' }))),

@@ -67,26 +67,81 @@ function syncNodes(map, parent, items, make, update) {
   });
 }
 
-/** drawWires lays lines from the balancer tier (or the clients) to each server. */
+/**
+ * drawWires lays lines from the balancer tier (or the clients) to each
+ * server. When a straight wire would pass over another card (more servers
+ * than fit one column beside the balancers, or a phone's stacked layout),
+ * it draws a bus instead: one trunk to a bar along the servers' side, and
+ * a short stub into each card, its width the card's rate, ✕ at its end.
+ */
 function drawWires(snap) {
   if (!snap || !root) return;
   const box = root.getBoundingClientRect();
   wires.setAttribute('viewBox', `0 0 ${box.width} ${box.height}`);
   const from = rel(lbTier.hidden ? clientsNode.getBoundingClientRect() : lbTier.getBoundingClientRect(), box);
   const max = Math.max(1, ...(snap.servers || []).map((s) => s.rate || 0));
+  const width = (r) => (r > 0 ? 1 + (7 * r) / max : 1);
   const shapes = [];
   const client = rel(clientsNode.getBoundingClientRect(), box);
   if (!lbTier.hidden) shapes.push(line(edge(client, from), edge(from, client), 2, 'wire in'));
-  for (const s of snap.servers || []) {
-    const el = cards.get(s.name);
-    if (!el) continue;
-    const to = rel(el.getBoundingClientRect(), box);
-    const a = edge(from, to), b = edge(to, from);
-    const r = s.rate || 0;
-    shapes.push(line(a, b, r > 0 ? 1 + (7 * r) / max : 1, r > 0 ? 'wire' : 'wire idle'));
-    if (r <= 0) shapes.push(cross((a.x + b.x) / 2, (a.y + b.y) / 2, s.name));
+  const targets = (snap.servers || []).filter((s) => cards.get(s.name))
+    .map((s) => ({ s, to: rel(cards.get(s.name).getBoundingClientRect(), box) }));
+  const straight = targets.map(({ to }) => [edge(from, to), edge(to, from)]);
+  const bus = straight.some(([a, b], i) => targets.some((o, j) => j !== i && crosses(a, b, o.to)));
+  if (serverTier.classList.contains('bus') !== bus) serverTier.classList.toggle('bus', bus); // room for the stubs
+  if (!bus) {
+    targets.forEach(({ s }, i) => {
+      const [a, b] = straight[i];
+      const r = s.rate || 0;
+      shapes.push(line(a, b, width(r), r > 0 ? 'wire' : 'wire idle', s.name));
+      if (r <= 0) shapes.push(cross((a.x + b.x) / 2, (a.y + b.y) / 2, s.name));
+    });
+    wires.replaceChildren(...shapes);
+    return;
   }
+  const tier = rel(serverTier.getBoundingClientRect(), box);
+  const face = edge(tier, from);
+  const vertical = face.x === tier.x || face.x === tier.x + tier.w; // the bar runs down the tier's side (else across its top or bottom)
+  const out = vertical ? { x: face.x === tier.x ? -1 : 1, y: 0 } : { x: 0, y: face.y === tier.y ? -1 : 1 };
+  const bar = { x: face.x + out.x * STUB, y: face.y + out.y * STUB };
+  const onBar = [];
+  let total = 0;
+  for (const { s, to } of targets) {
+    const a = edge(to, from);
+    const dir = sideOf(a, to);
+    const b = { x: a.x + dir.x * STUB, y: a.y + dir.y * STUB };
+    const r = s.rate || 0;
+    total += r;
+    shapes.push(line(b, a, width(r), r > 0 ? 'wire' : 'wire idle', s.name));
+    if (r <= 0) shapes.push(cross(b.x + dir.x * 6, b.y + dir.y * 6, s.name));
+    if (vertical ? Math.abs(b.x - bar.x) < 1 : Math.abs(b.y - bar.y) < 1) onBar.push(b);
+  }
+  if (onBar.length > 0) {
+    const ends = onBar.map((p) => (vertical ? p.y : p.x));
+    const lo = Math.min(...ends, vertical ? bar.y : bar.x), hi = Math.max(...ends, vertical ? bar.y : bar.x);
+    shapes.push(vertical ? line({ x: bar.x, y: lo }, { x: bar.x, y: hi }, 2, 'wire bar') : line({ x: lo, y: bar.y }, { x: hi, y: bar.y }, 2, 'wire bar'));
+  }
+  shapes.push(line(edge(from, tier), bar, width(total / Math.max(1, targets.length)) + 1, 'wire trunk'));
   wires.replaceChildren(...shapes);
+}
+
+const STUB = 14; // a bus stub's length (px): the bus class's gaps leave room for it
+
+/** sideOf is the outward direction of the side of rect r that point p lies on. */
+function sideOf(p, r) {
+  if (p.x === r.x) return { x: -1, y: 0 };
+  if (p.x === r.x + r.w) return { x: 1, y: 0 };
+  if (p.y === r.y) return { x: 0, y: -1 };
+  return { x: 0, y: 1 };
+}
+
+/** crosses reports whether the segment a-b passes over rect r (its ends aside). */
+function crosses(a, b, r) {
+  for (let k = 1; k < 40; k++) {
+    const x = a.x + ((b.x - a.x) * k) / 40, y = a.y + ((b.y - a.y) * k) / 40;
+    if (x > r.x + 2 && x < r.x + r.w - 2 && y > r.y + 2 && y < r.y + r.h - 2) return true;
+  }
+  return false;
 }
 
 function rel(r, box) {
@@ -101,8 +156,9 @@ function edge(a, b) {
   return { x: a.x + a.w / 2, y: a.y };
 }
 
-function line(a, b, width, cls) {
+function line(a, b, width, cls, name) {
   const l = document.createElementNS(SVG, 'line');
+  if (name) l.dataset.name = name;
   for (const [k, v] of Object.entries({ x1: a.x, y1: a.y, x2: b.x, y2: b.y, 'stroke-width': width.toFixed(1) })) l.setAttribute(k, v);
   l.setAttribute('class', cls);
   return l;

@@ -3,6 +3,7 @@
 import { h, ms, pct, rate, count, isNum } from './dom.js';
 import { actionButtons } from './controls.js';
 import { chaos } from './api.js';
+import { speedPicker } from './shape.js';
 
 let panel, title, details, actions;
 let open = null; // {kind, name}
@@ -31,7 +32,7 @@ export function openInspector(kind, name, snap) {
   title.textContent = kind === 'clients' ? 'Clients (loadgen)' : `${kind === 'server' ? 'Server' : 'Balancer'} ${name}`;
   const list = [];
   if (kind === 'server') {
-    list.push(...actionButtons(() => name));
+    list.push(...actionButtons(() => name), speedPicker(() => name, 'insp-speed'));
     list.push(h('button', { class: 'action', 'data-action': 'remove', text: 'remove', onclick: () => chaos({ action: 'remove-server', target: name }) }));
   } else if (kind === 'balancer') {
     list.push(h('p', { class: 'hint', text: 'The algorithm and balancer settings apply to every balancer: see the controls.' }));

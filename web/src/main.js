@@ -13,6 +13,9 @@ import { renderPlayback } from './playback.js';
 import { renderCaption } from './captions.js';
 import { renderOwnLab } from './ownlab.js';
 import { engine } from './engine.js';
+import { initTrips, renderTrips } from './trips.js';
+import { renderStatus, streamLost } from './status.js';
+import { renderFleet } from './shape.js';
 
 const $ = (id) => document.getElementById(id);
 let last = null;
@@ -20,8 +23,7 @@ let last = null;
 function render(snap) {
   if (!last) window.lblab.firstFrameMs = performance.now(); // the first frame, in ms since the page was opened
   last = snap;
-  setText($('status'), snap.status === 'running' ? 'live' : snap.status);
-  $('status').className = 'status ' + (snap.status === 'running' ? 'ok' : 'wait');
+  renderStatus(snap);
   setText($('clock'), secs(snap.t_s));
   renderPlayback(snap);
   renderOwnLab(snap);
@@ -30,15 +32,21 @@ function render(snap) {
   renderScenario(snap);
   renderCaption(snap);
   renderDiagram(snap);
+  renderTrips(snap);
   renderCounters(snap);
   renderCharts(snap);
   renderControls(snap);
+  renderFleet(snap);
   renderInspector(snap);
   renderLog(snap);
 }
 
 function connect() {
   engine.subscribe(render, (trouble) => {
+    if (engine.kind === 'http') { // the stream broke: status.js says what does not answer
+      streamLost();
+      return;
+    }
     setText($('status'), trouble);
     $('status').className = 'status wait';
   });
@@ -46,6 +54,7 @@ function connect() {
 
 function start() {
   initDiagram($('diagram'), (kind, name) => openInspector(kind, name, last));
+  initTrips($('diagram'));
   initCounters($('counters'));
   initCharts($('charts'));
   initControls($('controls'));

@@ -2,9 +2,11 @@
 // virtual clock (lab watch): speed, pause, step, seek, restart and save.
 // Each is a POST /api/playback; the rest of the page does not know which
 // clock feeds it.
-import { h, setText, secs, ms, pct, count } from './dom.js';
+import { h, setText, secs } from './dom.js';
 import { post, toast, downloadLink } from './api.js';
+import { showCompare } from './compare.js';
 
+const SEEDS = [1, 5, 10, 20]; // compare all's choices (the API takes 2 to 30)
 const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
 
 let els = null;
@@ -33,10 +35,13 @@ function build(box) {
     title: 'lab sim LAB --seed N --json of the lab playing as it was given (every compare setting; the drills taken are in the saved lab file)' }));
   const compare = h('button', { id: 'pb-compare', text: 'compare all',
     title: 'run every compare setting of the lab (or every algorithm) on the same seeded stream, with the drills taken, and rank them',
-    onclick: () => compareAll(compare) });
+    onclick: () => compareAll(compare, seeds) });
+  const seeds = h('select', { id: 'pb-seeds', 'aria-label': 'seeds for compare all',
+    title: 'one seed, as lab sim; or seeds 1 to N, as lab sim --seeds N: intervals and whether each setting is told apart from the next' },
+  ...SEEDS.map((n) => h('option', { value: n, text: n === 1 ? '1 seed' : `${n} seeds` })));
   const drills = h('span', { id: 'pb-drills', class: 'pb-drills' });
   box.replaceChildren(h('span', { id: 'virtual', class: 'status virtual', text: 'virtual' }), speed, pause, step, next, seek,
-    restart, save, report, compare, drills);
+    restart, save, report, compare, seeds, drills);
   box.hidden = false;
   els = { speed, pause, step, next, seek, drills };
 }
@@ -72,35 +77,18 @@ export function renderPlayback(snap) {
   } else if (!p.ended) delete box.dataset.endedToast;
 }
 
-/** compareAll asks the simulator to rank the lab's settings and shows the table. */
-async function compareAll(button) {
+/** compareAll asks the simulator to rank the lab's settings (on the seeds chosen) and shows the table. */
+async function compareAll(button, seeds) {
   button.disabled = true;
   setText(button, 'comparing…');
   try {
-    const out = await post('/api/compare', {});
-    if (out) showRanking(out);
+    const n = Number(seeds.value);
+    const out = await post('/api/compare', n > 1 ? { seeds: n } : {});
+    if (out) showCompare(out);
   } finally {
     button.disabled = false;
     setText(button, 'compare all');
   }
-}
-
-function showRanking(out) {
-  let panel = document.getElementById('compare');
-  if (!panel) {
-    panel = h('section', { id: 'compare', class: 'panel compare-panel' });
-    document.querySelector('.col-side').prepend(panel);
-  }
-  const head = ['#', 'setting', 'p99', 'p50', 'failed', 'goodput'];
-  const rows = out.ranking.map((r) => h('tr', { class: r.watched ? 'watched' : '', 'data-name': r.name },
-    h('td', { text: r.rank }), h('td', { text: r.name + (r.watched ? ' (watched)' : '') }),
-    h('td', { text: ms(r.p99_ms) }), h('td', { text: ms(r.p50_ms) }), h('td', { text: count(r.failed) }),
-    h('td', { text: pct(r.goodput) })));
-  panel.replaceChildren(
-    h('h2', {}, 'Compare all ', h('button', { class: 'small', text: '✕', title: 'close', onclick: () => panel.remove() })),
-    h('p', { class: 'note', text: `the same seeded stream through each setting, ranked by ${out.headline}` +
-      (out.drills ? `, with the ${out.drills} drill(s) taken` : '') + ' (as lab sim ranks them)' }),
-    h('table', { class: 'ranking' }, h('thead', {}, h('tr', {}, ...head.map((x) => h('th', { text: x })))), h('tbody', {}, ...rows)));
 }
 
 let armed = false;

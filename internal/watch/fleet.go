@@ -1,0 +1,99 @@
+package watch
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/labfile"
+)
+
+// MaxFleet is the most servers POST /api/fleet builds: the page draws
+// every one (a lab file may hold more; lab sim runs those).
+const MaxFleet = 64
+
+// FleetDists are the work distributions the fleet form offers.
+var FleetDists = []string{"constant", "exponential", "lognormal"}
+
+// fleetIn is POST /api/fleet: the fleet rebuilt, every field optional (the
+// lab's first server group's otherwise).
+type fleetIn struct {
+	Count   *int    `json:"count"`        // servers
+	Workers *int    `json:"workers"`      // each
+	Queue   *int    `json:"queue"`        // each one's queue capacity, 0 = unbounded
+	Dist    *string `json:"distribution"` // the requests' work: constant, exponential or lognormal (same mean)
+}
+
+// rebuiltFleet is l with one group of servers, the first group's settings
+// with in's: count, workers, queue capacity, and the work distribution
+// (its mean kept). The narration and captions, which told of the lab's
+// own fleet, are dropped. The lab file then validates as any would.
+func rebuiltFleet(l *labfile.Lab, in fleetIn) (*labfile.Lab, error) {
+	l = l.Clone()
+	g := l.Servers[0]
+	g.Count, g.Name = len(l.ExpandServers()), ""
+	if in.Count != nil {
+		if *in.Count < 1 || *in.Count > MaxFleet {
+			return nil, fmt.Errorf("count: must be from 1 to %d servers, got %d", MaxFleet, *in.Count)
+		}
+		g.Count = *in.Count
+	}
+	if in.Workers != nil {
+		g.Workers = *in.Workers
+	}
+	if in.Queue != nil {
+		g.Queue.Capacity = *in.Queue
+	}
+	l.Servers = []labfile.ServerGroup{g}
+	// The lab's words described its own fleet: a rebuilt one goes without.
+	l.Narration, l.Captions = "", nil
+	l.Description = fmt.Sprintf("%s, its fleet rebuilt as %d servers of %d workers", l.Name, g.Count, g.Workers)
+	if in.Dist != nil {
+		if !slices.Contains(FleetDists, *in.Dist) {
+			return nil, fmt.Errorf("distribution: must be one of %v, got %q", FleetDists, *in.Dist)
+		}
+		w := &l.Clients.Work
+		if w.Mean == 0 && len(w.Mix) > 0 { // a mixture's mean, kept
+			var sum, p float64
+			for _, m := range w.Mix {
+				sum, p = sum+m.P*float64(m.Value), p+m.P
+			}
+			w.Mean = time.Duration(sum / p)
+		}
+		w.Kind, w.Mix = *in.Dist, nil
+	}
+	if err := l.Validate(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// handleFleet rebuilds the fleet and plays the lab from 0 (the drills are
+// dropped: they may name servers no longer there); speed and pause stay.
+func (s *Server) handleFleet(w http.ResponseWriter, req *http.Request) {
+	var in fleetIn
+	if !lab.DecodeBody(w, req, &in) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	base := s.base.Clone()
+	base.Compare = s.compare
+	l, err := rebuiltFleet(base, in)
+	if err != nil {
+		badRequest(w, err.Error())
+		return
+	}
+	if err := s.load(l, "", s.setting); err != nil {
+		badRequest(w, err.Error())
+		return
+	}
+	s.pauseAt = clock.Never
+	s.publishLocked()
+	g := l.Servers[0]
+	lab.WriteJSON(w, 200, map[string]any{"ok": true, "servers": g.Count, "workers": g.Workers, "queue": g.Queue.Capacity,
+		"distribution": l.Clients.Work.Kind})
+}
