@@ -111,6 +111,10 @@ type Backoff struct {
 
 // Balancers configures the balancer tier (the lb processes).
 type Balancers struct {
+	// Kind is what runs the tier live: "" or lb (lblab's own), or an
+	// external proxy, haproxy | nginx | caddy, whose configuration lab run
+	// and lab up write from this lab (external.go, docs/external.md).
+	Kind      string        `yaml:"kind"`
 	Count     int           `yaml:"count"`     // default 1
 	Algorithm string        `yaml:"algorithm"` // default p2c; see `lab algorithms`
 	Load      LoadMode      `yaml:"load"`      // local | shared; default local

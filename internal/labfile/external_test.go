@@ -1,0 +1,64 @@
+package labfile
+
+import (
+	"strings"
+	"testing"
+)
+
+// An external tier is checked against its proxy's table: an algorithm it
+// lacks is refused at its line and column naming those it has, and so is
+// every setting it cannot honour; the mapped ones pass.
+func TestExternalKindChecks(t *testing.T) {
+	base := "name: x\nbalancers:\n  kind: %s\n  algorithm: %s\n%s"
+	cases := []struct {
+		kind, algorithm, extra string
+		want                   []string // "" = valid
+	}{
+		{"haproxy", "least-outstanding", "", nil},
+		{"nginx", "p2c", "", nil},
+		{"caddy", "round-robin", "", nil},
+		{"lb", "p2c-peak-ewma", "", nil},
+		{"haproxy", "p2c-peak-ewma", "", []string{"x.yaml:4:14", "balancers.algorithm", "haproxy has no \"p2c-peak-ewma\"", "round-robin, random, least-outstanding, p2c, ring-hash"}},
+		{"caddy", "ring-hash", "", []string{"x.yaml:4:14", "caddy has no \"ring-hash\"", "round-robin, random, least-outstanding, p2c"}},
+		{"haproxy", "p2c", "  breaker: {enabled: true}\n", []string{"balancers.breaker.enabled", "kind haproxy cannot honour it"}},
+		{"nginx", "p2c", "  health: {enabled: true}\n", []string{"balancers.health.enabled", "no active health checks"}},
+		{"nginx", "p2c", "  choices: 3\n", []string{"balancers.choices", "draws two"}},
+		{"haproxy", "p2c", "  count: 2\n", []string{"balancers.count"}},
+		{"haproxi", "p2c", "", []string{"x.yaml:3:9", "balancers.kind", "did you mean \"haproxy\""}},
+		{"nginx", "round-robin", "events:\n  - {at: 1s, action: algorithm, algorithm: p2c}\n", []string{"events[0].action", "written once at start"}},
+		{"nginx", "round-robin", "events:\n  - {at: 1s, action: slow, target: s1, speed: 0.5}\n", nil},
+	}
+	for _, c := range cases {
+		_, err := Parse("x.yaml", []byte(strings.ReplaceAll(
+			strings.Replace(strings.Replace(strings.Replace(base, "%s", c.kind, 1), "%s", c.algorithm, 1), "%s", c.extra, 1), "\t", "")))
+		switch {
+		case c.want == nil && err != nil:
+			t.Errorf("%s %s %q: %v, want valid", c.kind, c.algorithm, c.extra, err)
+		case c.want != nil && err == nil:
+			t.Errorf("%s %s %q: valid, want an error with %q", c.kind, c.algorithm, c.extra, c.want)
+		case c.want != nil:
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%s %s %q: %v\nwant it to contain %q", c.kind, c.algorithm, c.extra, err, w)
+				}
+			}
+		}
+	}
+}
+
+// Every proxy's directives fill in the lab's hash header and choices.
+func TestProxyDirective(t *testing.T) {
+	b := &Balancers{Choices: 3, HashOn: HashClient}
+	for kind, want := range map[string][2]string{
+		"haproxy": {"balance random(3)", "balance hdr(X-Lab-Client)\nhash-type consistent"},
+		"nginx":   {"random two least_conn", "hash $http_x_lab_client consistent"},
+	} {
+		p, _ := ProxyOf(kind)
+		if d, _ := p.Directive("p2c", b); d != want[0] {
+			t.Errorf("%s p2c: %q, want %q", kind, d, want[0])
+		}
+		if d, _ := p.Directive("ring-hash", b); d != want[1] {
+			t.Errorf("%s ring-hash: %q, want %q", kind, d, want[1])
+		}
+	}
+}
