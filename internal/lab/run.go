@@ -51,7 +51,11 @@ func (p Process) Signal(sig os.Signal) error { return p.p.Signal(sig) }
 // backends and the loadgen.
 func (r *liveRun) processes() []Process {
 	var out []Process
-	for _, p := range append(r.f.all(), r.loadgen) {
+	procs := append(r.f.all(), r.loadgen)
+	if x := r.f.external(); x != nil {
+		procs = append([]*proc{x.proc}, procs...)
+	}
+	for _, p := range procs {
 		out = append(out, Process{Role: p.role, Name: p.name, PID: p.cmd.Process.Pid, p: p.cmd.Process})
 	}
 	return out
