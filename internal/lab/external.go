@@ -410,3 +410,36 @@ func parseCaddyUpstreams(r io.Reader) (ProxyStats, error) {
 	}
 	return st, nil
 }
+
+// proxyFigures adds the external proxy's own counters to the run's log at
+// its end (the per-server shares come from the backends' counters, as for
+// lb): HAProxy's requests per server and their status, nginx's requests,
+// Caddy's requests in flight per upstream.
+func (f *fleet) proxyFigures(ctx context.Context, log *eventLog) {
+	x := f.external()
+	if x == nil {
+		return
+	}
+	st, err := x.readStats(ctx)
+	if err != nil {
+		log.add(time.Now(), fmt.Sprintf("%s's own counters could not be read: %v", x.kind.Name, firstLine(err.Error())))
+		return
+	}
+	log.add(time.Now(), x.kind.Name+"'s own counters: "+st.text(x.kind.Kind))
+}
+
+// text is the stats in one line.
+func (st ProxyStats) text(kind string) string {
+	if kind == "nginx" {
+		return fmt.Sprintf("%d requests handled, %d active client connections (stub_status)", st.Requests, st.Active)
+	}
+	var parts []string
+	for _, s := range st.Servers {
+		if kind == "caddy" {
+			parts = append(parts, fmt.Sprintf("%s %d in flight", s.Name, s.Current))
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %d sent, %d now, %s", s.Name, s.Total, s.Current, s.Status))
+	}
+	return strings.Join(parts, "; ")
+}

@@ -197,6 +197,7 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 		run.Interrupted, run.DurationS = true, ran
 	}
 	run.Servers = r.f.serverFigures(ctxAlive(ctx), r.sc.events)
+	r.f.proxyFigures(ctxAlive(ctx), r.sc.events)
 	run.Name, run.Log = name, append(r.sc.events.snapshot(), run.Log...)
 	if run.Algorithm == "" {
 		run.Algorithm = lab.Balancers.Algorithm
