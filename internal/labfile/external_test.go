@@ -62,3 +62,23 @@ func TestProxyDirective(t *testing.T) {
 		}
 	}
 }
+
+// Behind an external proxy a drill on the balancer tier is refused on the
+// running lab too (the dashboard's and lab chaos's drills), and a drill on
+// a server is not.
+func TestExternalDrills(t *testing.T) {
+	l := Default()
+	if err := l.Apply("balancers.kind", "haproxy"); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []Event{{Action: ActionAlgorithm, Algorithm: "round-robin"}, {Action: ActionSet, Set: map[string]string{"balancers.timeout": "1s"}},
+		{Action: ActionAddServer, Target: "s6"}} {
+		if err := l.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "written once at start") {
+			t.Errorf("%s: %v, want a refusal", ev.Action, err)
+		}
+	}
+	ev := Event{Action: "slow", Target: "s2", Speed: 0.25}
+	if err := l.CheckDrill(&ev); err != nil {
+		t.Errorf("slow: %v", err)
+	}
+}
