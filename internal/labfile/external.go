@@ -214,3 +214,41 @@ func validateExternalEvents(l *Lab, r *reporter) {
 		}
 	}
 }
+
+// ExternalTable is the algorithm mapping as docs/external.md shows it: a
+// row per lblab algorithm any proxy maps, a column per proxy ("-": it
+// lacks it; "(default)": no directive). {key} and {choices} stay as
+// written.
+func ExternalTable() string {
+	var rows []string
+	var algorithms []string
+	for _, p := range Proxies {
+		for _, a := range p.Algorithms {
+			if !slices.Contains(algorithms, a.Algorithm) {
+				algorithms = append(algorithms, a.Algorithm)
+			}
+		}
+	}
+	head, rule := "| lblab |", "|---|"
+	for _, p := range Proxies {
+		head += " " + p.Name + " (`kind: " + p.Kind + "`) |"
+		rule += "---|"
+	}
+	rows = append(rows, head, rule)
+	for _, name := range algorithms {
+		row := "| `" + name + "` |"
+		for _, p := range Proxies {
+			a := p.algorithm(name)
+			switch {
+			case a.Algorithm == "":
+				row += " - |"
+			case a.Directive == "":
+				row += " (default) |"
+			default:
+				row += " `" + strings.ReplaceAll(a.Directive, "\n", "; ") + "` |"
+			}
+		}
+		rows = append(rows, row)
+	}
+	return strings.Join(rows, "\n") + "\n"
+}

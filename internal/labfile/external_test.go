@@ -1,6 +1,7 @@
 package labfile
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -80,5 +81,30 @@ func TestExternalDrills(t *testing.T) {
 	ev := Event{Action: "slow", Target: "s2", Speed: 0.25}
 	if err := l.CheckDrill(&ev); err != nil {
 		t.Errorf("slow: %v", err)
+	}
+}
+
+// docs/external.md's mapping table is the one labfile.Proxies declares,
+// row for row, and so is its list of refused settings.
+func TestExternalDocs(t *testing.T) {
+	data, err := os.ReadFile("../../docs/external.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	if want := ExternalTable(); !strings.Contains(doc, want) {
+		t.Errorf("docs/external.md lacks the algorithm table as labfile.Proxies has it:\n%s", want)
+	}
+	for _, x := range externalRefusals {
+		if !strings.Contains(doc, "| `"+x.Path+"` | "+x.Why+" |") {
+			t.Errorf("docs/external.md does not list %s as refused (%s)", x.Path, x.Why)
+		}
+	}
+	for _, p := range Proxies {
+		for _, x := range p.Refuses {
+			if !strings.Contains(doc, "| `"+x.Path+"` ("+p.Name+") | "+x.Why+" |") {
+				t.Errorf("docs/external.md does not list %s as refused by %s (%s)", x.Path, p.Name, x.Why)
+			}
+		}
 	}
 }
