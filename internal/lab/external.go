@@ -403,7 +403,7 @@ func parseCaddyUpstreams(r io.Reader) (ProxyStats, error) {
 		Fails       int    `json:"fails"`
 	}
 	if err := json.NewDecoder(io.LimitReader(r, 1<<20)).Decode(&ups); err != nil {
-		return st, fmt.Errorf("Caddy upstreams: %v", err)
+		return st, fmt.Errorf("caddy upstreams: %v", err)
 	}
 	for _, u := range ups {
 		st.Servers = append(st.Servers, ProxyServer{Name: u.Address, Current: u.NumRequests})
