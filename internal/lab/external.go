@@ -173,6 +173,30 @@ func writeCaddy(p labfile.Proxy, c proxyConfig) (string, []string) {
 	return b.String(), []string{"run", "--config", path, "--adapter", "caddyfile"}
 }
 
+// commandConfig renders kind: command's templates for the fleet: the
+// configuration, the arguments after the program, and the file name.
+func commandConfig(c proxyConfig) (string, []string, string, error) {
+	cmd := c.lab.Balancers.Command
+	file := cmd.File
+	if file == "" {
+		file = "proxy.conf"
+	}
+	host, port, _ := net.SplitHostPort(c.listen)
+	_, sport, _ := net.SplitHostPort(c.stats)
+	d := labfile.CommandData{Listen: c.listen, Stats: c.stats, ListenHost: host, ListenPort: port, StatsPort: sport,
+		Dir: c.dir, Config: filepath.Join(c.dir, file), Algorithm: c.lab.Balancers.Algorithm,
+		TimeoutMs: c.lab.Balancers.Timeout.Milliseconds()}
+	for _, b := range c.backends {
+		h, p, _ := net.SplitHostPort(b.addr)
+		d.Servers = append(d.Servers, labfile.CommandServer{Name: b.name, Addr: b.addr, Host: h, Port: p})
+	}
+	text, argv, err := cmd.RenderCommand(d)
+	if err != nil {
+		return "", nil, "", err
+	}
+	return text, argv[1:], file, nil
+}
+
 // proxyWriters write each kind's configuration: its text and the command
 // line that runs it.
 var proxyWriters = map[string]func(labfile.Proxy, proxyConfig) (string, []string){
@@ -207,8 +231,17 @@ func (f *fleet) startExternal(ctx context.Context, p labfile.Proxy) error {
 	for _, b := range f.servers() {
 		c.backends = append(c.backends, proxyBackend{b.name, b.ready.Addr})
 	}
-	text, args := proxyWriters[p.Kind](p, c)
-	if err := os.WriteFile(filepath.Join(dir, configFile[p.Kind]), []byte(text), 0o600); err != nil {
+	file := configFile[p.Kind]
+	var text string
+	var args []string
+	if p.Kind == labfile.KindCommand {
+		if text, args, file, err = commandConfig(c); err != nil {
+			return fmt.Errorf("balancers.command: %w", err)
+		}
+	} else {
+		text, args = proxyWriters[p.Kind](p, c)
+	}
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(text), 0o600); err != nil {
 		return err
 	}
 	bin, err := exec.LookPath(p.Binary)
@@ -226,7 +259,7 @@ func (f *fleet) startExternal(ctx context.Context, p labfile.Proxy) error {
 	f.proxy = &externalProxy{kind: p, proc: pr, dir: dir, stats: stats}
 	f.mu.Unlock()
 	f.opts.Log.Debug("external balancer started", zap.String("kind", p.Kind), zap.String("addr", listen),
-		zap.String("stats", stats), zap.String("config", filepath.Join(dir, configFile[p.Kind])))
+		zap.String("stats", stats), zap.String("config", filepath.Join(dir, file)))
 	return nil
 }
 
@@ -417,7 +450,7 @@ func parseCaddyUpstreams(r io.Reader) (ProxyStats, error) {
 // Caddy's requests in flight per upstream.
 func (f *fleet) proxyFigures(ctx context.Context, log *eventLog) {
 	x := f.external()
-	if x == nil {
+	if x == nil || x.kind.Kind == labfile.KindCommand { // a proxy of the user's own: no stats interface lab knows
 		return
 	}
 	st, err := x.readStats(ctx)

@@ -1,6 +1,8 @@
 package lab
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -229,4 +231,41 @@ func hasLog(run *report.Run, text string) bool {
 		}
 	}
 	return false
+}
+
+// kind: command runs a proxy of the user's own from its templates: here
+// HAProxy from a configuration written in the lab file, and every request
+// reaches the servers through it.
+func TestExternalCommand(t *testing.T) {
+	proxyTool(t, "haproxy")
+	ctx := ctxFor(t, 60*time.Second)
+	lab := smallLab(t, "least-outstanding", 2)
+	lab.Balancers.Kind = labfile.KindCommand
+	lab.Balancers.Command = labfile.ExternalCommand{File: "mine.cfg", Run: "haproxy -db -f {{.Config}}",
+		Config: "defaults\n  mode http\n  timeout connect 5s\n  timeout client 1m\n  timeout server 1m\n" +
+			"frontend f\n  bind {{.Listen}}\n  default_backend b\nbackend b\n  balance leastconn\n" +
+			"{{range .Servers}}  server {{.Name}} {{.Addr}}\n{{end}}"}
+	if err := lab.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := startFleet(ctx, lab, testOptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.stop()
+	if _, err := os.Stat(filepath.Join(f.external().dir, "mine.cfg")); err != nil {
+		t.Errorf("the configuration is not where the template's {{.Config}} says: %v", err)
+	}
+	run, _ := runLoadgen(t, ctx, f)
+	var arrived uint64
+	for _, b := range f.servers() {
+		var bs backend.State
+		if err := call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &bs); err != nil {
+			t.Fatal(err)
+		}
+		arrived += bs.Counters.Arrived
+	}
+	if run.Requests < 200 || run.Succeeded != run.Requests || arrived != run.Attempts {
+		t.Errorf("%d requests, %d succeeded, %d attempts, %d reached the servers", run.Requests, run.Succeeded, run.Attempts, arrived)
+	}
 }

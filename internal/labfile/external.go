@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"text/template"
 )
 
 // An external balancer tier (balancers.kind: haproxy | nginx | caddy) runs
@@ -14,8 +15,12 @@ import (
 // (internal/lab/external.go) and the docs check (docs/external.md's
 // tables) are derived from it.
 
-// Balancer kinds: lblab's own lb ("" is the same) and the external proxies.
-const KindLB = "lb"
+// Balancer kinds: lblab's own lb ("" is the same), the external proxies of
+// Proxies, and a proxy of the user's own (balancers.command).
+const (
+	KindLB      = "lb"
+	KindCommand = "command"
+)
 
 // Proxy is one external proxy lblab can put in the lb's place.
 type Proxy struct {
@@ -130,12 +135,85 @@ func Kinds() []string {
 	for _, p := range Proxies {
 		out = append(out, p.Kind)
 	}
-	return out
+	return append(out, KindCommand)
 }
 
 // External is the proxy that runs the lab's balancer tier, if an external
-// one does.
-func (l *Lab) External() (Proxy, bool) { return ProxyOf(l.Balancers.Kind) }
+// one does. kind: command's is the program its command line starts, with
+// no algorithm table (its configuration is the user's).
+func (l *Lab) External() (Proxy, bool) {
+	if l.Balancers.Kind == KindCommand {
+		bin := ""
+		if f := strings.Fields(l.Balancers.Command.Run); len(f) > 0 {
+			bin = f[0]
+		}
+		return Proxy{Kind: KindCommand, Name: bin, Binary: bin, Package: "the package that has " + bin}, true
+	}
+	return ProxyOf(l.Balancers.Kind)
+}
+
+// CommandData is what kind: command's templates are given.
+type CommandData struct {
+	Listen, Stats string // 127.0.0.1:PORT: the traffic address, and a second free one (for a stats page)
+	ListenHost    string // 127.0.0.1
+	ListenPort    string
+	StatsPort     string
+	Dir           string // the proxy's own directory (pid files, sockets, logs)
+	Config        string // the path its configuration is written at
+	Servers       []CommandServer
+	Algorithm     string // balancers.algorithm as the lab names it
+	TimeoutMs     int64  // balancers.timeout in milliseconds (0 = none)
+}
+
+// CommandServer is one server of the lab.
+type CommandServer struct{ Name, Addr, Host, Port string }
+
+// exampleCommandData checks kind: command's templates before a run.
+var exampleCommandData = CommandData{Listen: "127.0.0.1:1", Stats: "127.0.0.1:2", ListenHost: "127.0.0.1", ListenPort: "1", StatsPort: "2",
+	Dir: "/dir", Config: "/dir/proxy.conf", Servers: []CommandServer{{"s1", "127.0.0.1:3", "127.0.0.1", "3"}}, Algorithm: "p2c"}
+
+// RenderCommand executes kind: command's templates: the configuration and
+// the command line, split at spaces.
+func (c ExternalCommand) RenderCommand(d CommandData) (config string, argv []string, err error) {
+	var out [2]strings.Builder
+	for i, text := range []string{c.Config, c.Run} {
+		t, err := template.New([]string{"config", "run"}[i]).Option("missingkey=error").Parse(text)
+		if err != nil {
+			return "", nil, err
+		}
+		if err := t.Execute(&out[i], d); err != nil {
+			return "", nil, err
+		}
+	}
+	argv = strings.Fields(out[1].String())
+	if len(argv) == 0 {
+		return "", nil, fmt.Errorf("the command line is empty")
+	}
+	return out[0].String(), argv, nil
+}
+
+// validateCommand checks kind: command: a command line and a
+// configuration, both templates that execute on a lab's data.
+func validateCommand(l *Lab, r *reporter) {
+	c := l.Balancers.Command
+	switch {
+	case strings.TrimSpace(c.Run) == "":
+		r.add("balancers.command.run", "kind command needs the command line that starts the proxy, e.g. haproxy -db -f {{.Config}}")
+	case strings.TrimSpace(c.Config) == "":
+		r.add("balancers.command.config", "kind command needs the proxy's configuration, a template of {{.Listen}}, {{range .Servers}}{{.Addr}}{{end}}, ...")
+	default:
+		if _, _, err := c.RenderCommand(exampleCommandData); err != nil {
+			field := "balancers.command.config"
+			if strings.Contains(err.Error(), "template: run:") || strings.Contains(err.Error(), "command line") {
+				field = "balancers.command.run"
+			}
+			r.add(field, "%v", err)
+		}
+	}
+	if strings.ContainsAny(c.File, "/\\") || c.File == ".." {
+		r.add("balancers.command.file", "a file name in the proxy's directory, got %q", c.File)
+	}
+}
 
 // Directive is the proxy's configuration text for algorithm, with the
 // lab's hash header and choices filled in; ok is false when the proxy
@@ -167,6 +245,9 @@ func (p Proxy) AlgorithmNames() []string {
 // proxy has (naming those it has), and none of the settings it cannot
 // honour.
 func validateExternal(l *Lab, r *reporter) {
+	if c := l.Balancers.Command; c != (ExternalCommand{}) && l.Balancers.Kind != KindCommand {
+		r.add("balancers.command", "is for kind: command (kind is %s)", quote(l.Balancers.Kind))
+	}
 	if l.Balancers.Kind == "" || l.Balancers.Kind == KindLB {
 		return
 	}
@@ -175,7 +256,9 @@ func validateExternal(l *Lab, r *reporter) {
 		r.oneOf("balancers.kind", l.Balancers.Kind, Kinds()...)
 		return
 	}
-	if _, ok := p.Directive(l.Balancers.Algorithm, &l.Balancers); !ok {
+	if p.Kind == KindCommand {
+		validateCommand(l, r)
+	} else if _, ok := p.Directive(l.Balancers.Algorithm, &l.Balancers); !ok {
 		r.add("balancers.algorithm", "kind %s has no %s; the algorithms it maps: %s (or kind: lb for every algorithm)",
 			p.Kind, quote(l.Balancers.Algorithm), strings.Join(p.AlgorithmNames(), ", "))
 	} else if a := p.algorithm(l.Balancers.Algorithm); !strings.Contains(a.Directive, "{choices}") &&

@@ -108,3 +108,36 @@ func TestExternalDocs(t *testing.T) {
 		}
 	}
 }
+
+// kind: command takes the user's configuration and command line, both
+// templates checked at their line on a lab's data, and refuses what no
+// external proxy honours; balancers.command is for that kind only.
+func TestExternalCommandChecks(t *testing.T) {
+	good := "name: x\nbalancers:\n  kind: command\n  algorithm: p2c-peak-ewma\n  command:\n    run: myproxy -c {{.Config}}\n    config: |\n      listen {{.Listen}}\n      {{range .Servers}}server {{.Name}} {{.Addr}}\n      {{end}}\n"
+	l, err := Parse("x.yaml", []byte(good))
+	if err != nil {
+		t.Fatalf("a valid kind: command: %v", err)
+	}
+	if p, ok := l.External(); !ok || p.Binary != "myproxy" {
+		t.Errorf("External: %+v %v, want the program myproxy", p, ok)
+	}
+	conf, argv, err := l.Balancers.Command.RenderCommand(CommandData{Listen: "127.0.0.1:9", Config: "/d/p.conf",
+		Servers: []CommandServer{{Name: "s1", Addr: "127.0.0.1:7"}, {Name: "s2", Addr: "127.0.0.1:8"}}})
+	if err != nil || conf != "listen 127.0.0.1:9\nserver s1 127.0.0.1:7\nserver s2 127.0.0.1:8\n\n" || strings.Join(argv, " ") != "myproxy -c /d/p.conf" {
+		t.Errorf("rendered %q %q %v", conf, argv, err)
+	}
+	for bad, want := range map[string]string{
+		"name: x\nbalancers:\n  kind: command\n":                                                             "balancers.command.run: kind command needs the command line",
+		"name: x\nbalancers:\n  kind: command\n  command: {run: p}\n":                                        "balancers.command.config: kind command needs",
+		"name: x\nbalancers:\n  kind: command\n  command: {run: p, config: \"{{.Nope}}\"}\n":                 "x.yaml:4:29: balancers.command.config: template: config:1:2",
+		"name: x\nbalancers:\n  kind: command\n  command: {run: \"p {{.Listen\", config: c}\n":               "balancers.command.run",
+		"name: x\nbalancers:\n  kind: command\n  breaker: {enabled: true}\n  command: {run: p, config: c}\n": "kind command cannot honour it",
+		"name: x\nbalancers:\n  kind: nginx\n  command: {run: p, config: c}\n":                               "balancers.command: is for kind: command",
+		"name: x\nbalancers:\n  command: {run: p, config: c}\n":                                              "balancers.command: is for kind: command",
+	} {
+		_, err := Parse("x.yaml", []byte(bad))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", bad, err, want)
+		}
+	}
+}
