@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -46,6 +48,57 @@ type externalProxy struct {
 	proc  *proc
 	dir   string // its configuration, pid file and logs
 	stats string // its stats listener (HAProxy's stats page, nginx's stub_status, Caddy's admin API)
+	mu    sync.Mutex
+	conf  proxyConfig // what its configuration was written from (reload rewrites it)
+}
+
+// reload switches the running proxy to algorithm: it rewrites the
+// configuration and reloads it gracefully (HAProxy: SIGUSR2 to its master,
+// a new worker takes the new connections while the old one finishes its
+// requests; nginx: SIGHUP; Caddy: POST /load on its admin API). It returns
+// what the log says.
+func (x *externalProxy) reload(ctx context.Context, algorithm string) (string, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	c := x.conf
+	c.lab = c.lab.Clone()
+	if err := c.lab.Apply("balancers.algorithm", algorithm); err != nil {
+		return "", err
+	}
+	text, _ := proxyWriters[x.kind.Kind](x.kind, c)
+	if err := os.WriteFile(filepath.Join(c.dir, configFile[x.kind.Kind]), []byte(text), 0o600); err != nil {
+		return "", err
+	}
+	switch x.kind.Kind {
+	case "haproxy":
+		if err := x.proc.cmd.Process.Signal(syscall.SIGUSR2); err != nil {
+			return "", err
+		}
+	case "nginx":
+		if err := x.proc.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+			return "", err
+		}
+	default: // caddy
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, "POST", "http://"+x.stats+"/load", strings.NewReader(text))
+		if err != nil {
+			return "", err
+		}
+		req.Header.Set("Content-Type", "text/caddyfile")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return "", err
+		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return "", fmt.Errorf("caddy's /load: %d %s", resp.StatusCode, strings.TrimSpace(string(body)))
+		}
+	}
+	x.conf = c
+	d, _ := x.kind.Directive(algorithm, &c.lab.Balancers)
+	return fmt.Sprintf("%s reloaded gracefully with %s (%s)", x.kind.Name, algorithm, strings.ReplaceAll(d, "\n", "; ")), nil
 }
 
 // freePort picks a free port on 127.0.0.1: it listens on port 0 and
@@ -104,7 +157,7 @@ func writeHAProxy(p labfile.Proxy, c proxyConfig) (string, []string) {
 	var b strings.Builder
 	h := c.lab.Balancers.Health
 	fmt.Fprintf(&b, "global\n    maxconn 4096\n    stats socket %s mode 600 level admin\n\n", filepath.Join(c.dir, "haproxy.sock"))
-	fmt.Fprintf(&b, "defaults\n    mode http\n    option http-keep-alive\n    retries 0\n    timeout connect 5s\n    timeout client 1h\n    timeout server %s\n\n", c.timeout())
+	fmt.Fprintf(&b, "defaults\n    mode http\n    option http-keep-alive\n    option idle-close-on-response\n    retries 0\n    timeout connect 5s\n    timeout client 1h\n    timeout server %s\n\n", c.timeout())
 	fmt.Fprintf(&b, "frontend lab\n    bind %s\n    default_backend servers\n\n", c.listen)
 	fmt.Fprintf(&b, "frontend stats\n    bind %s\n    stats enable\n    stats uri /stats\n\n", c.stats)
 	fmt.Fprintf(&b, "backend servers\n%s", indent(c.directive(p), "    "))
@@ -117,16 +170,17 @@ func writeHAProxy(p labfile.Proxy, c proxyConfig) (string, []string) {
 		fmt.Fprintf(&b, "    server %s %s%s\n", s.name, s.addr, check)
 	}
 	path := filepath.Join(c.dir, "haproxy.cfg")
-	return b.String(), []string{"-db", "-f", path}
+	return b.String(), []string{"-W", "-db", "-f", path} // master-worker: SIGUSR2 reloads
 }
 
-// writeNginx writes nginx.conf: one process (master_process off: it keeps
-// one set of least_conn counts, and switches no user), an upstream with
+// writeNginx writes nginx.conf: a master and one worker (one set of
+// least_conn counts; the master reloads on SIGHUP), an upstream with
 // pooled HTTP/1.1 connections, passive health checks and retries off, and
-// stub_status on the stats address.
+// stub_status on the stats address. Started as root, the worker runs as
+// nginx's default unprivileged user (the directory is readable to it).
 func writeNginx(p labfile.Proxy, c proxyConfig) (string, []string) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "daemon off;\nmaster_process off;\npid %s;\nerror_log stderr warn;\n", filepath.Join(c.dir, "nginx.pid"))
+	fmt.Fprintf(&b, "daemon off;\nworker_processes 1;\npid %s;\nerror_log stderr warn;\n", filepath.Join(c.dir, "nginx.pid"))
 	b.WriteString("events { worker_connections 16384; }\n\nhttp {\n    access_log off;\n")
 	for _, t := range []string{"client_body", "proxy", "fastcgi", "uwsgi", "scgi"} {
 		fmt.Fprintf(&b, "    %s_temp_path %s;\n", t, filepath.Join(c.dir, t))
@@ -213,7 +267,7 @@ var configFile = map[string]string{"haproxy": "haproxy.cfg", "nginx": "nginx.con
 // is ready when its traffic port accepts connections.
 func (f *fleet) startExternal(ctx context.Context, p labfile.Proxy) error {
 	dir := filepath.Join(f.dir, p.Kind)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil { // nginx's worker may run as another user
 		return err
 	}
 	listen := f.opts.LBAddr
@@ -256,7 +310,7 @@ func (f *fleet) startExternal(ctx context.Context, p labfile.Proxy) error {
 		return err
 	}
 	f.mu.Lock()
-	f.proxy = &externalProxy{kind: p, proc: pr, dir: dir, stats: stats}
+	f.proxy = &externalProxy{kind: p, proc: pr, dir: dir, stats: stats, conf: c}
 	f.mu.Unlock()
 	f.opts.Log.Debug("external balancer started", zap.String("kind", p.Kind), zap.String("addr", listen),
 		zap.String("stats", stats), zap.String("config", filepath.Join(dir, file)))

@@ -269,3 +269,49 @@ func TestExternalCommand(t *testing.T) {
 		t.Errorf("%d requests, %d succeeded, %d attempts, %d reached the servers", run.Requests, run.Succeeded, run.Attempts, arrived)
 	}
 }
+
+// An algorithm switch behind a proxy rewrites its configuration and reloads
+// it gracefully, and says so in the log: with s2 at quarter speed from the
+// start, round robin until 1 s and least connections after sends s2 well
+// under its fifth, where round robin alone keeps it at exactly a fifth;
+// nothing is lost across the reload.
+func TestExternalAlgorithmReload(t *testing.T) {
+	for _, kind := range []string{"haproxy", "nginx", "caddy"} {
+		t.Run(kind, func(t *testing.T) {
+			proxyTool(t, kind)
+			ctx := ctxFor(t, 60*time.Second)
+			lab := rrSlowLab(t)
+			lab.Events = []labfile.Event{{At: 0, Action: "slow", Target: "s2", Speed: 0.25},
+				{At: time.Second, Action: labfile.ActionAlgorithm, Algorithm: "least-outstanding"}}
+			if err := lab.Apply("balancers.kind", kind); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Run(ctx, lab, []labfile.Setting{{Name: "switch"}}, RunOptions{Options: testOptions(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := &rep.Runs[0]
+			// A reload closes the old process's idle keep-alive connections;
+			// an attempt the loadgen sent on one as it closed is an error
+			// that reached no backend. Every other attempt reached one.
+			var sent uint64
+			for _, s := range run.Servers {
+				sent += s.Sent
+			}
+			o := run.Outcomes
+			if o.Succeeded+o.Failed+o.Rejected+o.TimedOut != run.Requests || run.Attempts-sent > run.Errors {
+				t.Errorf("%d requests, outcomes %+v; %d attempts, %d reached a backend, %d errors", run.Requests, o, run.Attempts, sent, run.Errors)
+			}
+			t.Logf("%s: %d of %d requests failed across the reload; s2's share %.3f", kind, run.Errors, run.Requests, run.Servers[1].Share)
+			if !hasLog(run, "reloaded gracefully with least-outstanding") {
+				t.Errorf("the log does not say the proxy was reloaded: %+v", run.Log)
+			}
+			if s := run.Servers[1].Share; s > 0.17 {
+				t.Errorf("s2's share %.3f: the switch to least connections did not take (round robin sends it 0.200)", s)
+			}
+			if run.Errors*20 > run.Requests { // measured 2-47 of 2,007
+				t.Errorf("%d errors of %d requests across the reload (want under 5%%)", run.Errors, run.Requests)
+			}
+		})
+	}
+}

@@ -283,16 +283,21 @@ func (p Proxy) algorithm(name string) ProxyAlgorithm {
 
 // validateExternalEvents refuses, behind an external tier, the drills that
 // act on the balancers through the lb's admin API: the proxy's
-// configuration is written once, at start.
+// configuration is written at start; an algorithm switch rewrites it and
+// reloads the proxy (but for kind: command, whose configuration is the
+// user's).
 func validateExternalEvents(l *Lab, r *reporter) {
 	p, ok := l.External()
 	if !ok {
 		return
 	}
 	for i, ev := range l.Events {
+		if ev.Action == ActionAlgorithm && p.Kind != KindCommand {
+			continue // the proxy's configuration is rewritten and reloaded (its algorithm is checked as the lab's)
+		}
 		switch ev.Action {
 		case ActionAlgorithm, ActionSet, ActionAddServer, ActionRemoveServer:
-			r.add(indexPath("events", i)+".action", "kind %s: %s acts on the balancer tier, and %s's configuration is written once at start; drills on servers (slow, gc, kill, fail, ...) and rate work",
+			r.add(indexPath("events", i)+".action", "kind %s: %s acts on the balancer tier, and %s's configuration is written at start (an algorithm switch reloads HAProxy, nginx and Caddy); drills on servers (slow, gc, kill, fail, ...) and rate work",
 				p.Kind, ev.Action, p.Name)
 		}
 	}

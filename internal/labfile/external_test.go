@@ -26,7 +26,9 @@ func TestExternalKindChecks(t *testing.T) {
 		{"nginx", "p2c", "  choices: 3\n", []string{"balancers.choices", "draws two"}},
 		{"haproxy", "p2c", "  count: 2\n", []string{"balancers.count"}},
 		{"haproxi", "p2c", "", []string{"x.yaml:3:9", "balancers.kind", "did you mean \"haproxy\""}},
-		{"nginx", "round-robin", "events:\n  - {at: 1s, action: algorithm, algorithm: p2c}\n", []string{"events[0].action", "written once at start"}},
+		{"nginx", "round-robin", "events:\n  - {at: 1s, action: algorithm, algorithm: p2c}\n", nil},
+		{"nginx", "round-robin", "events:\n  - {at: 1s, action: algorithm, algorithm: maglev}\n", []string{"events[0]", "kind nginx has no \"maglev\""}},
+		{"nginx", "round-robin", "events:\n  - {at: 1s, action: set, set: {balancers.timeout: 1s}}\n", []string{"events[0].action", "written at start"}},
 		{"nginx", "round-robin", "events:\n  - {at: 1s, action: slow, target: s1, speed: 0.5}\n", nil},
 	}
 	for _, c := range cases {
@@ -72,15 +74,20 @@ func TestExternalDrills(t *testing.T) {
 	if err := l.Apply("balancers.kind", "haproxy"); err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range []Event{{Action: ActionAlgorithm, Algorithm: "round-robin"}, {Action: ActionSet, Set: map[string]string{"balancers.timeout": "1s"}},
+	for _, ev := range []Event{{Action: ActionSet, Set: map[string]string{"balancers.timeout": "1s"}},
 		{Action: ActionAddServer, Target: "s6"}} {
-		if err := l.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "written once at start") {
+		if err := l.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "written at start") {
 			t.Errorf("%s: %v, want a refusal", ev.Action, err)
 		}
 	}
-	ev := Event{Action: "slow", Target: "s2", Speed: 0.25}
-	if err := l.CheckDrill(&ev); err != nil {
-		t.Errorf("slow: %v", err)
+	for _, ev := range []Event{{Action: "slow", Target: "s2", Speed: 0.25}, {Action: ActionAlgorithm, Algorithm: "round-robin"}} {
+		if err := l.CheckDrill(&ev); err != nil {
+			t.Errorf("%s: %v", ev.Action, err)
+		}
+	}
+	ev := Event{Action: ActionAlgorithm, Algorithm: "least-latency"}
+	if err := l.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "kind haproxy has no") {
+		t.Errorf("algorithm least-latency: %v, want HAProxy's refusal", err)
 	}
 }
 
