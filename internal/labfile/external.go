@@ -37,9 +37,6 @@ type Proxy struct {
 	// Header writes a request header's name as the proxy's configuration
 	// names its value (for hash keys).
 	Header func(name string) string
-	// Health says how its active health checks map (empty: none; the lab's
-	// balancers.health is then refused).
-	Health string
 	// Refuses are the lab's settings this proxy cannot honour, besides
 	// those no external proxy honours (externalRefusals).
 	Refuses []Refusal
@@ -71,7 +68,6 @@ var Proxies = []Proxy{
 			{"ring-hash", "balance hdr({key})\nhash-type consistent"},
 		},
 		Header: func(name string) string { return name },
-		Health: "option httpchk GET /healthz; server ... check inter {interval} fall {fails} rise {passes}",
 	},
 	{
 		Kind: "nginx", Name: "nginx", Binary: "nginx", Package: "nginx",
@@ -95,7 +91,6 @@ var Proxies = []Proxy{
 			{"p2c", "lb_policy random_choose {choices}"},
 		},
 		Header: func(name string) string { return name },
-		Health: "health_uri /healthz; health_interval {interval} (one failed or passed check decides)",
 		Refuses: []Refusal{{Path: "balancers.health", Used: func(l *Lab) bool {
 			h := l.Balancers.Health
 			return h.Enabled && (h.Fails != 1 || h.Passes != 1)
