@@ -81,8 +81,12 @@ func Run(ctx context.Context, lab *labfile.Lab, settings []labfile.Setting, opts
 			return nil, fmt.Errorf("setting %q: %w", s.Name, err)
 		}
 		if opts.Progress != nil {
-			fmt.Fprintf(opts.Progress, "lab run %s: setting %s (%d of %d), %v of traffic...\n",
-				lab.Name, s.Name, i+1, len(settings), l.Duration)
+			through := ""
+			if p, ok := l.External(); ok {
+				through = " through " + p.Name
+			}
+			fmt.Fprintf(opts.Progress, "lab run %s: setting %s (%d of %d)%s, %v of traffic...\n",
+				lab.Name, s.Name, i+1, len(settings), through, l.Duration)
 		}
 		run, err := runOne(ctx, l, s.Name, opts, dash)
 		if err != nil {
