@@ -123,7 +123,7 @@ func interruptible() (context.Context, context.CancelFunc) {
 func runCommand() *cobra.Command {
 	var f simFlags
 	var lf liveFlags
-	var dashboard string
+	var dashboard, kinds string
 	cmd := &cobra.Command{
 		Use:   "run FILE|SCENARIO",
 		Short: "Run a lab live: real backend, lb and loadgen processes on 127.0.0.1",
@@ -137,6 +137,8 @@ with the same seeded request stream as "lab sim". Meanwhile the live dashboard
 of the setting running is served on --dashboard (if that address is taken, lab
 run warns and runs without it).`,
 		Example: `  lab run rr-slow --compare round-robin,p2c
+  lab run rr-slow --balancer haproxy
+  lab run rr-slow --compare round-robin,least-outstanding --balancer lb,haproxy,nginx
   lab run rr-slow --seeds 5 --compare round-robin,p2c --duration 10s
   lab run my-lab.yaml --duration 30s --json > live.json`,
 		Args: cobra.ExactArgs(1),
@@ -144,6 +146,15 @@ run warns and runs without it).`,
 			lab, settings, err := prepare(args[0], f, cmd.Flags().Changed)
 			if err != nil {
 				return err
+			}
+			var kindList []string
+			if kinds != "" {
+				if kindList, err = parseKinds(kinds); err != nil {
+					return usageError{err}
+				}
+				if settings, err = withKinds(lab, settings, kindList, f.compare != "", cmd.ErrOrStderr()); err != nil {
+					return err
+				}
 			}
 			seeds, err := seedsOf(f, cmd.Flags().Changed("seed"))
 			if err == nil {
@@ -186,6 +197,14 @@ run warns and runs without it).`,
 			if err != nil {
 				return err
 			}
+			if len(kindList) > 1 && !rep.Interrupted {
+				base, _ := chooseSettings(lab, f.compare) // chosen above
+				pred, err := predictions(lab, base, settings)
+				if err != nil {
+					return err
+				}
+				rep.Runs = interleave(rep.Runs, pred)
+			}
 			rep.AddRecovery(lab)
 			if err := printReport(cmd.OutOrStdout(), cmd.ErrOrStderr(), rep, f); err != nil || !rep.Interrupted {
 				return err
@@ -196,12 +215,13 @@ run warns and runs without it).`,
 	reportFlags(cmd, &f)
 	lf.add(cmd)
 	cmd.Flags().StringVar(&dashboard, "dashboard", livelab.DefaultControllerAddr, `serve the live dashboard on ADDR while the lab runs ("" = none)`)
+	cmd.Flags().StringVar(&kinds, "balancer", "", balancerHelp)
 	return cmd
 }
 
 func upCommand() *cobra.Command {
 	var lf liveFlags
-	var listen, lbAddr, restart string
+	var listen, lbAddr, restart, kind string
 	var maxCost float64
 	cmd := &cobra.Command{
 		Use:   "up [FILE|SCENARIO]",
@@ -227,6 +247,14 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 			}
 			if err := lab.Apply("duration", "8760h"); err != nil { // a year: until Ctrl-C
 				return err
+			}
+			if kind != "" {
+				if _, err := parseKinds(kind); err != nil || strings.Contains(kind, ",") {
+					return usageError{fmt.Errorf("--balancer: one of %s, got %q", strings.Join(labfile.Kinds(), ", "), kind)}
+				}
+				if lab, err = swapKind(lab, kind, cmd.ErrOrStderr()); err != nil {
+					return err
+				}
 			}
 			if err := lf.check("--listen", listen); err != nil {
 				return err
@@ -270,6 +298,7 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 	cmd.Flags().StringVar(&listen, "listen", livelab.DefaultControllerAddr, "the controller's address (dashboard, state and chaos API)")
 	cmd.Flags().StringVar(&lbAddr, "lb", "127.0.0.1:8080", "the balancer's traffic address")
 	cmd.Flags().StringVar(&restart, "restart", string(livelab.RestartNever), "when a backend or balancer process exits on its own: never (it stays down, shown as EXITED)\nor on-failure (started again on its ports after a signal or a non-zero exit)")
+	cmd.Flags().StringVar(&kind, "balancer", "", "run the balancer tier as KIND: lb, haproxy, nginx or caddy (balancers.kind, docs/external.md)")
 	lf.add(cmd)
 	costFlag(cmd, &maxCost)
 	return cmd

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lblab/lblab/internal/labfile"
 )
 
 // readmeSkip is every README command that this test does not run, by its
@@ -51,6 +53,24 @@ func readmeShorten(args []string) []string {
 		args = append(args, "--duration", "5s")
 	}
 	return args
+}
+
+// missingProxies names the external proxies a --balancer argument asks
+// for that are not installed, with their packages ("" = none missing).
+func missingProxies(args []string) string {
+	i := indexOf(args, "--balancer")
+	if i < 0 || i+1 >= len(args) {
+		return ""
+	}
+	var missing []string
+	for _, k := range strings.Split(args[i+1], ",") {
+		if p, ok := labfile.ProxyOf(k); ok {
+			if _, err := exec.LookPath(p.Binary); err != nil {
+				missing = append(missing, p.Binary+" is not installed: apt-get install -y "+p.Package)
+			}
+		}
+	}
+	return strings.Join(missing, "; ")
 }
 
 func indexOf(args []string, s string) int {
@@ -110,6 +130,14 @@ func TestReadmeCommandsRun(t *testing.T) {
 		}
 		if testing.Short() && (args[0] == "run" || slicesHas(args, "live.trace")) { // live, or the trace a live run records
 			t.Logf("-short: not running the live %q", line)
+			continue
+		}
+		if missing := missingProxies(args); missing != "" { // the proxies a --balancer names
+			if os.Getenv("CI") != "" {
+				t.Errorf("README command %q: %s (under CI every tool must be there)", line, missing)
+			} else {
+				t.Logf("not running %q: %s", line, missing)
+			}
 			continue
 		}
 		var stdout string

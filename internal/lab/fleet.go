@@ -52,9 +52,10 @@ type fleet struct {
 	mu       sync.Mutex // guards backends, lbs and stopped: drills add servers, restarts replace them, while others read
 	backends []*proc    // in server order; added servers at the end
 	lbs      []*proc
-	initial  int         // backends started with the fleet (the rest were added)
-	onStart  func(*proc) // called for each process added later (supervision)
-	stopped  bool        // stop has begun: no process joins any more
+	initial  int            // backends started with the fleet (the rest were added)
+	onStart  func(*proc)    // called for each process added later (supervision)
+	stopped  bool           // stop has begun: no process joins any more
+	proxy    *externalProxy // the external balancer tier (balancers.kind), if the lab has one (external.go)
 }
 
 // startFleet writes the lab for the processes and starts a backend per
@@ -81,7 +82,12 @@ func startFleet(ctx context.Context, lab *labfile.Lab, opts Options) (*fleet, er
 		return nil, err
 	}
 	f.initial = len(f.servers())
-	if lab.Clients.Algorithm == "" {
+	if p, ok := lab.External(); ok {
+		if err := f.startExternal(ctx, p); err != nil {
+			f.stop()
+			return nil, err
+		}
+	} else if lab.Clients.Algorithm == "" {
 		if err := f.startBalancers(ctx); err != nil {
 			f.stop()
 			return nil, err
@@ -177,6 +183,9 @@ func (f *fleet) startBalancers(ctx context.Context) error {
 // it cancels a hedge's loser (each balancer's, or server's, admin address
 // by its data address).
 func (f *fleet) loadgenArgs() []string {
+	if x := f.external(); x != nil { // a proxy: no admin API to cancel a hedge's loser at
+		return []string{"--target", f.lab.Balancers.Algorithm + "=http://" + x.proc.ready.Addr}
+	}
 	lbs := f.balancers()
 	if len(lbs) == 0 {
 		return []string{"--servers", f.backendList(false), "--admins", adminsList(f.servers())}
@@ -240,10 +249,20 @@ func (f *fleet) stop() {
 	for _, p := range f.all() {
 		wg.Go(p.stop)
 	}
+	if x := f.external(); x != nil {
+		wg.Go(x.proc.stop)
+	}
 	wg.Wait()
 	if f.ownDir {
 		os.RemoveAll(f.dir)
 	}
+}
+
+// external is the fleet's external proxy (nil: none).
+func (f *fleet) external() *externalProxy {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.proxy
 }
 
 // balancers returns the balancers.

@@ -90,6 +90,9 @@ func (r *liveRun) halt(now bool) {
 			return
 		}
 		procs := append(r.f.all(), r.loadgen)
+		if x := r.f.external(); x != nil {
+			procs = append(procs, x.proc)
+		}
 		var wg sync.WaitGroup
 		for _, p := range procs {
 			wg.Add(1)

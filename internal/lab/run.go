@@ -51,7 +51,11 @@ func (p Process) Signal(sig os.Signal) error { return p.p.Signal(sig) }
 // backends and the loadgen.
 func (r *liveRun) processes() []Process {
 	var out []Process
-	for _, p := range append(r.f.all(), r.loadgen) {
+	procs := append(r.f.all(), r.loadgen)
+	if x := r.f.external(); x != nil {
+		procs = append([]*proc{x.proc}, procs...)
+	}
+	for _, p := range procs {
 		out = append(out, Process{Role: p.role, Name: p.name, PID: p.cmd.Process.Pid, p: p.cmd.Process})
 	}
 	return out
@@ -77,8 +81,12 @@ func Run(ctx context.Context, lab *labfile.Lab, settings []labfile.Setting, opts
 			return nil, fmt.Errorf("setting %q: %w", s.Name, err)
 		}
 		if opts.Progress != nil {
-			fmt.Fprintf(opts.Progress, "lab run %s: setting %s (%d of %d), %v of traffic...\n",
-				lab.Name, s.Name, i+1, len(settings), l.Duration)
+			through := ""
+			if p, ok := l.External(); ok {
+				through = " through " + p.Name
+			}
+			fmt.Fprintf(opts.Progress, "lab run %s: setting %s (%d of %d)%s, %v of traffic...\n",
+				lab.Name, s.Name, i+1, len(settings), through, l.Duration)
 		}
 		run, err := runOne(ctx, l, s.Name, opts, dash)
 		if err != nil {
@@ -193,6 +201,7 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 		run.Interrupted, run.DurationS = true, ran
 	}
 	run.Servers = r.f.serverFigures(ctxAlive(ctx), r.sc.events)
+	r.f.proxyFigures(ctxAlive(ctx), r.sc.events)
 	run.Name, run.Log = name, append(r.sc.events.snapshot(), run.Log...)
 	// the dashboard's log gets the recovery verdicts once the loadgen's
 	// series is in (the report keeps them in their own field)

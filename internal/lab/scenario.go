@@ -32,7 +32,7 @@ func CheckFleet(lab *labfile.Lab, max int) error {
 	if n > max {
 		return &FleetError{Lab: lab.Name, Servers: n, Max: max, Arg: lab.Name}
 	}
-	return nil
+	return CheckExternal(lab)
 }
 
 // FleetError is a lab too large for a live run. Arg is what to give lab

@@ -94,6 +94,13 @@ func (d liveDrills) Rate(rate float64) error {
 }
 
 func (d liveDrills) Algorithm(name string) error {
+	if x := d.s.f.external(); x != nil { // a proxy in the lb's place: its configuration is rewritten and reloaded
+		text, err := x.reload(d.ctx, name)
+		if err == nil {
+			d.s.events.add(time.Now(), text)
+		}
+		return err
+	}
 	return d.s.each(d.ctx, d.s.f.balancers(), "PUT", "/admin/algorithm", map[string]string{"algorithm": name})
 }
 

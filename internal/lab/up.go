@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync/atomic"
 
 	"github.com/lblab/lblab/internal/labfile"
@@ -75,10 +76,18 @@ func (c *Controller) printWelcome(w io.Writer, r *liveRun, command string) {
 	}
 	lab := r.labCopy()
 	fmt.Fprintf(w, "dashboard:  %s\n", c.dashboardURL())
-	fmt.Fprintf(w, "lab %s is up: %d servers, %s, %g requests/s from the loadgen\n",
-		lab.Name, len(r.backends()), lab.Balancers.Algorithm, lab.Clients.Rate)
+	algorithm, lbAddr := lab.Balancers.Algorithm, ""
 	if lbs := r.balancers(); len(lbs) > 0 {
-		lbURL := "http://" + lbs[0].ready.Addr
+		lbAddr = lbs[0].ready.Addr
+	} else if x := r.f.external(); x != nil {
+		d, _ := x.kind.Directive(algorithm, &lab.Balancers)
+		algorithm += fmt.Sprintf(" through %s (%s)", x.kind.Name, strings.ReplaceAll(d, "\n", "; "))
+		lbAddr = x.proc.ready.Addr
+	}
+	fmt.Fprintf(w, "lab %s is up: %d servers, %s, %g requests/s from the loadgen\n",
+		lab.Name, len(r.backends()), algorithm, lab.Clients.Rate)
+	if lbAddr != "" {
+		lbURL := "http://" + lbAddr
 		fmt.Fprintf(w, "  balancer:   %s        try: curl %s/hello\n", lbURL, lbURL)
 		fmt.Fprintf(w, "                                            hey -z 10s -q 20 -c 5 %s/\n", lbURL)
 	}

@@ -477,6 +477,7 @@ func (l *Lab) CheckDrill(ev *Event) error {
 	r := &reporter{}
 	validateCore(probe, r)
 	validateEvents(probe, r, &setChecker{lab: probe, validate: validateCore}, true)
+	validateExternalEvents(probe, r)
 	if err := r.errs.result(); err != nil {
 		return errors.New(strings.ReplaceAll(err.Error(), indexPath("events", len(probe.Events)-1)+".", ""))
 	}

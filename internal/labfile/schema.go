@@ -113,13 +113,20 @@ type Backoff struct {
 
 // Balancers configures the balancer tier (the lb processes).
 type Balancers struct {
-	Count     int           `yaml:"count"`     // default 1
-	Algorithm string        `yaml:"algorithm"` // default p2c; see `lab algorithms`
-	Load      LoadMode      `yaml:"load"`      // local | shared; default local
-	Refresh   time.Duration `yaml:"refresh"`   // shared load refresh period; default 500ms
-	Timeout   time.Duration `yaml:"timeout"`   // per-attempt timeout -> 504; 0 = none
-	Subset    int           `yaml:"subset"`    // servers per balancer; 0 = all
-	Aperture  int           `yaml:"aperture"`  // p2c family: each balancer draws from a window of about this many servers of a ring shared by all balancers; 0 = off
+	// Kind is what runs the tier live: "" or lb (lblab's own), or an
+	// external proxy, haproxy | nginx | caddy, whose configuration lab run
+	// and lab up write from this lab (external.go, docs/external.md).
+	Kind string `yaml:"kind"`
+	// Command is kind: command's own proxy: a configuration template and
+	// the command line that runs it (external.go).
+	Command   ExternalCommand `yaml:"command"`
+	Count     int             `yaml:"count"`     // default 1
+	Algorithm string          `yaml:"algorithm"` // default p2c; see `lab algorithms`
+	Load      LoadMode        `yaml:"load"`      // local | shared; default local
+	Refresh   time.Duration   `yaml:"refresh"`   // shared load refresh period; default 500ms
+	Timeout   time.Duration   `yaml:"timeout"`   // per-attempt timeout -> 504; 0 = none
+	Subset    int             `yaml:"subset"`    // servers per balancer; 0 = all
+	Aperture  int             `yaml:"aperture"`  // p2c family: each balancer draws from a window of about this many servers of a ring shared by all balancers; 0 = off
 	// ApertureLoad sizes the aperture to keep about this many outstanding
 	// requests per server of the window (aperture is then the smallest); 0 = fixed
 	ApertureLoad float64 `yaml:"aperture_load"`
@@ -141,6 +148,15 @@ type Balancers struct {
 	Outlier    Outlier       `yaml:"outlier"`
 	SlowStart  SlowStart     `yaml:"slow_start"`
 	Health     Health        `yaml:"health"`
+}
+
+// ExternalCommand is a proxy of the user's own (balancers.kind: command):
+// Config and Run are Go text/templates given the lab's servers and the
+// proxy's addresses (docs/external.md); Run is split at spaces.
+type ExternalCommand struct {
+	Config string `yaml:"config"` // the proxy's configuration, a template
+	File   string `yaml:"file"`   // the name it is written as in the proxy's directory; default proxy.conf
+	Run    string `yaml:"run"`    // the command line, a template: haproxy -db -f {{.Config}}
 }
 
 // Breaker is the per-server circuit breaker at each balancer.

@@ -34,6 +34,7 @@ func validateLab(l *Lab, r *reporter) {
 	validateCore(l, r)
 	validateCaptions(l, r)
 	validateScript(l, r)
+	validateExternalEvents(l, r)
 }
 
 // validateCore checks the knobs: everything but compare and events.
@@ -48,6 +49,7 @@ func validateCore(l *Lab, r *reporter) {
 	validateClients(&l.Clients, r)
 	validateBalancers(&l.Balancers, r)
 	validateServers(l.Servers, r)
+	validateExternal(l, r)
 	r.oneOf("report.headline", string(l.Report.Headline), headlineNames()...)
 }
 

@@ -1,0 +1,532 @@
+package lab
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/labfile"
+)
+
+// An external balancer tier (balancers.kind: haproxy | nginx | caddy): lab
+// writes the proxy's configuration from the lab, starts it on 127.0.0.1 in
+// the lb's place and points the loadgen at it. What each proxy is (its
+// binary, package, algorithms, what it refuses) is labfile.Proxies; this
+// file writes the configurations and runs the process.
+
+// CheckExternal refuses a lab whose external proxy is not installed, naming
+// the Debian package, before anything starts.
+func CheckExternal(lab *labfile.Lab) error {
+	p, ok := lab.External()
+	if !ok {
+		return nil
+	}
+	if _, err := exec.LookPath(p.Binary); err != nil {
+		return fmt.Errorf("balancers.kind %s: %s is not installed (%s is not on PATH): apt-get install -y %s",
+			p.Kind, p.Name, p.Binary, p.Package)
+	}
+	return nil
+}
+
+// externalProxy is the running proxy of a fleet.
+type externalProxy struct {
+	kind  labfile.Proxy
+	proc  *proc
+	dir   string // its configuration, pid file and logs
+	stats string // its stats listener (HAProxy's stats page, nginx's stub_status, Caddy's admin API)
+	mu    sync.Mutex
+	conf  proxyConfig // what its configuration was written from (reload rewrites it)
+}
+
+// reload switches the running proxy to algorithm: it rewrites the
+// configuration and reloads it gracefully (HAProxy: SIGUSR2 to its master,
+// a new worker takes the new connections while the old one finishes its
+// requests; nginx: SIGHUP; Caddy: POST /load on its admin API). It returns
+// what the log says.
+func (x *externalProxy) reload(ctx context.Context, algorithm string) (string, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	c := x.conf
+	c.lab = c.lab.Clone()
+	if err := c.lab.Apply("balancers.algorithm", algorithm); err != nil {
+		return "", err
+	}
+	text, _ := proxyWriters[x.kind.Kind](x.kind, c)
+	if err := os.WriteFile(filepath.Join(c.dir, configFile[x.kind.Kind]), []byte(text), 0o600); err != nil {
+		return "", err
+	}
+	switch x.kind.Kind {
+	case "haproxy":
+		if err := x.proc.cmd.Process.Signal(syscall.SIGUSR2); err != nil {
+			return "", err
+		}
+	case "nginx":
+		if err := x.proc.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+			return "", err
+		}
+	default: // caddy
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, "POST", "http://"+x.stats+"/load", strings.NewReader(text))
+		if err != nil {
+			return "", err
+		}
+		req.Header.Set("Content-Type", "text/caddyfile")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return "", err
+		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return "", fmt.Errorf("caddy's /load: %d %s", resp.StatusCode, strings.TrimSpace(string(body)))
+		}
+	}
+	x.conf = c
+	d, _ := x.kind.Directive(algorithm, &c.lab.Balancers)
+	return fmt.Sprintf("%s reloaded gracefully with %s (%s)", x.kind.Name, algorithm, strings.ReplaceAll(d, "\n", "; ")), nil
+}
+
+// freePort picks a free port on 127.0.0.1: it listens on port 0 and
+// closes. The proxies take a port in their configuration, not port 0, so
+// another process could take it meanwhile: the start then fails clearly.
+func freePort() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// proxyBackend is one server as the proxy's configuration names it.
+type proxyBackend struct{ name, addr string }
+
+// proxyConfig is what a configuration writer is given.
+type proxyConfig struct {
+	lab      *labfile.Lab
+	dir      string
+	listen   string // the traffic address
+	stats    string // the stats address
+	backends []proxyBackend
+}
+
+// directive is the lab's algorithm in the proxy's terms (checked valid by
+// labfile: CheckRun refused the lab otherwise).
+func (c proxyConfig) directive(p labfile.Proxy) string {
+	d, _ := p.Directive(c.lab.Balancers.Algorithm, &c.lab.Balancers)
+	return d
+}
+
+// timeout is balancers.timeout in the proxy's syntax (milliseconds), or
+// an hour when the lab sets none (the proxies all have a default).
+func (c proxyConfig) timeout() string {
+	d := c.lab.Balancers.Timeout
+	if d <= 0 {
+		d = time.Hour
+	}
+	return strconv.FormatInt(max(d.Milliseconds(), 1), 10) + "ms"
+}
+
+func proxyMs(d time.Duration) string { return strconv.FormatInt(max(d.Milliseconds(), 1), 10) + "ms" }
+
+func indent(text, by string) string {
+	if text == "" {
+		return ""
+	}
+	return by + strings.ReplaceAll(text, "\n", "\n"+by) + "\n"
+}
+
+// writeHAProxy writes haproxy.cfg: one frontend, one backend with the
+// lab's servers, no retries (the lab's clients retry), a stats page.
+func writeHAProxy(p labfile.Proxy, c proxyConfig) (string, []string) {
+	var b strings.Builder
+	h := c.lab.Balancers.Health
+	fmt.Fprintf(&b, "global\n    maxconn 4096\n    stats socket %s mode 600 level admin\n\n", filepath.Join(c.dir, "haproxy.sock"))
+	fmt.Fprintf(&b, "defaults\n    mode http\n    option http-keep-alive\n    option idle-close-on-response\n    retries 0\n    timeout connect 5s\n    timeout client 1h\n    timeout server %s\n\n", c.timeout())
+	fmt.Fprintf(&b, "frontend lab\n    bind %s\n    default_backend servers\n\n", c.listen)
+	fmt.Fprintf(&b, "frontend stats\n    bind %s\n    stats enable\n    stats uri /stats\n\n", c.stats)
+	fmt.Fprintf(&b, "backend servers\n%s", indent(c.directive(p), "    "))
+	check := ""
+	if h.Enabled {
+		b.WriteString("    option httpchk GET /healthz\n")
+		check = fmt.Sprintf(" check inter %s fall %d rise %d", proxyMs(h.Interval), h.Fails, h.Passes)
+	}
+	for _, s := range c.backends {
+		fmt.Fprintf(&b, "    server %s %s%s\n", s.name, s.addr, check)
+	}
+	path := filepath.Join(c.dir, "haproxy.cfg")
+	return b.String(), []string{"-W", "-db", "-f", path} // master-worker: SIGUSR2 reloads
+}
+
+// writeNginx writes nginx.conf: a master and one worker (one set of
+// least_conn counts; the master reloads on SIGHUP), an upstream with
+// pooled HTTP/1.1 connections, passive health checks and retries off, and
+// stub_status on the stats address. Started as root, the worker runs as
+// nginx's default unprivileged user (the directory is readable to it).
+func writeNginx(p labfile.Proxy, c proxyConfig) (string, []string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "daemon off;\nworker_processes 1;\npid %s;\nerror_log stderr warn;\n", filepath.Join(c.dir, "nginx.pid"))
+	b.WriteString("events { worker_connections 16384; }\n\nhttp {\n    access_log off;\n")
+	for _, t := range []string{"client_body", "proxy", "fastcgi", "uwsgi", "scgi"} {
+		fmt.Fprintf(&b, "    %s_temp_path %s;\n", t, filepath.Join(c.dir, t))
+	}
+	b.WriteString("    upstream servers {\n")
+	b.WriteString(indent(strings.ReplaceAll(c.directive(p), "\n", ";\n")+semicolon(c.directive(p)), "        "))
+	for _, s := range c.backends {
+		fmt.Fprintf(&b, "        server %s max_fails=0;\n", s.addr)
+	}
+	b.WriteString("        keepalive 1024;\n    }\n")
+	fmt.Fprintf(&b, "    server {\n        listen %s;\n        location / {\n            proxy_pass http://servers;\n", c.listen)
+	b.WriteString("            proxy_http_version 1.1;\n            proxy_set_header Connection \"\";\n            proxy_next_upstream off;\n")
+	fmt.Fprintf(&b, "            proxy_connect_timeout 5s;\n            proxy_read_timeout %s;\n        }\n    }\n", c.timeout())
+	fmt.Fprintf(&b, "    server {\n        listen %s;\n        location / { stub_status; }\n    }\n}\n", c.stats)
+	path := filepath.Join(c.dir, "nginx.conf")
+	return b.String(), []string{"-e", "stderr", "-p", c.dir, "-c", path}
+}
+
+func semicolon(d string) string {
+	if d == "" {
+		return ""
+	}
+	return ";"
+}
+
+// writeCaddy writes a Caddyfile: HTTP only, its admin API on the stats
+// address, its storage in the proxy's directory, one reverse_proxy.
+func writeCaddy(p labfile.Proxy, c proxyConfig) (string, []string) {
+	var b strings.Builder
+	h := c.lab.Balancers.Health
+	_, port, _ := net.SplitHostPort(c.listen)
+	host, _, _ := net.SplitHostPort(c.listen)
+	fmt.Fprintf(&b, "{\n\tadmin %s\n\tauto_https off\n\tstorage file_system %s\n}\n\n", c.stats, filepath.Join(c.dir, "data"))
+	fmt.Fprintf(&b, "http://:%s {\n\tbind %s\n\treverse_proxy {\n", port, host)
+	for _, s := range c.backends {
+		fmt.Fprintf(&b, "\t\tto %s\n", s.addr)
+	}
+	b.WriteString(indent(c.directive(p), "\t\t"))
+	if h.Enabled {
+		fmt.Fprintf(&b, "\t\thealth_uri /healthz\n\t\thealth_interval %s\n", proxyMs(h.Interval))
+	}
+	fmt.Fprintf(&b, "\t\ttransport http {\n\t\t\tresponse_header_timeout %s\n\t\t}\n\t}\n}\n", c.timeout())
+	path := filepath.Join(c.dir, "Caddyfile")
+	return b.String(), []string{"run", "--config", path, "--adapter", "caddyfile"}
+}
+
+// commandConfig renders kind: command's templates for the fleet: the
+// configuration, the arguments after the program, and the file name.
+func commandConfig(c proxyConfig) (string, []string, string, error) {
+	cmd := c.lab.Balancers.Command
+	file := cmd.File
+	if file == "" {
+		file = "proxy.conf"
+	}
+	host, port, _ := net.SplitHostPort(c.listen)
+	_, sport, _ := net.SplitHostPort(c.stats)
+	d := labfile.CommandData{Listen: c.listen, Stats: c.stats, ListenHost: host, ListenPort: port, StatsPort: sport,
+		Dir: c.dir, Config: filepath.Join(c.dir, file), Algorithm: c.lab.Balancers.Algorithm,
+		TimeoutMs: c.lab.Balancers.Timeout.Milliseconds()}
+	for _, b := range c.backends {
+		h, p, _ := net.SplitHostPort(b.addr)
+		d.Servers = append(d.Servers, labfile.CommandServer{Name: b.name, Addr: b.addr, Host: h, Port: p})
+	}
+	text, argv, err := cmd.RenderCommand(d)
+	if err != nil {
+		return "", nil, "", err
+	}
+	return text, argv[1:], file, nil
+}
+
+// proxyWriters write each kind's configuration: its text and the command
+// line that runs it.
+var proxyWriters = map[string]func(labfile.Proxy, proxyConfig) (string, []string){
+	"haproxy": writeHAProxy,
+	"nginx":   writeNginx,
+	"caddy":   writeCaddy,
+}
+
+// configFile is where each kind's configuration is written.
+var configFile = map[string]string{"haproxy": "haproxy.cfg", "nginx": "nginx.conf", "caddy": "Caddyfile"}
+
+// startExternal writes the proxy's configuration for the fleet's servers
+// and starts it on 127.0.0.1 (opts.LBAddr if given, else a free port). It
+// is ready when its traffic port accepts connections.
+func (f *fleet) startExternal(ctx context.Context, p labfile.Proxy) error {
+	dir := filepath.Join(f.dir, p.Kind)
+	if err := os.MkdirAll(dir, 0o755); err != nil { // nginx's worker may run as another user
+		return err
+	}
+	listen := f.opts.LBAddr
+	var err error
+	if listen == "" {
+		if listen, err = freePort(); err != nil {
+			return err
+		}
+	}
+	stats, err := freePort()
+	if err != nil {
+		return err
+	}
+	c := proxyConfig{lab: f.lab, dir: dir, listen: listen, stats: stats}
+	for _, b := range f.servers() {
+		c.backends = append(c.backends, proxyBackend{b.name, b.ready.Addr})
+	}
+	file := configFile[p.Kind]
+	var text string
+	var args []string
+	if p.Kind == labfile.KindCommand {
+		if text, args, file, err = commandConfig(c); err != nil {
+			return fmt.Errorf("balancers.command: %w", err)
+		}
+	} else {
+		text, args = proxyWriters[p.Kind](p, c)
+	}
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(text), 0o600); err != nil {
+		return err
+	}
+	bin, err := exec.LookPath(p.Binary)
+	if err != nil {
+		return CheckExternal(f.lab)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CONFIG_HOME="+dir)
+	pr, err := startPlain(ctx, cmd, p.Kind, "lb1", listen, f.opts.Logs, f.opts.Log)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.proxy = &externalProxy{kind: p, proc: pr, dir: dir, stats: stats, conf: c}
+	f.mu.Unlock()
+	f.opts.Log.Debug("external balancer started", zap.String("kind", p.Kind), zap.String("addr", listen),
+		zap.String("stats", stats), zap.String("config", filepath.Join(dir, file)))
+	return nil
+}
+
+// startPlain starts a program that prints no readiness line (an external
+// proxy): it is ready when addr accepts a connection. Its stdout and
+// stderr go to logs; it dies with lab (Pdeathsig on Linux).
+func startPlain(ctx context.Context, cmd *exec.Cmd, role, name, addr string, logs io.Writer, log *zap.Logger) (*proc, error) {
+	p := &proc{name: name, role: role, cmd: cmd, args: cmd.Args[1:], start: time.Now(), done: make(chan struct{})}
+	prefixed := &linePrefix{w: logs, prefix: role + ": "}
+	p.cmd.Stderr = io.MultiWriter(prefixed, &p.tail)
+	p.cmd.Stdout = p.cmd.Stderr
+	p.cmd.SysProcAttr = childAttrs()
+	if err := p.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", role, err)
+	}
+	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	deadline := time.After(readyTimeout)
+	for {
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			break
+		}
+		select {
+		case <-p.done:
+			return nil, &StartError{Process: role, Err: p.err, Log: p.tail.String()}
+		case <-deadline:
+			p.stop()
+			return nil, fmt.Errorf("%s was not listening on %s within %v:\n%s", role, addr, readyTimeout, strings.TrimSpace(p.tail.String()))
+		case <-ctx.Done():
+			p.stop()
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	p.ready.Addr, p.ready.PID = addr, p.cmd.Process.Pid
+	log.Debug("process ready", zap.String("role", role), zap.String("addr", addr), zap.Int("pid", p.ready.PID))
+	return p, nil
+}
+
+// linePrefix writes each line with a prefix (a proxy's log lines say whose
+// they are in the lab's process log).
+type linePrefix struct {
+	w      io.Writer
+	prefix string
+	mid    bool
+}
+
+func (l *linePrefix) Write(b []byte) (int, error) {
+	var out []byte
+	for _, c := range b {
+		if !l.mid {
+			out = append(out, l.prefix...)
+			l.mid = true
+		}
+		out = append(out, c)
+		if c == '\n' {
+			l.mid = false
+		}
+	}
+	if _, err := l.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// ProxyServer is one server as the proxy's own stats interface counts it.
+type ProxyServer struct {
+	Name    string
+	Total   uint64 // requests (HAProxy: sessions) it sent the server
+	Current int    // what it has outstanding there now
+	Status  string // UP, DOWN, MAINT, ... ("" where the proxy does not say)
+}
+
+// ProxyStats are a proxy's own counters, as far as it has any.
+type ProxyStats struct {
+	Servers  []ProxyServer // HAProxy's per-server figures (nginx and Caddy: none)
+	Requests uint64        // nginx stub_status: the requests it handled
+	Active   int           // nginx stub_status: its active client connections
+}
+
+// stats reads the proxy's own counters: HAProxy's stats CSV, nginx's
+// stub_status, Caddy's upstreams (GET /reverse_proxy/upstreams).
+func (x *externalProxy) readStats(ctx context.Context) (ProxyStats, error) {
+	var st ProxyStats
+	url := map[string]string{"haproxy": "/stats;csv", "nginx": "/", "caddy": "/reverse_proxy/upstreams"}[x.kind.Kind]
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+x.stats+url, nil)
+	if err != nil {
+		return st, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return st, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return st, fmt.Errorf("%s stats: status %d", x.kind.Name, resp.StatusCode)
+	}
+	switch x.kind.Kind {
+	case "haproxy":
+		return parseHAProxyCSV(resp.Body)
+	case "nginx":
+		return parseStubStatus(resp.Body)
+	}
+	return parseCaddyUpstreams(resp.Body)
+}
+
+// parseHAProxyCSV reads the servers of backend "servers" from HAProxy's
+// stats CSV: scur (current sessions), stot (total) and status.
+func parseHAProxyCSV(r io.Reader) (ProxyStats, error) {
+	var st ProxyStats
+	sc := bufio.NewScanner(r)
+	var col map[string]int
+	for sc.Scan() {
+		line := sc.Text()
+		if h, ok := strings.CutPrefix(line, "# "); ok {
+			col = map[string]int{}
+			for i, name := range strings.Split(h, ",") {
+				col[name] = i
+			}
+			continue
+		}
+		f := strings.Split(line, ",")
+		if col == nil || len(f) <= col["status"] || f[col["pxname"]] != "servers" {
+			continue
+		}
+		if name := f[col["svname"]]; name != "BACKEND" && name != "FRONTEND" {
+			total, _ := strconv.ParseUint(f[col["stot"]], 10, 64)
+			cur, _ := strconv.Atoi(f[col["scur"]])
+			st.Servers = append(st.Servers, ProxyServer{Name: name, Total: total, Current: cur, Status: f[col["status"]]})
+		}
+	}
+	if col == nil {
+		return st, fmt.Errorf("HAProxy stats: no CSV header")
+	}
+	return st, sc.Err()
+}
+
+// parseStubStatus reads nginx's stub_status page:
+//
+//	Active connections: 2
+//	server accepts handled requests
+//	 10 10 25
+//	Reading: 0 Writing: 1 Waiting: 1
+func parseStubStatus(r io.Reader) (ProxyStats, error) {
+	var st ProxyStats
+	data, err := io.ReadAll(io.LimitReader(r, 4096))
+	if err != nil {
+		return st, err
+	}
+	lines := strings.Split(string(data), "\n")
+	if len(lines) < 3 {
+		return st, fmt.Errorf("nginx stub_status: %d lines, want 4", len(lines))
+	}
+	if _, err := fmt.Sscanf(lines[0], "Active connections: %d", &st.Active); err != nil {
+		return st, fmt.Errorf("nginx stub_status: %q: %v", lines[0], err)
+	}
+	var accepts, handled uint64
+	if _, err := fmt.Sscanf(strings.TrimSpace(lines[2]), "%d %d %d", &accepts, &handled, &st.Requests); err != nil {
+		return st, fmt.Errorf("nginx stub_status: %q: %v", lines[2], err)
+	}
+	return st, nil
+}
+
+// parseCaddyUpstreams reads Caddy's GET /reverse_proxy/upstreams: each
+// upstream's address, requests in flight and recent fails.
+func parseCaddyUpstreams(r io.Reader) (ProxyStats, error) {
+	var st ProxyStats
+	var ups []struct {
+		Address     string `json:"address"`
+		NumRequests int    `json:"num_requests"`
+		Fails       int    `json:"fails"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r, 1<<20)).Decode(&ups); err != nil {
+		return st, fmt.Errorf("caddy upstreams: %v", err)
+	}
+	for _, u := range ups {
+		st.Servers = append(st.Servers, ProxyServer{Name: u.Address, Current: u.NumRequests})
+	}
+	return st, nil
+}
+
+// proxyFigures adds the external proxy's own counters to the run's log at
+// its end (the per-server shares come from the backends' counters, as for
+// lb): HAProxy's requests per server and their status, nginx's requests,
+// Caddy's requests in flight per upstream.
+func (f *fleet) proxyFigures(ctx context.Context, log *eventLog) {
+	x := f.external()
+	if x == nil || x.kind.Kind == labfile.KindCommand { // a proxy of the user's own: no stats interface lab knows
+		return
+	}
+	st, err := x.readStats(ctx)
+	if err != nil {
+		log.add(time.Now(), fmt.Sprintf("%s's own counters could not be read: %v", x.kind.Name, firstLine(err.Error())))
+		return
+	}
+	log.add(time.Now(), x.kind.Name+"'s own counters: "+st.text(x.kind.Kind))
+}
+
+// text is the stats in one line.
+func (st ProxyStats) text(kind string) string {
+	if kind == "nginx" {
+		return fmt.Sprintf("%d requests handled, %d active client connections (stub_status)", st.Requests, st.Active)
+	}
+	var parts []string
+	for _, s := range st.Servers {
+		if kind == "caddy" {
+			parts = append(parts, fmt.Sprintf("%s %d in flight", s.Name, s.Current))
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %d sent, %d now, %s", s.Name, s.Total, s.Current, s.Status))
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,317 @@
+package lab
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/shell/backend"
+	"github.com/lblab/lblab/internal/testbin"
+	"github.com/lblab/lblab/scenarios"
+)
+
+// proxyTool is the proxy's binary, or a skip (a failure under CI) naming
+// its Debian package.
+func proxyTool(t *testing.T, kind string) {
+	t.Helper()
+	p, _ := labfile.ProxyOf(kind)
+	testbin.Tool(t, p.Binary, "apt-get install -y "+p.Package)
+}
+
+// Every algorithm of the table reaches the proxy's configuration as the
+// table writes it, with the servers, the timeout, and the health checks
+// where the proxy has them.
+func TestProxyConfigs(t *testing.T) {
+	for _, p := range labfile.Proxies {
+		for _, a := range p.Algorithms {
+			lab := labfile.Default()
+			for _, kv := range [][2]string{{"balancers.kind", p.Kind}, {"balancers.algorithm", a.Algorithm},
+				{"balancers.timeout", "250ms"}, {"balancers.choices", "2"}} {
+				if err := lab.Apply(kv[0], kv[1]); err != nil {
+					t.Fatalf("%s %s: %v", p.Kind, a.Algorithm, err)
+				}
+			}
+			c := proxyConfig{lab: lab, dir: "/d", listen: "127.0.0.1:1001", stats: "127.0.0.1:1002",
+				backends: []proxyBackend{{"s1", "127.0.0.1:2001"}, {"s2", "127.0.0.1:2002"}}}
+			text, args := proxyWriters[p.Kind](p, c)
+			d, _ := p.Directive(a.Algorithm, &lab.Balancers)
+			for _, line := range strings.Split(d, "\n") {
+				if !strings.Contains(text, line) {
+					t.Errorf("%s %s: the configuration lacks %q:\n%s", p.Kind, a.Algorithm, line, text)
+				}
+			}
+			for _, want := range []string{":1001", "127.0.0.1:1002", "127.0.0.1:2001", "127.0.0.1:2002", "250ms"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("%s %s: the configuration lacks %q:\n%s", p.Kind, a.Algorithm, want, text)
+				}
+			}
+			if !strings.Contains(strings.Join(args, " "), "/d/"+configFile[p.Kind]) {
+				t.Errorf("%s: command line %q does not name its configuration", p.Kind, args)
+			}
+		}
+	}
+	lab := labfile.Default()
+	if err := lab.ApplyAll([][2]string{{"balancers.kind", "haproxy"}, {"balancers.health.enabled", "true"}, {"balancers.health.fails", "3"}}); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := labfile.ProxyOf("haproxy")
+	text, _ := writeHAProxy(p, proxyConfig{lab: lab, dir: "/d", backends: []proxyBackend{{"s1", "127.0.0.1:2001"}}})
+	if !strings.Contains(text, "option httpchk GET /healthz") || !strings.Contains(text, "server s1 127.0.0.1:2001 check inter 1000ms fall 3 rise 2") {
+		t.Errorf("HAProxy's health checks are not the lab's:\n%s", text)
+	}
+}
+
+// The proxies' stats pages are read as they print them.
+func TestParseProxyStats(t *testing.T) {
+	csv := "# pxname,svname,qcur,qmax,scur,smax,slim,stot,bin,bout,dreq,dresp,ereq,econ,eresp,wretr,wredis,status\n" +
+		"lab,FRONTEND,,,1,5,4096,300,0,0,0,0,0,,,,,OPEN\n" +
+		"servers,s1,0,0,2,7,,120,0,0,,0,,0,0,0,0,UP\n" +
+		"servers,s2,0,0,0,3,,80,0,0,,0,,0,0,0,0,DOWN\n" +
+		"servers,BACKEND,0,0,2,9,,200,0,0,0,0,,0,0,0,0,UP\n"
+	st, err := parseHAProxyCSV(strings.NewReader(csv))
+	if err != nil || len(st.Servers) != 2 || st.Servers[0] != (ProxyServer{"s1", 120, 2, "UP"}) || st.Servers[1].Status != "DOWN" {
+		t.Errorf("HAProxy CSV: %+v, %v", st, err)
+	}
+	st, err = parseStubStatus(strings.NewReader("Active connections: 3 \nserver accepts handled requests\n 10 10 250 \nReading: 0 Writing: 1 Waiting: 2 \n"))
+	if err != nil || st.Active != 3 || st.Requests != 250 {
+		t.Errorf("nginx stub_status: %+v, %v", st, err)
+	}
+	if _, err := parseStubStatus(strings.NewReader("<html>")); err == nil {
+		t.Error("a page that is not stub_status was read")
+	}
+}
+
+// A missing proxy is refused before anything starts, naming its package.
+func TestExternalMissingBinary(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	lab := smallLab(t, "least-outstanding", 2)
+	if err := lab.Apply("balancers.kind", "nginx"); err != nil {
+		t.Fatal(err)
+	}
+	err := CheckFleet(lab, 0)
+	if err == nil || !strings.Contains(err.Error(), "apt-get install -y nginx") || !strings.Contains(err.Error(), "balancers.kind nginx") {
+		t.Fatalf("got %v, want a refusal naming the nginx package", err)
+	}
+}
+
+// Behind HAProxy every attempt the loadgen sent reached a backend once,
+// HAProxy's own per-server counters agree with the backends', and the
+// proxy is gone after the fleet stops.
+func TestExternalProxyAccounting(t *testing.T) {
+	proxyTool(t, "haproxy")
+	ctx := ctxFor(t, 60*time.Second)
+	lab := smallLab(t, "least-outstanding", 2)
+	if err := lab.Apply("balancers.kind", "haproxy"); err != nil {
+		t.Fatal(err)
+	}
+	f, err := startFleet(ctx, lab, testOptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.stop()
+	run, _ := runLoadgen(t, ctx, f)
+	o := run.Outcomes
+	if run.Requests < 200 || o.Succeeded+o.Failed+o.Rejected+o.TimedOut != run.Requests || run.Succeeded != run.Requests {
+		t.Fatalf("loadgen: %d requests, outcomes %+v", run.Requests, o)
+	}
+	st, err := f.external().readStats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]uint64{}
+	for _, s := range st.Servers {
+		byName[s.Name] = s.Total
+		if s.Status != "UP" && s.Status != "no check" {
+			t.Errorf("HAProxy says %s is %s", s.Name, s.Status)
+		}
+	}
+	var arrived uint64
+	for _, b := range f.servers() {
+		var bs backend.State
+		if err := call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &bs); err != nil {
+			t.Fatal(err)
+		}
+		arrived += bs.Counters.Arrived
+		if byName[b.name] != bs.Counters.Arrived {
+			t.Errorf("%s: HAProxy sent it %d, it received %d", b.name, byName[b.name], bs.Counters.Arrived)
+		}
+	}
+	if arrived != run.Attempts {
+		t.Errorf("the loadgen sent %d attempts, the backends received %d", run.Attempts, arrived)
+	}
+	pid := f.external().proc.ready.PID
+	f.stop()
+	if alive(pid) {
+		t.Errorf("the proxy (pid %d) outlived the fleet", pid)
+	}
+}
+
+// rrSlowLab is rr-slow made short: s2 slows to quarter speed at 1 s of 5.
+func rrSlowLab(t *testing.T) *labfile.Lab {
+	t.Helper()
+	data, err := scenarios.Get("rr-slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab, err := labfile.Parse("rr-slow.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab.Compare, lab.Captions = nil, nil
+	lab.Events[0].At = time.Second
+	if err := lab.Apply("duration", "5s"); err != nil {
+		t.Fatal(err)
+	}
+	return lab
+}
+
+// The reference lesson of rr-slow on real proxies: through HAProxy and
+// nginx, on the same stream, round robin's p99 is far above least
+// connections' (it keeps sending the slowed s2 its fifth, which queues),
+// least connections sends s2 less, and every request is accounted for.
+func TestExternalRRSlowLesson(t *testing.T) {
+	for _, kind := range []string{"haproxy", "nginx"} {
+		t.Run(kind, func(t *testing.T) {
+			proxyTool(t, kind)
+			ctx := ctxFor(t, 90*time.Second)
+			set := map[string]string{"balancers.kind": kind}
+			settings := []labfile.Setting{{Name: "round-robin", Algorithm: "round-robin", Set: set},
+				{Name: "least-outstanding", Algorithm: "least-outstanding", Set: set}}
+			rep, err := Run(ctx, rrSlowLab(t), settings, RunOptions{Options: testOptions(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rr, lc := rep.Find("round-robin"), rep.Find("least-outstanding")
+			for _, run := range []*report.Run{rr, lc} {
+				accounted(t, kind, run)
+			}
+			t.Logf("%s: p99 round robin %.1f ms, least connections %.1f ms; s2's share %.3f and %.3f",
+				kind, rr.Latency.P99, lc.Latency.P99, rr.Servers[1].Share, lc.Servers[1].Share)
+			// Round robin queues on s2 for 4 s: its p99 is about a second in
+			// every run measured, least connections' under 200 ms; a factor
+			// of 3 leaves room for a loaded machine.
+			if rr.Latency.P99 < 3*lc.Latency.P99 {
+				t.Errorf("%s: round robin's p99 %.1f ms is not far above least connections' %.1f ms", kind, rr.Latency.P99, lc.Latency.P99)
+			}
+			if s, l := rr.Servers[1].Share, lc.Servers[1].Share; l > 0.9*s || s < 0.18 {
+				t.Errorf("%s: s2's share: round robin %.3f (want its fifth), least connections %.3f (want below 0.9 of it)", kind, s, l)
+			}
+			if !hasLog(lc, "slow s2 speed=0.25") || !hasLog(lc, "own counters") {
+				t.Errorf("%s: the run's log lacks the drill or the proxy's counters: %+v", kind, lc.Log)
+			}
+		})
+	}
+}
+
+// accounted checks that every request of a run ended one way, and that
+// the backends received every attempt the loadgen sent.
+func accounted(t *testing.T, kind string, run *report.Run) {
+	t.Helper()
+	o := run.Outcomes
+	if run.Requests < 1000 || o.Succeeded+o.Failed+o.Rejected+o.TimedOut != run.Requests || run.Succeeded+run.Failed != run.Requests {
+		t.Errorf("%s %s: %d requests, %d succeeded, %d failed, outcomes %+v", kind, run.Name, run.Requests, run.Succeeded, run.Failed, o)
+	}
+	var sent uint64
+	for _, s := range run.Servers {
+		sent += s.Sent
+	}
+	if sent != run.Attempts {
+		t.Errorf("%s %s: the loadgen sent %d attempts, the backends received %d", kind, run.Name, run.Attempts, sent)
+	}
+}
+
+func hasLog(run *report.Run, text string) bool {
+	for _, l := range run.Log {
+		if strings.Contains(l.Text, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// kind: command runs a proxy of the user's own from its templates: here
+// HAProxy from a configuration written in the lab file, and every request
+// reaches the servers through it.
+func TestExternalCommand(t *testing.T) {
+	proxyTool(t, "haproxy")
+	ctx := ctxFor(t, 60*time.Second)
+	lab := smallLab(t, "least-outstanding", 2)
+	lab.Balancers.Kind = labfile.KindCommand
+	lab.Balancers.Command = labfile.ExternalCommand{File: "mine.cfg", Run: "haproxy -db -f {{.Config}}",
+		Config: "defaults\n  mode http\n  timeout connect 5s\n  timeout client 1m\n  timeout server 1m\n" +
+			"frontend f\n  bind {{.Listen}}\n  default_backend b\nbackend b\n  balance leastconn\n" +
+			"{{range .Servers}}  server {{.Name}} {{.Addr}}\n{{end}}"}
+	if err := lab.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := startFleet(ctx, lab, testOptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.stop()
+	if _, err := os.Stat(filepath.Join(f.external().dir, "mine.cfg")); err != nil {
+		t.Errorf("the configuration is not where the template's {{.Config}} says: %v", err)
+	}
+	run, _ := runLoadgen(t, ctx, f)
+	var arrived uint64
+	for _, b := range f.servers() {
+		var bs backend.State
+		if err := call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &bs); err != nil {
+			t.Fatal(err)
+		}
+		arrived += bs.Counters.Arrived
+	}
+	if run.Requests < 200 || run.Succeeded != run.Requests || arrived != run.Attempts {
+		t.Errorf("%d requests, %d succeeded, %d attempts, %d reached the servers", run.Requests, run.Succeeded, run.Attempts, arrived)
+	}
+}
+
+// An algorithm switch behind a proxy rewrites its configuration and reloads
+// it gracefully, and says so in the log: with s2 at quarter speed from the
+// start, round robin until 1 s and least connections after sends s2 well
+// under its fifth, where round robin alone keeps it at exactly a fifth;
+// nothing is lost across the reload.
+func TestExternalAlgorithmReload(t *testing.T) {
+	for _, kind := range []string{"haproxy", "nginx", "caddy"} {
+		t.Run(kind, func(t *testing.T) {
+			proxyTool(t, kind)
+			ctx := ctxFor(t, 60*time.Second)
+			lab := rrSlowLab(t)
+			lab.Events = []labfile.Event{{At: 0, Action: "slow", Target: "s2", Speed: 0.25},
+				{At: time.Second, Action: labfile.ActionAlgorithm, Algorithm: "least-outstanding"}}
+			if err := lab.Apply("balancers.kind", kind); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Run(ctx, lab, []labfile.Setting{{Name: "switch"}}, RunOptions{Options: testOptions(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := &rep.Runs[0]
+			// A reload closes the old process's idle keep-alive connections;
+			// an attempt the loadgen sent on one as it closed is an error
+			// that reached no backend. Every other attempt reached one.
+			var sent uint64
+			for _, s := range run.Servers {
+				sent += s.Sent
+			}
+			o := run.Outcomes
+			if o.Succeeded+o.Failed+o.Rejected+o.TimedOut != run.Requests || run.Attempts-sent > run.Errors {
+				t.Errorf("%d requests, outcomes %+v; %d attempts, %d reached a backend, %d errors", run.Requests, o, run.Attempts, sent, run.Errors)
+			}
+			t.Logf("%s: %d of %d requests failed across the reload; s2's share %.3f", kind, run.Errors, run.Requests, run.Servers[1].Share)
+			if !hasLog(run, "reloaded gracefully with least-outstanding") {
+				t.Errorf("the log does not say the proxy was reloaded: %+v", run.Log)
+			}
+			if s := run.Servers[1].Share; s > 0.17 {
+				t.Errorf("s2's share %.3f: the switch to least connections did not take (round robin sends it 0.200)", s)
+			}
+			if run.Errors*20 > run.Requests { // measured 2-47 of 2,007
+				t.Errorf("%d errors of %d requests across the reload (want under 5%%)", run.Errors, run.Requests)
+			}
+		})
+	}
+}

@@ -1,0 +1,337 @@
+package labfile
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"text/template"
+)
+
+// An external balancer tier (balancers.kind: haproxy | nginx | caddy) runs
+// a real proxy in the lb's place in lab run and lab up. Proxies is the one
+// declaration of what each proxy is: its binary and Debian package, how
+// lblab's algorithms map to its own, and which of the lab's balancer
+// settings it cannot honour. The check below, the configuration writers
+// (internal/lab/external.go) and the docs check (docs/external.md's
+// tables) are derived from it.
+
+// Balancer kinds: lblab's own lb ("" is the same), the external proxies of
+// Proxies, and a proxy of the user's own (balancers.command).
+const (
+	KindLB      = "lb"
+	KindCommand = "command"
+)
+
+// Proxy is one external proxy lblab can put in the lb's place.
+type Proxy struct {
+	Kind    string // the balancers.kind value
+	Name    string // how the docs and messages name it
+	Binary  string // the program looked up on PATH
+	Package string // the Debian package that installs it
+	// Algorithms maps a lblab algorithm to the proxy's own, as the text
+	// the configuration carries. "{key}" stands for the hashed header in
+	// the proxy's syntax (KeyHeader), "{choices}" for balancers.choices;
+	// an entry without "{choices}" draws two (p2c) or one (random).
+	// "" is the proxy's default (no directive).
+	Algorithms []ProxyAlgorithm
+	// Header writes a request header's name as the proxy's configuration
+	// names its value (for hash keys).
+	Header func(name string) string
+	// Refuses are the lab's settings this proxy cannot honour, besides
+	// those no external proxy honours (externalRefusals).
+	Refuses []Refusal
+}
+
+// ProxyAlgorithm is one lblab algorithm and the proxy's directive for it.
+type ProxyAlgorithm struct {
+	Algorithm string
+	Directive string
+}
+
+// Refusal is a setting an external proxy does not have: the dotted path it
+// is reported at, whether the lab uses it, and why it is refused.
+type Refusal struct {
+	Path string
+	Used func(l *Lab) bool
+	Why  string
+}
+
+// Proxies are the external proxies, in the order the docs list them.
+var Proxies = []Proxy{
+	{
+		Kind: "haproxy", Name: "HAProxy", Binary: "haproxy", Package: "haproxy",
+		Algorithms: []ProxyAlgorithm{
+			{"round-robin", "balance roundrobin"},
+			{"random", "balance random(1)"},
+			{"least-outstanding", "balance leastconn"},
+			{"p2c", "balance random({choices})"},
+			{"ring-hash", "balance hdr({key})\nhash-type consistent"},
+		},
+		Header: func(name string) string { return name },
+	},
+	{
+		Kind: "nginx", Name: "nginx", Binary: "nginx", Package: "nginx",
+		Algorithms: []ProxyAlgorithm{
+			{"round-robin", ""},
+			{"random", "random"},
+			{"least-outstanding", "least_conn"},
+			{"p2c", "random two least_conn"},
+			{"ring-hash", "hash {key} consistent"},
+		},
+		Header: func(name string) string { return "$http_" + strings.ToLower(strings.ReplaceAll(name, "-", "_")) },
+		Refuses: []Refusal{{Path: "balancers.health.enabled", Used: func(l *Lab) bool { return l.Balancers.Health.Enabled },
+			Why: "open-source nginx has no active health checks (only passive max_fails, which lblab turns off)"}},
+	},
+	{
+		Kind: "caddy", Name: "Caddy", Binary: "caddy", Package: "caddy",
+		Algorithms: []ProxyAlgorithm{
+			{"round-robin", "lb_policy round_robin"},
+			{"random", "lb_policy random"},
+			{"least-outstanding", "lb_policy least_conn"},
+			{"p2c", "lb_policy random_choose {choices}"},
+		},
+		Header: func(name string) string { return name },
+		Refuses: []Refusal{{Path: "balancers.health", Used: func(l *Lab) bool {
+			h := l.Balancers.Health
+			return h.Enabled && (h.Fails != 1 || h.Passes != 1)
+		}, Why: "Caddy 2.6's active checks mark a server down or up on one check: set fails: 1 and passes: 1"}},
+	},
+}
+
+// externalRefusals are the settings no external proxy honours: lblab's
+// own mechanisms the proxies lack or configure differently.
+var externalRefusals = []Refusal{
+	{"balancers.count", func(l *Lab) bool { return l.Balancers.Count != 1 }, "an external tier is one proxy process: set count: 1"},
+	{"balancers.load", func(l *Lab) bool { return l.Balancers.Load == SharedLoad }, "the proxies do not share load reports"},
+	{"balancers.subset", func(l *Lab) bool { return l.Balancers.Subset > 0 }, "the proxy balances over every server"},
+	{"balancers.aperture", func(l *Lab) bool { return l.Balancers.Aperture > 0 || l.Balancers.ApertureLoad > 0 }, "the proxies have no aperture"},
+	{"balancers.breaker.enabled", func(l *Lab) bool { return l.Balancers.Breaker.Enabled }, "lblab's circuit breaker is the lb's own; the proxies have none of that form"},
+	{"balancers.outlier.enabled", func(l *Lab) bool { return l.Balancers.Outlier.Enabled }, "lblab's outlier ejection is the lb's own"},
+	{"balancers.slow_start.enabled", func(l *Lab) bool { return l.Balancers.SlowStart.Enabled }, "lblab's slow start ramp is the lb's own"},
+	{"clients.algorithm", func(l *Lab) bool { return l.Clients.Algorithm != "" }, "clients that balance themselves use no balancer tier"},
+	{"network.tls", func(l *Lab) bool { return l.Network.TLS }, "the lab does not give the proxies its certificate"},
+	{"network.handshake", func(l *Lab) bool { return !l.Network.Handshake.Zero() }, "the proxies do not emulate the cost of opening a connection"},
+	{"network.max_conns", func(l *Lab) bool { return l.Network.MaxConns > 0 }, "the proxies' connection pools are their own"},
+}
+
+// ProxyOf returns the external proxy of kind ("" and lb are lblab's own).
+func ProxyOf(kind string) (Proxy, bool) {
+	for _, p := range Proxies {
+		if p.Kind == kind {
+			return p, true
+		}
+	}
+	return Proxy{}, false
+}
+
+// Kinds are the values balancers.kind takes.
+func Kinds() []string {
+	out := []string{KindLB}
+	for _, p := range Proxies {
+		out = append(out, p.Kind)
+	}
+	return append(out, KindCommand)
+}
+
+// External is the proxy that runs the lab's balancer tier, if an external
+// one does. kind: command's is the program its command line starts, with
+// no algorithm table (its configuration is the user's).
+func (l *Lab) External() (Proxy, bool) {
+	if l.Balancers.Kind == KindCommand {
+		bin := ""
+		if f := strings.Fields(l.Balancers.Command.Run); len(f) > 0 {
+			bin = f[0]
+		}
+		return Proxy{Kind: KindCommand, Name: bin, Binary: bin, Package: "the package that has " + bin}, true
+	}
+	return ProxyOf(l.Balancers.Kind)
+}
+
+// CommandData is what kind: command's templates are given.
+type CommandData struct {
+	Listen, Stats string // 127.0.0.1:PORT: the traffic address, and a second free one (for a stats page)
+	ListenHost    string // 127.0.0.1
+	ListenPort    string
+	StatsPort     string
+	Dir           string // the proxy's own directory (pid files, sockets, logs)
+	Config        string // the path its configuration is written at
+	Servers       []CommandServer
+	Algorithm     string // balancers.algorithm as the lab names it
+	TimeoutMs     int64  // balancers.timeout in milliseconds (0 = none)
+}
+
+// CommandServer is one server of the lab.
+type CommandServer struct{ Name, Addr, Host, Port string }
+
+// exampleCommandData checks kind: command's templates before a run.
+var exampleCommandData = CommandData{Listen: "127.0.0.1:1", Stats: "127.0.0.1:2", ListenHost: "127.0.0.1", ListenPort: "1", StatsPort: "2",
+	Dir: "/dir", Config: "/dir/proxy.conf", Servers: []CommandServer{{"s1", "127.0.0.1:3", "127.0.0.1", "3"}}, Algorithm: "p2c"}
+
+// RenderCommand executes kind: command's templates: the configuration and
+// the command line, split at spaces.
+func (c ExternalCommand) RenderCommand(d CommandData) (config string, argv []string, err error) {
+	var out [2]strings.Builder
+	for i, text := range []string{c.Config, c.Run} {
+		t, err := template.New([]string{"config", "run"}[i]).Option("missingkey=error").Parse(text)
+		if err != nil {
+			return "", nil, err
+		}
+		if err := t.Execute(&out[i], d); err != nil {
+			return "", nil, err
+		}
+	}
+	argv = strings.Fields(out[1].String())
+	if len(argv) == 0 {
+		return "", nil, fmt.Errorf("the command line is empty")
+	}
+	return out[0].String(), argv, nil
+}
+
+// validateCommand checks kind: command: a command line and a
+// configuration, both templates that execute on a lab's data.
+func validateCommand(l *Lab, r *reporter) {
+	c := l.Balancers.Command
+	switch {
+	case strings.TrimSpace(c.Run) == "":
+		r.add("balancers.command.run", "kind command needs the command line that starts the proxy, e.g. haproxy -db -f {{.Config}}")
+	case strings.TrimSpace(c.Config) == "":
+		r.add("balancers.command.config", "kind command needs the proxy's configuration, a template of {{.Listen}}, {{range .Servers}}{{.Addr}}{{end}}, ...")
+	default:
+		if _, _, err := c.RenderCommand(exampleCommandData); err != nil {
+			field := "balancers.command.config"
+			if strings.Contains(err.Error(), "template: run:") || strings.Contains(err.Error(), "command line") {
+				field = "balancers.command.run"
+			}
+			r.add(field, "%v", err)
+		}
+	}
+	if strings.ContainsAny(c.File, "/\\") || c.File == ".." {
+		r.add("balancers.command.file", "a file name in the proxy's directory, got %q", c.File)
+	}
+}
+
+// Directive is the proxy's configuration text for algorithm, with the
+// lab's hash header and choices filled in; ok is false when the proxy
+// lacks it.
+func (p Proxy) Directive(algorithm string, b *Balancers) (string, bool) {
+	for _, a := range p.Algorithms {
+		if a.Algorithm == algorithm {
+			key := "X-Lab-Key"
+			if b.HashOn == HashClient {
+				key = "X-Lab-Client"
+			}
+			d := strings.ReplaceAll(a.Directive, "{key}", p.Header(key))
+			return strings.ReplaceAll(d, "{choices}", fmt.Sprint(b.Choices)), true
+		}
+	}
+	return "", false
+}
+
+// AlgorithmNames are the lblab algorithms the proxy maps.
+func (p Proxy) AlgorithmNames() []string {
+	var out []string
+	for _, a := range p.Algorithms {
+		out = append(out, a.Algorithm)
+	}
+	return out
+}
+
+// validateExternal checks an external tier: a known kind, an algorithm the
+// proxy has (naming those it has), and none of the settings it cannot
+// honour.
+func validateExternal(l *Lab, r *reporter) {
+	if c := l.Balancers.Command; c != (ExternalCommand{}) && l.Balancers.Kind != KindCommand {
+		r.add("balancers.command", "is for kind: command (kind is %s)", quote(l.Balancers.Kind))
+	}
+	if l.Balancers.Kind == "" || l.Balancers.Kind == KindLB {
+		return
+	}
+	p, ok := l.External()
+	if !ok {
+		r.oneOf("balancers.kind", l.Balancers.Kind, Kinds()...)
+		return
+	}
+	if p.Kind == KindCommand {
+		validateCommand(l, r)
+	} else if _, ok := p.Directive(l.Balancers.Algorithm, &l.Balancers); !ok {
+		r.add("balancers.algorithm", "kind %s has no %s; the algorithms it maps: %s (or kind: lb for every algorithm)",
+			p.Kind, quote(l.Balancers.Algorithm), strings.Join(p.AlgorithmNames(), ", "))
+	} else if a := p.algorithm(l.Balancers.Algorithm); !strings.Contains(a.Directive, "{choices}") &&
+		l.Balancers.Algorithm == "p2c" && l.Balancers.Choices != 2 {
+		r.add("balancers.choices", "%s's %q draws two; got choices %d", p.Name, a.Directive, l.Balancers.Choices)
+	}
+	for _, x := range append(slices.Clone(externalRefusals), p.Refuses...) {
+		if x.Used(l) {
+			r.add(x.Path, "kind %s cannot honour it: %s", p.Kind, x.Why)
+		}
+	}
+}
+
+func (p Proxy) algorithm(name string) ProxyAlgorithm {
+	for _, a := range p.Algorithms {
+		if a.Algorithm == name {
+			return a
+		}
+	}
+	return ProxyAlgorithm{}
+}
+
+// validateExternalEvents refuses, behind an external tier, the drills that
+// act on the balancers through the lb's admin API: the proxy's
+// configuration is written at start; an algorithm switch rewrites it and
+// reloads the proxy (but for kind: command, whose configuration is the
+// user's).
+func validateExternalEvents(l *Lab, r *reporter) {
+	p, ok := l.External()
+	if !ok {
+		return
+	}
+	for i, ev := range l.Events {
+		if ev.Action == ActionAlgorithm && p.Kind != KindCommand {
+			continue // the proxy's configuration is rewritten and reloaded (its algorithm is checked as the lab's)
+		}
+		switch ev.Action {
+		case ActionAlgorithm, ActionSet, ActionAddServer, ActionRemoveServer:
+			r.add(indexPath("events", i)+".action", "kind %s: %s acts on the balancer tier, and %s's configuration is written at start (an algorithm switch reloads HAProxy, nginx and Caddy); drills on servers (slow, gc, kill, fail, ...) and rate work",
+				p.Kind, ev.Action, p.Name)
+		}
+	}
+}
+
+// ExternalTable is the algorithm mapping as docs/external.md shows it: a
+// row per lblab algorithm any proxy maps, a column per proxy ("-": it
+// lacks it; "(default)": no directive). {key} and {choices} stay as
+// written.
+func ExternalTable() string {
+	var rows []string
+	var algorithms []string
+	for _, p := range Proxies {
+		for _, a := range p.Algorithms {
+			if !slices.Contains(algorithms, a.Algorithm) {
+				algorithms = append(algorithms, a.Algorithm)
+			}
+		}
+	}
+	head, rule := "| lblab |", "|---|"
+	for _, p := range Proxies {
+		head += " " + p.Name + " (`kind: " + p.Kind + "`) |"
+		rule += "---|"
+	}
+	rows = append(rows, head, rule)
+	for _, name := range algorithms {
+		row := "| `" + name + "` |"
+		for _, p := range Proxies {
+			a := p.algorithm(name)
+			switch {
+			case a.Algorithm == "":
+				row += " - |"
+			case a.Directive == "":
+				row += " (default) |"
+			default:
+				row += " `" + strings.ReplaceAll(a.Directive, "\n", "; ") + "` |"
+			}
+		}
+		rows = append(rows, row)
+	}
+	return strings.Join(rows, "\n") + "\n"
+}

@@ -1,0 +1,150 @@
+package labfile
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// An external tier is checked against its proxy's table: an algorithm it
+// lacks is refused at its line and column naming those it has, and so is
+// every setting it cannot honour; the mapped ones pass.
+func TestExternalKindChecks(t *testing.T) {
+	base := "name: x\nbalancers:\n  kind: %s\n  algorithm: %s\n%s"
+	cases := []struct {
+		kind, algorithm, extra string
+		want                   []string // "" = valid
+	}{
+		{"haproxy", "least-outstanding", "", nil},
+		{"nginx", "p2c", "", nil},
+		{"caddy", "round-robin", "", nil},
+		{"lb", "p2c-peak-ewma", "", nil},
+		{"haproxy", "p2c-peak-ewma", "", []string{"x.yaml:4:14", "balancers.algorithm", "haproxy has no \"p2c-peak-ewma\"", "round-robin, random, least-outstanding, p2c, ring-hash"}},
+		{"caddy", "ring-hash", "", []string{"x.yaml:4:14", "caddy has no \"ring-hash\"", "round-robin, random, least-outstanding, p2c"}},
+		{"haproxy", "p2c", "  breaker: {enabled: true}\n", []string{"balancers.breaker.enabled", "kind haproxy cannot honour it"}},
+		{"nginx", "p2c", "  health: {enabled: true}\n", []string{"balancers.health.enabled", "no active health checks"}},
+		{"nginx", "p2c", "  choices: 3\n", []string{"balancers.choices", "draws two"}},
+		{"haproxy", "p2c", "  count: 2\n", []string{"balancers.count"}},
+		{"haproxi", "p2c", "", []string{"x.yaml:3:9", "balancers.kind", "did you mean \"haproxy\""}},
+		{"nginx", "round-robin", "events:\n  - {at: 1s, action: algorithm, algorithm: p2c}\n", nil},
+		{"nginx", "round-robin", "events:\n  - {at: 1s, action: algorithm, algorithm: maglev}\n", []string{"events[0]", "kind nginx has no \"maglev\""}},
+		{"nginx", "round-robin", "events:\n  - {at: 1s, action: set, set: {balancers.timeout: 1s}}\n", []string{"events[0].action", "written at start"}},
+		{"nginx", "round-robin", "events:\n  - {at: 1s, action: slow, target: s1, speed: 0.5}\n", nil},
+	}
+	for _, c := range cases {
+		_, err := Parse("x.yaml", []byte(strings.ReplaceAll(
+			strings.Replace(strings.Replace(strings.Replace(base, "%s", c.kind, 1), "%s", c.algorithm, 1), "%s", c.extra, 1), "\t", "")))
+		switch {
+		case c.want == nil && err != nil:
+			t.Errorf("%s %s %q: %v, want valid", c.kind, c.algorithm, c.extra, err)
+		case c.want != nil && err == nil:
+			t.Errorf("%s %s %q: valid, want an error with %q", c.kind, c.algorithm, c.extra, c.want)
+		case c.want != nil:
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%s %s %q: %v\nwant it to contain %q", c.kind, c.algorithm, c.extra, err, w)
+				}
+			}
+		}
+	}
+}
+
+// Every proxy's directives fill in the lab's hash header and choices.
+func TestProxyDirective(t *testing.T) {
+	b := &Balancers{Choices: 3, HashOn: HashClient}
+	for kind, want := range map[string][2]string{
+		"haproxy": {"balance random(3)", "balance hdr(X-Lab-Client)\nhash-type consistent"},
+		"nginx":   {"random two least_conn", "hash $http_x_lab_client consistent"},
+	} {
+		p, _ := ProxyOf(kind)
+		if d, _ := p.Directive("p2c", b); d != want[0] {
+			t.Errorf("%s p2c: %q, want %q", kind, d, want[0])
+		}
+		if d, _ := p.Directive("ring-hash", b); d != want[1] {
+			t.Errorf("%s ring-hash: %q, want %q", kind, d, want[1])
+		}
+	}
+}
+
+// Behind an external proxy a drill on the balancer tier is refused on the
+// running lab too (the dashboard's and lab chaos's drills), and a drill on
+// a server is not.
+func TestExternalDrills(t *testing.T) {
+	l := Default()
+	if err := l.Apply("balancers.kind", "haproxy"); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []Event{{Action: ActionSet, Set: map[string]string{"balancers.timeout": "1s"}},
+		{Action: ActionAddServer, Target: "s6"}} {
+		if err := l.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "written at start") {
+			t.Errorf("%s: %v, want a refusal", ev.Action, err)
+		}
+	}
+	for _, ev := range []Event{{Action: "slow", Target: "s2", Speed: 0.25}, {Action: ActionAlgorithm, Algorithm: "round-robin"}} {
+		if err := l.CheckDrill(&ev); err != nil {
+			t.Errorf("%s: %v", ev.Action, err)
+		}
+	}
+	ev := Event{Action: ActionAlgorithm, Algorithm: "least-latency"}
+	if err := l.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "kind haproxy has no") {
+		t.Errorf("algorithm least-latency: %v, want HAProxy's refusal", err)
+	}
+}
+
+// docs/external.md's mapping table is the one labfile.Proxies declares,
+// row for row, and so is its list of refused settings.
+func TestExternalDocs(t *testing.T) {
+	data, err := os.ReadFile("../../docs/external.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	if want := ExternalTable(); !strings.Contains(doc, want) {
+		t.Errorf("docs/external.md lacks the algorithm table as labfile.Proxies has it:\n%s", want)
+	}
+	for _, x := range externalRefusals {
+		if !strings.Contains(doc, "| `"+x.Path+"` | "+x.Why+" |") {
+			t.Errorf("docs/external.md does not list %s as refused (%s)", x.Path, x.Why)
+		}
+	}
+	for _, p := range Proxies {
+		for _, x := range p.Refuses {
+			if !strings.Contains(doc, "| `"+x.Path+"` ("+p.Name+") | "+x.Why+" |") {
+				t.Errorf("docs/external.md does not list %s as refused by %s (%s)", x.Path, p.Name, x.Why)
+			}
+		}
+	}
+}
+
+// kind: command takes the user's configuration and command line, both
+// templates checked at their line on a lab's data, and refuses what no
+// external proxy honours; balancers.command is for that kind only.
+func TestExternalCommandChecks(t *testing.T) {
+	good := "name: x\nbalancers:\n  kind: command\n  algorithm: p2c-peak-ewma\n  command:\n    run: myproxy -c {{.Config}}\n    config: |\n      listen {{.Listen}}\n      {{range .Servers}}server {{.Name}} {{.Addr}}\n      {{end}}\n"
+	l, err := Parse("x.yaml", []byte(good))
+	if err != nil {
+		t.Fatalf("a valid kind: command: %v", err)
+	}
+	if p, ok := l.External(); !ok || p.Binary != "myproxy" {
+		t.Errorf("External: %+v %v, want the program myproxy", p, ok)
+	}
+	conf, argv, err := l.Balancers.Command.RenderCommand(CommandData{Listen: "127.0.0.1:9", Config: "/d/p.conf",
+		Servers: []CommandServer{{Name: "s1", Addr: "127.0.0.1:7"}, {Name: "s2", Addr: "127.0.0.1:8"}}})
+	if err != nil || conf != "listen 127.0.0.1:9\nserver s1 127.0.0.1:7\nserver s2 127.0.0.1:8\n\n" || strings.Join(argv, " ") != "myproxy -c /d/p.conf" {
+		t.Errorf("rendered %q %q %v", conf, argv, err)
+	}
+	for bad, want := range map[string]string{
+		"name: x\nbalancers:\n  kind: command\n":                                                             "balancers.command.run: kind command needs the command line",
+		"name: x\nbalancers:\n  kind: command\n  command: {run: p}\n":                                        "balancers.command.config: kind command needs",
+		"name: x\nbalancers:\n  kind: command\n  command: {run: p, config: \"{{.Nope}}\"}\n":                 "x.yaml:4:29: balancers.command.config: template: config:1:2",
+		"name: x\nbalancers:\n  kind: command\n  command: {run: \"p {{.Listen\", config: c}\n":               "balancers.command.run",
+		"name: x\nbalancers:\n  kind: command\n  breaker: {enabled: true}\n  command: {run: p, config: c}\n": "kind command cannot honour it",
+		"name: x\nbalancers:\n  kind: nginx\n  command: {run: p, config: c}\n":                               "balancers.command: is for kind: command",
+		"name: x\nbalancers:\n  command: {run: p, config: c}\n":                                              "balancers.command: is for kind: command",
+	} {
+		_, err := Parse("x.yaml", []byte(bad))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", bad, err, want)
+		}
+	}
+}
