@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"io"
 	"net"
 	"net/http"
@@ -244,7 +245,7 @@ func commandConfig(c proxyConfig) (string, []string, string, error) {
 		h, p, _ := net.SplitHostPort(b.addr)
 		d.Servers = append(d.Servers, labfile.CommandServer{Name: b.name, Addr: b.addr, Host: h, Port: p})
 	}
-	text, argv, err := cmd.RenderCommand(d)
+	text, argv, err := renderCommand(cmd, d)
 	if err != nil {
 		return "", nil, "", err
 	}
@@ -529,4 +530,25 @@ func (st ProxyStats) text(kind string) string {
 		parts = append(parts, fmt.Sprintf("%s %d sent, %d now, %s", s.Name, s.Total, s.Current, s.Status))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// renderCommand executes kind: command's templates (labfile has checked
+// their syntax and fields): the configuration and the command line, split
+// at spaces.
+func renderCommand(c labfile.ExternalCommand, d labfile.CommandData) (config string, argv []string, err error) {
+	var out [2]strings.Builder
+	for i, text := range []string{c.Config, c.Run} {
+		t, err := template.New([]string{"config", "run"}[i]).Option("missingkey=error").Parse(text)
+		if err != nil {
+			return "", nil, err
+		}
+		if err := t.Execute(&out[i], d); err != nil {
+			return "", nil, err
+		}
+	}
+	argv = strings.Fields(out[1].String())
+	if len(argv) == 0 {
+		return "", nil, fmt.Errorf("balancers.command.run: the command line is empty")
+	}
+	return out[0].String(), argv, nil
 }

@@ -315,3 +315,17 @@ func TestExternalAlgorithmReload(t *testing.T) {
 		})
 	}
 }
+
+// kind: command's templates render the lab's servers and addresses.
+func TestRenderCommand(t *testing.T) {
+	cmd := labfile.ExternalCommand{Run: "myproxy -c {{.Config}}",
+		Config: "listen {{.Listen}}\n{{range .Servers}}server {{.Name}} {{.Addr}}\n{{end}}\n"}
+	conf, argv, err := renderCommand(cmd, labfile.CommandData{Listen: "127.0.0.1:9", Config: "/d/p.conf",
+		Servers: []labfile.CommandServer{{Name: "s1", Addr: "127.0.0.1:7"}, {Name: "s2", Addr: "127.0.0.1:8"}}})
+	if err != nil || conf != "listen 127.0.0.1:9\nserver s1 127.0.0.1:7\nserver s2 127.0.0.1:8\n\n" || strings.Join(argv, " ") != "myproxy -c /d/p.conf" {
+		t.Errorf("rendered %q %q %v", conf, argv, err)
+	}
+	if _, _, err := renderCommand(labfile.ExternalCommand{Run: "{{if false}}x{{end}}", Config: "c"}, labfile.CommandData{}); err == nil {
+		t.Error("an empty command line was rendered")
+	}
+}
