@@ -1,11 +1,16 @@
 package loadgen
 
 import (
+	"bufio"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // countingConn counts the deadline settings that reach the connection.
@@ -71,5 +76,29 @@ func TestLoopTimerGrain(t *testing.T) {
 	l.q.push(event{at: far, kind: evStop})
 	if got := l.armAt(l.ticked); got != far {
 		t.Fatalf("an entry 3 grains after the last firing: armed at %v, want its instant %v", got, far)
+	}
+}
+
+// The one pass over an answer's headers finds what Peek finds for every
+// lab header: the first value, whatever the case the server wrote the name
+// in, nothing for a header absent or merely prefixed alike.
+func TestLabAnswerReadsAsPeek(t *testing.T) {
+	raw := "HTTP/1.1 200 OK\r\nServer: nginx\r\nx-lab-server: s3\r\nX-LAB-LOAD-QUEUED: 7\r\nX-Lab-Load-Busy: 2\r\n" +
+		"X-Lab-Load-Busy: 9\r\nX-Lab-Queue-Ms: 1.5\r\nX-Lab-Service-Msx: 4\r\nX-Lab-Reason: queue-full\r\nContent-Length: 0\r\n\r\n"
+	var resp fasthttp.Response
+	if err := resp.Read(bufio.NewReader(strings.NewReader(raw))); err != nil {
+		t.Fatal(err)
+	}
+	var a labAnswer
+	a.read(&resp.Header)
+	got := map[string][]byte{wire.HReason: a.reason, wire.HServer: a.server, wire.HBalancer: a.balancer,
+		wire.HLoadQueue: a.loadQ, wire.HLoadBusy: a.loadB, wire.HQueueMs: a.queueMs, wire.HServiceMs: a.serviceMs}
+	for name, v := range got {
+		if want := resp.Header.Peek(name); string(v) != string(want) {
+			t.Errorf("%s: read %q, Peek %q", name, v, want)
+		}
+	}
+	if string(a.server) != "s3" || string(a.loadB) != "2" || a.serviceMs != nil || a.balancer != nil {
+		t.Errorf("server %q, busy %q, service %q, balancer %q: want s3, 2 (the first), none, none", a.server, a.loadB, a.serviceMs, a.balancer)
 	}
 }
