@@ -11,8 +11,9 @@ import (
 )
 
 // A worker stays while it is in use and leaves once it has been idle for
-// idleWorker (its idle timer is armed once, not per attempt: it leaves
-// between idleWorker and twice that after its last attempt).
+// idleWorker (the pool's reaper tells it to, not a timer per attempt: it
+// leaves between idleWorker and idleWorker + reapEvery after its last
+// attempt), and the reaper with it.
 func TestIdleWorkersLeave(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tr := newTransport(nil, "", nil, pace.Runtime)
@@ -42,10 +43,16 @@ func TestIdleWorkersLeave(t *testing.T) {
 		if idle() != 1 {
 			t.Fatalf("the worker left %v after its last attempt, before idleWorker (%v)", idleWorker-time.Millisecond, idleWorker)
 		}
-		time.Sleep(idleWorker + time.Millisecond) // twice idleWorker since the last attempt
+		time.Sleep(reapEvery + 2*time.Millisecond) // idleWorker + reapEvery since the last attempt, and a bit
 		synctest.Wait()
 		if idle() != 0 {
-			t.Fatalf("the worker is still there %v after its last attempt", 2*idleWorker)
+			t.Fatalf("the worker is still there %v after its last attempt", idleWorker+reapEvery)
+		}
+		tr.pool.mu.Lock()
+		live, reaping := tr.pool.live, tr.pool.reaping
+		tr.pool.mu.Unlock()
+		if live != 0 || reaping {
+			t.Fatalf("%d workers live, reaper running %v: want none once the last has left", live, reaping)
 		}
 		close(tr.quit)
 		tr.wg.Wait()
