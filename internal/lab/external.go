@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -72,11 +71,11 @@ func (x *externalProxy) reload(ctx context.Context, algorithm string) (string, e
 	}
 	switch x.kind.Kind {
 	case "haproxy":
-		if err := x.proc.cmd.Process.Signal(syscall.SIGUSR2); err != nil {
+		if err := x.proc.cmd.Process.Signal(reloadHAProxy); err != nil {
 			return "", err
 		}
 	case "nginx":
-		if err := x.proc.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		if err := x.proc.cmd.Process.Signal(reloadNginx); err != nil {
 			return "", err
 		}
 	default: // caddy

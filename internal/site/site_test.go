@@ -138,6 +138,7 @@ func TestPageRunsRRSlowToLabSimsReport(t *testing.T) {
 	if got := evalJS[string](t, ctx, 5*time.Second, `document.documentElement.dataset.engine`); got != "wasm" {
 		t.Fatalf("the site's page uses engine %q, want wasm", got)
 	}
+	scenariosListed(t, ctx)
 	run(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('scenario');
 		s.value = 'rr-slow'; document.getElementById('scenario-run').click(); })()`))
 	waitJS(t, ctx, 20*time.Second, `document.getElementById('lab-name').textContent === 'rr-slow'`)
@@ -219,6 +220,7 @@ func TestPageControlsInTheWorker(t *testing.T) {
 
 	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-pause")))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-pause').dataset.paused === 'true'`)
+	scenariosListed(t, ctx)
 	run(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('scenario');
 		s.value = 'rr-slow'; document.getElementById('scenario-run').click(); })()`))
 	waitJS(t, ctx, 20*time.Second, `document.getElementById('lab-name').textContent === 'rr-slow' && document.getElementById('clock').textContent === '0.0 s'`)
@@ -297,4 +299,13 @@ func TestPageSharedLinkRunsItsLabAndSeed(t *testing.T) {
 	if !strings.Contains(got, `"seed": 7`) {
 		t.Fatalf("the report does not say seed 7: %.300s", got)
 	}
+}
+
+// scenariosListed waits for the scenario picker to list the built-in
+// scenarios, which the page asks the worker for once the module has
+// started: choosing one before then picks nothing (on a loaded machine the
+// list can come seconds after the first frame).
+func scenariosListed(t *testing.T, ctx context.Context) {
+	t.Helper()
+	waitJS(t, ctx, 30*time.Second, `[...document.getElementById('scenario').options].some(o => o.value === 'rr-slow') && !document.getElementById('scenario').disabled`)
 }
