@@ -136,7 +136,7 @@ var importRules = []importRule{
 	{
 		from: []string{"./internal/shell/lb", "./internal/shell/backend", "./internal/shell/loadgen", "./internal/shell/conns"},
 		deny: []string{"./internal/shell/lb", "./internal/shell/backend", "./internal/shell/loadgen"},
-		why:  "each shell is its own process; they share only the HTTP contract of internal/shell/wire and the live connections of internal/shell/conns",
+		why:  "each shell is its own process; they share only the HTTP contract of internal/shell/wire, the JSON of their answers in internal/shell/state and the live connections of internal/shell/conns",
 	},
 	{
 		from: []string{"./internal/lab/..."}, deny: []string{"./internal/sim/..."},

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
-	"github.com/lblab/lblab/internal/shell/lb"
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
 func TestNextServerName(t *testing.T) {
@@ -76,7 +76,7 @@ func TestAddServerDrill(t *testing.T) {
 	if err := call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
 		t.Fatal(err)
 	}
-	var l lb.State
+	var l state.LB
 	if err := json.Unmarshal(st.Balancers[0], &l); err != nil {
 		t.Fatal(err)
 	}

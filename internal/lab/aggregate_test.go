@@ -7,9 +7,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
-	"github.com/lblab/lblab/internal/shell/backend"
-	"github.com/lblab/lblab/internal/shell/lb"
-	"github.com/lblab/lblab/internal/shell/loadgen"
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
 const metricsText = `# TYPE lblab_client_latency_seconds histogram
@@ -51,13 +49,13 @@ lblab_client_latency_seconds_bucket{target="p2c",le="+Inf"} 200`, latencyFamily)
 // fakeReading is a reading at start+at with the loadgen's counters so far
 // and s1/s2 picks from one balancer.
 func fakeReading(start time.Time, at time.Duration, offered, succeeded uint64, pending int, picks1, picks2 uint64) *reading {
-	lg := &loadgen.State{Mode: "open", Rate: 100, ElapsedS: at.Seconds(), Targets: []loadgen.TargetState{{Name: "p2c",
+	lg := &state.Loadgen{Mode: "open", Rate: 100, ElapsedS: at.Seconds(), Targets: []state.Target{{Name: "p2c",
 		Requests: offered, Attempts: offered, Succeeded: succeeded, Pending: pending, P50: 10, P99: 30}}}
-	l := &lb.State{Name: "lb1", Picks: picks1 + picks2, Backends: []lb.BackendState{
+	l := &state.LB{Name: "lb1", Picks: picks1 + picks2, Backends: []state.LBBackend{
 		{Name: "s1", Picks: picks1, Breaker: "open", Healthy: true, Present: true},
 		{Name: "s2", Picks: picks2, Breaker: "closed", Healthy: true, Present: true}}}
-	s1 := &backend.State{Name: "s1", Up: false, Speed: 0.25, ConfiguredSpeed: 1, Queued: 3, Busy: 1}
-	s2 := &backend.State{Name: "s2", Up: true, Speed: 1, ConfiguredSpeed: 1}
+	s1 := &state.Backend{Name: "s1", Up: false, Speed: 0.25, ConfiguredSpeed: 1, Queued: 3, Busy: 1}
+	s2 := &state.Backend{Name: "s2", Up: true, Speed: 1, ConfiguredSpeed: 1}
 	return &reading{at: start.Add(at), lg: lg, lbs: []lbReading{{name: "lb1", st: l}},
 		servers: []serverReading{{name: "s1", st: s1}, {name: "s2", st: s2}}}
 }
@@ -138,7 +136,7 @@ func TestHubSlowClient(t *testing.T) {
 }
 
 func TestProgressText(t *testing.T) {
-	st := loadgen.State{Rate: 400, ElapsedS: 2, Late: 3, Targets: []loadgen.TargetState{{Requests: 790, P50: 33.2, P99: 210, Errors: 1}}}
+	st := state.Loadgen{Rate: 400, ElapsedS: 2, Late: 3, Targets: []state.Target{{Requests: 790, P50: 33.2, P99: 210, Errors: 1}}}
 	got := progressText(st, 20*time.Second)
 	for _, want := range []string{"2.0s of 20s", "395/s of 400/s", "p50 33.2ms", "p99 210.0ms", "errors 1", "LATE 3"} {
 		if !strings.Contains(got, want) {

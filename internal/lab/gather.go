@@ -5,9 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lblab/lblab/internal/shell/backend"
-	"github.com/lblab/lblab/internal/shell/lb"
-	"github.com/lblab/lblab/internal/shell/loadgen"
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
 // reading is every process's /admin/state at one instant (one 250 ms tick).
@@ -15,21 +13,21 @@ type reading struct {
 	at      time.Time
 	lbs     []lbReading
 	servers []serverReading
-	lg      *loadgen.State
+	lg      *state.Loadgen
 	lgErr   string
 	lat     *buckets // the loadgen's latency histogram, cumulative; nil without one
 }
 
 type lbReading struct {
 	name   string
-	st     *lb.State
+	st     *state.LB
 	err    string
 	exited string // how its process ended, when nobody asked it to
 }
 
 type serverReading struct {
 	name   string
-	st     *backend.State
+	st     *state.Backend
 	err    string
 	exited string
 }
@@ -47,7 +45,7 @@ func gather(ctx context.Context, r *liveRun) *reading {
 	var wg sync.WaitGroup
 	for i, p := range lbs {
 		wg.Go(func() {
-			var st lb.State
+			var st state.LB
 			out.lbs[i] = lbReading{name: p.name, st: &st, exited: p.exitedHow()}
 			if err := call(ctx, p.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 				out.lbs[i] = lbReading{name: p.name, err: err.Error(), exited: p.exitedHow()}
@@ -56,7 +54,7 @@ func gather(ctx context.Context, r *liveRun) *reading {
 	}
 	for i, p := range backs {
 		wg.Go(func() {
-			var st backend.State
+			var st state.Backend
 			out.servers[i] = serverReading{name: p.name, st: &st, exited: p.exitedHow()}
 			if err := call(ctx, p.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 				out.servers[i] = serverReading{name: p.name, err: err.Error(), exited: p.exitedHow()}
@@ -64,7 +62,7 @@ func gather(ctx context.Context, r *liveRun) *reading {
 		})
 	}
 	wg.Go(func() {
-		var st loadgen.State
+		var st state.Loadgen
 		if err := call(ctx, r.loadgen.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 			out.lgErr = err.Error()
 			return
@@ -105,7 +103,7 @@ func (cur *reading) carry(prev *reading) {
 	}
 }
 
-func (r *reading) lb(name string) *lb.State {
+func (r *reading) lb(name string) *state.LB {
 	for _, l := range r.lbs {
 		if l.name == name {
 			return l.st
@@ -114,7 +112,7 @@ func (r *reading) lb(name string) *lb.State {
 	return nil
 }
 
-func (r *reading) server(name string) *backend.State {
+func (r *reading) server(name string) *state.Backend {
 	for _, s := range r.servers {
 		if s.name == name {
 			return s.st

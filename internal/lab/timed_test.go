@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
-	"github.com/lblab/lblab/internal/shell/backend"
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
 // Time-boxed drills and script events live: the lab applies the undo by
@@ -71,7 +71,7 @@ func TestTimedDrillsLive(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	var s1, s2 backend.State
+	var s1, s2 state.Backend
 	json.Unmarshal(st.Servers[0], &s1)
 	json.Unmarshal(st.Servers[1], &s2)
 	if s1.Speed != 1 || !s2.Up {

@@ -8,8 +8,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
-	"github.com/lblab/lblab/internal/shell/backend"
-	"github.com/lblab/lblab/internal/shell/lb"
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
 // logKeep is how many of the newest log lines a snapshot carries.
@@ -95,7 +94,7 @@ func settingsNow(lab *labfile.Lab, cur *reading) Settings {
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
-func firstLB(cur *reading) *lb.State {
+func firstLB(cur *reading) *state.LB {
 	for _, l := range cur.lbs {
 		if l.st != nil {
 			return l.st
@@ -185,7 +184,7 @@ func worseBreaker(a, b string) string {
 }
 
 // badges are the marks on a server card, from its state and the balancers'.
-func badges(st *backend.State, views []lb.BackendState) []Badge {
+func badges(st *state.Backend, views []state.LBBackend) []Badge {
 	out := []Badge{}
 	if st != nil {
 		if !st.Up {
@@ -208,7 +207,7 @@ func badges(st *backend.State, views []lb.BackendState) []Badge {
 
 // lbBadges count the balancers whose breaker is open or half-open for the
 // server, or whose health checks took it out.
-func lbBadges(views []lb.BackendState) []Badge {
+func lbBadges(views []state.LBBackend) []Badge {
 	var open, half, unhealthy, removed int
 	for _, b := range views {
 		switch b.Breaker {

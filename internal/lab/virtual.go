@@ -8,9 +8,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
-	"github.com/lblab/lblab/internal/shell/backend"
-	"github.com/lblab/lblab/internal/shell/lb"
-	"github.com/lblab/lblab/internal/shell/loadgen"
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
 // The dashboard on the virtual clock (lab watch, internal/watch): the
@@ -31,9 +29,9 @@ const (
 // processes would report it on their admin APIs.
 type VirtualReading struct {
 	At        time.Duration // virtual time since the run started
-	Balancers []lb.State    // none when the clients balance themselves
-	Servers   []backend.State
-	Loadgen   loadgen.State
+	Balancers []state.LB    // none when the clients balance themselves
+	Servers   []state.Backend
+	Loadgen   state.Loadgen
 	// Bin is the simulator's own record of the 250 ms bin that ends at At
 	// (for the readings at bin ends): its percentiles, in_server and limit
 	// are taken as they are.

@@ -5,84 +5,23 @@ import (
 	"strings"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
-// Settings are the balancer knobs as the admin API shows them; every one is
-// a lab-file field (balancers.* or network.hop / network.jitter).
-type Settings struct {
-	Timeout      string            `json:"timeout"`
-	Hop          string            `json:"hop"`
-	Jitter       string            `json:"jitter"`
-	Load         string            `json:"load"`
-	Refresh      string            `json:"refresh"`
-	HashOn       string            `json:"hash_on"`
-	Subset       int               `json:"subset"`
-	Aperture     int               `json:"aperture"`
-	ApertureLoad float64           `json:"aperture_load"`
-	Choices      int               `json:"choices"`
-	VNodes       int               `json:"vnodes"`
-	Epsilon      float64           `json:"epsilon"`
-	Decay        string            `json:"decay"`
-	Breaker      BreakerSettings   `json:"breaker"`
-	Outlier      OutlierSettings   `json:"outlier"`
-	SlowStart    SlowStartSettings `json:"slow_start"`
-	Health       HealthSettings    `json:"health"`
-}
+// Settings is state.Settings.
+type Settings = state.Settings
 
-// BreakerSettings is balancers.breaker.
-type BreakerSettings struct {
-	Enabled   bool    `json:"enabled"`
-	Window    int     `json:"window"`
-	Threshold float64 `json:"threshold"`
-	Open      string  `json:"open"`
-	Probes    int     `json:"probes"`
-}
+// BreakerSettings is state.BreakerSettings.
+type BreakerSettings = state.BreakerSettings
 
-// OutlierSettings is balancers.outlier.
-type OutlierSettings struct {
-	Enabled             bool    `json:"enabled"`
-	ConsecutiveFailures int     `json:"consecutive_failures"`
-	Interval            string  `json:"interval"`
-	BaseEjection        string  `json:"base_ejection"`
-	MaxEjection         string  `json:"max_ejection"`
-	MaxEjectionShare    float64 `json:"max_ejection_share"`
-	SuccessRateK        float64 `json:"success_rate_k"`
-	LatencyK            float64 `json:"latency_k"`
-	MinRequests         int     `json:"min_requests"`
-}
+// OutlierSettings is state.OutlierSettings.
+type OutlierSettings = state.OutlierSettings
 
-// SlowStartSettings is balancers.slow_start.
-type SlowStartSettings struct {
-	Enabled    bool    `json:"enabled"`
-	Window     string  `json:"window"`
-	Floor      float64 `json:"floor"`
-	Aggression float64 `json:"aggression"`
-}
+// SlowStartSettings is state.SlowStartSettings.
+type SlowStartSettings = state.SlowStartSettings
 
-// HealthSettings is balancers.health.
-type HealthSettings struct {
-	Enabled  bool   `json:"enabled"`
-	Interval string `json:"interval"`
-	Fails    int    `json:"fails"`
-	Passes   int    `json:"passes"`
-}
-
-func settingsOf(lab *labfile.Lab) Settings {
-	b, br, h := lab.Balancers, lab.Balancers.Breaker, lab.Balancers.Health
-	o, ss := b.Outlier, b.SlowStart
-	return Settings{Timeout: b.Timeout.String(), Hop: lab.Network.Hop.String(), Jitter: lab.Network.Jitter.String(),
-		Load: string(b.Load), Refresh: b.Refresh.String(), HashOn: string(b.HashOn), Subset: b.Subset, Aperture: b.Aperture, ApertureLoad: b.ApertureLoad,
-		Choices: b.Choices, VNodes: b.VNodes, Epsilon: b.Epsilon, Decay: b.Decay.String(),
-		Breaker: BreakerSettings{Enabled: br.Enabled, Window: br.Window, Threshold: br.Threshold,
-			Open: br.Open.String(), Probes: br.Probes},
-		Outlier: OutlierSettings{Enabled: o.Enabled, ConsecutiveFailures: o.ConsecutiveFailures,
-			Interval: o.Interval.String(), BaseEjection: o.BaseEjection.String(), MaxEjection: o.MaxEjection.String(),
-			MaxEjectionShare: o.MaxEjectionShare, SuccessRateK: o.SuccessRateK, LatencyK: o.LatencyK,
-			MinRequests: o.MinRequests},
-		SlowStart: SlowStartSettings{Enabled: ss.Enabled, Window: ss.Window.String(), Floor: ss.Floor,
-			Aggression: ss.Aggression},
-		Health: HealthSettings{Enabled: h.Enabled, Interval: h.Interval.String(), Fails: h.Fails, Passes: h.Passes}}
-}
+// HealthSettings is state.HealthSettings.
+type HealthSettings = state.HealthSettings
 
 // settingsIn is the body of PUT /admin/settings: every field optional,
 // durations as text ("100ms").
