@@ -8,24 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/state"
 )
-
-func TestNextServerName(t *testing.T) {
-	lab := labfile.Default() // s1..s5
-	if got := nextServerName(lab); got != "s6" {
-		t.Errorf("first added to 5: %s, want s6", got)
-	}
-	lab.Events = []labfile.Event{{Action: "add-server", Target: "s6"}, {Action: "add-server", Target: "big"}}
-	if got := nextServerName(lab); got != "s8" {
-		t.Errorf("third added to 5: %s, want s8 (as a lab file would name it)", got)
-	}
-	lab.Events = append(lab.Events, labfile.Event{Action: "add-server", Target: "s9"})
-	if got := nextServerName(lab); got != "s10" {
-		t.Errorf("with s9 taken by hand: %s, want s10", got)
-	}
-}
 
 // The lab file of an added server expands to its name, with the last
 // server's settings, and is a valid lab (a named group s7 would not be).
@@ -83,7 +69,7 @@ func TestAddServerDrill(t *testing.T) {
 	if len(st.Servers) != 5 || len(l.Backends) != 5 || l.Backends[4].Name != "s5" {
 		t.Fatalf("after two add-server drills: %d servers, the lb has %d backends", len(st.Servers), len(l.Backends))
 	}
-	waitSnapshot(t, addr, 10*time.Second, "s5 serving", func(s Snapshot) bool {
+	waitSnapshot(t, addr, 10*time.Second, "s5 serving", func(s dash.Snapshot) bool {
 		return len(s.Servers) == 5 && s.Servers[4].Backend != nil && s.Servers[4].Backend.Counters.Completed > 0
 	})
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
@@ -174,7 +174,7 @@ func TestWatchPageSameAtAnySpeed(t *testing.T) {
 
 	// lab sim rr-slow --series --json, its first setting (the one played),
 	// bins up to 10 s.
-	l, _, err := lab.ScenarioSetting("rr-slow")
+	l, _, err := dash.ScenarioSetting("rr-slow")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +317,7 @@ func TestWatchPageComparesAll(t *testing.T) {
 	base := startWatch(t, "rr-slow", true)
 	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
 	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('pb-compare')`)
-	l, _, err := lab.ScenarioSetting("rr-slow")
+	l, _, err := dash.ScenarioSetting("rr-slow")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +420,7 @@ func TestWatchPageStepSeekSave(t *testing.T) {
 func TestWatchPageFiltersBalancerLines(t *testing.T) {
 	ctx := chromium(t)
 	l, err := func() (*labfile.Lab, error) {
-		l, _, err := lab.ScenarioSetting("breaker")
+		l, _, err := dash.ScenarioSetting("breaker")
 		if err != nil {
 			return nil, err
 		}
@@ -477,7 +477,7 @@ func TestWatchPageFiltersBalancerLines(t *testing.T) {
 func TestWatchPageShowsTimedCaptions(t *testing.T) {
 	ctx := chromium(t)
 	base := startWatch(t, "rr-slow", true)
-	l, _, err := lab.ScenarioSetting("rr-slow")
+	l, _, err := dash.ScenarioSetting("rr-slow")
 	if err != nil {
 		t.Fatal(err)
 	}

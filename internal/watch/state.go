@@ -3,7 +3,7 @@ package watch
 import (
 	"time"
 
-	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/state"
@@ -14,8 +14,8 @@ import (
 // it on their admin APIs (backend, lb and loadgen /admin/state), so the
 // snapshot is built by the live dashboard's code. now is the lab with the
 // settings in force.
-func reading(st sim.State, bin *report.Bin, now *labfile.Lab) lab.VirtualReading {
-	r := lab.VirtualReading{At: time.Duration(st.T), Bin: bin}
+func reading(st sim.State, bin *report.Bin, now *labfile.Lab) dash.VirtualReading {
+	r := dash.VirtualReading{At: time.Duration(st.T), Bin: bin}
 	c := st.Clients
 	mode := "open"
 	if !c.Open {

@@ -21,7 +21,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/clock"
-	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/lab/webui"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
@@ -66,7 +66,7 @@ type Server struct {
 	scenario string
 	setting  string
 	sess     *sim.Session
-	first    lab.Settings
+	first    dash.Settings
 	speed    float64 // 0 with max
 	max      bool
 	paused   bool
@@ -74,7 +74,7 @@ type Server struct {
 	wall     time.Time     // playback's anchor: at wall time wall ...
 	virt     clock.Instant // ... the virtual time was virt
 	dirty    bool          // something changed since the last snapshot
-	stream   *lab.Stream
+	stream   *dash.Stream
 	log      *zap.Logger
 	access   wire.Access
 	demo     bool    // looping until the first touch
@@ -85,7 +85,7 @@ type Server struct {
 
 // New prepares a server for opts (nothing runs before Serve).
 func New(opts Options) (*Server, error) {
-	s := &Server{stream: lab.NewStream(), log: opts.Log, access: opts.Access, demo: opts.Demo, speed: opts.Speed, paused: opts.Paused, pauseAt: clock.Never}
+	s := &Server{stream: dash.NewStream(), log: opts.Log, access: opts.Access, demo: opts.Demo, speed: opts.Speed, paused: opts.Paused, pauseAt: clock.Never}
 	if s.log == nil {
 		s.log = zap.NewNop()
 	}
@@ -134,7 +134,7 @@ func (s *Server) load(l *labfile.Lab, scenario, setting string) error {
 
 // newSession starts a session of l with what a snapshot needs kept.
 func newSession(l *labfile.Lab) (*sim.Session, error) {
-	return sim.NewSession(l, sim.SessionOptions{Frames: lab.SeriesBins + 1, LatencyBins: lab.WindowBins})
+	return sim.NewSession(l, sim.SessionOptions{Frames: dash.SeriesBins + 1, LatencyBins: dash.WindowBins})
 }
 
 // anchor restarts the playback clock from the virtual instant reached.
@@ -265,7 +265,7 @@ type Playback struct {
 // snapshot is what /api/stream and /api/snapshot carry: the live
 // dashboard's snapshot, marked virtual, with the playback state.
 type snapshot struct {
-	*lab.Snapshot
+	*dash.Snapshot
 	Virtual  bool     `json:"virtual"`
 	Playback Playback `json:"playback"`
 }
@@ -285,12 +285,12 @@ func (s *Server) playbackLocked() Playback {
 }
 
 // build makes the snapshot of the instant reached. Caller holds mu.
-func (s *Server) build() *lab.Snapshot {
+func (s *Server) build() *dash.Snapshot {
 	now := s.sess.Settings()
-	v := lab.VirtualView{Lab: now, First: &s.first, Scenario: s.scenario, Setting: s.setting,
-		Features: lab.Features{AddServer: true, Scenarios: true}, Now: reading(s.sess.State(), nil, now),
+	v := dash.VirtualView{Lab: now, First: &s.first, Scenario: s.scenario, Setting: s.setting,
+		Features: dash.Features{AddServer: true, Scenarios: true}, Now: reading(s.sess.State(), nil, now),
 		Log: s.sess.Log(), WindowP50: math.NaN(), WindowP99: math.NaN()}
-	if s.first == (lab.Settings{}) {
+	if s.first == (dash.Settings{}) {
 		v.First = nil
 	}
 	bins, frames := s.sess.Bins(), s.sess.Frames()
@@ -304,7 +304,7 @@ func (s *Server) build() *lab.Snapshot {
 	if p50, p99, ok := s.sess.WindowLatency(); ok {
 		v.WindowP50, v.WindowP99 = report.Ms(p50), report.Ms(p99)
 	}
-	return lab.VirtualSnapshot(v)
+	return dash.VirtualSnapshot(v)
 }
 
 func (s *Server) publishLocked() {
@@ -321,7 +321,7 @@ func (s *Server) publishLocked() {
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { lab.WriteJSON(w, 200, map[string]bool{"ok": true}) })
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { dash.WriteJSON(w, 200, map[string]bool{"ok": true}) })
 	mux.HandleFunc("GET /api/snapshot", s.handleSnapshot)
 	mux.Handle("GET /api/stream", s.stream)
 	mux.HandleFunc("GET /api/playback", s.handleGetPlayback)
@@ -355,7 +355,7 @@ func (s *Server) touched(h http.HandlerFunc) http.HandlerFunc {
 func (s *Server) handleSnapshot(w http.ResponseWriter, _ *http.Request) {
 	data := s.stream.Latest()
 	if data == nil {
-		lab.WriteJSON(w, 503, map[string]any{"error": "no snapshot yet: try again in a moment", "code": 503})
+		dash.WriteJSON(w, 503, map[string]any{"error": "no snapshot yet: try again in a moment", "code": 503})
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -366,7 +366,7 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) handleGetPlayback(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	lab.WriteJSON(w, 200, s.playbackLocked())
+	dash.WriteJSON(w, 200, s.playbackLocked())
 }
 
 // playbackIn is POST /api/playback: every field optional; they apply in
@@ -383,12 +383,12 @@ type playbackIn struct {
 }
 
 func badRequest(w http.ResponseWriter, msg string) {
-	lab.WriteJSON(w, 400, map[string]any{"error": msg, "code": 400})
+	dash.WriteJSON(w, 400, map[string]any{"error": msg, "code": 400})
 }
 
 func (s *Server) handlePlayback(w http.ResponseWriter, req *http.Request) {
 	var in playbackIn
-	if !lab.DecodeBody(w, req, &in) {
+	if !dash.DecodeBody(w, req, &in) {
 		return
 	}
 	if in.Speed != nil {
@@ -412,14 +412,14 @@ func (s *Server) handlePlayback(w http.ResponseWriter, req *http.Request) {
 	if in.Restart { // the same lab and compare settings, without the drills
 		sess, err := newSession(s.base)
 		if err != nil {
-			lab.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
+			dash.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
 			return
 		}
 		s.sess = sess
 	}
 	if in.SeekS != nil {
 		if err := s.sess.Seek(seconds(*in.SeekS)); err != nil {
-			lab.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
+			dash.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
 			return
 		}
 	}
@@ -448,13 +448,13 @@ func (s *Server) handlePlayback(w http.ResponseWriter, req *http.Request) {
 	if in.StepLog {
 		s.paused = true
 		if err := s.stepToNextLine(); err != nil {
-			lab.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
+			dash.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
 			return
 		}
 	}
 	s.anchor(time.Now())
 	s.publishLocked()
-	lab.WriteJSON(w, 200, s.playbackLocked())
+	dash.WriteJSON(w, 200, s.playbackLocked())
 }
 
 // stepToNextLine plays on to the instant of the event log's next line (a
@@ -486,13 +486,13 @@ func seconds(v float64) clock.Instant {
 // handleChaos takes a drill, with the live controller's body and checks,
 // at the virtual instant reached: it joins the lab's script there.
 func (s *Server) handleChaos(w http.ResponseWriter, req *http.Request) {
-	ev, ok := lab.DecodeDrill(w, req)
+	ev, ok := dash.DecodeDrill(w, req)
 	if !ok {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := lab.ValidateDrill(s.sess.Lab(), &ev); err != nil {
+	if err := dash.ValidateDrill(s.sess.Lab(), &ev); err != nil {
 		badRequest(w, err.Error())
 		return
 	}
@@ -509,7 +509,7 @@ func (s *Server) handleChaos(w http.ResponseWriter, req *http.Request) {
 			out["undo"], out["undo_in_s"] = undo.String(), rec.For.Seconds()
 		}
 	}
-	lab.WriteJSON(w, 200, out)
+	dash.WriteJSON(w, 200, out)
 }
 
 // handleLabFile is GET /api/lab.yaml: the lab with the drills taken in its
@@ -520,7 +520,7 @@ func (s *Server) handleLabFile(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Unlock()
 	data, err := l.Marshal()
 	if err != nil {
-		lab.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
+		dash.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
 		return
 	}
 	w.Header().Set("Content-Type", "application/yaml")
@@ -531,20 +531,20 @@ func (s *Server) handleLabFile(w http.ResponseWriter, _ *http.Request) {
 // handleScenarios lists the built-in scenarios in GET /api/scenarios's
 // format: each plays here.
 func (s *Server) handleScenarios(w http.ResponseWriter, _ *http.Request) {
-	var list []lab.ScenarioInfo
+	var list []dash.ScenarioInfo
 	for _, name := range scenarios.Names() {
-		l, setting, err := lab.ScenarioSetting(name)
+		l, setting, err := dash.ScenarioSetting(name)
 		if err != nil {
-			list = append(list, lab.ScenarioInfo{Name: name, Reason: err.Error()})
+			list = append(list, dash.ScenarioInfo{Name: name, Reason: err.Error()})
 			continue
 		}
-		list = append(list, lab.ScenarioInfo{Name: name, Description: l.Description, Setting: setting,
+		list = append(list, dash.ScenarioInfo{Name: name, Description: l.Description, Setting: setting,
 			Servers: len(l.ExpandServers()), Live: true})
 	}
 	s.mu.Lock()
 	current := s.scenario
 	s.mu.Unlock()
-	lab.WriteJSON(w, 200, map[string]any{"scenarios": list, "available": true, "current": current})
+	dash.WriteJSON(w, 200, map[string]any{"scenarios": list, "available": true, "current": current})
 }
 
 // handleScenario is POST /api/scenario {"name": "rr-slow"}: play that
@@ -553,10 +553,10 @@ func (s *Server) handleScenario(w http.ResponseWriter, req *http.Request) {
 	var body struct {
 		Name string `json:"name"`
 	}
-	if !lab.DecodeBody(w, req, &body) {
+	if !dash.DecodeBody(w, req, &body) {
 		return
 	}
-	l, setting, err := lab.ScenarioSetting(body.Name)
+	l, setting, err := dash.ScenarioSetting(body.Name)
 	if err != nil {
 		badRequest(w, err.Error())
 		return
@@ -573,7 +573,7 @@ func (s *Server) handleScenario(w http.ResponseWriter, req *http.Request) {
 	}
 	s.pauseAt = clock.Never
 	s.publishLocked()
-	lab.WriteJSON(w, 200, map[string]any{"ok": true, "scenario": body.Name, "setting": setting})
+	dash.WriteJSON(w, 200, map[string]any{"ok": true, "scenario": body.Name, "setting": setting})
 }
 
 // CompareRow is one setting of POST /api/compare's ranking.
@@ -597,7 +597,7 @@ type CompareRow struct {
 // another).
 func (s *Server) handleCompare(w http.ResponseWriter, req *http.Request) {
 	var body struct{}
-	if !lab.DecodeBody(w, req, &body) {
+	if !dash.DecodeBody(w, req, &body) {
 		return
 	}
 	s.mu.Lock()
@@ -616,7 +616,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, req *http.Request) {
 	}
 	rep, err := sim.Compare(l, settings, sim.Options{})
 	if err != nil {
-		lab.WriteJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
+		dash.WriteJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
 		return
 	}
 	headline := string(l.Report.Headline)
@@ -628,5 +628,5 @@ func (s *Server) handleCompare(w http.ResponseWriter, req *http.Request) {
 		rows = append(rows, CompareRow{Rank: i + 1, Name: r.Name, Algorithm: r.Algorithm, Requests: r.Requests,
 			Failed: r.Failed, Goodput: r.Goodput, P50Ms: r.Latency.P50, P99Ms: r.Latency.P99, Watched: r.Name == watched})
 	}
-	lab.WriteJSON(w, 200, map[string]any{"lab": l.Name, "headline": headline, "drills": drills, "ranking": rows})
+	dash.WriteJSON(w, 200, map[string]any{"lab": l.Name, "headline": headline, "drills": drills, "ranking": rows})
 }
