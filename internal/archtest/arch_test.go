@@ -142,6 +142,12 @@ var importRules = []importRule{
 		from: []string{"./internal/lab/..."}, deny: []string{"./internal/sim/..."},
 		why: "lab drives the live processes; cmd/lab is where the simulator is wired in",
 	},
+	{
+		from: []string{"./internal/lab/dash", "./internal/shell/state"},
+		deny: []string{"./internal/shell/lb", "./internal/shell/backend", "./internal/shell/loadgen", "./internal/shell/wire",
+			"./internal/metrics", "github.com/valyala/fasthttp/...", "github.com/prometheus/client_golang/...", "go.uber.org/zap/..."},
+		why: "the dashboard's snapshot and the processes' answers are what the page's wasm module links (make site, TestPageModuleLinksNoProcess): no process, no fasthttp, Prometheus or zap",
+	},
 }
 
 // knownImportViolations and knownCodeViolations are violations the code

@@ -9,24 +9,18 @@
 package watch
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"sync"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/lab/dash"
-	"github.com/lblab/lblab/internal/lab/webui"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
-	"github.com/lblab/lblab/internal/shell/wire"
 	"github.com/lblab/lblab/internal/sim"
 	"github.com/lblab/lblab/scenarios"
 )
@@ -53,9 +47,9 @@ type Options struct {
 	Scenario, Setting string       // what it is, for the page
 	Speed             float64      // 0 means 1
 	Paused            bool
-	Demo              bool // loop the run until the first touch (a POST to the API)
-	Access            wire.Access
-	Log               *zap.Logger
+	Demo              bool   // loop the run until the first touch (a POST to the API)
+	Access            access // wire.Access (lab watch's server only)
+	Log               logger // *zap.Logger (lab watch's server only)
 }
 
 // Server plays one lab and serves the dashboard.
@@ -75,8 +69,8 @@ type Server struct {
 	virt     clock.Instant // ... the virtual time was virt
 	dirty    bool          // something changed since the last snapshot
 	stream   *dash.Stream
-	log      *zap.Logger
-	access   wire.Access
+	log      logger
+	access   access
 	demo     bool    // looping until the first touch
 	loops    int     // times the demo started again
 	source   *source // the lab file as given (GET /api/source, /api/report.json)
@@ -86,9 +80,7 @@ type Server struct {
 // New prepares a server for opts (nothing runs before Serve).
 func New(opts Options) (*Server, error) {
 	s := &Server{stream: dash.NewStream(), log: opts.Log, access: opts.Access, demo: opts.Demo, speed: opts.Speed, paused: opts.Paused, pauseAt: clock.Never}
-	if s.log == nil {
-		s.log = zap.NewNop()
-	}
+	s.log = orNop(s.log)
 	if s.speed == 0 {
 		s.speed = 1
 	}
@@ -142,38 +134,6 @@ func (s *Server) anchor(now time.Time) {
 	s.wall, s.virt, s.dirty = now, s.sess.Now(), true
 }
 
-// Serve serves the dashboard on ln and plays the lab until ctx ends.
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	lim := wire.AdminLimits()
-	srv := &http.Server{Handler: wire.NewGuard(s.access, ln.Addr()).HTTP(s.routes()),
-		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: lim.ReadTimeout, WriteTimeout: lim.WriteTimeout,
-		IdleTimeout: lim.IdleTimeout, MaxHeaderBytes: 64 << 10, ErrorLog: wire.HTTPErrorLog(s.log),
-		BaseContext: func(net.Listener) context.Context { return ctx }}
-	logf := func(format string, args ...any) { s.log.Sugar().Warnf(format, args...) }
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(wire.Listen(ln, lim.MaxConns, logf)) }()
-	t := time.NewTicker(tick)
-	defer t.Stop()
-	s.Tick(time.Now())
-	for {
-		select {
-		case <-ctx.Done():
-			shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			_ = srv.Shutdown(shut)
-			return nil
-		case err := <-errc:
-			return err
-		case now := <-t.C:
-			// At max the next tick starts at once (the lock is free in
-			// between for the API); otherwise on the ticker.
-			for s.Tick(now) && ctx.Err() == nil {
-				now = time.Now()
-			}
-		}
-	}
-}
-
 // Tick moves playback on to where the wall clock (now) says it should be,
 // spending at most budget, and publishes a snapshot if anything changed.
 // It reports whether the next tick should start at once (playing at max)
@@ -219,7 +179,7 @@ func (s *Server) playLocked(now time.Time) {
 		for s.sess.Now() < target && !s.sess.Ended() {
 			next := min(target, (s.sess.Now()/bin+1)*bin)
 			if err := s.sess.AdvanceTo(next); err != nil {
-				s.log.Warn("playback", zap.Error(err))
+				s.warn("playback", err)
 				break
 			}
 			s.dirty = true
@@ -312,7 +272,7 @@ func (s *Server) publishLocked() {
 	snap.AtUnixMs = time.Now().UnixMilli()
 	data, err := json.Marshal(snapshot{Snapshot: snap, Virtual: true, Playback: s.playbackLocked()})
 	if err != nil {
-		s.log.Warn("cannot encode a snapshot", zap.Error(err))
+		s.warn("cannot encode a snapshot", err)
 		return
 	}
 	s.stream.Publish(data)
@@ -334,7 +294,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/lab", s.touched(s.handleLab))
 	mux.HandleFunc("GET /api/source", s.handleSource)
 	mux.HandleFunc("GET /api/report.json", s.handleReport)
-	mux.Handle("GET /", webui.Handler())
+	mux.Handle("GET /", page())
 	return mux
 }
 
