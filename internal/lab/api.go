@@ -68,7 +68,7 @@ func (c *Controller) handleChaos(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, 400, map[string]any{"error": "add-server is not available in attach mode: lab dashboard did not start these processes, so it cannot start a server (start one yourself and POST /admin/backends to each lb)", "code": 400})
 		return
 	}
-	err := dash.ValidateDrill(run.labCopy(), &ev)
+	err := validate(run.labCopy(), &ev)
 	if err == nil {
 		err = checkDrillCost(run.labCopy(), ev, c.opts.budget())
 	}
@@ -97,6 +97,9 @@ func (c *Controller) handleChaos(w http.ResponseWriter, req *http.Request) {
 func decodeBody(w http.ResponseWriter, req *http.Request, v any) bool {
 	return dash.DecodeBody(w, req, v)
 }
+
+// validate is dash.ValidateDrill: a drill checked as lab watch checks it.
+func validate(lab *labfile.Lab, ev *labfile.Event) error { return dash.ValidateDrill(lab, ev) }
 
 // writeJSON is dash.WriteJSON.
 func writeJSON(w http.ResponseWriter, code int, v any) { dash.WriteJSON(w, code, v) }
