@@ -56,7 +56,7 @@ func (r Result) Unmeasured() bool { return errors.Is(r.Err, report.ErrUnmeasured
 
 // Claims returns the claims of the scenario called name (nil for a name
 // without any, such as a lab file of the user's).
-func Claims(name string) []Claim { return claims[name] }
+func Claims(name string) []Claim { return claims()[name] }
 
 // Check evaluates every claim of scenario name on rep (one seed's report,
 // with its series for the claims that need them).

@@ -10,7 +10,7 @@ import (
 // Every scenario declares claims, every claim quotes its narration (parts
 // joined by " ... " each appear in it, in order) and says what it checks.
 func TestEveryScenarioHasClaimsQuotingItsNarration(t *testing.T) {
-	for name := range claims {
+	for name := range claims() {
 		if _, err := Get(name); err != nil {
 			t.Errorf("claims for %q, which is not a scenario", name)
 		}

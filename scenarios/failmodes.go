@@ -6,7 +6,7 @@ import "math"
 // reported in proxies' trackers (each lab file's narration cites its
 // report). Each compares the setting with the model feature the failure
 // needs against lblab's default, before, during and after the trigger.
-func init() {
+func addFailModeClaims(claims map[string][]Claim) {
 	claims["p2c-replacement"] = []Claim{
 		{Phase: Before, Says: "While both servers are healthy it does not matter.",
 			Checks: "before 5 s both settings have >= 95% goodput in every bin, and the highest bin p99 of replacement is within 1.5x of distinct's",

@@ -136,11 +136,17 @@ var importRules = []importRule{
 	{
 		from: []string{"./internal/shell/lb", "./internal/shell/backend", "./internal/shell/loadgen", "./internal/shell/conns"},
 		deny: []string{"./internal/shell/lb", "./internal/shell/backend", "./internal/shell/loadgen"},
-		why:  "each shell is its own process; they share only the HTTP contract of internal/shell/wire and the live connections of internal/shell/conns",
+		why:  "each shell is its own process; they share only the HTTP contract of internal/shell/wire, the JSON of their answers in internal/shell/state and the live connections of internal/shell/conns",
 	},
 	{
 		from: []string{"./internal/lab/..."}, deny: []string{"./internal/sim/..."},
 		why: "lab drives the live processes; cmd/lab is where the simulator is wired in",
+	},
+	{
+		from: []string{"./internal/lab/dash", "./internal/shell/state"},
+		deny: []string{"./internal/shell/lb", "./internal/shell/backend", "./internal/shell/loadgen", "./internal/shell/wire",
+			"./internal/metrics", "github.com/valyala/fasthttp/...", "github.com/prometheus/client_golang/...", "go.uber.org/zap/..."},
+		why: "the dashboard's snapshot and the processes' answers are what the page's wasm module links (make site, TestPageModuleLinksNoProcess): no process, no fasthttp, Prometheus or zap",
 	},
 }
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
-	"github.com/lblab/lblab/internal/shell/backend"
+	"github.com/lblab/lblab/internal/shell/state"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -51,13 +51,13 @@ func TestControllerAndProcessesRefuseStrangers(t *testing.T) {
 		o.Token, o.Access = token, wire.Access{Token: token}
 	})
 	auth := map[string]string{"Authorization": "Bearer " + token}
-	waitState := func() backend.State {
+	waitState := func() state.Backend {
 		var st State
 		code, body := send(t, "GET", addr, "/api/state", "", "", auth)
 		if code != 200 || json.Unmarshal([]byte(body), &st) != nil || len(st.Servers) == 0 {
 			t.Fatalf("GET /api/state: %d %s", code, body)
 		}
-		var s1 backend.State
+		var s1 state.Backend
 		_ = json.Unmarshal(st.Servers[0], &s1)
 		return s1
 	}

@@ -1,11 +1,8 @@
 package lab
 
 import (
-	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/lblab/lblab/internal/labfile"
 )
 
 // A lab address is taken with or without http:// and a trailing slash.
@@ -30,42 +27,5 @@ func TestDialAddr(t *testing.T) {
 	}
 	if got, err := ListenAddr("--listen", "http://0.0.0.0:0/"); err != nil || got != "0.0.0.0:0" {
 		t.Errorf("ListenAddr: %q, %v", got, err)
-	}
-}
-
-// A controller request body over 64 KiB is a 413 naming the limit, not a
-// JSON syntax error about a body cut short.
-func TestDecodeBodyLimit(t *testing.T) {
-	for body, want := range map[string]int{
-		`{"action":"kill","target":"s2"}`:                  200,
-		`{"action":"` + strings.Repeat("x", 70<<10) + `"}`: 413,
-		`{"action":"kill","bogus":1}`:                      400,
-	} {
-		rec := httptest.NewRecorder()
-		var ev labfile.Event
-		ok := decodeBody(rec, httptest.NewRequest("POST", "/api/chaos", strings.NewReader(body)), &ev)
-		code := rec.Code
-		if ok {
-			code = 200
-		}
-		if code != want || want == 413 && !strings.Contains(rec.Body.String(), "the limit is 64 KiB") {
-			t.Errorf("%.40s: %d %s, want %d", body, code, rec.Body.String(), want)
-		}
-	}
-}
-
-// The banner's changes: what differs from the first reading, said as the
-// dashboard shows it.
-func TestChanges(t *testing.T) {
-	start := Settings{Rate: 200, Algorithm: "p2c", Discipline: "fifo"}
-	if c := changes(start, start); len(c) != 0 {
-		t.Errorf("no drill, changes %v", c)
-	}
-	now := start
-	now.Algorithm, now.Rate, now.Breaker, now.Hedge = "round-robin", 400, true, "p95"
-	got := strings.Join(changes(start, now), "; ")
-	want := "algorithm round-robin (was p2c); rate 400/s (was 200/s); hedging p95 (was none); breakers on (was off)"
-	if got != want {
-		t.Errorf("changes:\n got %s\nwant %s", got, want)
 	}
 }

@@ -7,29 +7,6 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 )
 
-// nextServerName names an add-server drill that gives no target the way a
-// lab file names an unnamed add-server event: s<N+k> for the k-th server
-// added to a lab of N, skipping a name already taken (a server added under
-// that name by hand, or still running after remove-server).
-func nextServerName(lab *labfile.Lab) string {
-	taken := map[string]bool{}
-	for _, s := range lab.ExpandServers() {
-		taken[s.Name] = true
-	}
-	added := 0
-	for _, ev := range lab.Events {
-		if ev.Action == "add-server" {
-			added++
-			taken[ev.Target] = true
-		}
-	}
-	for k := len(lab.ExpandServers()) + added + 1; ; k++ {
-		if name := "s" + strconv.Itoa(k); !taken[name] {
-			return name
-		}
-	}
-}
-
 // addedServerLab is the lab file a server added at run time reads: lab's
 // servers with the new one, like the last but for ev's speed and workers
 // when given, appended so that it expands to ev.Target. A generated name

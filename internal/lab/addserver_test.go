@@ -8,24 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
-	"github.com/lblab/lblab/internal/shell/lb"
+	"github.com/lblab/lblab/internal/shell/state"
 )
-
-func TestNextServerName(t *testing.T) {
-	lab := labfile.Default() // s1..s5
-	if got := nextServerName(lab); got != "s6" {
-		t.Errorf("first added to 5: %s, want s6", got)
-	}
-	lab.Events = []labfile.Event{{Action: "add-server", Target: "s6"}, {Action: "add-server", Target: "big"}}
-	if got := nextServerName(lab); got != "s8" {
-		t.Errorf("third added to 5: %s, want s8 (as a lab file would name it)", got)
-	}
-	lab.Events = append(lab.Events, labfile.Event{Action: "add-server", Target: "s9"})
-	if got := nextServerName(lab); got != "s10" {
-		t.Errorf("with s9 taken by hand: %s, want s10", got)
-	}
-}
 
 // The lab file of an added server expands to its name, with the last
 // server's settings, and is a valid lab (a named group s7 would not be).
@@ -76,14 +62,14 @@ func TestAddServerDrill(t *testing.T) {
 	if err := call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
 		t.Fatal(err)
 	}
-	var l lb.State
+	var l state.LB
 	if err := json.Unmarshal(st.Balancers[0], &l); err != nil {
 		t.Fatal(err)
 	}
 	if len(st.Servers) != 5 || len(l.Backends) != 5 || l.Backends[4].Name != "s5" {
 		t.Fatalf("after two add-server drills: %d servers, the lb has %d backends", len(st.Servers), len(l.Backends))
 	}
-	waitSnapshot(t, addr, 10*time.Second, "s5 serving", func(s Snapshot) bool {
+	waitSnapshot(t, addr, 10*time.Second, "s5 serving", func(s dash.Snapshot) bool {
 		return len(s.Servers) == 5 && s.Servers[4].Backend != nil && s.Servers[4].Backend.Counters.Completed > 0
 	})
 }
@@ -138,7 +124,7 @@ func TestAddServerWithSpeedAndWorkers(t *testing.T) {
 	if err := call(ctx, addr, "POST", "/api/chaos", json.RawMessage(`{"action":"add-server"}`), &out); err != nil || out.Applied != "add-server s5" {
 		t.Fatalf("add-server: %v, applied %q", err, out.Applied)
 	}
-	s := waitSnapshot(t, addr, 10*time.Second, "s4 and s5 serving", func(s Snapshot) bool {
+	s := waitSnapshot(t, addr, 10*time.Second, "s4 and s5 serving", func(s dash.Snapshot) bool {
 		return len(s.Servers) == 5 && s.Servers[3].Backend != nil && s.Servers[4].Backend != nil &&
 			s.Servers[3].Backend.Counters.Completed > 0 && s.Servers[4].Backend.Counters.Completed > 0
 	})
@@ -152,7 +138,7 @@ func TestAddServerWithSpeedAndWorkers(t *testing.T) {
 	if err := call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
 		t.Fatal(err)
 	}
-	var l lb.State
+	var l state.LB
 	if err := json.Unmarshal(st.Balancers[0], &l); err != nil {
 		t.Fatal(err)
 	}

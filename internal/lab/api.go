@@ -2,15 +2,12 @@ package lab
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"time"
 
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
-	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // State is GET /api/state: every process's own state, and the event log.
@@ -95,42 +92,14 @@ func (c *Controller) handleChaos(w http.ResponseWriter, req *http.Request) {
 	writeJSON(w, 200, out)
 }
 
-// maxBody bounds a controller request's body (a drill or a scenario name).
-const maxBody = 64 << 10
-
-// decodeBody reads a small strict JSON body (wire.DecodeStrict, as every
-// admin API does); on bad input it answers 400, on a body over maxBody 413.
+// decodeBody is dash.DecodeBody: the controller's handlers read a body
+// as lab watch's do.
 func decodeBody(w http.ResponseWriter, req *http.Request, v any) bool {
-	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, maxBody))
-	if err == nil {
-		err = wire.DecodeStrict(body, v)
-	}
-	if err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			writeJSON(w, 413, map[string]any{"error": "request body too large: the limit is 64 KiB", "code": 413})
-			return false
-		}
-		writeJSON(w, 400, map[string]any{"error": "bad JSON body: " + err.Error(), "code": 400})
-		return false
-	}
-	return true
+	return dash.DecodeBody(w, req, v)
 }
 
-// validate checks a drill against lab (labfile.CheckDrill: fields, values, a for: within labfile.Bounds.Duration and with an undo); an add-server
-// drill without a target gets its generated name (nextServerName).
-func validate(lab *labfile.Lab, ev *labfile.Event) error {
-	if ev.Action == labfile.ActionAddServer && ev.Target == "" {
-		ev.Target = nextServerName(lab)
-	}
-	return lab.CheckDrill(ev)
-}
+// validate is dash.ValidateDrill: a drill checked as lab watch checks it.
+func validate(lab *labfile.Lab, ev *labfile.Event) error { return dash.ValidateDrill(lab, ev) }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	// The server's write timeout counts from the request; an answer that
-	// took its time to gather (GET /api/state asks every process) still gets
-	// the whole timeout to be written.
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wire.DefaultWriteTime))
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(v)
-}
+// writeJSON is dash.WriteJSON.
+func writeJSON(w http.ResponseWriter, code int, v any) { dash.WriteJSON(w, code, v) }

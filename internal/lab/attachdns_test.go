@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/discover/dnstest"
 )
@@ -39,31 +40,31 @@ func TestAttachFollowsDNS(t *testing.T) {
 	}
 	ctx, addr := startAttach(t, o)
 
-	servers := func(s Snapshot) string {
+	servers := func(s dash.Snapshot) string {
 		var names []string
 		for _, v := range s.Servers {
 			names = append(names, v.Name)
 		}
 		return strings.Join(names, ",")
 	}
-	waitSnapshot(t, addr, 5*time.Second, "s1 and s2", func(s Snapshot) bool { return servers(s) == "s1,s2" })
+	waitSnapshot(t, addr, 5*time.Second, "s1 and s2", func(s dash.Snapshot) bool { return servers(s) == "s1,s2" })
 	slow := json.RawMessage(`{"action":"slow","target":"s2","speed":0.5}`)
 	if err := call(ctx, addr, "POST", "/api/chaos", slow, nil); err != nil {
 		t.Fatalf("a drill at the discovered s2: %v", err)
 	}
-	waitSnapshot(t, upAddr, 3*time.Second, "s2 slowed", func(s Snapshot) bool {
+	waitSnapshot(t, upAddr, 3*time.Second, "s2 slowed", func(s dash.Snapshot) bool {
 		return len(s.Servers) == 3 && s.Servers[1].Backend != nil && s.Servers[1].Backend.Speed == 0.5
 	})
 
 	dns.Set() // NXDOMAIN
-	waitSnapshot(t, addr, 5*time.Second, "s2 gone", func(s Snapshot) bool { return servers(s) == "s1" })
+	waitSnapshot(t, addr, 5*time.Second, "s2 gone", func(s dash.Snapshot) bool { return servers(s) == "s1" })
 	err := call(ctx, addr, "POST", "/api/chaos", slow, nil)
 	if se, ok := err.(*StatusError); !ok || se.Code != 400 {
 		t.Errorf("a drill at s2 after it left: %v, want 400", err)
 	}
 
 	dns.Set("127.0.0.1")
-	s := waitSnapshot(t, addr, 5*time.Second, "s2 back", func(s Snapshot) bool { return servers(s) == "s1,s2" })
+	s := waitSnapshot(t, addr, 5*time.Second, "s2 back", func(s dash.Snapshot) bool { return servers(s) == "s1,s2" })
 	var log []string
 	for _, l := range s.Log {
 		if strings.HasPrefix(l.Text, "dns ") {

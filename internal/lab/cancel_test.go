@@ -10,8 +10,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
-	"github.com/lblab/lblab/internal/shell/backend"
-	"github.com/lblab/lblab/internal/shell/lb"
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
 // Hedging early against single-worker servers leaves many losers queued
@@ -57,12 +56,12 @@ func checkCancelledLosers(t *testing.T, ctx context.Context, lab *labfile.Lab, b
 
 	// Losers the cancellations missed may still run after the loadgen has
 	// gone: wait until the servers are idle.
-	var states []backend.State
+	var states []state.Backend
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		states = states[:0]
 		idle := true
 		for _, b := range f.backends {
-			var st backend.State
+			var st state.Backend
 			if err := call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +98,7 @@ func checkCancelledLosers(t *testing.T, ctx context.Context, lab *labfile.Lab, b
 		t.Errorf("%d cancelled + %d wasted losers for %d hedges", cancelled, run.Wasted, run.Hedges)
 	}
 	if balancer {
-		var st lb.State
+		var st state.LB
 		if err := call(ctx, f.lbs[0].ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/conns"
-	"github.com/lblab/lblab/internal/shell/lb"
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
 // tlsFiles are the self-signed certificate and key a fleet makes at start
@@ -54,7 +54,7 @@ func (f *fleet) balancerConnections(ctx context.Context, run *report.Run) {
 		return
 	}
 	for _, p := range f.balancers() {
-		var st lb.State
+		var st state.LB
 		if err := call(ctx, p.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 			f.opts.Log.Warn("cannot read a balancer's connections", zap.String("balancer", p.name), zap.Error(err))
 			continue

@@ -5,8 +5,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
-	"github.com/lblab/lblab/internal/shell/backend"
-	"github.com/lblab/lblab/internal/shell/lb"
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
 // connLab is a small lab that models connections over TLS: handshakes of
@@ -33,7 +32,7 @@ func accepted(t *testing.T, f *fleet) uint64 {
 	t.Helper()
 	var n uint64
 	for _, p := range f.servers() {
-		var st backend.State
+		var st state.Backend
 		if err := call(ctxFor(t, 10*time.Second), p.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +68,7 @@ func TestLiveConnectionsAreTheModelsHandshakes(t *testing.T) {
 		} else {
 			var opened, lbAccepted uint64
 			for _, p := range f.balancers() {
-				var st lb.State
+				var st state.LB
 				if err := call(ctx, p.ready.Admin, "GET", "/admin/state", nil, &st); err != nil || st.Connections == nil {
 					t.Fatalf("%s: state %+v, %v", p.name, st.Connections, err)
 				}

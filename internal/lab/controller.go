@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/lab/webui"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/wire"
@@ -26,7 +27,7 @@ type Controller struct {
 	mu     sync.Mutex      // serializes drills and run switches
 	run    atomic.Pointer[liveRun]
 	status atomic.Value // string: why there is no run ("starting rr-slow", "stopped: ...")
-	hub    *hub
+	hub    *dash.Stream
 	srv    *http.Server
 	addr   string
 	done   chan struct{} // closed when the aggregator has stopped
@@ -40,7 +41,7 @@ type Controller struct {
 // newController serves the API and dashboard on ln and starts the
 // aggregator; both stop when ctx ends (then call close).
 func newController(ctx context.Context, mode string, ln net.Listener, opts Options) *Controller {
-	c := &Controller{mode: mode, opts: opts, ctx: ctx, hub: newHub(), addr: ln.Addr().String(), done: make(chan struct{})}
+	c := &Controller{mode: mode, opts: opts, ctx: ctx, hub: dash.NewStream(), addr: ln.Addr().String(), done: make(chan struct{})}
 	c.status.Store("starting")
 	lim := wire.AdminLimits()
 	c.srv = &http.Server{Handler: wire.NewGuard(opts.Access, ln.Addr()).HTTP(c.routes()),
@@ -100,27 +101,27 @@ func (c *Controller) aggregate(ctx context.Context) {
 	defer close(c.done)
 	tick := time.NewTicker(report.BinWidth)
 	defer tick.Stop()
-	var d deriver
+	var d dash.Deriver
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		var snap *Snapshot
+		var snap *dash.Snapshot
 		if r := c.current(); r != nil {
 			cur := gather(ctx, r)
-			d.add(r, cur)
+			d.Add(r.id, r.started, cur)
 			snap = snapshot(r, &d, cur, c.mode)
 		} else {
-			snap = &Snapshot{Mode: c.mode, Status: c.status.Load().(string), AtUnixMs: time.Now().UnixMilli(), LatencySource: "little"}
+			snap = &dash.Snapshot{Mode: c.mode, Status: c.status.Load().(string), AtUnixMs: time.Now().UnixMilli(), LatencySource: "little"}
 		}
 		data, err := json.Marshal(snap)
 		if err != nil {
 			c.opts.Log.Warn("cannot encode a snapshot", zap.Error(err))
 			continue
 		}
-		c.hub.publish(data)
+		c.hub.Publish(data)
 	}
 }
 

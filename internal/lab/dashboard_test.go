@@ -11,14 +11,16 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/lblab/lblab/internal/lab/dash"
 )
 
 // waitSnapshot polls the snapshot until ok holds (or fails after limit).
-func waitSnapshot(t *testing.T, addr string, limit time.Duration, what string, ok func(Snapshot) bool) Snapshot {
+func waitSnapshot(t *testing.T, addr string, limit time.Duration, what string, ok func(dash.Snapshot) bool) dash.Snapshot {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {
-		var s Snapshot
+		var s dash.Snapshot
 		err := call(context.Background(), addr, "GET", "/api/snapshot", nil, &s)
 		if err == nil && ok(s) {
 			return s
@@ -34,7 +36,7 @@ func waitSnapshot(t *testing.T, addr string, limit time.Duration, what string, o
 // list, a scenario switch, service discovery and the page itself.
 func TestControllerDashboardAPI(t *testing.T) {
 	addr := startUp(t, smallLab(t, "p2c", 3600))
-	s := waitSnapshot(t, addr, 10*time.Second, "2 s of readings", func(s Snapshot) bool { return len(s.Series.T) >= 8 })
+	s := waitSnapshot(t, addr, 10*time.Second, "2 s of readings", func(s dash.Snapshot) bool { return len(s.Series.T) >= 8 })
 	if len(s.Servers) != 3 || s.Servers[0].Backend == nil || len(s.Balancers) != 1 || s.Settings.Algorithm != "p2c" {
 		t.Fatalf("snapshot: %d servers, %d balancers, settings %+v", len(s.Servers), len(s.Balancers), s.Settings)
 	}
@@ -56,7 +58,7 @@ func TestControllerDashboardAPI(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("switch to the playground: %d", resp.StatusCode)
 	}
-	s = waitSnapshot(t, addr, 10*time.Second, "the playground running", func(s Snapshot) bool {
+	s = waitSnapshot(t, addr, 10*time.Second, "the playground running", func(s dash.Snapshot) bool {
 		return s.Scenario == "playground" && len(s.Servers) == 5 && len(s.Series.T) >= 2
 	})
 	if s.Narration == "" || len(s.Log) != 1 || !strings.Contains(s.Log[0].Text, "scenario playground") {
@@ -104,8 +106,8 @@ func checkStream(t *testing.T, addr string) {
 func checkScenarioList(t *testing.T, addr string) {
 	t.Helper()
 	var list struct {
-		Scenarios []ScenarioInfo `json:"scenarios"`
-		Available bool           `json:"available"`
+		Scenarios []dash.ScenarioInfo `json:"scenarios"`
+		Available bool                `json:"available"`
 	}
 	if err := call(context.Background(), addr, "GET", "/api/scenarios", nil, &list); err != nil {
 		t.Fatal(err)
@@ -191,7 +193,7 @@ func TestAttachToRunningLab(t *testing.T) {
 		}
 	}
 	ctx, addr := startAttach(t, o)
-	s := waitSnapshot(t, addr, 5*time.Second, "readings", func(s Snapshot) bool { return len(s.Series.T) >= 2 })
+	s := waitSnapshot(t, addr, 5*time.Second, "readings", func(s dash.Snapshot) bool { return len(s.Series.T) >= 2 })
 	if s.Mode != "attach" || len(s.Servers) != 3 || s.Features.AddServer || s.Features.Scenarios {
 		t.Errorf("attached snapshot: mode %q, %d servers, features %+v", s.Mode, len(s.Servers), s.Features)
 	}
@@ -204,7 +206,7 @@ func TestAttachToRunningLab(t *testing.T) {
 	if err := call(ctx, addr, "POST", "/api/chaos", json.RawMessage(`{"action":"slow","target":"s2","speed":0.5}`), nil); err != nil {
 		t.Fatalf("a drill through the attached dashboard: %v", err)
 	}
-	waitSnapshot(t, upAddr, 3*time.Second, "s2 slowed", func(s Snapshot) bool {
+	waitSnapshot(t, upAddr, 3*time.Second, "s2 slowed", func(s dash.Snapshot) bool {
 		return len(s.Servers) == 3 && s.Servers[1].Backend != nil && s.Servers[1].Backend.Speed == 0.5
 	})
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/report"
-	"github.com/lblab/lblab/internal/shell/lb"
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
 // eventLog is the lab's log: script and chaos lines plus what the balancers
@@ -82,7 +82,7 @@ func (l *eventLog) read(ctx context.Context, p *proc, last int64) int64 {
 		if !ok {
 			continue
 		}
-		var ev lb.Event
+		var ev state.Event
 		if json.Unmarshal([]byte(data), &ev) != nil || ev.TUnixNs <= last {
 			continue
 		}

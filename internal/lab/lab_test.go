@@ -19,8 +19,7 @@ import (
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
-	"github.com/lblab/lblab/internal/shell/backend"
-	"github.com/lblab/lblab/internal/shell/lb"
+	"github.com/lblab/lblab/internal/shell/state"
 	"github.com/lblab/lblab/internal/testbin"
 )
 
@@ -92,13 +91,13 @@ func TestAccountingAcrossProcesses(t *testing.T) {
 	if run.Requests < 300 || o.Succeeded+o.Failed+o.Rejected+o.TimedOut != run.Requests {
 		t.Fatalf("loadgen: %d requests, outcomes %+v", run.Requests, o)
 	}
-	var lbState lb.State
+	var lbState state.LB
 	if err := call(ctx, f.lbs[0].ready.Admin, "GET", "/admin/state", nil, &lbState); err != nil {
 		t.Fatal(err)
 	}
 	var arrived, ended uint64
 	for _, b := range f.backends {
-		var st backend.State
+		var st state.Backend
 		if err := call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 			t.Fatal(err)
 		}
@@ -237,7 +236,7 @@ func TestControllerChaos(t *testing.T) {
 	if err := call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
 		t.Fatal(err)
 	}
-	var s1 backend.State
+	var s1 state.Backend
 	json.Unmarshal(st.Servers[0], &s1)
 	if s1.Speed != 0.5 || len(st.Log) != 1 || st.Log[0].Text != "chaos: slow s1 speed=0.5" {
 		t.Fatalf("after the drill: speed %v, log %+v", s1.Speed, st.Log)

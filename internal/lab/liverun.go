@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 )
 
@@ -27,7 +28,7 @@ type liveRun struct {
 	mode     string // up | run | attach
 	// first holds the settings at the run's first reading, which the
 	// snapshot's changes are measured from.
-	first    atomic.Pointer[Settings]
+	first    atomic.Pointer[dash.Settings]
 	undos    undoTimers // pending undos of time-boxed events
 	ctx      context.Context
 	cancel   context.CancelFunc

@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/lblab/lblab/internal/shell/loadgen"
+	"github.com/lblab/lblab/internal/shell/state"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -28,7 +28,7 @@ func progressLine(ctx context.Context, w io.Writer, lg *proc, total time.Duratio
 			return
 		case <-tick.C:
 		}
-		var st loadgen.State
+		var st state.Loadgen
 		if call(ctx, lg.ready.Admin, "GET", "/admin/state", nil, &st) != nil || len(st.Targets) == 0 {
 			continue
 		}
@@ -37,7 +37,7 @@ func progressLine(ctx context.Context, w io.Writer, lg *proc, total time.Duratio
 }
 
 // progressText is the progress line for one loadgen state.
-func progressText(st loadgen.State, total time.Duration) string {
+func progressText(st state.Loadgen, total time.Duration) string {
 	t := st.Targets[0]
 	achieved := 0.0
 	if st.ElapsedS > 0 {

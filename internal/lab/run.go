@@ -14,8 +14,7 @@ import (
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
-	"github.com/lblab/lblab/internal/shell/backend"
-	"github.com/lblab/lblab/internal/shell/lb"
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
 // RunOptions configure `lab run`.
@@ -239,7 +238,7 @@ func (f *fleet) serverFigures(ctx context.Context, log *eventLog) []report.Serve
 		if b.role != "backend" {
 			continue
 		}
-		var st backend.State
+		var st state.Backend
 		err := call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &st)
 		c := st.Counters
 		s := report.Server{Name: b.name, Sent: c.Arrived, Completed: c.Completed, MaxQueue: c.MaxQueue}
@@ -276,7 +275,7 @@ func (f *fleet) serverFigures(ctx context.Context, log *eventLog) []report.Serve
 func (f *fleet) balancerPicks(ctx context.Context) map[string]uint64 {
 	out := map[string]uint64{}
 	for _, l := range f.balancers() {
-		var st lb.State
+		var st state.LB
 		if call(ctx, l.ready.Admin, "GET", "/admin/state", nil, &st) != nil {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/assemble"
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/scenarios"
 )
@@ -60,49 +61,16 @@ func maxServers(max int) int {
 // upDuration keeps a lab's loadgen sending until the lab is stopped.
 const upDuration = "8760h"
 
-// ScenarioInfo is one entry of GET /api/scenarios.
-type ScenarioInfo struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Setting     string `json:"setting,omitempty"` // the compare setting it starts with
-	Servers     int    `json:"servers"`
-	Live        bool   `json:"live"`
-	Reason      string `json:"reason,omitempty"` // why it cannot run live here
-}
-
 // ScenarioLab loads built-in scenario name as the dashboard runs it: its
 // first compare setting applied (if it has any) and sending until stopped.
 // It returns the setting's name.
 func ScenarioLab(name string) (*labfile.Lab, string, error) {
-	lab, setting, err := ScenarioSetting(name)
+	lab, setting, err := dash.ScenarioSetting(name)
 	if err != nil {
 		return nil, "", err
 	}
 	if err := lab.Apply("duration", upDuration); err != nil {
 		return nil, "", err
-	}
-	return lab, setting, nil
-}
-
-// ScenarioSetting loads built-in scenario name with its first compare
-// setting applied (if it has any), for its own duration; it returns the
-// setting's name.
-func ScenarioSetting(name string) (*labfile.Lab, string, error) {
-	data, err := scenarios.Get(name)
-	if err != nil {
-		return nil, "", err
-	}
-	lab, err := labfile.Parse("scenarios/"+name+".yaml", data)
-	if err != nil {
-		return nil, "", err
-	}
-	setting := ""
-	if len(lab.Compare) > 0 {
-		s := lab.Compare[0]
-		if lab, err = lab.WithSetting(s); err != nil {
-			return nil, "", err
-		}
-		setting = s.Name
 	}
 	return lab, setting, nil
 }
@@ -118,14 +86,14 @@ func scenarioOf(lab *labfile.Lab) string {
 
 // handleScenarios is GET /api/scenarios.
 func (c *Controller) handleScenarios(w http.ResponseWriter, _ *http.Request) {
-	var list []ScenarioInfo
+	var list []dash.ScenarioInfo
 	for _, name := range scenarios.Names() {
 		lab, setting, err := ScenarioLab(name)
 		if err != nil {
-			list = append(list, ScenarioInfo{Name: name, Reason: err.Error()})
+			list = append(list, dash.ScenarioInfo{Name: name, Reason: err.Error()})
 			continue
 		}
-		info := ScenarioInfo{Name: name, Description: lab.Description, Setting: setting,
+		info := dash.ScenarioInfo{Name: name, Description: lab.Description, Setting: setting,
 			Servers: len(lab.ExpandServers()), Live: true}
 		if err := CheckFleet(lab, c.opts.MaxServers); err != nil {
 			info.Live, info.Reason = false, err.Error()

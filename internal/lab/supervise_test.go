@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 )
@@ -37,8 +38,8 @@ func logHas(log []report.LogLine, text string) bool {
 	return slices.ContainsFunc(log, func(l report.LogLine) bool { return strings.Contains(l.Text, text) })
 }
 
-func hasBadge(s ServerView, kind string) bool {
-	return slices.ContainsFunc(s.Badges, func(b Badge) bool { return b.Kind == kind })
+func hasBadge(s dash.ServerView, kind string) bool {
+	return slices.ContainsFunc(s.Badges, func(b dash.Badge) bool { return b.Kind == kind })
 }
 
 // lab up notices a backend killed from outside (SIGKILL): an event, the
@@ -46,7 +47,7 @@ func hasBadge(s ServerView, kind string) bool {
 // default); and a balancer killed the same way is marked too.
 func TestUpNoticesADeadProcess(t *testing.T) {
 	addr := startUp(t, smallLab(t, "p2c", 3600))
-	waitSnapshot(t, addr, 10*time.Second, "readings", func(s Snapshot) bool { return len(s.Servers) == 3 })
+	waitSnapshot(t, addr, 10*time.Second, "readings", func(s dash.Snapshot) bool { return len(s.Servers) == 3 })
 	for _, p := range [][2]string{{"backend", "s2"}, {"lb", "lb1"}} {
 		pid := childPID(p[0], p[1])
 		if pid == 0 {
@@ -56,7 +57,7 @@ func TestUpNoticesADeadProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := waitSnapshot(t, addr, 10*time.Second, "the deaths noticed", func(s Snapshot) bool {
+	s := waitSnapshot(t, addr, 10*time.Second, "the deaths noticed", func(s dash.Snapshot) bool {
 		return len(s.Servers) == 3 && s.Servers[1].Exited != "" && len(s.Balancers) == 1 && s.Balancers[0].Exited != ""
 	})
 	if !hasBadge(s.Servers[1], "exited") || hasBadge(s.Servers[0], "exited") {
@@ -77,12 +78,12 @@ func TestUpNoticesADeadProcess(t *testing.T) {
 // ports: its card loses the EXITED badge and it serves again.
 func TestUpRestartsOnFailure(t *testing.T) {
 	addr := startUp(t, smallLab(t, "round-robin", 3600), func(o *UpOptions) { o.Restart = RestartOnFailure })
-	before := waitSnapshot(t, addr, 10*time.Second, "readings", func(s Snapshot) bool { return len(s.Servers) == 3 && s.Servers[1].Backend != nil })
+	before := waitSnapshot(t, addr, 10*time.Second, "readings", func(s dash.Snapshot) bool { return len(s.Servers) == 3 && s.Servers[1].Backend != nil })
 	pid := childPID("backend", "s2")
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	s := waitSnapshot(t, addr, 15*time.Second, "s2 restarted", func(s Snapshot) bool {
+	s := waitSnapshot(t, addr, 15*time.Second, "s2 restarted", func(s dash.Snapshot) bool {
 		return logHas(s.Log, "backend s2 restarted") && len(s.Servers) == 3 && s.Servers[1].Exited == "" &&
 			s.Servers[1].Backend != nil && s.Servers[1].Backend.Counters.Arrived > 0 && s.Servers[1].Error == ""
 	})

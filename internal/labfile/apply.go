@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -103,20 +102,36 @@ type segment struct {
 	index int // -1: none
 }
 
-var segmentRE = regexp.MustCompile(`^([a-z_]+)(?:\[(\d{1,6})\])?$`)
+// parseSegment reads one step of a dotted path: a yaml name of a-z and _,
+// then optionally an index of 1 to 6 digits in brackets ("servers[0]").
+// Written out rather than as a regular expression, so that what links the
+// lab-file parser (the page's wasm module) does not link regexp.
+func parseSegment(p string) (segment, bool) {
+	name, index, indexed := strings.Cut(p, "[")
+	if name == "" || strings.TrimLeft(name, "abcdefghijklmnopqrstuvwxyz_") != "" {
+		return segment{}, false
+	}
+	s := segment{name: name, index: -1}
+	if !indexed {
+		return s, true
+	}
+	digits, closed := strings.CutSuffix(index, "]")
+	if !closed || len(digits) == 0 || len(digits) > 6 || strings.TrimLeft(digits, "0123456789") != "" {
+		return segment{}, false
+	}
+	s.index, _ = strconv.Atoi(digits)
+	return s, true
+}
 
 func parsePath(path string) ([]segment, *Error) {
 	parts := strings.Split(path, ".")
 	segs := make([]segment, len(parts))
 	for i, p := range parts {
-		m := segmentRE.FindStringSubmatch(p)
-		if m == nil {
+		seg, ok := parseSegment(p)
+		if !ok {
 			return nil, &Error{Field: path, Msg: "not a path: want yaml names joined by dots, like clients.budget or servers[0].queue.capacity"}
 		}
-		segs[i] = segment{name: m[1], index: -1}
-		if m[2] != "" {
-			segs[i].index, _ = strconv.Atoi(m[2])
-		}
+		segs[i] = seg
 	}
 	return segs, nil
 }

@@ -64,3 +64,14 @@ func TestAllowedAtReadsTheChecks(t *testing.T) {
 		t.Error("a boolean has no range")
 	}
 }
+
+func TestWithoutIndexes(t *testing.T) {
+	for in, want := range map[string]string{
+		"servers[2].workers": "servers.workers", "servers[10].work.mix[3].p": "servers.work.mix.p",
+		"clients.rate": "clients.rate", "a[].b": "a[].b", "a[x]": "a[x]", "a[12": "a[12",
+	} {
+		if got := withoutIndexes(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package labfile
 
 import (
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -93,8 +92,6 @@ func (ch *setChecker) check(r *reporter, p, algorithm string, set map[string]str
 	}
 }
 
-var groupIndex = regexp.MustCompile(`^servers\[\d+\]`)
-
 // matchSetKey finds the set key responsible for a problem at field: the
 // field itself or an ancestor, also through "servers." meaning every group;
 // failing that, a key in the same section (limiter.min vs limiter.initial).
@@ -120,7 +117,17 @@ func matchSetKey(field string, set map[string]string) (string, bool) {
 }
 
 // generalize turns servers[i].x into servers.x.
-func generalize(path string) string { return groupIndex.ReplaceAllString(path, "servers") }
+func generalize(path string) string {
+	rest, ok := strings.CutPrefix(path, "servers[")
+	if !ok {
+		return path
+	}
+	n := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
+	if n == 0 || !strings.HasPrefix(rest[n:], "]") {
+		return path
+	}
+	return "servers" + rest[n+1:]
+}
 
 // fleet tracks the servers present as the script runs; live: the events
 // are drills on a running lab, all now.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 	browsertest "github.com/lblab/lblab/internal/testbin/browser"
 	"github.com/lblab/lblab/internal/watch"
@@ -145,7 +145,7 @@ func TestPageRunsRRSlowToLabSimsReport(t *testing.T) {
 	// The clock runs: the page shows later virtual instants as playback goes on.
 	waitJS(t, ctx, 20*time.Second, `parseFloat(document.getElementById('clock').textContent) >= 1`)
 
-	l, _, err := lab.ScenarioSetting("rr-slow")
+	l, _, err := dash.ScenarioSetting("rr-slow")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +231,7 @@ func TestPageControlsInTheWorker(t *testing.T) {
 	run(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('pb-seek');
 		s.value = '7.5'; s.dispatchEvent(new Event('change')); })()`))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('clock').textContent === '7.5 s' && document.querySelector('#chart-load').plotData[0].length === 30`)
-	l, _, err := lab.ScenarioSetting("rr-slow")
+	l, _, err := dash.ScenarioSetting("rr-slow")
 	if err != nil {
 		t.Fatal(err)
 	}

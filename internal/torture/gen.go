@@ -374,6 +374,10 @@ func (g *gen) balancers(servers int) Map {
 		for j < len(leaves) && strings.HasPrefix(leaves[j].Path, "balancers."+section+".") {
 			j++
 		}
+		if drawnApart["balancers."+section] {
+			i = j
+			continue
+		}
 		if g.coin(tierFeature(section), 0.35) {
 			sec := Map{}
 			for _, l := range leaves[i:j] {
@@ -395,7 +399,9 @@ func (g *gen) balancers(servers int) Map {
 // limits), the algorithm, and the aperture (constrained: it needs an
 // algorithm of the p2c family).
 var drawnApart = map[string]bool{"balancers.count": true, "balancers.algorithm": true,
-	"balancers.aperture": true, "balancers.aperture_load": true}
+	"balancers.aperture": true, "balancers.aperture_load": true,
+	// what runs the tier live (an external proxy): the simulator ignores it
+	"balancers.kind": true, "balancers.command": true}
 
 // tierName splits a balancers.* path into its name under the tier and the
 // section it is in ("" for a setting of the tier itself).

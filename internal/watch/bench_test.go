@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/sim"
 	"github.com/lblab/lblab/scenarios"
 )
@@ -16,7 +16,7 @@ import (
 // (each simulates for up to its budget, then builds and publishes a
 // snapshot). go test -run - -bench 'Playback$' ./internal/watch/
 func BenchmarkPlayback(b *testing.B) {
-	l, _, err := lab.ScenarioSetting("rr-slow")
+	l, _, err := dash.ScenarioSetting("rr-slow")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func BenchmarkPlayback(b *testing.B) {
 func BenchmarkPlaybackScenarios(b *testing.B) {
 	for _, name := range scenarios.Names() {
 		b.Run(name, func(b *testing.B) {
-			l, _, err := lab.ScenarioSetting(name)
+			l, _, err := dash.ScenarioSetting(name)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -20,7 +20,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/lab/webui"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
@@ -180,7 +180,7 @@ func TestWatchPageSameAtAnySpeed(t *testing.T) {
 
 	// lab sim rr-slow --series --json, its first setting (the one played),
 	// bins up to 10 s.
-	l, _, err := lab.ScenarioSetting("rr-slow")
+	l, _, err := dash.ScenarioSetting("rr-slow")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestWatchPageComparesAll(t *testing.T) {
 	base := startWatch(t, "rr-slow", true)
 	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
 	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('pb-compare')`)
-	l, _, err := lab.ScenarioSetting("rr-slow")
+	l, _, err := dash.ScenarioSetting("rr-slow")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,7 +426,7 @@ func TestWatchPageStepSeekSave(t *testing.T) {
 func TestWatchPageFiltersBalancerLines(t *testing.T) {
 	ctx := chromium(t)
 	l, err := func() (*labfile.Lab, error) {
-		l, _, err := lab.ScenarioSetting("breaker")
+		l, _, err := dash.ScenarioSetting("breaker")
 		if err != nil {
 			return nil, err
 		}
@@ -483,7 +483,7 @@ func TestWatchPageFiltersBalancerLines(t *testing.T) {
 func TestWatchPageShowsTimedCaptions(t *testing.T) {
 	ctx := chromium(t)
 	base := startWatch(t, "rr-slow", true)
-	l, _, err := lab.ScenarioSetting("rr-slow")
+	l, _, err := dash.ScenarioSetting("rr-slow")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -677,7 +677,7 @@ func TestWatchPageComparesOverSeedsInSmallMultiples(t *testing.T) {
 	if evalJS[bool](t, ctx, `!!document.getElementById('compare')`) {
 		t.Fatal("a ranking before compare all")
 	}
-	l, _, err := lab.ScenarioSetting("rr-slow")
+	l, _, err := dash.ScenarioSetting("rr-slow")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -941,7 +941,7 @@ func TestDashboardStatusSaysWhatDoesNotAnswer(t *testing.T) {
 		}
 	})
 	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, _ *http.Request) {
-		lab.WriteJSON(w, 404, map[string]any{"error": "not here", "code": 404})
+		dash.WriteJSON(w, 404, map[string]any{"error": "not here", "code": 404})
 	})
 	mux.Handle("GET /", webui.Handler())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

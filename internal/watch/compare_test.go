@@ -3,7 +3,7 @@ package watch
 import (
 	"testing"
 
-	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
 )
@@ -14,7 +14,7 @@ import (
 // last and not told apart, the others told apart from them. Every row carries its p99 series
 // for the small multiples, that of seed 1.
 func TestCompareAllOverSeeds(t *testing.T) {
-	l, _, err := lab.ScenarioSetting("rr-slow")
+	l, _, err := dash.ScenarioSetting("rr-slow")
 	if err != nil {
 		t.Fatal(err)
 	}

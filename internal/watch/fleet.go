@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/clock"
-	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 )
 
@@ -75,7 +75,7 @@ func rebuiltFleet(l *labfile.Lab, in fleetIn) (*labfile.Lab, error) {
 // dropped: they may name servers no longer there); speed and pause stay.
 func (s *Server) handleFleet(w http.ResponseWriter, req *http.Request) {
 	var in fleetIn
-	if !lab.DecodeBody(w, req, &in) {
+	if !dash.DecodeBody(w, req, &in) {
 		return
 	}
 	s.mu.Lock()
@@ -94,6 +94,6 @@ func (s *Server) handleFleet(w http.ResponseWriter, req *http.Request) {
 	s.pauseAt = clock.Never
 	s.publishLocked()
 	g := l.Servers[0]
-	lab.WriteJSON(w, 200, map[string]any{"ok": true, "servers": g.Count, "workers": g.Workers, "queue": g.Queue.Capacity,
+	dash.WriteJSON(w, 200, map[string]any{"ok": true, "servers": g.Count, "workers": g.Workers, "queue": g.Queue.Capacity,
 		"distribution": l.Clients.Work.Kind})
 }

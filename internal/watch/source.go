@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"github.com/lblab/lblab/internal/clock"
-	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/sim"
 	"github.com/lblab/lblab/scenarios"
@@ -81,7 +81,7 @@ type labIn struct {
 // not parse is a 400 whose error names file:line:col as lab sim's does.
 func (s *Server) handleLab(w http.ResponseWriter, req *http.Request) {
 	var in labIn
-	if !lab.DecodeBody(w, req, &in) {
+	if !dash.DecodeBody(w, req, &in) {
 		return
 	}
 	if in.File == "" {
@@ -112,7 +112,7 @@ func (s *Server) handleLab(w http.ResponseWriter, req *http.Request) {
 	s.source = &source{file: in.File, text: []byte(in.YAML), seed: in.Seed, lab: l}
 	s.pauseAt = clock.Never
 	s.publishLocked()
-	lab.WriteJSON(w, 200, map[string]any{"ok": true, "lab": l.Name, "setting": setting, "seed": l.Seed})
+	dash.WriteJSON(w, 200, map[string]any{"ok": true, "lab": l.Name, "setting": setting, "seed": l.Seed})
 }
 
 // handleSource is GET /api/source: the lab file being played as given,
@@ -121,7 +121,7 @@ func (s *Server) handleSource(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	src := s.source
 	s.mu.Unlock()
-	lab.WriteJSON(w, 200, map[string]any{"file": src.file, "yaml": string(src.text), "seed": src.lab.Seed})
+	dash.WriteJSON(w, 200, map[string]any{"file": src.file, "yaml": string(src.text), "seed": src.lab.Seed})
 }
 
 // handleReport is GET /api/report.json: lab sim --json of the lab file
@@ -134,7 +134,7 @@ func (s *Server) handleReport(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Unlock()
 	data, err := SimReport(src.lab.Clone())
 	if err != nil {
-		lab.WriteJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
+		dash.WriteJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

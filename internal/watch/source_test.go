@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 )
 
@@ -23,7 +23,7 @@ func inMemory(t *testing.T, h http.Handler, method, path, body string) (int, str
 
 func watching(t *testing.T, name string) *Server {
 	t.Helper()
-	l, setting, err := lab.ScenarioSetting(name)
+	l, setting, err := dash.ScenarioSetting(name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,10 @@ package watch
 import (
 	"time"
 
-	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
-	"github.com/lblab/lblab/internal/shell/backend"
-	"github.com/lblab/lblab/internal/shell/lb"
-	"github.com/lblab/lblab/internal/shell/loadgen"
+	"github.com/lblab/lblab/internal/shell/state"
 	"github.com/lblab/lblab/internal/sim"
 )
 
@@ -16,26 +14,26 @@ import (
 // it on their admin APIs (backend, lb and loadgen /admin/state), so the
 // snapshot is built by the live dashboard's code. now is the lab with the
 // settings in force.
-func reading(st sim.State, bin *report.Bin, now *labfile.Lab) lab.VirtualReading {
-	r := lab.VirtualReading{At: time.Duration(st.T), Bin: bin}
+func reading(st sim.State, bin *report.Bin, now *labfile.Lab) dash.VirtualReading {
+	r := dash.VirtualReading{At: time.Duration(st.T), Bin: bin}
 	c := st.Clients
 	mode := "open"
 	if !c.Open {
 		mode = "closed"
 	}
 	k := c.Counts
-	r.Loadgen = loadgen.State{Mode: mode, Rate: c.Rate, Users: c.Users, ElapsedS: time.Duration(st.T).Seconds(),
-		Targets: []loadgen.TargetState{{Name: "sim", Requests: k.Offered, Pending: c.Pending, Succeeded: k.Succeeded,
+	r.Loadgen = state.Loadgen{Mode: mode, Rate: c.Rate, Users: c.Users, ElapsedS: time.Duration(st.T).Seconds(),
+		Targets: []state.Target{{Name: "sim", Requests: k.Offered, Pending: c.Pending, Succeeded: k.Succeeded,
 			Failed: k.Failed, Attempts: k.Attempts, Timeouts: k.Timeouts, Rejected: k.Rejected, Errors: k.Errors,
 			Retries: k.Retries, Hedges: k.Hedges, Wasted: k.Wasted, P50: report.Ms(c.P50), P99: report.Ms(c.P99)}}}
 	for _, sv := range st.Servers {
 		r.Servers = append(r.Servers, serverState(sv, now))
 	}
-	settings := lb.SettingsOf(now)
+	settings := state.SettingsOf(now)
 	for i, b := range st.Balancers {
-		ls := lb.State{Name: b.Name, Index: i, Algorithm: b.Algorithm, Settings: settings, Picks: b.Picks}
+		ls := state.LB{Name: b.Name, Index: i, Algorithm: b.Algorithm, Settings: settings, Picks: b.Picks}
 		for j, v := range b.Servers {
-			bs := lb.BackendState{Name: st.Servers[j].Name, Weight: v.Weight, Outstanding: v.Outstanding,
+			bs := state.LBBackend{Name: st.Servers[j].Name, Weight: v.Weight, Outstanding: v.Outstanding,
 				Queued: v.Queued, InService: v.InService, EWMAMs: report.Ms(v.EWMA), Breaker: v.Breaker.String(),
 				Healthy: v.Healthy, Ejected: v.Ejected, Member: v.Member, Picks: v.Picks, Present: v.Present}
 			if b.Picks > 0 {
@@ -48,27 +46,27 @@ func reading(st sim.State, bin *report.Bin, now *labfile.Lab) lab.VirtualReading
 	return r
 }
 
-func serverState(sv sim.ServerState, now *labfile.Lab) backend.State {
+func serverState(sv sim.ServerState, now *labfile.Lab) state.Backend {
 	spec := sv.Spec.Server
 	kinds := make([]string, len(sv.Kinds))
 	for i, k := range sv.Kinds {
 		kinds[i] = k.String()
 	}
-	q := backend.QueueState{Capacity: spec.Queue.Capacity, Discipline: string(labfile.FIFO), DropExpired: spec.DropExpired}
+	q := state.Queue{Capacity: spec.Queue.Capacity, Discipline: string(labfile.FIFO), DropExpired: spec.DropExpired}
 	if spec.Queue.Discipline == labfile.LIFO {
 		q.Discipline = string(labfile.LIFO)
 	}
-	limiter := backend.LimiterState{Kind: "none"}
+	limiter := state.Limiter{Kind: "none"}
 	if l := spec.Limiter; l.Kind != "" {
-		limiter = backend.LimiterState{Kind: l.Kind, Initial: l.Initial, Min: l.Min, Max: l.Max, Limit: sv.Limit}
+		limiter = state.Limiter{Kind: l.Kind, Initial: l.Initial, Min: l.Min, Max: l.Max, Limit: sv.Limit}
 	}
 	s := sv.Snapshot
-	return backend.State{Name: sv.Spec.Name, Up: s.Up && !sv.Removed, Listening: s.Up, Paused: s.Paused, Fail: s.Failing,
+	return state.Backend{Name: sv.Spec.Name, Up: s.Up && !sv.Removed, Listening: s.Up, Paused: s.Paused, Fail: s.Failing,
 		Speed: s.Speed, ConfiguredSpeed: spec.Speed, Errors: s.ErrorShare, ConfiguredErrors: spec.Errors,
 		Workers: s.Workers, Busy: s.Busy, Queued: s.Queued, QueuedKinds: kinds, QueuedAbandoned: sv.Abandoned, Queue: q,
 		MaxOutstanding: spec.MaxOutstanding, QueueTimeoutMs: report.Ms(spec.QueueTimeout), Limiter: limiter,
 		HopMs: report.Ms(now.Network.Hop), JitterMs: report.Ms(now.Network.Jitter),
-		Counters: backend.Counters{Arrived: s.Arrived, Completed: s.Completed, Errors: s.Errors, Rejected: s.Rejected,
+		Counters: state.Counters{Arrived: s.Arrived, Completed: s.Completed, Errors: s.Errors, Rejected: s.Rejected,
 			Dropped: s.Dropped, Lost: s.Lost, CacheHits: s.CacheHits, CacheLookups: s.CacheLookups,
 			MaxQueue: s.MaxQueue, Faults: s.Faults}}
 }

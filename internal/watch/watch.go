@@ -9,24 +9,18 @@
 package watch
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"sync"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/lblab/lblab/internal/clock"
-	"github.com/lblab/lblab/internal/lab"
-	"github.com/lblab/lblab/internal/lab/webui"
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
-	"github.com/lblab/lblab/internal/shell/wire"
 	"github.com/lblab/lblab/internal/sim"
 	"github.com/lblab/lblab/scenarios"
 )
@@ -53,9 +47,9 @@ type Options struct {
 	Scenario, Setting string       // what it is, for the page
 	Speed             float64      // 0 means 1
 	Paused            bool
-	Demo              bool // loop the run until the first touch (a POST to the API)
-	Access            wire.Access
-	Log               *zap.Logger
+	Demo              bool   // loop the run until the first touch (a POST to the API)
+	Access            access // wire.Access (lab watch's server only)
+	Log               logger // *zap.Logger (lab watch's server only)
 }
 
 // Server plays one lab and serves the dashboard.
@@ -66,7 +60,7 @@ type Server struct {
 	scenario string
 	setting  string
 	sess     *sim.Session
-	first    lab.Settings
+	first    dash.Settings
 	speed    float64 // 0 with max
 	max      bool
 	paused   bool
@@ -74,9 +68,9 @@ type Server struct {
 	wall     time.Time     // playback's anchor: at wall time wall ...
 	virt     clock.Instant // ... the virtual time was virt
 	dirty    bool          // something changed since the last snapshot
-	stream   *lab.Stream
-	log      *zap.Logger
-	access   wire.Access
+	stream   *dash.Stream
+	log      logger
+	access   access
 	demo     bool    // looping until the first touch
 	loops    int     // times the demo started again
 	source   *source // the lab file as given (GET /api/source, /api/report.json)
@@ -85,10 +79,8 @@ type Server struct {
 
 // New prepares a server for opts (nothing runs before Serve).
 func New(opts Options) (*Server, error) {
-	s := &Server{stream: lab.NewStream(), log: opts.Log, access: opts.Access, demo: opts.Demo, speed: opts.Speed, paused: opts.Paused, pauseAt: clock.Never}
-	if s.log == nil {
-		s.log = zap.NewNop()
-	}
+	s := &Server{stream: dash.NewStream(), log: opts.Log, access: opts.Access, demo: opts.Demo, speed: opts.Speed, paused: opts.Paused, pauseAt: clock.Never}
+	s.log = orNop(s.log)
 	if s.speed == 0 {
 		s.speed = 1
 	}
@@ -134,44 +126,12 @@ func (s *Server) load(l *labfile.Lab, scenario, setting string) error {
 
 // newSession starts a session of l with what a snapshot needs kept.
 func newSession(l *labfile.Lab) (*sim.Session, error) {
-	return sim.NewSession(l, sim.SessionOptions{Frames: lab.SeriesBins + 1, LatencyBins: lab.WindowBins, Trips: followed})
+	return sim.NewSession(l, sim.SessionOptions{Frames: dash.SeriesBins + 1, LatencyBins: dash.WindowBins, Trips: followed})
 }
 
 // anchor restarts the playback clock from the virtual instant reached.
 func (s *Server) anchor(now time.Time) {
 	s.wall, s.virt, s.dirty = now, s.sess.Now(), true
-}
-
-// Serve serves the dashboard on ln and plays the lab until ctx ends.
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	lim := wire.AdminLimits()
-	srv := &http.Server{Handler: wire.NewGuard(s.access, ln.Addr()).HTTP(s.routes()),
-		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: lim.ReadTimeout, WriteTimeout: lim.WriteTimeout,
-		IdleTimeout: lim.IdleTimeout, MaxHeaderBytes: 64 << 10, ErrorLog: wire.HTTPErrorLog(s.log),
-		BaseContext: func(net.Listener) context.Context { return ctx }}
-	logf := func(format string, args ...any) { s.log.Sugar().Warnf(format, args...) }
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(wire.Listen(ln, lim.MaxConns, logf)) }()
-	t := time.NewTicker(tick)
-	defer t.Stop()
-	s.Tick(time.Now())
-	for {
-		select {
-		case <-ctx.Done():
-			shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			_ = srv.Shutdown(shut)
-			return nil
-		case err := <-errc:
-			return err
-		case now := <-t.C:
-			// At max the next tick starts at once (the lock is free in
-			// between for the API); otherwise on the ticker.
-			for s.Tick(now) && ctx.Err() == nil {
-				now = time.Now()
-			}
-		}
-	}
 }
 
 // Tick moves playback on to where the wall clock (now) says it should be,
@@ -219,7 +179,7 @@ func (s *Server) playLocked(now time.Time) {
 		for s.sess.Now() < target && !s.sess.Ended() {
 			next := min(target, (s.sess.Now()/bin+1)*bin)
 			if err := s.sess.AdvanceTo(next); err != nil {
-				s.log.Warn("playback", zap.Error(err))
+				s.warn("playback", err)
 				break
 			}
 			s.dirty = true
@@ -265,7 +225,7 @@ type Playback struct {
 // snapshot is what /api/stream and /api/snapshot carry: the live
 // dashboard's snapshot, marked virtual, with the playback state.
 type snapshot struct {
-	*lab.Snapshot
+	*dash.Snapshot
 	Virtual  bool       `json:"virtual"`
 	Playback Playback   `json:"playback"`
 	Trips    []tripJSON `json:"trips"` // the followed requests (trips.go)
@@ -286,12 +246,12 @@ func (s *Server) playbackLocked() Playback {
 }
 
 // build makes the snapshot of the instant reached. Caller holds mu.
-func (s *Server) build() *lab.Snapshot {
+func (s *Server) build() *dash.Snapshot {
 	now := s.sess.Settings()
-	v := lab.VirtualView{Lab: now, First: &s.first, Scenario: s.scenario, Setting: s.setting,
-		Features: lab.Features{AddServer: true, Scenarios: true}, Now: reading(s.sess.State(), nil, now),
+	v := dash.VirtualView{Lab: now, First: &s.first, Scenario: s.scenario, Setting: s.setting,
+		Features: dash.Features{AddServer: true, Scenarios: true}, Now: reading(s.sess.State(), nil, now),
 		Log: s.sess.Log(), WindowP50: math.NaN(), WindowP99: math.NaN()}
-	if s.first == (lab.Settings{}) {
+	if s.first == (dash.Settings{}) {
 		v.First = nil
 	}
 	bins, frames := s.sess.Bins(), s.sess.Frames()
@@ -305,7 +265,7 @@ func (s *Server) build() *lab.Snapshot {
 	if p50, p99, ok := s.sess.WindowLatency(); ok {
 		v.WindowP50, v.WindowP99 = report.Ms(p50), report.Ms(p99)
 	}
-	return lab.VirtualSnapshot(v)
+	return dash.VirtualSnapshot(v)
 }
 
 func (s *Server) publishLocked() {
@@ -313,7 +273,7 @@ func (s *Server) publishLocked() {
 	snap.AtUnixMs = time.Now().UnixMilli()
 	data, err := json.Marshal(snapshot{Snapshot: snap, Virtual: true, Playback: s.playbackLocked(), Trips: trips(s.sess)})
 	if err != nil {
-		s.log.Warn("cannot encode a snapshot", zap.Error(err))
+		s.warn("cannot encode a snapshot", err)
 		return
 	}
 	s.stream.Publish(data)
@@ -322,7 +282,7 @@ func (s *Server) publishLocked() {
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { lab.WriteJSON(w, 200, map[string]bool{"ok": true}) })
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { dash.WriteJSON(w, 200, map[string]bool{"ok": true}) })
 	mux.HandleFunc("GET /api/snapshot", s.handleSnapshot)
 	mux.Handle("GET /api/stream", s.stream)
 	mux.HandleFunc("GET /api/playback", s.handleGetPlayback)
@@ -336,7 +296,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/source", s.handleSource)
 	mux.HandleFunc("GET /api/report.json", s.handleReport)
 	mux.HandleFunc("POST /api/fleet", s.touched(s.handleFleet))
-	mux.Handle("GET /", webui.Handler())
+	mux.Handle("GET /", page())
 	return mux
 }
 
@@ -357,7 +317,7 @@ func (s *Server) touched(h http.HandlerFunc) http.HandlerFunc {
 func (s *Server) handleSnapshot(w http.ResponseWriter, _ *http.Request) {
 	data := s.stream.Latest()
 	if data == nil {
-		lab.WriteJSON(w, 503, map[string]any{"error": "no snapshot yet: try again in a moment", "code": 503})
+		dash.WriteJSON(w, 503, map[string]any{"error": "no snapshot yet: try again in a moment", "code": 503})
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -368,7 +328,7 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) handleGetPlayback(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	lab.WriteJSON(w, 200, s.playbackLocked())
+	dash.WriteJSON(w, 200, s.playbackLocked())
 }
 
 // playbackIn is POST /api/playback: every field optional; they apply in
@@ -385,12 +345,12 @@ type playbackIn struct {
 }
 
 func badRequest(w http.ResponseWriter, msg string) {
-	lab.WriteJSON(w, 400, map[string]any{"error": msg, "code": 400})
+	dash.WriteJSON(w, 400, map[string]any{"error": msg, "code": 400})
 }
 
 func (s *Server) handlePlayback(w http.ResponseWriter, req *http.Request) {
 	var in playbackIn
-	if !lab.DecodeBody(w, req, &in) {
+	if !dash.DecodeBody(w, req, &in) {
 		return
 	}
 	if in.Speed != nil {
@@ -414,14 +374,14 @@ func (s *Server) handlePlayback(w http.ResponseWriter, req *http.Request) {
 	if in.Restart { // the same lab and compare settings, without the drills
 		sess, err := newSession(s.base)
 		if err != nil {
-			lab.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
+			dash.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
 			return
 		}
 		s.sess = sess
 	}
 	if in.SeekS != nil {
 		if err := s.sess.Seek(seconds(*in.SeekS)); err != nil {
-			lab.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
+			dash.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
 			return
 		}
 	}
@@ -450,13 +410,13 @@ func (s *Server) handlePlayback(w http.ResponseWriter, req *http.Request) {
 	if in.StepLog {
 		s.paused = true
 		if err := s.stepToNextLine(); err != nil {
-			lab.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
+			dash.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
 			return
 		}
 	}
 	s.anchor(time.Now())
 	s.publishLocked()
-	lab.WriteJSON(w, 200, s.playbackLocked())
+	dash.WriteJSON(w, 200, s.playbackLocked())
 }
 
 // stepToNextLine plays on to the instant of the event log's next line (a
@@ -488,13 +448,13 @@ func seconds(v float64) clock.Instant {
 // handleChaos takes a drill, with the live controller's body and checks,
 // at the virtual instant reached: it joins the lab's script there.
 func (s *Server) handleChaos(w http.ResponseWriter, req *http.Request) {
-	ev, ok := lab.DecodeDrill(w, req)
+	ev, ok := dash.DecodeDrill(w, req)
 	if !ok {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := lab.ValidateDrill(s.sess.Lab(), &ev); err != nil {
+	if err := dash.ValidateDrill(s.sess.Lab(), &ev); err != nil {
 		badRequest(w, err.Error())
 		return
 	}
@@ -511,7 +471,7 @@ func (s *Server) handleChaos(w http.ResponseWriter, req *http.Request) {
 			out["undo"], out["undo_in_s"] = undo.String(), rec.For.Seconds()
 		}
 	}
-	lab.WriteJSON(w, 200, out)
+	dash.WriteJSON(w, 200, out)
 }
 
 // handleLabFile is GET /api/lab.yaml: the lab with the drills taken in its
@@ -522,7 +482,7 @@ func (s *Server) handleLabFile(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Unlock()
 	data, err := l.Marshal()
 	if err != nil {
-		lab.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
+		dash.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
 		return
 	}
 	w.Header().Set("Content-Type", "application/yaml")
@@ -533,20 +493,20 @@ func (s *Server) handleLabFile(w http.ResponseWriter, _ *http.Request) {
 // handleScenarios lists the built-in scenarios in GET /api/scenarios's
 // format: each plays here.
 func (s *Server) handleScenarios(w http.ResponseWriter, _ *http.Request) {
-	var list []lab.ScenarioInfo
+	var list []dash.ScenarioInfo
 	for _, name := range scenarios.Names() {
-		l, setting, err := lab.ScenarioSetting(name)
+		l, setting, err := dash.ScenarioSetting(name)
 		if err != nil {
-			list = append(list, lab.ScenarioInfo{Name: name, Reason: err.Error()})
+			list = append(list, dash.ScenarioInfo{Name: name, Reason: err.Error()})
 			continue
 		}
-		list = append(list, lab.ScenarioInfo{Name: name, Description: l.Description, Setting: setting,
+		list = append(list, dash.ScenarioInfo{Name: name, Description: l.Description, Setting: setting,
 			Servers: len(l.ExpandServers()), Live: true})
 	}
 	s.mu.Lock()
 	current := s.scenario
 	s.mu.Unlock()
-	lab.WriteJSON(w, 200, map[string]any{"scenarios": list, "available": true, "current": current})
+	dash.WriteJSON(w, 200, map[string]any{"scenarios": list, "available": true, "current": current})
 }
 
 // handleScenario is POST /api/scenario {"name": "rr-slow"}: play that
@@ -555,10 +515,10 @@ func (s *Server) handleScenario(w http.ResponseWriter, req *http.Request) {
 	var body struct {
 		Name string `json:"name"`
 	}
-	if !lab.DecodeBody(w, req, &body) {
+	if !dash.DecodeBody(w, req, &body) {
 		return
 	}
-	l, setting, err := lab.ScenarioSetting(body.Name)
+	l, setting, err := dash.ScenarioSetting(body.Name)
 	if err != nil {
 		badRequest(w, err.Error())
 		return
@@ -575,7 +535,7 @@ func (s *Server) handleScenario(w http.ResponseWriter, req *http.Request) {
 	}
 	s.pauseAt = clock.Never
 	s.publishLocked()
-	lab.WriteJSON(w, 200, map[string]any{"ok": true, "scenario": body.Name, "setting": setting})
+	dash.WriteJSON(w, 200, map[string]any{"ok": true, "scenario": body.Name, "setting": setting})
 }
 
 // CompareRow is one setting of POST /api/compare's ranking.
@@ -603,7 +563,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, req *http.Request) {
 	var body struct {
 		Seeds int `json:"seeds"` // 2 or more: seeds 1 to N, with intervals (compare.go)
 	}
-	if !lab.DecodeBody(w, req, &body) {
+	if !dash.DecodeBody(w, req, &body) {
 		return
 	}
 	s.mu.Lock()
@@ -627,12 +587,12 @@ func (s *Server) handleCompare(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 		out["drills"] = drills
-		lab.WriteJSON(w, 200, out)
+		dash.WriteJSON(w, 200, out)
 		return
 	}
 	rep, err := sim.Compare(l, settings, sim.Options{Series: true})
 	if err != nil {
-		lab.WriteJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
+		dash.WriteJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
 		return
 	}
 	headline := string(l.Report.Headline)
@@ -645,5 +605,5 @@ func (s *Server) handleCompare(w http.ResponseWriter, req *http.Request) {
 			Failed: r.Failed, Goodput: r.Goodput, P50Ms: r.Latency.P50, P99Ms: r.Latency.P99, Watched: r.Name == watched,
 			Series: seriesOf(&r)})
 	}
-	lab.WriteJSON(w, 200, map[string]any{"lab": l.Name, "headline": headline, "drills": drills, "ranking": rows})
+	dash.WriteJSON(w, 200, map[string]any{"lab": l.Name, "headline": headline, "drills": drills, "ranking": rows})
 }

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lblab/lblab/internal/lab"
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
@@ -26,7 +26,7 @@ import (
 // 127.0.0.1:0 until the test ends and returns the base URL.
 func startWatch(t *testing.T, name string, paused bool) string {
 	t.Helper()
-	l, setting, err := lab.ScenarioSetting(name)
+	l, setting, err := dash.ScenarioSetting(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func simSeries(t *testing.T, l *labfile.Lab, at float64) map[string][]any {
 			bins = append(bins, b)
 		}
 	}
-	if n := len(bins) - lab.SeriesBins; n > 0 {
+	if n := len(bins) - dash.SeriesBins; n > 0 {
 		bins = bins[n:]
 	}
 	r3 := func(v float64) any { return math.Round(v*1000) / 1000 }
@@ -211,7 +211,7 @@ func TestWatchNumbersDoNotDependOnSpeedOrPauses(t *testing.T) {
 	if !reflect.DeepEqual(slow, fast) {
 		t.Errorf("at 10 s, 5x with a pause shows another page than 200x:\n 5x  %s\n 200x %s", slow.Window, fast.Window)
 	}
-	l, _, err := lab.ScenarioSetting("rr-slow")
+	l, _, err := dash.ScenarioSetting("rr-slow")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestWatchNumbersDoNotDependOnSpeedOrPauses(t *testing.T) {
 		}
 	}
 	// The counters are the last 8 bins summed.
-	var win lab.Window
+	var win dash.Window
 	if err := json.Unmarshal(slow.Window, &win); err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +308,7 @@ func TestWatchDrillsSavedReproduceUnderSim(t *testing.T) {
 			t.Errorf("series %s at the end differs from lab sim's on the saved lab:\n page %v\n sim  %v", k, got, w)
 		}
 	}
-	plain, _, _ := lab.ScenarioSetting("rr-slow")
+	plain, _, _ := dash.ScenarioSetting("rr-slow")
 	plain.Compare = []labfile.Setting{{Name: "plain"}}
 	if reflect.DeepEqual(simSeries(t, plain, 1e9), want) {
 		t.Error("the drills changed nothing")
@@ -349,7 +349,7 @@ func TestWatchPlaybackAPIRefusesBadInput(t *testing.T) {
 // view.
 func TestWatchEveryScenarioSnapshots(t *testing.T) {
 	for _, name := range scenarios.Names() {
-		l, setting, err := lab.ScenarioSetting(name)
+		l, setting, err := dash.ScenarioSetting(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -362,7 +362,7 @@ func TestWatchEveryScenarioSnapshots(t *testing.T) {
 		}
 		if name == "rr-slow" {
 			ev := labfile.Event{Action: labfile.ActionAddServer}
-			if err := lab.ValidateDrill(s.sess.Lab(), &ev); err != nil {
+			if err := dash.ValidateDrill(s.sess.Lab(), &ev); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := s.sess.Drill(ev); err != nil {
@@ -438,7 +438,7 @@ func TestWatchRestartKeepsTheCompareSettings(t *testing.T) {
 // step_event pauses at the instant of the event log's next line: in
 // breaker (breakers on) s2 fails at 5 s, then the breakers open on it.
 func TestWatchStepsToTheNextLogLine(t *testing.T) {
-	l, _, err := lab.ScenarioSetting("breaker")
+	l, _, err := dash.ScenarioSetting("breaker")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lblab/lblab/internal/shell/state"
 	"io"
 	"net"
 	"net/http"
@@ -152,14 +153,8 @@ func New(cfg Config, fleet Fleet) (*Watcher, error) {
 	return &Watcher{cfg: cfg, fleet: fleet, known: map[string]Member{}, missed: map[string]int{}}, nil
 }
 
-// Status is what the admin APIs show of a watcher.
-type Status struct {
-	Name    string `json:"name"`  // HOST:PORT resolved
-	Every   string `json:"every"` // between rounds
-	Rounds  uint64 `json:"rounds"`
-	Members int    `json:"members"`         // members the fleet holds from this name
-	Error   string `json:"error,omitempty"` // the last round's trouble ("" = none)
-}
+// Status is state.Discovery.
+type Status = state.Discovery
 
 // Status reports the rounds so far and the last round's outcome.
 func (w *Watcher) Status() Status {

@@ -11,6 +11,7 @@ import (
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/shell/conns"
 	"github.com/lblab/lblab/internal/shell/pace"
+	"github.com/lblab/lblab/internal/shell/state"
 	"github.com/lblab/lblab/internal/shell/turns"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
@@ -51,17 +52,8 @@ type liveGrant struct {
 	hs  time.Duration // the handshake's emulated time when new
 }
 
-// ConnState is GET /admin/state's "connections", when the lab models
-// connections: what this balancer opened to the backends and what it
-// accepted from clients.
-type ConnState struct {
-	Opened      uint64  `json:"opened"`       // connections opened to backends (handshakes), redials included
-	Redials     uint64  `json:"redials"`      // warm connections found closed by the backend and dialed again
-	HandshakeMs float64 `json:"handshake_ms"` // the handshakes' emulated time, summed
-	Waits       uint64  `json:"waits"`        // requests that waited for a connection (max_conns)
-	WaitMs      float64 `json:"wait_ms"`      // the time they waited, summed
-	Accepted    uint64  `json:"accepted"`     // connections clients opened to this balancer
-}
+// ConnState is state.LBConns.
+type ConnState = state.LBConns
 
 // modelConns sets up the connection model when the lab asks for it.
 func (l *LB) modelConns() {

@@ -11,15 +11,12 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/shell/state"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
-// Event is one line of the event log.
-type Event struct {
-	TUnixNs int64  `json:"t_unix_ns"`
-	Kind    string `json:"kind"` // breaker | outlier | health | algorithm | backend | settings
-	Text    string `json:"text"`
-}
+// Event is state.Event.
+type Event = state.Event
 
 // subBuffer is how many events a slow subscriber may lag before it misses
 // some; publishing never waits for a subscriber.

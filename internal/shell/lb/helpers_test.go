@@ -191,16 +191,19 @@ func do(t testing.TB, hc *fasthttp.HostClient, method, path, body string, header
 }
 
 // state fetches GET /admin/state.
-func (c *client) state(t testing.TB) State {
+func (c *client) state(t testing.TB) shownState {
 	a := c.call(t, "GET", "/admin/state", "")
-	var s State
+	var s shownState
 	if err := json.Unmarshal([]byte(a.body), &s); err != nil {
 		t.Fatalf("state %d %q: %v", a.status, a.body, err)
 	}
 	return s
 }
 
-func (s State) backend(name string) BackendState {
+// shownState is a GET /admin/state read back, with its backends by name.
+type shownState struct{ State }
+
+func (s shownState) backend(name string) BackendState {
 	for _, b := range s.Backends {
 		if b.Name == name && b.Present {
 			return b

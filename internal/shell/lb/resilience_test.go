@@ -130,9 +130,9 @@ func TestPeersPresentTheLabsToken(t *testing.T) {
 }
 
 // stateWith fetches GET /admin/state presenting token.
-func stateWith(t *testing.T, c *client, token string) State {
+func stateWith(t *testing.T, c *client, token string) shownState {
 	a := do(t, c.admin, "GET", "/admin/state", "", "Authorization", "Bearer "+token)
-	var s State
+	var s shownState
 	if err := json.Unmarshal([]byte(a.body), &s); err != nil {
 		t.Fatalf("state %d %q: %v", a.status, a.body, err)
 	}

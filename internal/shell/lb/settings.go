@@ -12,202 +12,23 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
-// Settings are the balancer knobs as GET /admin/state and PUT
-// /admin/settings show them: every lab-file leaf under balancers but
-// balancers.count and balancers.algorithm (the tier's size, and the
-// algorithm, which has its own endpoint), by its name under balancers, and
-// the hops this process injects (network.hop and network.jitter as hop and
-// jitter); durations and words as text. The JSON is written from the lab
-// by walking labfile.Leaves (settingsJSON), so a balancer setting added to
-// the lab file is shown and taken with no edit here.
-//
-// The fields are a typed reading of that JSON for Go callers (internal/lab,
-// the tests), decoded from it (settingsOf), so they cannot disagree with
-// it; a setting without a field here is still in the JSON.
-type Settings struct {
-	Timeout      string            `json:"timeout"`
-	Hop          string            `json:"hop"`
-	Jitter       string            `json:"jitter"`
-	Load         string            `json:"load"`
-	Refresh      string            `json:"refresh"`
-	HashOn       string            `json:"hash_on"`
-	Subset       int               `json:"subset"`
-	Aperture     int               `json:"aperture"`
-	ApertureLoad float64           `json:"aperture_load"`
-	Choices      int               `json:"choices"`
-	VNodes       int               `json:"vnodes"`
-	Epsilon      float64           `json:"epsilon"`
-	Decay        string            `json:"decay"`
-	Breaker      BreakerSettings   `json:"breaker"`
-	Outlier      OutlierSettings   `json:"outlier"`
-	SlowStart    SlowStartSettings `json:"slow_start"`
-	Health       HealthSettings    `json:"health"`
+// Settings is state.Settings.
+type Settings = state.Settings
 
-	// raw is the JSON the fields were read from, written again by
-	// MarshalJSON (with every setting, those without a field too); "" for a
-	// Settings built or decoded by a caller.
-	raw string
-}
+// BreakerSettings is state.BreakerSettings.
+type BreakerSettings = state.BreakerSettings
 
-// BreakerSettings is balancers.breaker.
-type BreakerSettings struct {
-	Enabled   bool    `json:"enabled"`
-	Window    int     `json:"window"`
-	Threshold float64 `json:"threshold"`
-	Open      string  `json:"open"`
-	Probes    int     `json:"probes"`
-}
+// OutlierSettings is state.OutlierSettings.
+type OutlierSettings = state.OutlierSettings
 
-// OutlierSettings is balancers.outlier.
-type OutlierSettings struct {
-	Enabled             bool    `json:"enabled"`
-	ConsecutiveFailures int     `json:"consecutive_failures"`
-	Interval            string  `json:"interval"`
-	BaseEjection        string  `json:"base_ejection"`
-	MaxEjection         string  `json:"max_ejection"`
-	MaxEjectionShare    float64 `json:"max_ejection_share"`
-	SuccessRateK        float64 `json:"success_rate_k"`
-	LatencyK            float64 `json:"latency_k"`
-	MinRequests         int     `json:"min_requests"`
-}
+// SlowStartSettings is state.SlowStartSettings.
+type SlowStartSettings = state.SlowStartSettings
 
-// SlowStartSettings is balancers.slow_start.
-type SlowStartSettings struct {
-	Enabled    bool    `json:"enabled"`
-	Window     string  `json:"window"`
-	Floor      float64 `json:"floor"`
-	Aggression float64 `json:"aggression"`
-}
-
-// HealthSettings is balancers.health.
-type HealthSettings struct {
-	Enabled  bool   `json:"enabled"`
-	Interval string `json:"interval"`
-	Fails    int    `json:"fails"`
-	Passes   int    `json:"passes"`
-}
-
-// MarshalJSON writes the JSON the settings were read from, when they were
-// (settingsOf), else the fields.
-func (s Settings) MarshalJSON() ([]byte, error) {
-	if s.raw != "" {
-		return []byte(s.raw), nil
-	}
-	type fields Settings // without this method
-	return json.Marshal(fields(s))
-}
-
-// apiSetting is one setting of the API: its name there (dotted for a
-// field of a section: breaker.window) and the lab-file leaf it is.
-type apiSetting struct {
-	name string
-	labfile.Leaf
-}
-
-// notSettings are the balancers.* leaves the settings API leaves out.
-var notSettings = map[string]bool{"balancers.count": true, "balancers.algorithm": true}
-
-// apiSettings lists the settings in the API's order: the hops, then the
-// balancer tier's settings in the lab file's order.
-var apiSettings = func() []apiSetting {
-	var out []apiSetting
-	for _, l := range labfile.Leaves("network") {
-		if l.Path == "network.hop" || l.Path == "network.jitter" {
-			out = append(out, apiSetting{strings.TrimPrefix(l.Path, "network."), l})
-		}
-	}
-	for _, l := range labfile.Leaves("balancers") {
-		if !notSettings[l.Path] {
-			out = append(out, apiSetting{strings.TrimPrefix(l.Path, "balancers."), l})
-		}
-	}
-	return out
-}()
-
-// settingsJSON writes lab's settings as the API shows them: sections as
-// objects, durations and words as text, numbers and booleans as such.
-func settingsJSON(lab *labfile.Lab) []byte {
-	var root object
-	for _, a := range apiSettings {
-		v, err := lab.Value(a.Path)
-		if err != nil { // a leaf of labfile.Leaves always reads
-			panic("lb: " + err.Error())
-		}
-		switch x := v.(type) {
-		case time.Duration:
-			v = x.String()
-		case encoding.TextMarshaler:
-			b, _ := x.MarshalText()
-			v = string(b)
-		default:
-			if rv := reflect.ValueOf(v); rv.Kind() == reflect.String {
-				v = rv.String() // a word type: LoadMode, HashOn, ...
-			}
-		}
-		root.put(strings.Split(a.name, "."), v)
-	}
-	b, err := json.Marshal(root)
-	if err != nil {
-		panic("lb: settings: " + err.Error())
-	}
-	return b
-}
-
-// object is a JSON object that keeps its members' order.
-type object []member
-
-type member struct {
-	key string
-	val any // a scalar, or an object
-}
-
-// put sets the member at path, making the sections on the way.
-func (o *object) put(path []string, v any) {
-	if len(path) == 1 {
-		*o = append(*o, member{path[0], v})
-		return
-	}
-	for i := range *o {
-		if m := &(*o)[i]; m.key == path[0] {
-			sub := m.val.(object)
-			sub.put(path[1:], v)
-			m.val = sub
-			return
-		}
-	}
-	var sub object
-	sub.put(path[1:], v)
-	*o = append(*o, member{path[0], sub})
-}
-
-func (o object) MarshalJSON() ([]byte, error) {
-	buf := []byte{'{'}
-	for i, m := range o {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		k, _ := json.Marshal(m.key)
-		v, err := json.Marshal(m.val)
-		if err != nil {
-			return nil, err
-		}
-		buf = append(append(append(buf, k...), ':'), v...)
-	}
-	return append(buf, '}'), nil
-}
-
-// settingsOf is lab's settings: the JSON, and the fields read from it.
-func settingsOf(lab *labfile.Lab) Settings {
-	raw := settingsJSON(lab)
-	var s Settings
-	if err := json.Unmarshal(raw, &s); err != nil {
-		panic("lb: settings: " + err.Error())
-	}
-	s.raw = string(raw)
-	return s
-}
+// HealthSettings is state.HealthSettings.
+type HealthSettings = state.HealthSettings
 
 // change is one lab-file assignment; field is what the caller called it.
 type change struct{ field, path, value string }
@@ -222,17 +43,17 @@ func settingsChanges(body map[string]json.RawMessage) ([]change, error) {
 		return nil, err
 	}
 	var cs []change
-	for _, a := range apiSettings {
-		raw, ok := given[a.name]
+	for _, a := range state.APISettings {
+		raw, ok := given[a.Name]
 		if !ok {
 			continue
 		}
-		delete(given, a.name)
+		delete(given, a.Name)
 		text, err := settingText(a.Type, raw)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %s (%s)", a.name, err, a.Path)
+			return nil, fmt.Errorf("%s: %s (%s)", a.Name, err, a.Path)
 		}
-		cs = append(cs, change{a.name, a.Path, text})
+		cs = append(cs, change{a.Name, a.Path, text})
 	}
 	if len(given) > 0 {
 		names := make([]string, 0, len(given))
@@ -274,8 +95,8 @@ func flatten(prefix string, body map[string]json.RawMessage, out map[string]json
 
 // isSection reports whether name is a section of the settings (breaker).
 func isSection(name string) bool {
-	for _, a := range apiSettings {
-		if strings.HasPrefix(a.name, name+".") {
+	for _, a := range state.APISettings {
+		if strings.HasPrefix(a.Name, name+".") {
 			return true
 		}
 	}
@@ -284,9 +105,9 @@ func isSection(name string) bool {
 
 // settingNames lists the settings' names, for an error.
 func settingNames() string {
-	names := make([]string, len(apiSettings))
-	for i, a := range apiSettings {
-		names[i] = a.name
+	names := make([]string, len(state.APISettings))
+	for i, a := range state.APISettings {
+		names[i] = a.Name
 	}
 	return strings.Join(names, ", ")
 }

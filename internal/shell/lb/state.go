@@ -2,44 +2,14 @@ package lb
 
 import (
 	"github.com/lblab/lblab/internal/clock"
-	"github.com/lblab/lblab/internal/shell/discover"
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
-// State is GET /admin/state.
-type State struct {
-	Name      string         `json:"name"`
-	Index     int            `json:"index"`
-	Addr      string         `json:"addr"`
-	Admin     string         `json:"admin"`
-	Algorithm string         `json:"algorithm"`
-	Settings  Settings       `json:"settings"`
-	Picks     uint64         `json:"picks"`
-	Backends  []BackendState `json:"backends"`
-	// Discovery is the DNS watcher's progress (absent without --backends-dns).
-	Discovery *discover.Status `json:"discovery,omitempty"`
-	// Connections, when the lab models them (conns.go).
-	Connections *ConnState `json:"connections,omitempty"`
-}
+// State is state.LB.
+type State = state.LB
 
-// BackendState is one backend as this balancer sees it.
-type BackendState struct {
-	Name        string  `json:"name"`
-	Addr        string  `json:"addr"`
-	Admin       string  `json:"admin,omitempty"`
-	Weight      float64 `json:"weight"`
-	Outstanding int     `json:"outstanding"`  // local: sent, not answered; shared: last report
-	Queued      int     `json:"queued"`       // last load report plus local sends since; 0 without reports
-	InService   int     `json:"in_service"`   // last load report; 0 without reports
-	EWMAMs      float64 `json:"ewma_ms"`      // time-decayed latency average
-	PeakEWMAMs  float64 `json:"peak_ewma_ms"` // Finagle peak EWMA, decayed to now
-	Breaker     string  `json:"breaker"`      // closed | open | half-open
-	Healthy     bool    `json:"healthy"`      // active health checks' verdict
-	Ejected     bool    `json:"ejected"`      // out of rotation as an outlier (balancers.outlier)
-	Member      bool    `json:"member"`       // in this balancer's subset
-	Share       float64 `json:"share"`        // of all picks so far
-	Picks       uint64  `json:"picks"`
-	Present     bool    `json:"present"` // false once removed
-}
+// BackendState is state.LBBackend.
+type BackendState = state.LBBackend
 
 // State reports the balancer's view of its backends.
 func (l *LB) State() State {
@@ -47,7 +17,7 @@ func (l *LB) State() State {
 	defer l.mu.Unlock()
 	now := l.nowLocked()
 	s := State{Name: l.cfg.Name, Index: l.cfg.Index, Algorithm: l.bal.Algorithm(),
-		Settings: settingsOf(l.lab), Picks: l.picks, Backends: make([]BackendState, len(l.backends)),
+		Settings: state.SettingsOf(l.lab), Picks: l.picks, Backends: make([]BackendState, len(l.backends)),
 		Discovery: l.discoveryStatus(), Connections: l.connState()}
 	if l.ln != nil {
 		s.Addr, s.Admin = l.ln.Addr().String(), l.adLn.Addr().String()

@@ -11,7 +11,7 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
-	"github.com/lblab/lblab/internal/shell/discover"
+	"github.com/lblab/lblab/internal/shell/state"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -30,38 +30,11 @@ type reply struct {
 	body any
 }
 
-// State is GET /admin/state.
-type State struct {
-	Mode     string        `json:"mode"` // open | closed
-	Rate     float64       `json:"rate"` // target arrivals per second now (open loop): the profile's, or the constant rate
-	Users    int           `json:"users,omitempty"`
-	Profile  string        `json:"profile,omitempty"` // the load profile in force (clients.profile), if any
-	ElapsedS float64       `json:"elapsed_s"`
-	Late     uint64        `json:"late"`
-	Targets  []TargetState `json:"targets"`
-	// Discovery is --servers-dns's watcher (client-side), nil without one.
-	Discovery *discover.Status `json:"discovery,omitempty"`
-}
+// State is state.Loadgen.
+type State = state.Loadgen
 
-// TargetState is one target's counters so far.
-type TargetState struct {
-	Name      string  `json:"name"`
-	Requests  uint64  `json:"requests"`
-	Pending   int     `json:"pending"`
-	Succeeded uint64  `json:"succeeded"`
-	Failed    uint64  `json:"failed"`
-	Attempts  uint64  `json:"attempts"`
-	Timeouts  uint64  `json:"timeouts"`
-	Rejected  uint64  `json:"rejected"`
-	Errors    uint64  `json:"errors"`
-	Retries   uint64  `json:"retries"`
-	Hedges    uint64  `json:"hedges"`
-	Wasted    uint64  `json:"wasted"`
-	P50       float64 `json:"p50_ms"`
-	P99       float64 `json:"p99_ms"`
-	// Servers, client-side, are the servers the clients balance over now.
-	Servers []string `json:"servers,omitempty"`
-}
+// TargetState is state.Target.
+type TargetState = state.Target
 
 type rateBody struct {
 	Rate *float64 `json:"rate"`

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
 // Limits bound one listener: how many connections it holds at once and how
@@ -32,7 +34,7 @@ type Limits struct {
 // DataConns(FDLimit()), an admin listener's is AdminConns(FDLimit()).
 const (
 	DefaultReadTime  = 10 * time.Second
-	DefaultWriteTime = 10 * time.Second
+	DefaultWriteTime = state.WriteTime
 	DefaultIdleTime  = time.Minute
 )
 

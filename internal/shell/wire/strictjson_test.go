@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttputil"
 
+	"github.com/lblab/lblab/internal/shell/state"
 	"github.com/lblab/lblab/internal/testbin"
 )
 
@@ -40,7 +41,7 @@ func TestDecodeStrict(t *testing.T) {
 		{`{"speed":"fast"}`, "cannot unmarshal string"},
 	} {
 		var v speedBody
-		err := DecodeStrict([]byte(c.body), &v)
+		err := state.DecodeStrict([]byte(c.body), &v)
 		switch {
 		case c.err == "" && err != nil:
 			t.Errorf("%q: %v", c.body, err)
@@ -53,7 +54,7 @@ func TestDecodeStrict(t *testing.T) {
 	}
 	// Values in different objects may share a key.
 	var v speedBody
-	if err := DecodeStrict([]byte(`{"list":[{"a":1},{"a":2}],"set":{"speed":"x"},"speed":1}`), &v); err != nil || len(v.List) != 2 {
+	if err := state.DecodeStrict([]byte(`{"list":[{"a":1},{"a":2}],"set":{"speed":"x"},"speed":1}`), &v); err != nil || len(v.List) != 2 {
 		t.Errorf("same keys in different objects: %v %+v", err, v)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
 // Request headers, set by loadgen (and honoured when a user sets them).
@@ -89,7 +90,7 @@ func BadRequest(ctx *fasthttp.RequestCtx, format string, args ...any) {
 	WriteError(ctx, fasthttp.StatusBadRequest, format, args...)
 }
 
-// DecodeJSON strictly decodes the request body into v (DecodeStrict: one
+// DecodeJSON strictly decodes the request body into v (state.DecodeStrict: one
 // value, no unknown field, no key twice; an empty body is {}); on failure
 // it answers 400 naming the problem and returns false.
 func DecodeJSON(ctx *fasthttp.RequestCtx, v any) bool {
@@ -97,7 +98,7 @@ func DecodeJSON(ctx *fasthttp.RequestCtx, v any) bool {
 	if len(body) == 0 {
 		body = []byte("{}")
 	}
-	if err := DecodeStrict(body, v); err != nil {
+	if err := state.DecodeStrict(body, v); err != nil {
 		BadRequest(ctx, "bad JSON body: %v", err)
 		return false
 	}

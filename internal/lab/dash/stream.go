@@ -1,4 +1,4 @@
-package lab
+package dash
 
 import (
 	"net/http"
@@ -58,10 +58,6 @@ func (h *hub) unsubscribe(ch chan []byte) {
 // streamWriteTimeout drops a client that cannot take one snapshot in time.
 const streamWriteTimeout = 10 * time.Second
 
-// handleStream is GET /api/stream: server-sent events, one snapshot per
-// 250 ms reading, until the client leaves or the controller stops.
-func (c *Controller) handleStream(w http.ResponseWriter, r *http.Request) { serveStream(c.hub, w, r) }
-
 // serveStream sends h's snapshots as server-sent events until the client
 // leaves or the server stops.
 func serveStream(h *hub, w http.ResponseWriter, r *http.Request) {
@@ -85,16 +81,4 @@ func serveStream(h *hub, w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-}
-
-// handleSnapshot is GET /api/snapshot: the newest snapshot.
-func (c *Controller) handleSnapshot(w http.ResponseWriter, _ *http.Request) {
-	data := c.hub.latest()
-	if data == nil {
-		writeJSON(w, 503, map[string]any{"error": "no reading yet: try again in a moment", "code": 503})
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-cache")
-	_, _ = w.Write(data)
 }

@@ -1,15 +1,11 @@
-package lab
+package dash
 
 import (
 	"math"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/lblab/lblab/internal/labfile"
-	"github.com/lblab/lblab/internal/shell/backend"
-	"github.com/lblab/lblab/internal/shell/lb"
-	"github.com/lblab/lblab/internal/shell/loadgen"
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
 const metricsText = `# TYPE lblab_client_latency_seconds histogram
@@ -26,7 +22,7 @@ lblab_client_requests_total{target="p2c",outcome="succeeded"} 100
 // Prometheus's histogram_quantile does; a bin is the difference of two
 // readings.
 func TestBucketQuantiles(t *testing.T) {
-	b := parseBuckets(metricsText, latencyFamily)
+	b := ParseBuckets(metricsText, LatencyFamily)
 	if b == nil || len(b.le) != 4 || !math.IsInf(b.le[3], 1) {
 		t.Fatalf("parsed %+v", b)
 	}
@@ -35,42 +31,41 @@ func TestBucketQuantiles(t *testing.T) {
 			t.Errorf("q%.2f = %v ms, want %v", c.q, got, c.want)
 		}
 	}
-	later := parseBuckets(`lblab_client_latency_seconds_bucket{target="p2c",le="0.01"} 10
+	later := ParseBuckets(`lblab_client_latency_seconds_bucket{target="p2c",le="0.01"} 10
 lblab_client_latency_seconds_bucket{target="p2c",le="0.02"} 60
 lblab_client_latency_seconds_bucket{target="p2c",le="0.04"} 190
-lblab_client_latency_seconds_bucket{target="p2c",le="+Inf"} 200`, latencyFamily)
+lblab_client_latency_seconds_bucket{target="p2c",le="+Inf"} 200`, LatencyFamily)
 	bin := later.minus(b) // 100 more, all between 20 and 40 ms
 	if got := bin.quantile(0.5); math.Abs(got-30) > 1e-9 {
 		t.Errorf("bin median %v ms, want 30", got)
 	}
-	if !math.IsNaN((&buckets{}).quantile(0.5)) || parseBuckets("other_bucket{le=\"1\"} 3", latencyFamily) != nil {
+	if !math.IsNaN((&Buckets{}).quantile(0.5)) || ParseBuckets("other_bucket{le=\"1\"} 3", LatencyFamily) != nil {
 		t.Error("no observations should give NaN, another family nil")
 	}
 }
 
 // fakeReading is a reading at start+at with the loadgen's counters so far
 // and s1/s2 picks from one balancer.
-func fakeReading(start time.Time, at time.Duration, offered, succeeded uint64, pending int, picks1, picks2 uint64) *reading {
-	lg := &loadgen.State{Mode: "open", Rate: 100, ElapsedS: at.Seconds(), Targets: []loadgen.TargetState{{Name: "p2c",
+func fakeReading(start time.Time, at time.Duration, offered, succeeded uint64, pending int, picks1, picks2 uint64) *Reading {
+	lg := &state.Loadgen{Mode: "open", Rate: 100, ElapsedS: at.Seconds(), Targets: []state.Target{{Name: "p2c",
 		Requests: offered, Attempts: offered, Succeeded: succeeded, Pending: pending, P50: 10, P99: 30}}}
-	l := &lb.State{Name: "lb1", Picks: picks1 + picks2, Backends: []lb.BackendState{
+	l := &state.LB{Name: "lb1", Picks: picks1 + picks2, Backends: []state.LBBackend{
 		{Name: "s1", Picks: picks1, Breaker: "open", Healthy: true, Present: true},
 		{Name: "s2", Picks: picks2, Breaker: "closed", Healthy: true, Present: true}}}
-	s1 := &backend.State{Name: "s1", Up: false, Speed: 0.25, ConfiguredSpeed: 1, Queued: 3, Busy: 1}
-	s2 := &backend.State{Name: "s2", Up: true, Speed: 1, ConfiguredSpeed: 1}
-	return &reading{at: start.Add(at), lg: lg, lbs: []lbReading{{name: "lb1", st: l}},
-		servers: []serverReading{{name: "s1", st: s1}, {name: "s2", st: s2}}}
+	s1 := &state.Backend{Name: "s1", Up: false, Speed: 0.25, ConfiguredSpeed: 1, Queued: 3, Busy: 1}
+	s2 := &state.Backend{Name: "s2", Up: true, Speed: 1, ConfiguredSpeed: 1}
+	return &Reading{At: start.Add(at), Loadgen: lg, LBs: []LBReading{{Name: "lb1", State: l}},
+		Servers: []ServerReading{{Name: "s1", State: s1}, {Name: "s2", State: s2}}}
 }
 
 // Rates, shares, goodput and Little's law come from counter deltas between
 // readings; only the last 2 s count in the window, 20 s in the series.
 func TestDeriverRatesAndWindow(t *testing.T) {
 	start := time.Unix(1000, 0)
-	r := &liveRun{id: 7, started: start, lab: labfile.Default()}
-	var d deriver
+	var d Deriver
 	var offered, picks1, picks2 uint64
 	for i := 0; i <= 100; i++ { // 25 s of readings at 100 requests/s, 1 in 4 to s1
-		d.add(r, fakeReading(start, time.Duration(i)*250*time.Millisecond, offered, offered, 10, picks1, picks2))
+		d.Add(7, start, fakeReading(start, time.Duration(i)*250*time.Millisecond, offered, offered, 10, picks1, picks2))
 		offered += 25
 		picks1, picks2 = picks1+5, picks2+20
 	}
@@ -85,7 +80,7 @@ func TestDeriverRatesAndWindow(t *testing.T) {
 	if m := d.bins[len(d.bins)-1].mean; math.Abs(m-100) > 1e-6 {
 		t.Errorf("Little's law mean %v ms, want 100", m)
 	}
-	v := serverView(&d, d.prev, d.prev.servers[0])
+	v := serverView(&d, d.prev, d.prev.Servers[0])
 	if math.Abs(float64(v.Share)-0.2) > 1e-9 || math.Abs(float64(v.Rate)-20) > 1e-9 {
 		t.Errorf("s1: share %v rate %v, want 0.2 and 20/s", v.Share, v.Rate)
 	}
@@ -103,7 +98,7 @@ func TestDeriverRatesAndWindow(t *testing.T) {
 	if len(s.Target) != len(s.T) || s.Target[0] != 100 {
 		t.Errorf("target rate line: %v, want the loadgen's rate 100 in every bin", s.Target)
 	}
-	d.add(&liveRun{id: 8, started: start}, fakeReading(start, 0, 0, 0, 0, 0, 0))
+	d.Add(8, start, fakeReading(start, 0, 0, 0, 0, 0, 0))
 	if len(d.bins) != 0 {
 		t.Error("a new run should start a fresh series")
 	}
@@ -135,14 +130,4 @@ func TestHubSlowClient(t *testing.T) {
 	}
 	h.unsubscribe(slow)
 	h.unsubscribe(fresh)
-}
-
-func TestProgressText(t *testing.T) {
-	st := loadgen.State{Rate: 400, ElapsedS: 2, Late: 3, Targets: []loadgen.TargetState{{Requests: 790, P50: 33.2, P99: 210, Errors: 1}}}
-	got := progressText(st, 20*time.Second)
-	for _, want := range []string{"2.0s of 20s", "395/s of 400/s", "p50 33.2ms", "p99 210.0ms", "errors 1", "LATE 3"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("%q lacks %q", got, want)
-		}
-	}
 }

@@ -1,4 +1,4 @@
-package lab
+package dash
 
 import (
 	"math"
@@ -6,8 +6,7 @@ import (
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
-	"github.com/lblab/lblab/internal/shell/backend"
-	"github.com/lblab/lblab/internal/shell/lb"
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
 // Snapshot is GET /api/snapshot and every event of GET /api/stream: the lab
@@ -93,13 +92,13 @@ type ClientsView struct {
 
 // BalancerView is one lb.
 type BalancerView struct {
-	Name      string       `json:"name"`
-	Algorithm string       `json:"algorithm"`
-	Picks     uint64       `json:"picks"`
-	Rate      num          `json:"rate"` // picks per second, last 1 s
-	Settings  *lb.Settings `json:"settings,omitempty"`
-	Error     string       `json:"error,omitempty"`
-	Exited    string       `json:"exited,omitempty"` // its process ended unasked: how ("signal: killed")
+	Name      string          `json:"name"`
+	Algorithm string          `json:"algorithm"`
+	Picks     uint64          `json:"picks"`
+	Rate      num             `json:"rate"` // picks per second, last 1 s
+	Settings  *state.Settings `json:"settings,omitempty"`
+	Error     string          `json:"error,omitempty"`
+	Exited    string          `json:"exited,omitempty"` // its process ended unasked: how ("signal: killed")
 }
 
 // ServerView is one backend, with what the balancers think of it.
@@ -107,8 +106,8 @@ type ServerView struct {
 	Name    string            `json:"name"`
 	Error   string            `json:"error,omitempty"`  // its state could not be read
 	Exited  string            `json:"exited,omitempty"` // its process ended unasked: how ("signal: killed")
-	Backend *backend.State    `json:"backend"`          // its GET /admin/state
-	Views   []lb.BackendState `json:"balancers"`        // each balancer's view of it, in lb order
+	Backend *state.Backend    `json:"backend"`          // its GET /admin/state
+	Views   []state.LBBackend `json:"balancers"`        // each balancer's view of it, in lb order
 	Rate    num               `json:"rate"`             // requests/s sent to it, last 1 s
 	Share   num               `json:"share"`            // its share of the requests sent, last 2 s
 	// CacheHitRatio is over the last 2 s (null: no lookups in that time).

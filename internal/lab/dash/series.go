@@ -1,4 +1,4 @@
-package lab
+package dash
 
 import (
 	"math"
@@ -18,7 +18,7 @@ type bin struct {
 	t, dt    float64 // seconds since the run started (at the bin's end); its span
 	c        clientTotals
 	cdt      float64  // the span of c by the loadgen's own clock (0: no fresh reading)
-	lat      *buckets // latency observations in the bin (nil without /metrics)
+	lat      *Buckets // latency observations in the bin (nil without /metrics)
 	mean     float64  // Little's law: mean time in system, ms (NaN without completions)
 	cumP50   float64  // the loadgen's since-start percentiles at the bin's end
 	cumP99   float64
@@ -31,22 +31,23 @@ type bin struct {
 	limit    map[string]int
 }
 
-// deriver turns successive readings of one run into bins and keeps the
+// Deriver turns successive readings of one run into bins and keeps the
 // last seriesLen of them. Not safe for concurrent use.
-type deriver struct {
+type Deriver struct {
 	runID uint64
-	prev  *reading
+	prev  *Reading
 	bins  []bin
 }
 
-// add takes the next reading of run r; a new run starts afresh.
-func (d *deriver) add(r *liveRun, cur *reading) {
-	if d.runID != r.id {
-		*d = deriver{runID: r.id}
+// Add takes the next reading of the run numbered runID, which started at
+// started; a new run starts afresh.
+func (d *Deriver) Add(runID uint64, started time.Time, cur *Reading) {
+	if d.runID != runID {
+		*d = Deriver{runID: runID}
 	}
 	cur.carry(d.prev)
 	if d.prev != nil {
-		d.bins = append(d.bins, makeBin(d.prev, cur, r.started))
+		d.bins = append(d.bins, makeBin(d.prev, cur, started))
 		if len(d.bins) > seriesLen {
 			d.bins = append(d.bins[:0:0], d.bins[len(d.bins)-seriesLen:]...)
 		}
@@ -63,26 +64,26 @@ func delta(cur, prev uint64) uint64 {
 	return cur - prev
 }
 
-func makeBin(prev, cur *reading, start time.Time) bin {
-	b := bin{t: cur.at.Sub(start).Seconds(), dt: cur.at.Sub(prev.at).Seconds(), mean: math.NaN(),
+func makeBin(prev, cur *Reading, start time.Time) bin {
+	b := bin{t: cur.At.Sub(start).Seconds(), dt: cur.At.Sub(prev.At).Seconds(), mean: math.NaN(),
 		cumP50: math.NaN(), cumP99: math.NaN(), target: math.NaN(), sent: map[string]float64{}, lookups: map[string]float64{},
 		hits: map[string]float64{}, picks: map[string]float64{}, inServer: map[string]int{}, limit: map[string]int{}}
-	if cur.lg != nil && cur.lg.Mode == "open" {
-		b.target = cur.lg.Rate
+	if cur.Loadgen != nil && cur.Loadgen.Mode == "open" {
+		b.target = cur.Loadgen.Rate
 	}
 	p, c := prev.totals(), cur.totals()
 	if p.ok && c.ok {
 		// The loadgen's elapsed time dates its counters: a slow or missed
 		// answer then stretches (or empties) this bin instead of making a spike.
-		b.c, b.cdt = countDeltas(c, p), cur.lg.ElapsedS-prev.lg.ElapsedS
+		b.c, b.cdt = countDeltas(c, p), cur.Loadgen.ElapsedS-prev.Loadgen.ElapsedS
 		ended := float64(b.c.succeeded + b.c.failed)
 		if ended > 0 && b.cdt > 0 { // L = λW, with L the pending count averaged over the bin
 			b.mean = float64(p.pending+c.pending) / 2 / (ended / b.cdt) * 1000
 		}
 		b.cumP50, b.cumP99 = c.p50, c.p99
 	}
-	if cur.lat != nil && prev.lat != nil { // a first histogram is no bin's
-		b.lat = cur.lat.minus(prev.lat)
+	if cur.Latency != nil && prev.Latency != nil { // a first histogram is no bin's
+		b.lat = cur.Latency.minus(prev.Latency)
 	}
 	ps, cs := prev.sentTo(), cur.sentTo()
 	for name, n := range cs {
@@ -90,19 +91,19 @@ func makeBin(prev, cur *reading, start time.Time) bin {
 			b.sent[name] = float64(delta(n, old))
 		}
 	}
-	for _, l := range cur.lbs {
-		if old := prev.lb(l.name); old != nil && l.st != nil {
-			b.picks[l.name] = float64(delta(l.st.Picks, old.Picks))
+	for _, l := range cur.LBs {
+		if old := prev.lb(l.Name); old != nil && l.State != nil {
+			b.picks[l.Name] = float64(delta(l.State.Picks, old.Picks))
 		}
 	}
-	for _, s := range cur.servers {
-		if s.st == nil {
+	for _, s := range cur.Servers {
+		if s.State == nil {
 			continue
 		}
-		b.inServer[s.name], b.limit[s.name] = s.st.Queued+s.st.Busy, s.st.Limiter.Limit
-		if old := prev.server(s.name); old != nil {
-			b.lookups[s.name] = float64(delta(s.st.Counters.CacheLookups, old.Counters.CacheLookups))
-			b.hits[s.name] = float64(delta(s.st.Counters.CacheHits, old.Counters.CacheHits))
+		b.inServer[s.Name], b.limit[s.Name] = s.State.Queued+s.State.Busy, s.State.Limiter.Limit
+		if old := prev.server(s.Name); old != nil {
+			b.lookups[s.Name] = float64(delta(s.State.Counters.CacheLookups, old.Counters.CacheLookups))
+			b.hits[s.Name] = float64(delta(s.State.Counters.CacheHits, old.Counters.CacheHits))
 		}
 	}
 	return b
@@ -118,7 +119,7 @@ func countDeltas(c, p clientTotals) clientTotals {
 }
 
 // last returns the newest n bins (fewer at the start).
-func (d *deriver) last(n int) []bin {
+func (d *Deriver) last(n int) []bin {
 	if len(d.bins) < n {
 		return d.bins
 	}
@@ -126,10 +127,10 @@ func (d *deriver) last(n int) []bin {
 }
 
 // histogram reports whether the latency comes from the loadgen's histogram.
-func (d *deriver) histogram() bool { return d.prev != nil && d.prev.lat != nil }
+func (d *Deriver) histogram() bool { return d.prev != nil && d.prev.Latency != nil }
 
 // series lays the bins out as columns, servers in the given order.
-func (d *deriver) series(servers []string) Series {
+func (d *Deriver) series(servers []string) Series {
 	s := Series{Servers: servers, InServer: make([][]num, len(servers)), Limit: make([][]num, len(servers))}
 	hist := d.histogram()
 	for _, b := range d.bins {
@@ -164,11 +165,11 @@ func orNull(v float64, ok bool) num {
 // window sums the last 2 s of bins into the dashboard's counters; goodput
 // and attempts per request are the report's (report.Goodput,
 // report.AttemptsPerRequest), null when there are none.
-func (d *deriver) window() Window {
+func (d *Deriver) window() Window {
 	bins := d.last(windowLen)
 	var c clientTotals
 	var secs float64
-	var lat *buckets
+	var lat *Buckets
 	for _, b := range bins {
 		c = addTotals(c, b.c)
 		secs += b.cdt
@@ -207,7 +208,7 @@ func addTotals(a, b clientTotals) clientTotals {
 
 // sentOver sums requests sent to each server over the newest n bins, and
 // the seconds they span.
-func (d *deriver) sentOver(n int) (map[string]float64, float64) {
+func (d *Deriver) sentOver(n int) (map[string]float64, float64) {
 	out := map[string]float64{}
 	var secs float64
 	for _, b := range d.last(n) {

@@ -1,4 +1,4 @@
-package wire
+package state
 
 import (
 	"bytes"
@@ -7,7 +7,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
+
+// WriteTime is how long an admin API (a process's, lab's controller's or
+// lab watch's) has to write one answer: the admin listeners' write timeout,
+// which the dashboard's API extends from the moment its answer is ready.
+const WriteTime = 10 * time.Second
 
 // DecodeStrict decodes body, which must hold exactly one JSON value, into
 // v. It is the one body decoder of the four admin APIs (backend, lb,

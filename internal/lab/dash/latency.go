@@ -1,51 +1,25 @@
-package lab
+package dash
 
 import (
-	"context"
-	"io"
 	"math"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
 )
 
-// latencyFamily is the loadgen's histogram of successful requests'
+// LatencyFamily is the loadgen's histogram of successful requests'
 // latency (docs/metrics.md), in seconds.
-const latencyFamily = "lblab_client_latency_seconds"
+const LatencyFamily = "lblab_client_latency_seconds"
 
-// buckets is a classic Prometheus histogram: counts of observations at or
+// Buckets is a classic Prometheus histogram: counts of observations at or
 // below each upper bound (the last bound is +Inf), summed over label sets.
-type buckets struct {
+type Buckets struct {
 	le []float64 // ascending
 	n  []float64 // cumulative counts
 }
 
-// readLatency scrapes the loadgen's /metrics for the latency histogram; nil
-// when it has none (an older loadgen, or no exporter yet).
-func readLatency(ctx context.Context, admin string) *buckets {
-	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+admin+"/metrics", nil)
-	if err != nil {
-		return nil
-	}
-	authorize(req)
-	resp, err := adminClient.Do(req)
-	if err != nil {
-		return nil
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		return nil
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return nil
-	}
-	return parseBuckets(string(data), latencyFamily)
-}
-
-// parseBuckets reads FAMILY_bucket{...,le="X"} N lines of the text format.
-func parseBuckets(text, family string) *buckets {
+// ParseBuckets reads FAMILY_bucket{...,le="X"} N lines of the text format.
+func ParseBuckets(text, family string) *Buckets {
 	prefix := family + "_bucket{"
 	sums := map[float64]float64{}
 	for _, line := range strings.Split(text, "\n") {
@@ -71,7 +45,7 @@ func parseBuckets(text, family string) *buckets {
 	if len(sums) == 0 {
 		return nil
 	}
-	b := &buckets{}
+	b := &Buckets{}
 	for le := range sums {
 		b.le = append(b.le, le)
 	}
@@ -94,11 +68,11 @@ func labelValue(labels, name string) (string, bool) {
 
 // minus is the observations of b that prev had not seen. A counter that
 // went down (the loadgen restarted) counts from zero.
-func (b *buckets) minus(prev *buckets) *buckets {
+func (b *Buckets) minus(prev *Buckets) *Buckets {
 	if b == nil {
 		return nil
 	}
-	out := &buckets{le: b.le, n: make([]float64, len(b.n))}
+	out := &Buckets{le: b.le, n: make([]float64, len(b.n))}
 	same := prev != nil && len(prev.le) == len(b.le)
 	for i := range b.n {
 		out.n[i] = b.n[i]
@@ -110,12 +84,12 @@ func (b *buckets) minus(prev *buckets) *buckets {
 }
 
 // plus adds o's counts to b (same bounds); it returns b, or o if b is nil.
-func (b *buckets) plus(o *buckets) *buckets {
+func (b *Buckets) plus(o *Buckets) *Buckets {
 	if o == nil {
 		return b
 	}
 	if b == nil {
-		return &buckets{le: o.le, n: append([]float64(nil), o.n...)}
+		return &Buckets{le: o.le, n: append([]float64(nil), o.n...)}
 	}
 	if len(b.n) == len(o.n) {
 		for i := range b.n {
@@ -129,7 +103,7 @@ func (b *buckets) plus(o *buckets) *buckets {
 // bucket as Prometheus's histogram_quantile does (the first bucket starts
 // at 0; a quantile in the +Inf bucket is the largest finite bound). NaN
 // without observations.
-func (b *buckets) quantile(q float64) float64 {
+func (b *Buckets) quantile(q float64) float64 {
 	if b == nil || len(b.n) == 0 || b.n[len(b.n)-1] == 0 {
 		return math.NaN()
 	}

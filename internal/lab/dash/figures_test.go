@@ -1,4 +1,4 @@
-package lab
+package dash
 
 import (
 	"math"
@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 )
 
@@ -18,19 +17,18 @@ import (
 // started or ended has none (null).
 func TestWindowGoodputIsTheReports(t *testing.T) {
 	start := time.Unix(1000, 0)
-	r := &liveRun{id: 1, started: start, lab: labfile.Default()}
-	var d deriver
+	var d Deriver
 	var offered uint64
 	for i := 0; i <= 20; i++ { // 5 s at 100 requests/s; the first 50 succeed, then nothing ends
-		d.add(r, fakeReading(start, time.Duration(i)*250*time.Millisecond, offered, min(offered, 50), 0, 0, 0))
+		d.Add(1, start, fakeReading(start, time.Duration(i)*250*time.Millisecond, offered, min(offered, 50), 0, 0, 0))
 		offered += 25
 	}
 	if w := d.window(); w.Offered == 0 || float64(w.Goodput) != 0 {
 		t.Errorf("stuck window: %d offered, goodput %v, want 0", w.Offered, w.Goodput)
 	}
-	var idle deriver
+	var idle Deriver
 	for i := 0; i <= 20; i++ {
-		idle.add(r, fakeReading(start, time.Duration(i)*250*time.Millisecond, 0, 0, 0, 0, 0))
+		idle.Add(1, start, fakeReading(start, time.Duration(i)*250*time.Millisecond, 0, 0, 0, 0, 0))
 	}
 	if g := idle.window().Goodput; !math.IsNaN(float64(g)) {
 		t.Errorf("idle window: goodput %v, want null", g)

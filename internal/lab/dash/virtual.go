@@ -1,4 +1,4 @@
-package lab
+package dash
 
 import (
 	"math"
@@ -8,9 +8,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
-	"github.com/lblab/lblab/internal/shell/backend"
-	"github.com/lblab/lblab/internal/shell/lb"
-	"github.com/lblab/lblab/internal/shell/loadgen"
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
 // The dashboard on the virtual clock (lab watch, internal/watch): the
@@ -31,9 +29,9 @@ const (
 // processes would report it on their admin APIs.
 type VirtualReading struct {
 	At        time.Duration // virtual time since the run started
-	Balancers []lb.State    // none when the clients balance themselves
-	Servers   []backend.State
-	Loadgen   loadgen.State
+	Balancers []state.LB    // none when the clients balance themselves
+	Servers   []state.Backend
+	Loadgen   state.Loadgen
 	// Bin is the simulator's own record of the 250 ms bin that ends at At
 	// (for the readings at bin ends): its percentiles, in_server and limit
 	// are taken as they are.
@@ -59,9 +57,9 @@ type VirtualView struct {
 // VirtualSnapshot builds the snapshot of a simulated world, in the live
 // snapshot's format (mode "watch").
 func VirtualSnapshot(v VirtualView) *Snapshot {
-	var d deriver
+	var d Deriver
 	var exact [][3]float64 // per bin: p50, p95, p99
-	var prev *reading
+	var prev *Reading
 	for i := range v.Bins {
 		cur := virtualReading(&v.Bins[i])
 		if prev != nil {
@@ -71,12 +69,12 @@ func VirtualSnapshot(v VirtualView) *Snapshot {
 				if b.c.succeeded > 0 {
 					q = [3]float64{sb.P50, sb.P95, sb.P99}
 				}
-				for j, s := range cur.servers {
+				for j, s := range cur.Servers {
 					if j < len(sb.InServer) {
-						b.inServer[s.name] = sb.InServer[j]
+						b.inServer[s.Name] = sb.InServer[j]
 					}
 					if j < len(sb.Limit) {
-						b.limit[s.name] = sb.Limit[j]
+						b.limit[s.Name] = sb.Limit[j]
 					}
 				}
 			}
@@ -105,9 +103,9 @@ func VirtualSnapshot(v VirtualView) *Snapshot {
 	s.Clients = clientsView(cur, s.Window)
 	s.Balancers = balancerViews(&d, cur)
 	var names []string
-	for _, sr := range cur.servers {
+	for _, sr := range cur.Servers {
 		s.Servers = append(s.Servers, serverView(&d, cur, sr))
-		names = append(names, sr.name)
+		names = append(names, sr.Name)
 	}
 	s.Series = d.series(names)
 	for i, q := range exact {
@@ -123,35 +121,16 @@ func VirtualSnapshot(v VirtualView) *Snapshot {
 }
 
 // virtualReading is r as the aggregator's reading of processes.
-func virtualReading(r *VirtualReading) *reading {
-	out := &reading{at: time.Unix(0, 0).Add(r.At), lg: &r.Loadgen}
+func virtualReading(r *VirtualReading) *Reading {
+	out := &Reading{At: time.Unix(0, 0).Add(r.At), Loadgen: &r.Loadgen}
 	for i := range r.Balancers {
-		out.lbs = append(out.lbs, lbReading{name: r.Balancers[i].Name, st: &r.Balancers[i]})
+		out.LBs = append(out.LBs, LBReading{Name: r.Balancers[i].Name, State: &r.Balancers[i]})
 	}
 	for i := range r.Servers {
-		out.servers = append(out.servers, serverReading{name: r.Servers[i].Name, st: &r.Servers[i]})
+		out.Servers = append(out.Servers, ServerReading{Name: r.Servers[i].Name, State: &r.Servers[i]})
 	}
 	return out
 }
-
-// DecodeDrill reads a POST /api/chaos body as the live controller does
-// (strict JSON, at most 64 KiB); on bad input it has answered 400 or 413.
-func DecodeDrill(w http.ResponseWriter, req *http.Request) (labfile.Event, bool) {
-	var ev labfile.Event
-	return ev, decodeBody(w, req, &ev)
-}
-
-// DecodeBody reads a small strict JSON body into v as the controller's
-// handlers do; on bad input it has answered 400 or 413.
-func DecodeBody(w http.ResponseWriter, req *http.Request, v any) bool { return decodeBody(w, req, v) }
-
-// ValidateDrill checks a drill against lab (which it leaves alone) as
-// POST /api/chaos does: as a script event of the lab, an add-server
-// without a target getting its generated name.
-func ValidateDrill(lab *labfile.Lab, ev *labfile.Event) error { return validate(lab.Clone(), ev) }
-
-// WriteJSON answers with v as JSON, as the controller's handlers do.
-func WriteJSON(w http.ResponseWriter, code int, v any) { writeJSON(w, code, v) }
 
 // Stream fans snapshots out to GET /api/stream clients, as the live
 // controller's does: each client always gets the newest, a slow one skips.

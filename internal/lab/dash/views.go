@@ -1,44 +1,56 @@
-package lab
+package dash
 
 import (
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
-	"github.com/lblab/lblab/internal/shell/backend"
-	"github.com/lblab/lblab/internal/shell/lb"
+	"github.com/lblab/lblab/internal/shell/state"
 )
 
 // logKeep is how many of the newest log lines a snapshot carries.
 const logKeep = 200
 
-// snapshot builds what the dashboard draws from the newest reading and
+// LiveRun is what a live snapshot shows of the run it is read from.
+type LiveRun struct {
+	Lab               *labfile.Lab // a copy: the settings in force now
+	Scenario, Setting string
+	Started           time.Time
+	Features          Features
+	// First holds the settings at the run's first reading, which the
+	// banner's changes are told against; the first snapshot sets it.
+	First *atomic.Pointer[Settings]
+	Log   []report.LogLine // the run's event log so far
+}
+
+// LiveSnapshot builds what the dashboard draws from the newest reading and
 // the bins derived so far.
-func snapshot(r *liveRun, d *deriver, cur *reading, mode string) *Snapshot {
-	lab := r.labCopy()
-	s := &Snapshot{Lab: lab.Name, Mode: mode, Status: "running", Scenario: r.scenario, Setting: r.setting,
-		Description: lab.Description, Narration: lab.Narration, T: num(cur.at.Sub(r.started).Seconds()),
-		AtUnixMs: cur.at.UnixMilli(), Features: features(mode, r), Algorithms: policy.Algorithms(),
+func LiveSnapshot(r LiveRun, d *Deriver, cur *Reading, mode string) *Snapshot {
+	lab := r.Lab
+	s := &Snapshot{Lab: lab.Name, Mode: mode, Status: "running", Scenario: r.Scenario, Setting: r.Setting,
+		Description: lab.Description, Narration: lab.Narration, T: num(cur.At.Sub(r.Started).Seconds()),
+		AtUnixMs: cur.At.UnixMilli(), Features: r.Features, Algorithms: policy.Algorithms(),
 		Window: d.window(), LatencySource: "little", Captions: captionsOf(lab)}
 	if d.histogram() {
 		s.LatencySource = "histogram"
 	}
 	s.Settings = settingsNow(lab, cur)
 	first := s.Settings
-	r.first.CompareAndSwap(nil, &first)
-	s.Changes = changes(*r.first.Load(), s.Settings)
+	r.First.CompareAndSwap(nil, &first)
+	s.Changes = changes(*r.First.Load(), s.Settings)
 	s.Clients = clientsView(cur, s.Window)
 	s.Balancers = balancerViews(d, cur)
 	var names []string
-	for _, sr := range cur.servers {
+	for _, sr := range cur.Servers {
 		s.Servers = append(s.Servers, serverView(d, cur, sr))
-		names = append(names, sr.name)
+		names = append(names, sr.Name)
 	}
 	s.Series = d.series(names)
-	log := append([]report.LogLine{}, r.sc.events.snapshot()...) // [] rather than null
+	log := append([]report.LogLine{}, r.Log...) // [] rather than null
 	s.LogTotal = len(log)
 	if len(log) > logKeep {
 		log = log[len(log)-logKeep:]
@@ -47,19 +59,9 @@ func snapshot(r *liveRun, d *deriver, cur *reading, mode string) *Snapshot {
 	return s
 }
 
-func features(mode string, r *liveRun) Features {
-	switch {
-	case r.attached:
-		return Features{Reason: "attached to processes lab dashboard did not start: it cannot start servers or switch labs"}
-	case mode == "run":
-		return Features{AddServer: true, Reason: "lab run runs a fixed list of settings: use lab up to switch scenarios"}
-	}
-	return Features{AddServer: true, Scenarios: true}
-}
-
 // settingsNow reads the knobs from the processes where they report them,
 // and the client policy (which the loadgen does not report) from the lab copy.
-func settingsNow(lab *labfile.Lab, cur *reading) Settings {
+func settingsNow(lab *labfile.Lab, cur *Reading) Settings {
 	c := lab.Clients
 	s := Settings{Rate: num(c.Rate), Algorithm: lab.Balancers.Algorithm, ClientSide: c.Algorithm != "",
 		Retries: c.Retries, Budget: num(c.Budget), Hedge: c.Hedge, TimeoutMs: num(ms(lab.Balancers.Timeout)),
@@ -67,8 +69,8 @@ func settingsNow(lab *labfile.Lab, cur *reading) Settings {
 	if s.ClientSide {
 		s.Algorithm = c.Algorithm
 	}
-	if cur.lg != nil && cur.lg.Mode == "open" {
-		s.Rate = num(cur.lg.Rate)
+	if cur.Loadgen != nil && cur.Loadgen.Mode == "open" {
+		s.Rate = num(cur.Loadgen.Rate)
 	}
 	if l := firstLB(cur); l != nil {
 		s.Algorithm, s.Breaker = l.Algorithm, l.Settings.Breaker.Enabled
@@ -80,8 +82,8 @@ func settingsNow(lab *labfile.Lab, cur *reading) Settings {
 		g := lab.Servers[0].Server
 		s.QueueCapacity, s.Discipline, s.DropExpired, s.Limiter = g.Queue.Capacity, string(g.Queue.Discipline), g.DropExpired, g.Limiter.Kind
 	}
-	for _, sr := range cur.servers {
-		if b := sr.st; b != nil {
+	for _, sr := range cur.Servers {
+		if b := sr.State; b != nil {
 			s.QueueCapacity, s.Discipline, s.DropExpired = b.Queue.Capacity, b.Queue.Discipline, b.Queue.DropExpired
 			s.Limiter = b.Limiter.Kind
 			if s.Limiter == "none" {
@@ -95,27 +97,27 @@ func settingsNow(lab *labfile.Lab, cur *reading) Settings {
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
-func firstLB(cur *reading) *lb.State {
-	for _, l := range cur.lbs {
-		if l.st != nil {
-			return l.st
+func firstLB(cur *Reading) *state.LB {
+	for _, l := range cur.LBs {
+		if l.State != nil {
+			return l.State
 		}
 	}
 	return nil
 }
 
-func clientsView(cur *reading, w Window) ClientsView {
-	v := ClientsView{Offered: w.OfferedPerS, Error: cur.lgErr}
-	if cur.lg != nil {
-		v.Mode, v.Rate, v.Users, v.Late = cur.lg.Mode, num(cur.lg.Rate), cur.lg.Users, cur.lg.Late
-		for _, t := range cur.lg.Targets {
+func clientsView(cur *Reading, w Window) ClientsView {
+	v := ClientsView{Offered: w.OfferedPerS, Error: cur.LoadgenErr}
+	if cur.Loadgen != nil {
+		v.Mode, v.Rate, v.Users, v.Late = cur.Loadgen.Mode, num(cur.Loadgen.Rate), cur.Loadgen.Users, cur.Loadgen.Late
+		for _, t := range cur.Loadgen.Targets {
 			v.Pending += t.Pending
 		}
 	}
 	return v
 }
 
-func balancerViews(d *deriver, cur *reading) []BalancerView {
+func balancerViews(d *Deriver, cur *Reading) []BalancerView {
 	picks, secs := map[string]float64{}, 0.0
 	for _, b := range d.last(4) {
 		secs += b.dt
@@ -123,11 +125,11 @@ func balancerViews(d *deriver, cur *reading) []BalancerView {
 			picks[name] += n
 		}
 	}
-	out := make([]BalancerView, 0, len(cur.lbs))
-	for _, l := range cur.lbs {
-		v := BalancerView{Name: l.name, Error: l.err, Exited: l.exited, Rate: ratio(picks[l.name], secs)}
-		if l.st != nil {
-			v.Algorithm, v.Picks, v.Settings = l.st.Algorithm, l.st.Picks, &l.st.Settings
+	out := make([]BalancerView, 0, len(cur.LBs))
+	for _, l := range cur.LBs {
+		v := BalancerView{Name: l.Name, Error: l.Err, Exited: l.Exited, Rate: ratio(picks[l.Name], secs)}
+		if l.State != nil {
+			v.Algorithm, v.Picks, v.Settings = l.State.Algorithm, l.State.Picks, &l.State.Settings
 		}
 		out = append(out, v)
 	}
@@ -136,15 +138,15 @@ func balancerViews(d *deriver, cur *reading) []BalancerView {
 
 // serverView is one server card: its state, the balancers' views of it,
 // the rate and share of requests it gets, and its badges.
-func serverView(d *deriver, cur *reading, sr serverReading) ServerView {
-	v := ServerView{Name: sr.name, Error: sr.err, Exited: sr.exited, Backend: sr.st, Rate: null, Share: null,
+func serverView(d *Deriver, cur *Reading, sr ServerReading) ServerView {
+	v := ServerView{Name: sr.Name, Error: sr.Err, Exited: sr.Exited, Backend: sr.State, Rate: null, Share: null,
 		CacheHitRatio: null, EWMAMs: null, Breaker: "closed"}
-	for _, l := range cur.lbs {
-		if l.st == nil {
+	for _, l := range cur.LBs {
+		if l.State == nil {
 			continue
 		}
-		for _, b := range l.st.Backends {
-			if b.Name == sr.name {
+		for _, b := range l.State.Backends {
+			if b.Name == sr.Name {
 				v.Views = append(v.Views, b)
 			}
 		}
@@ -157,19 +159,19 @@ func serverView(d *deriver, cur *reading, sr serverReading) ServerView {
 		v.Breaker = worseBreaker(v.Breaker, b.Breaker)
 	}
 	recent, secs := d.sentOver(4)
-	v.Rate = ratio(recent[sr.name], secs)
+	v.Rate = ratio(recent[sr.Name], secs)
 	window, _ := d.sentOver(windowLen)
 	var all, lookups, hits float64
 	for _, n := range window {
 		all += n
 	}
-	v.Share = ratio(window[sr.name], all)
+	v.Share = ratio(window[sr.Name], all)
 	for _, b := range d.last(windowLen) {
-		lookups, hits = lookups+b.lookups[sr.name], hits+b.hits[sr.name]
+		lookups, hits = lookups+b.lookups[sr.Name], hits+b.hits[sr.Name]
 	}
 	v.CacheHitRatio = ratio(hits, lookups)
-	v.Badges = badges(sr.st, v.Views)
-	if sr.exited != "" { // its state is the last one read: the process is gone
+	v.Badges = badges(sr.State, v.Views)
+	if sr.Exited != "" { // its state is the last one read: the process is gone
 		v.Badges = append([]Badge{{"exited", "EXITED"}}, v.Badges...)
 	}
 	return v
@@ -185,7 +187,7 @@ func worseBreaker(a, b string) string {
 }
 
 // badges are the marks on a server card, from its state and the balancers'.
-func badges(st *backend.State, views []lb.BackendState) []Badge {
+func badges(st *state.Backend, views []state.LBBackend) []Badge {
 	out := []Badge{}
 	if st != nil {
 		if !st.Up {
@@ -208,7 +210,7 @@ func badges(st *backend.State, views []lb.BackendState) []Badge {
 
 // lbBadges count the balancers whose breaker is open or half-open for the
 // server, or whose health checks took it out.
-func lbBadges(views []lb.BackendState) []Badge {
+func lbBadges(views []state.LBBackend) []Badge {
 	var open, half, unhealthy, removed int
 	for _, b := range views {
 		switch b.Breaker {

@@ -1,0 +1,13 @@
+// Package dash is the dashboard's snapshot, built the same way on both
+// clocks: the live controller (internal/lab) reads every process's
+// /admin/state each 250 ms (a Reading), lab watch (internal/watch) presents
+// the simulator's world in the same formats (VirtualReading), and from
+// there one code derives the bins, the views and the Snapshot the page
+// draws. It also holds what both serve the page with: the snapshot stream
+// (Stream), the built-in scenarios' list entries, and the API's JSON
+// helpers (DecodeBody, DecodeDrill, ValidateDrill, WriteJSON).
+//
+// It links no process: no fasthttp, no Prometheus, no zap (the processes'
+// answers are internal/shell/state's types), so the dashboard builds for
+// GOOS=js GOARCH=wasm (make site) with nothing of the live lab in it.
+package dash

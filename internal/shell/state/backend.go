@@ -1,0 +1,78 @@
+package state
+
+// The backend's answers (internal/shell/backend).
+
+// Backend is the backend's GET /admin/state: the core's snapshot plus the settings in force.
+type Backend struct {
+	Name             string   `json:"name"`
+	Addr             string   `json:"addr"`  // data listener
+	Admin            string   `json:"admin"` // admin listener
+	Up               bool     `json:"up"`
+	Listening        bool     `json:"listening"` // the data listener is open (false after a kill)
+	Paused           bool     `json:"paused"`    // in a GC pause
+	Fail             bool     `json:"fail"`
+	Speed            float64  `json:"speed"`
+	ConfiguredSpeed  float64  `json:"configured_speed"` // what restore goes back to
+	Errors           float64  `json:"errors"`           // share of fast 500s
+	ConfiguredErrors float64  `json:"configured_errors"`
+	Workers          int      `json:"workers"`
+	Busy             int      `json:"busy"`
+	Queued           int      `json:"queued"`
+	QueuedKinds      []string `json:"queued_kinds"` // oldest first
+	// QueuedAbandoned marks, in QueuedKinds' order, the queued attempts
+	// whose client no longer waits for them (it gave up, or another
+	// attempt answered). A backend cannot know; the simulator (lab watch)
+	// can, and only it sets this.
+	QueuedAbandoned []bool   `json:"queued_abandoned,omitempty"`
+	Queue           Queue    `json:"queue"`
+	MaxOutstanding  int      `json:"max_outstanding"`  // 0 = no limit
+	QueueTimeoutMs  float64  `json:"queue_timeout_ms"` // 0 = none
+	Limiter         Limiter  `json:"limiter"`
+	HopMs           float64  `json:"hop_ms"`
+	JitterMs        float64  `json:"jitter_ms"`
+	CancelOnClose   bool     `json:"cancel_on_close"`
+	Counters        Counters `json:"counters"`
+	// Connections accepted on the data listener since start (TCP, before
+	// any TLS handshake): what the clients or balancers opened to it.
+	AcceptedConnections uint64 `json:"accepted_connections"`
+	AtUnixNs            int64  `json:"at_unix_ns"`
+}
+
+// Queue is the queue's capacity (0 = unbounded) and discipline.
+type Queue struct {
+	Capacity    int    `json:"capacity"`
+	Discipline  string `json:"discipline"` // fifo | lifo
+	DropExpired bool   `json:"drop_expired"`
+}
+
+// Limiter is the concurrency limiter: its kind and bounds as set, and
+// the limit it has reached (0 when there is none).
+type Limiter struct {
+	Kind    string `json:"kind"` // none | aimd | gradient2
+	Initial int    `json:"initial,omitempty"`
+	Min     int    `json:"min,omitempty"`
+	Max     int    `json:"max,omitempty"`
+	Limit   int    `json:"limit"`
+}
+
+// Counters are totals since the process started.
+type Counters struct {
+	Arrived      uint64 `json:"arrived"`
+	Completed    uint64 `json:"completed"`
+	Errors       uint64 `json:"errors"`
+	Rejected     uint64 `json:"rejected"`
+	Dropped      uint64 `json:"dropped"`
+	Lost         uint64 `json:"lost"`
+	CacheHits    uint64 `json:"cache_hits"`
+	CacheLookups uint64 `json:"cache_lookups"`
+	MaxQueue     int    `json:"max_queue"`
+	Faults       uint64 `json:"faults"` // answered with the status a request's fault asked for
+}
+
+// Load is the backend's GET /load, the report balancers poll for shared load.
+type Load struct {
+	Up        bool  `json:"up"`
+	Queued    int   `json:"queued"`
+	InService int   `json:"in_service"`
+	AtUnixNs  int64 `json:"at_unix_ns"`
+}
