@@ -13,8 +13,8 @@ import (
 // reading presents a simulated world's state as its processes would report
 // it on their admin APIs (backend, lb and loadgen /admin/state), so the
 // snapshot is built by the live dashboard's code. now is the lab with the
-// settings in force.
-func reading(st sim.State, bin *report.Bin, now *labfile.Lab) dash.VirtualReading {
+// settings in force, settings its balancers' settings (state.SettingsOf(now)).
+func reading(st sim.State, bin *report.Bin, now *labfile.Lab, settings state.Settings) dash.VirtualReading {
 	r := dash.VirtualReading{At: time.Duration(st.T), Bin: bin}
 	c := st.Clients
 	mode := "open"
@@ -29,7 +29,6 @@ func reading(st sim.State, bin *report.Bin, now *labfile.Lab) dash.VirtualReadin
 	for _, sv := range st.Servers {
 		r.Servers = append(r.Servers, serverState(sv, now))
 	}
-	settings := state.SettingsOf(now)
 	for i, b := range st.Balancers {
 		ls := state.LB{Name: b.Name, Index: i, Algorithm: b.Algorithm, Settings: settings, Picks: b.Picks}
 		for j, v := range b.Servers {

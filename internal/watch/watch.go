@@ -21,6 +21,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/shell/state"
 	"github.com/lblab/lblab/internal/sim"
 	"github.com/lblab/lblab/scenarios"
 )
@@ -248,8 +249,9 @@ func (s *Server) playbackLocked() Playback {
 // build makes the snapshot of the instant reached. Caller holds mu.
 func (s *Server) build() *dash.Snapshot {
 	now := s.sess.Settings()
+	settings := state.SettingsOf(now) // once: every frame of the snapshot reads the settings in force now
 	v := dash.VirtualView{Lab: now, First: &s.first, Scenario: s.scenario, Setting: s.setting,
-		Features: dash.Features{AddServer: true, Scenarios: true}, Now: reading(s.sess.State(), nil, now),
+		Features: dash.Features{AddServer: true, Scenarios: true}, Now: reading(s.sess.State(), nil, now, settings),
 		Log: s.sess.Log(), WindowP50: math.NaN(), WindowP99: math.NaN()}
 	if s.first == (dash.Settings{}) {
 		v.First = nil
@@ -260,7 +262,7 @@ func (s *Server) build() *dash.Snapshot {
 		if i := len(bins) - len(frames) + k; i >= 0 { // the frame at 0 ends no bin
 			b = &bins[i]
 		}
-		v.Bins = append(v.Bins, reading(f, b, now))
+		v.Bins = append(v.Bins, reading(f, b, now, settings))
 	}
 	if p50, p99, ok := s.sess.WindowLatency(); ok {
 		v.WindowP50, v.WindowP99 = report.Ms(p50), report.Ms(p99)
