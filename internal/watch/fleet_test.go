@@ -1,8 +1,6 @@
 package watch
 
 import (
-	"io"
-	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -70,16 +68,7 @@ func TestWatchFleetRebuild(t *testing.T) {
 	call(t, "POST", base+"/api/playback", `{"seek_s":4}`, nil)
 	var page shown
 	call(t, "GET", base+"/api/snapshot", nil, &page)
-	resp, err := http.Get(base + "/api/lab.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	saved, err := labfile.Parse("saved.yaml", data)
-	if err != nil {
-		t.Fatalf("the saved lab: %v", err)
-	}
+	saved := savedLab(t, base)
 	if g := saved.Servers; len(g) != 1 || g[0].Count != 8 || g[0].Workers != 3 || g[0].Queue.Capacity != 20 || saved.Clients.Work.Kind != "constant" {
 		t.Errorf("the saved lab's fleet: %+v, work %q", g, saved.Clients.Work.Kind)
 	}

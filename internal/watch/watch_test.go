@@ -281,16 +281,7 @@ func TestWatchDrillsSavedReproduceUnderSim(t *testing.T) {
 	}
 	var page shown
 	call(t, "GET", base+"/api/snapshot", nil, &page)
-	resp, err := http.Get(base + "/api/lab.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	saved, err := labfile.Parse("saved.yaml", data)
-	if err != nil {
-		t.Fatalf("the saved lab does not parse: %v", err)
-	}
+	saved := savedLab(t, base)
 	var script []string
 	for _, ev := range saved.Events {
 		script = append(script, fmt.Sprintf("%v %s", ev.At, ev))
@@ -545,4 +536,20 @@ func TestDemoLoopsUntilTouched(t *testing.T) {
 	if srv.loops != loops || !srv.sess.Ended() {
 		t.Errorf("after the touch the demo looped again (%d loops, was %d)", srv.loops, loops)
 	}
+}
+
+// savedLab is the page's save lab file (GET /api/lab.yaml), parsed.
+func savedLab(t *testing.T, base string) *labfile.Lab {
+	t.Helper()
+	resp, err := http.Get(base + "/api/lab.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	saved, err := labfile.Parse("saved.yaml", data)
+	if err != nil {
+		t.Fatalf("the saved lab does not parse: %v\n%s", err, data)
+	}
+	return saved
 }
