@@ -44,6 +44,11 @@ func checkTemplate(name, text string) error {
 	}
 	var bad error
 	var walk func(tr *parse.Tree, n parse.Node)
+	walkBranch := func(tr *parse.Tree, b *parse.BranchNode) {
+		walk(tr, b.Pipe)
+		walk(tr, b.List)
+		walk(tr, b.ElseList)
+	}
 	walk = func(tr *parse.Tree, n parse.Node) {
 		if bad != nil || n == nil || reflect.ValueOf(n).IsNil() {
 			return
@@ -65,33 +70,17 @@ func checkTemplate(name, text string) error {
 			}
 		case *parse.ChainNode:
 			walk(tr, n.Node)
-			for _, f := range n.Field {
-				bad = fieldError(tr, n, f)
-			}
+			bad = fieldError(tr, n, n.Field)
 		case *parse.FieldNode:
-			for _, f := range n.Ident {
-				if bad == nil {
-					bad = fieldError(tr, n, f)
-				}
-			}
+			bad = fieldError(tr, n, n.Ident)
 		case *parse.VariableNode:
-			for _, f := range n.Ident[1:] {
-				if bad == nil {
-					bad = fieldError(tr, n, f)
-				}
-			}
+			bad = fieldError(tr, n, n.Ident[1:])
 		case *parse.IfNode:
-			walk(tr, n.Pipe)
-			walk(tr, n.List)
-			walk(tr, n.ElseList)
+			walkBranch(tr, &n.BranchNode)
 		case *parse.RangeNode:
-			walk(tr, n.Pipe)
-			walk(tr, n.List)
-			walk(tr, n.ElseList)
+			walkBranch(tr, &n.BranchNode)
 		case *parse.WithNode:
-			walk(tr, n.Pipe)
-			walk(tr, n.List)
-			walk(tr, n.ElseList)
+			walkBranch(tr, &n.BranchNode)
 		case *parse.TemplateNode:
 			walk(tr, n.Pipe)
 		}
@@ -102,10 +91,13 @@ func checkTemplate(name, text string) error {
 	return bad
 }
 
-func fieldError(tr *parse.Tree, n parse.Node, field string) error {
-	if slices.Contains(templateFields, field) {
+// fieldError names the first of fields the template is not given, or is nil.
+func fieldError(tr *parse.Tree, n parse.Node, fields []string) error {
+	i := slices.IndexFunc(fields, func(f string) bool { return !slices.Contains(templateFields, f) })
+	if i < 0 {
 		return nil
 	}
+	field := fields[i]
 	at, _ := tr.ErrorContext(n)
 	return fmt.Errorf("template: %s: there is no field %s: the template is given %s", at, field, strings.Join(templateFields, ", "))
 }

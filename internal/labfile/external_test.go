@@ -145,3 +145,17 @@ func TestExternalCommandChecks(t *testing.T) {
 		}
 	}
 }
+
+// A field the template is not given is refused wherever it stands: also
+// when a field it is given follows it in a chain ((.Nope).Listen).
+func TestCommandTemplateChains(t *testing.T) {
+	if err := checkTemplate("config", "{{(.Servers).Nope.Addr}}"); err == nil || !strings.Contains(err.Error(), "no field Nope") {
+		t.Errorf("a chain with an unknown field: %v", err)
+	}
+	if err := checkTemplate("config", "{{with $s := .Servers}}{{$s.Nope}}{{end}}"); err == nil || !strings.Contains(err.Error(), "no field Nope") {
+		t.Errorf("a variable's unknown field: %v", err)
+	}
+	if err := checkTemplate("config", "{{range $i, $s := .Servers}}{{$s.Addr}} {{(index $.Servers 0).Name}}{{end}}"); err != nil {
+		t.Errorf("fields it is given: %v", err)
+	}
+}
