@@ -40,6 +40,10 @@ type Session struct {
 	kinds  []server.Kind
 	ids    []uint64
 	drills []labfile.Event // taken so far, in the order taken
+	// log is Log's answer for logAt (the log's and the bins' lengths, and
+	// whether the run had ended); restart forgets it.
+	log   []report.LogLine
+	logAt [3]int
 }
 
 // DrainLimit is how long after the end of the arrivals a run lets pending
@@ -84,6 +88,7 @@ func (s *Session) restart() error {
 		return err
 	}
 	s.w, s.at, s.ended, s.res, s.err, s.frames, s.nbins = w, 0, false, Result{}, nil, nil, 0
+	s.log, s.logAt = nil, [3]int{-1}
 	s.lat = make([]*stats.Histogram, s.opts.LatencyBins)
 	for i := range s.lat {
 		s.lat[i] = stats.NewHistogram()
@@ -216,15 +221,25 @@ func (s *Session) Drills() []labfile.Event { return append([]labfile.Event(nil),
 // verdicts the bins so far decide on the script's transients, drills
 // included (report.RecoveryLines), in time order: what the dashboard's
 // event log shows. The report keeps its verdicts in its own field.
+// The lines are worked out again only when the log, the bins or the end
+// have moved since the last call (playback asks at every tick).
 func (s *Session) Log() []report.LogLine {
-	verdicts := report.RecoveryLines(s.lab, s.Bins(), s.ended)
-	if len(verdicts) == 0 {
-		return s.w.col.Log
+	ended := 0
+	if s.ended {
+		ended = 1
 	}
-	out := make([]report.LogLine, 0, len(s.w.col.Log)+len(verdicts))
-	out = append(append(out, s.w.col.Log...), verdicts...)
-	slices.SortStableFunc(out, func(a, b report.LogLine) int { return cmp.Compare(a.T, b.T) })
-	return out
+	at := [3]int{len(s.w.col.Log), len(s.Bins()), ended}
+	if at == s.logAt {
+		return s.log
+	}
+	s.log, s.logAt = s.w.col.Log, at
+	if verdicts := report.RecoveryLines(s.lab, s.Bins(), s.ended); len(verdicts) > 0 {
+		out := make([]report.LogLine, 0, len(s.w.col.Log)+len(verdicts))
+		out = append(append(out, s.w.col.Log...), verdicts...)
+		slices.SortStableFunc(out, func(a, b report.LogLine) int { return cmp.Compare(a.T, b.T) })
+		s.log = out
+	}
+	return s.log
 }
 
 // Bins are the 250 ms bins closed so far, as Run's series reports them.
