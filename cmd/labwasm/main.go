@@ -4,8 +4,9 @@
 // GOARCH=wasm into the module of make site's page, it runs in the page's
 // Web Worker (internal/site/worker.js) and answers the dashboard's requests
 // (the same paths and JSON bodies lab watch serves) with lab watch's own
-// code, internal/watch, handed each request in memory: no server, no
-// socket. The worker calls tick on a timer to pace playback against the
+// code, internal/watch, handed each request in memory (watch.Server.Answer,
+// the routes lab watch serves over HTTP): no server, no socket, and no
+// net/http linked. The worker calls tick on a timer to pace playback against the
 // wall clock, as lab watch's ticker does; the simulator itself reads no
 // clock.
 //
@@ -20,12 +21,10 @@
 package main
 
 import (
-	"bytes"
-	"net/http"
-	"strings"
 	"syscall/js"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/watch"
 )
 
@@ -38,7 +37,6 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	h := srv.Handler()
 	var shown uint64
 	fresh := func(out map[string]any) map[string]any { // with the snapshot, if a new one was published
 		if seq, data := srv.Latest(); seq != shown && data != nil {
@@ -49,7 +47,8 @@ func main() {
 	}
 	api := js.Global().Get("Object").New()
 	api.Set("request", js.FuncOf(func(_ js.Value, args []js.Value) any {
-		return fresh(serve(h, args[0].String(), args[1].String(), args[2].String()))
+		a := srv.Answer(dash.NewRequest(args[0].String(), args[1].String(), []byte(args[2].String())))
+		return fresh(map[string]any{"status": a.Status, "type": a.Type, "disposition": a.Disposition, "body": string(a.Body)})
 	}))
 	api.Set("tick", js.FuncOf(func(js.Value, []js.Value) any {
 		again := srv.Tick(time.Now())
@@ -57,41 +56,4 @@ func main() {
 	}))
 	js.Global().Set("lblab", api)
 	select {} // the worker's calls run on this module from now on
-}
-
-// serve hands one request of the page to the handler and returns its
-// answer to JavaScript.
-func serve(h http.Handler, method, path, body string) map[string]any {
-	req, err := http.NewRequest(method, path, strings.NewReader(body))
-	if err != nil {
-		return map[string]any{"status": 400, "type": "application/json", "body": `{"error":"bad request","code":400}`}
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	w := &response{header: http.Header{}, status: 200}
-	h.ServeHTTP(w, req)
-	return map[string]any{"status": w.status, "type": w.header.Get("Content-Type"),
-		"disposition": w.header.Get("Content-Disposition"), "body": w.body.String()}
-}
-
-// response is an in-memory http.ResponseWriter.
-type response struct {
-	header http.Header
-	status int
-	wrote  bool
-	body   bytes.Buffer
-}
-
-func (r *response) Header() http.Header { return r.header }
-
-func (r *response) WriteHeader(code int) {
-	if !r.wrote {
-		r.status, r.wrote = code, true
-	}
-}
-
-func (r *response) Write(p []byte) (int, error) {
-	r.wrote = true
-	return r.body.Write(p)
 }

@@ -2,7 +2,6 @@ package watch
 
 import (
 	"fmt"
-	"net/http"
 	"slices"
 	"time"
 
@@ -73,10 +72,10 @@ func rebuiltFleet(l *labfile.Lab, in fleetIn) (*labfile.Lab, error) {
 
 // handleFleet rebuilds the fleet and plays the lab from 0 (the drills are
 // dropped: they may name servers no longer there); speed and pause stay.
-func (s *Server) handleFleet(w http.ResponseWriter, req *http.Request) {
+func (s *Server) handleFleet(req dash.Request) dash.Answer {
 	var in fleetIn
-	if !dash.DecodeBody(w, req, &in) {
-		return
+	if refusal, ok := dash.Decode(req, &in); !ok {
+		return refusal
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -84,16 +83,14 @@ func (s *Server) handleFleet(w http.ResponseWriter, req *http.Request) {
 	base.Compare = s.compare
 	l, err := rebuiltFleet(base, in)
 	if err != nil {
-		badRequest(w, err.Error())
-		return
+		return badRequest(err.Error())
 	}
 	if err := s.load(l, "", s.setting); err != nil {
-		badRequest(w, err.Error())
-		return
+		return badRequest(err.Error())
 	}
 	s.pauseAt = clock.Never
 	s.publishLocked()
 	g := l.Servers[0]
-	dash.WriteJSON(w, 200, map[string]any{"ok": true, "servers": g.Count, "workers": g.Workers, "queue": g.Queue.Capacity,
+	return dash.JSON(200, map[string]any{"ok": true, "servers": g.Count, "workers": g.Workers, "queue": g.Queue.Capacity,
 		"distribution": l.Clients.Work.Kind})
 }

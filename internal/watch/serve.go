@@ -10,22 +10,35 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/lab/webui"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
-// lab watch's own server: its listener, access guard and logger, and the
-// dashboard's page, which the page's wasm module (GOOS=js, cmd/labwasm: no
-// listener, no process log, the page served as static files) does without,
-// so that it links neither fasthttp nor zap (through wire) nor the bundle.
+// lab watch's own server: its listener, access guard and logger, the API
+// over HTTP, the snapshot stream and the dashboard's page, which the
+// page's wasm module (GOOS=js, cmd/labwasm: no listener, no process log,
+// requests handed in memory to Answer, the page served as static files)
+// does without, so that it links neither net/http nor fasthttp nor zap
+// (through wire) nor the bundle.
 
 type (
 	access = wire.Access
 	logger = *zap.Logger
 )
 
-// page serves the dashboard's bundle.
-func page() http.Handler { return webui.Handler() }
+// Handler answers the dashboard's requests over HTTP (the API, the stream
+// and the page) without the listener's guard, which Serve wraps it in.
+// Each route of the API is the one Answer calls (routeTable).
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	for _, r := range s.api {
+		mux.Handle(r.method+" "+r.path, dash.HTTP(r.h))
+	}
+	mux.Handle("GET /api/stream", s.stream)
+	mux.Handle("GET /", webui.Handler())
+	return mux
+}
 
 func orNop(l logger) logger {
 	if l == nil {
@@ -39,7 +52,7 @@ func (s *Server) warn(msg string, err error) { s.log.Warn(msg, zap.Error(err)) }
 // Serve serves the dashboard on ln and plays the lab until ctx ends.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	lim := wire.AdminLimits()
-	srv := &http.Server{Handler: wire.NewGuard(s.access, ln.Addr()).HTTP(s.routes()),
+	srv := &http.Server{Handler: wire.NewGuard(s.access, ln.Addr()).HTTP(s.Handler()),
 		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: lim.ReadTimeout, WriteTimeout: lim.WriteTimeout,
 		IdleTimeout: lim.IdleTimeout, MaxHeaderBytes: 64 << 10, ErrorLog: wire.HTTPErrorLog(s.log),
 		BaseContext: func(net.Listener) context.Context { return ctx }}

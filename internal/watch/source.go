@@ -3,7 +3,6 @@ package watch
 import (
 	"bytes"
 	"fmt"
-	"net/http"
 
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/lab/dash"
@@ -79,18 +78,17 @@ type labIn struct {
 // handleLab is POST /api/lab: play that lab file from 0 instead, its first
 // compare setting if it has any (as lab watch FILE does). A file that does
 // not parse is a 400 whose error names file:line:col as lab sim's does.
-func (s *Server) handleLab(w http.ResponseWriter, req *http.Request) {
+func (s *Server) handleLab(req dash.Request) dash.Answer {
 	var in labIn
-	if !dash.DecodeBody(w, req, &in) {
-		return
+	if refusal, ok := dash.Decode(req, &in); !ok {
+		return refusal
 	}
 	if in.File == "" {
 		in.File = "lab.yaml"
 	}
 	l, err := labfile.Parse(in.File, []byte(in.YAML))
 	if err != nil {
-		badRequest(w, err.Error())
-		return
+		return badRequest(err.Error())
 	}
 	if in.Seed != nil {
 		l.Seed = *in.Seed
@@ -98,46 +96,42 @@ func (s *Server) handleLab(w http.ResponseWriter, req *http.Request) {
 	played, setting := l, ""
 	if len(l.Compare) > 0 {
 		if played, err = l.WithSetting(l.Compare[0]); err != nil {
-			badRequest(w, fmt.Sprintf("%s: compare setting %s: %v", in.File, l.Compare[0].Name, err))
-			return
+			return badRequest(fmt.Sprintf("%s: compare setting %s: %v", in.File, l.Compare[0].Name, err))
 		}
 		setting = l.Compare[0].Name
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.load(played, "", setting); err != nil {
-		badRequest(w, err.Error())
-		return
+		return badRequest(err.Error())
 	}
 	s.source = &source{file: in.File, text: []byte(in.YAML), seed: in.Seed, lab: l}
 	s.pauseAt = clock.Never
 	s.publishLocked()
-	dash.WriteJSON(w, 200, map[string]any{"ok": true, "lab": l.Name, "setting": setting, "seed": l.Seed})
+	return dash.JSON(200, map[string]any{"ok": true, "lab": l.Name, "setting": setting, "seed": l.Seed})
 }
 
 // handleSource is GET /api/source: the lab file being played as given,
 // {"file", "yaml", "seed"} (seed: the one it runs with).
-func (s *Server) handleSource(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) handleSource(dash.Request) dash.Answer {
 	s.mu.Lock()
 	src := s.source
 	s.mu.Unlock()
-	dash.WriteJSON(w, 200, map[string]any{"file": src.file, "yaml": string(src.text), "seed": src.lab.Seed})
+	return dash.JSON(200, map[string]any{"file": src.file, "yaml": string(src.text), "seed": src.lab.Seed})
 }
 
 // handleReport is GET /api/report.json: lab sim --json of the lab file
 // being played as given (with --seed when one was posted with it), every
 // compare setting of it; drills taken on the page are not in it (they are
 // in GET /api/lab.yaml's script).
-func (s *Server) handleReport(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) handleReport(dash.Request) dash.Answer {
 	s.mu.Lock()
 	src := s.source
 	s.mu.Unlock()
 	data, err := SimReport(src.lab.Clone())
 	if err != nil {
-		dash.WriteJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
-		return
+		return dash.Refuse(400, err.Error())
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", fmt.Sprintf("%s-seed%d.json", src.lab.Name, src.lab.Seed)))
-	_, _ = w.Write(data)
+	return dash.Answer{Status: 200, Type: "application/json", Body: data,
+		Disposition: fmt.Sprintf("attachment; filename=%q", fmt.Sprintf("%s-seed%d.json", src.lab.Name, src.lab.Seed))}
 }

@@ -2,8 +2,6 @@ package watch
 
 import (
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -13,12 +11,12 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 )
 
-// inMemory hands one request to h in memory, as the page's wasm module does.
-func inMemory(t *testing.T, h http.Handler, method, path, body string) (int, string) {
+// inMemory hands one request to srv in memory, as the page's wasm module
+// does (cmd/labwasm).
+func inMemory(t *testing.T, srv *Server, method, path, body string) (int, string) {
 	t.Helper()
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader(body)))
-	return rec.Code, rec.Body.String()
+	a := srv.Answer(dash.NewRequest(method, path, []byte(body)))
+	return a.Status, string(a.Body)
 }
 
 func watching(t *testing.T, name string) *Server {
@@ -50,7 +48,7 @@ func TestReportIsLabSimsOfTheScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, got := inMemory(t, srv.Handler(), "GET", "/api/report.json", "")
+	code, got := inMemory(t, srv, "GET", "/api/report.json", "")
 	if code != 200 || got != string(want) {
 		t.Fatalf("GET /api/report.json: %d, %d bytes; want 200 and lab sim's %d bytes", code, len(got), len(want))
 	}
@@ -67,7 +65,7 @@ func TestReportIsLabSimsOfTheScenario(t *testing.T) {
 // file:line:col and the lab playing stays.
 func TestPostLabPlaysItOrNamesFileLineCol(t *testing.T) {
 	srv := watching(t, "rr-slow")
-	h := srv.Handler()
+	h := srv
 	bad := "name: mine\nservers:\n  - name: s1\n    speed: fast\n"
 	_, perr := labfile.Parse("mine.yaml", []byte(bad))
 	body, _ := json.Marshal(labIn{File: "mine.yaml", YAML: bad})
@@ -121,7 +119,7 @@ func TestPostLabPlaysItOrNamesFileLineCol(t *testing.T) {
 // a tick 500 ms of wall time later has reached 0.5 s of virtual time.
 func TestTickPacesAgainstTheClockHandedIn(t *testing.T) {
 	srv := watching(t, "rr-slow")
-	if code, out := inMemory(t, srv.Handler(), "POST", "/api/playback", `{"paused":false}`); code != 200 {
+	if code, out := inMemory(t, srv, "POST", "/api/playback", `{"paused":false}`); code != 200 {
 		t.Fatalf("unpause: %d %s", code, out)
 	}
 	srv.mu.Lock()

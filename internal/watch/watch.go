@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/http"
 	"sync"
 	"time"
 
@@ -76,12 +75,14 @@ type Server struct {
 	loops    int     // times the demo started again
 	source   *source // the lab file as given (GET /api/source, /api/report.json)
 	seq      uint64  // snapshots published
+	api      []route // routeTable
 }
 
 // New prepares a server for opts (nothing runs before Serve).
 func New(opts Options) (*Server, error) {
 	s := &Server{stream: dash.NewStream(), log: opts.Log, access: opts.Access, demo: opts.Demo, speed: opts.Speed, paused: opts.Paused, pauseAt: clock.Never}
 	s.log = orNop(s.log)
+	s.api = s.routeTable()
 	if s.speed == 0 {
 		s.speed = 1
 	}
@@ -149,11 +150,6 @@ func (s *Server) Tick(now time.Time) (again bool) {
 
 // TickInterval is how often playback moves on when not at max.
 const TickInterval = tick
-
-// Handler answers the dashboard's requests (the API and the page) without
-// the listener's guard: Serve wraps it in the guard, and the wasm module
-// hands it the page's requests.
-func (s *Server) Handler() http.Handler { return s.routes() }
 
 // Latest is the newest snapshot published (nil before the first) and how
 // many have been, so a poller sees whether it is new.
@@ -282,55 +278,89 @@ func (s *Server) publishLocked() {
 	s.dirty, s.seq = false, s.seq+1
 }
 
-func (s *Server) routes() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { dash.WriteJSON(w, 200, map[string]bool{"ok": true}) })
-	mux.HandleFunc("GET /api/snapshot", s.handleSnapshot)
-	mux.Handle("GET /api/stream", s.stream)
-	mux.HandleFunc("GET /api/playback", s.handleGetPlayback)
-	mux.HandleFunc("POST /api/playback", s.touched(s.handlePlayback))
-	mux.HandleFunc("POST /api/chaos", s.touched(s.handleChaos))
-	mux.HandleFunc("GET /api/lab.yaml", s.handleLabFile)
-	mux.HandleFunc("POST /api/compare", s.touched(s.handleCompare))
-	mux.HandleFunc("GET /api/scenarios", s.handleScenarios)
-	mux.HandleFunc("POST /api/scenario", s.touched(s.handleScenario))
-	mux.HandleFunc("POST /api/lab", s.touched(s.handleLab))
-	mux.HandleFunc("GET /api/source", s.handleSource)
-	mux.HandleFunc("GET /api/report.json", s.handleReport)
-	mux.HandleFunc("POST /api/fleet", s.touched(s.handleFleet))
-	mux.Handle("GET /", page())
-	return mux
+// route is one route of the dashboard's API: the request's method and path
+// and what answers it.
+type route struct {
+	method, path string
+	h            dash.Handle
 }
+
+// routeTable is the dashboard's API, every route but the stream and the
+// page: lab watch's server serves it over HTTP (Handler, serve.go), the
+// page's wasm module in memory (Answer), with the same code.
+func (s *Server) routeTable() []route {
+	return []route{
+		{"GET", "/healthz", func(dash.Request) dash.Answer { return dash.JSON(200, map[string]bool{"ok": true}) }},
+		{"GET", "/api/snapshot", s.handleSnapshot},
+		{"GET", "/api/playback", s.handleGetPlayback},
+		{"POST", "/api/playback", s.touched(s.handlePlayback)},
+		{"POST", "/api/chaos", s.touched(s.handleChaos)},
+		{"GET", "/api/lab.yaml", s.handleLabFile},
+		{"POST", "/api/compare", s.touched(s.handleCompare)},
+		{"GET", "/api/scenarios", s.handleScenarios},
+		{"POST", "/api/scenario", s.touched(s.handleScenario)},
+		{"POST", "/api/lab", s.touched(s.handleLab)},
+		{"GET", "/api/source", s.handleSource},
+		{"GET", "/api/report.json", s.handleReport},
+		{"POST", "/api/fleet", s.touched(s.handleFleet)},
+	}
+}
+
+// Answer answers one request of the page in memory, as Handler answers it
+// over HTTP: a route of the API by its method and path (HEAD as GET,
+// without the body); else, as Handler's mux does with no page to serve, a
+// GET is 404 and any other method 405, in net/http's words. The stream is
+// not here: the page's wasm module hands the page each new snapshot
+// itself (Latest).
+func (s *Server) Answer(req dash.Request) dash.Answer {
+	method := req.Method
+	if method == "HEAD" {
+		method = "GET"
+	}
+	for _, r := range s.api {
+		if r.method == method && r.path == req.Path {
+			a := r.h(req)
+			if req.Method == "HEAD" {
+				a.Body = nil
+			}
+			return a
+		}
+	}
+	if method == "GET" {
+		return dash.Answer{Status: 404, Type: plainText, Body: []byte("404 page not found\n")}
+	}
+	return dash.Answer{Status: 405, Type: plainText, Body: []byte("Method Not Allowed\n")}
+}
+
+// plainText is net/http's type of its own error texts.
+const plainText = "text/plain; charset=utf-8"
 
 // touched ends the demo loop before handling a POST: the first touch
 // stops it (the page posts an empty playback body on the first click or
 // key anywhere while the demo loops).
-func (s *Server) touched(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) touched(h dash.Handle) dash.Handle {
+	return func(req dash.Request) dash.Answer {
 		s.mu.Lock()
 		if s.demo {
 			s.demo, s.dirty = false, true
 		}
 		s.mu.Unlock()
-		h(w, r)
+		return h(req)
 	}
 }
 
-func (s *Server) handleSnapshot(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) handleSnapshot(dash.Request) dash.Answer {
 	data := s.stream.Latest()
 	if data == nil {
-		dash.WriteJSON(w, 503, map[string]any{"error": "no snapshot yet: try again in a moment", "code": 503})
-		return
+		return dash.Refuse(503, "no snapshot yet: try again in a moment")
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-cache")
-	_, _ = w.Write(data)
+	return dash.Answer{Status: 200, Type: "application/json", NoCache: true, Body: data}
 }
 
-func (s *Server) handleGetPlayback(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) handleGetPlayback(dash.Request) dash.Answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	dash.WriteJSON(w, 200, s.playbackLocked())
+	return dash.JSON(200, s.playbackLocked())
 }
 
 // playbackIn is POST /api/playback: every field optional; they apply in
@@ -346,19 +376,16 @@ type playbackIn struct {
 	PauseAtS *float64 `json:"pause_at_s"`
 }
 
-func badRequest(w http.ResponseWriter, msg string) {
-	dash.WriteJSON(w, 400, map[string]any{"error": msg, "code": 400})
-}
+func badRequest(msg string) dash.Answer { return dash.Refuse(400, msg) }
 
-func (s *Server) handlePlayback(w http.ResponseWriter, req *http.Request) {
+func (s *Server) handlePlayback(req dash.Request) dash.Answer {
 	var in playbackIn
-	if !dash.DecodeBody(w, req, &in) {
-		return
+	if refusal, ok := dash.Decode(req, &in); !ok {
+		return refusal
 	}
 	if in.Speed != nil {
 		if err := CheckSpeed(*in.Speed); err != nil {
-			badRequest(w, err.Error())
-			return
+			return badRequest(err.Error())
 		}
 	}
 	s.mu.Lock()
@@ -369,22 +396,19 @@ func (s *Server) handlePlayback(w http.ResponseWriter, req *http.Request) {
 		v    *float64
 	}{{"seek_s", in.SeekS}, {"pause_at_s", in.PauseAtS}} {
 		if f.v != nil && !(*f.v >= 0 && *f.v <= end.Seconds()) {
-			badRequest(w, fmt.Sprintf("%s: must be from 0 to %g (the lab's duration and the drain limit after it), got %g", f.name, end.Seconds(), *f.v))
-			return
+			return badRequest(fmt.Sprintf("%s: must be from 0 to %g (the lab's duration and the drain limit after it), got %g", f.name, end.Seconds(), *f.v))
 		}
 	}
 	if in.Restart { // the same lab and compare settings, without the drills
 		sess, err := newSession(s.base)
 		if err != nil {
-			dash.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
-			return
+			return dash.Refuse(500, err.Error())
 		}
 		s.sess = sess
 	}
 	if in.SeekS != nil {
 		if err := s.sess.Seek(seconds(*in.SeekS)); err != nil {
-			dash.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
-			return
+			return dash.Refuse(500, err.Error())
 		}
 	}
 	if in.Speed != nil {
@@ -405,20 +429,18 @@ func (s *Server) handlePlayback(w http.ResponseWriter, req *http.Request) {
 	if in.Step {
 		s.paused = true
 		if err := s.sess.AdvanceTo((s.sess.Now()/bin + 1) * bin); err != nil {
-			badRequest(w, err.Error())
-			return
+			return badRequest(err.Error())
 		}
 	}
 	if in.StepLog {
 		s.paused = true
 		if err := s.stepToNextLine(); err != nil {
-			dash.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
-			return
+			return dash.Refuse(500, err.Error())
 		}
 	}
 	s.anchor(time.Now())
 	s.publishLocked()
-	dash.WriteJSON(w, 200, s.playbackLocked())
+	return dash.JSON(200, s.playbackLocked())
 }
 
 // stepToNextLine plays on to the instant of the event log's next line (a
@@ -449,21 +471,19 @@ func seconds(v float64) clock.Instant {
 
 // handleChaos takes a drill, with the live controller's body and checks,
 // at the virtual instant reached: it joins the lab's script there.
-func (s *Server) handleChaos(w http.ResponseWriter, req *http.Request) {
-	ev, ok := dash.DecodeDrill(w, req)
+func (s *Server) handleChaos(req dash.Request) dash.Answer {
+	ev, refusal, ok := dash.DecodeDrill(req)
 	if !ok {
-		return
+		return refusal
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := dash.ValidateDrill(s.sess.Lab(), &ev); err != nil {
-		badRequest(w, err.Error())
-		return
+		return badRequest(err.Error())
 	}
 	rec, err := s.sess.Drill(ev)
 	if err != nil {
-		badRequest(w, err.Error())
-		return
+		return badRequest(err.Error())
 	}
 	s.anchor(time.Now())
 	s.publishLocked()
@@ -473,28 +493,26 @@ func (s *Server) handleChaos(w http.ResponseWriter, req *http.Request) {
 			out["undo"], out["undo_in_s"] = undo.String(), rec.For.Seconds()
 		}
 	}
-	dash.WriteJSON(w, 200, out)
+	return dash.JSON(200, out)
 }
 
 // handleLabFile is GET /api/lab.yaml: the lab with the drills taken in its
 // script, a lab file that lab sim runs to the numbers the page showed.
-func (s *Server) handleLabFile(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) handleLabFile(dash.Request) dash.Answer {
 	s.mu.Lock()
 	l := s.sess.Lab()
 	s.mu.Unlock()
 	data, err := l.Marshal()
 	if err != nil {
-		dash.WriteJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
-		return
+		return dash.Refuse(500, err.Error())
 	}
-	w.Header().Set("Content-Type", "application/yaml")
-	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", l.Name+"-watched.yaml"))
-	_, _ = w.Write(data)
+	return dash.Answer{Status: 200, Type: "application/yaml", Body: data,
+		Disposition: fmt.Sprintf("attachment; filename=%q", l.Name+"-watched.yaml")}
 }
 
 // handleScenarios lists the built-in scenarios in GET /api/scenarios's
 // format: each plays here.
-func (s *Server) handleScenarios(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) handleScenarios(dash.Request) dash.Answer {
 	var list []dash.ScenarioInfo
 	for _, name := range scenarios.Names() {
 		l, setting, err := dash.ScenarioSetting(name)
@@ -508,36 +526,33 @@ func (s *Server) handleScenarios(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	current := s.scenario
 	s.mu.Unlock()
-	dash.WriteJSON(w, 200, map[string]any{"scenarios": list, "available": true, "current": current})
+	return dash.JSON(200, map[string]any{"scenarios": list, "available": true, "current": current})
 }
 
 // handleScenario is POST /api/scenario {"name": "rr-slow"}: play that
 // scenario from 0 instead (playback speed and pause stay).
-func (s *Server) handleScenario(w http.ResponseWriter, req *http.Request) {
+func (s *Server) handleScenario(req dash.Request) dash.Answer {
 	var body struct {
 		Name string `json:"name"`
 	}
-	if !dash.DecodeBody(w, req, &body) {
-		return
+	if refusal, ok := dash.Decode(req, &body); !ok {
+		return refusal
 	}
 	l, setting, err := dash.ScenarioSetting(body.Name)
 	if err != nil {
-		badRequest(w, err.Error())
-		return
+		return badRequest(err.Error())
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.load(l, body.Name, setting); err != nil {
-		badRequest(w, err.Error())
-		return
+		return badRequest(err.Error())
 	}
 	if s.source, err = scenarioSource(body.Name); err != nil {
-		badRequest(w, err.Error())
-		return
+		return badRequest(err.Error())
 	}
 	s.pauseAt = clock.Never
 	s.publishLocked()
-	dash.WriteJSON(w, 200, map[string]any{"ok": true, "scenario": body.Name, "setting": setting})
+	return dash.JSON(200, map[string]any{"ok": true, "scenario": body.Name, "setting": setting})
 }
 
 // CompareRow is one setting of POST /api/compare's ranking.
@@ -561,12 +576,12 @@ type CompareRow struct {
 // stream, as lab sim does, and the settings come back ranked as lab sim's
 // table ranks them (by the lab's headline figure, p99 unless it names
 // another).
-func (s *Server) handleCompare(w http.ResponseWriter, req *http.Request) {
+func (s *Server) handleCompare(req dash.Request) dash.Answer {
 	var body struct {
 		Seeds int `json:"seeds"` // 2 or more: seeds 1 to N, with intervals (compare.go)
 	}
-	if !dash.DecodeBody(w, req, &body) {
-		return
+	if refusal, ok := dash.Decode(req, &body); !ok {
+		return refusal
 	}
 	s.mu.Lock()
 	l, settings, watched, drills := s.sess.Lab(), s.compare, s.setting, len(s.sess.Drills())
@@ -585,17 +600,14 @@ func (s *Server) handleCompare(w http.ResponseWriter, req *http.Request) {
 	if body.Seeds != 0 {
 		out, err := compareSeeds(l, settings, watched, body.Seeds)
 		if err != nil {
-			badRequest(w, err.Error())
-			return
+			return badRequest(err.Error())
 		}
 		out["drills"] = drills
-		dash.WriteJSON(w, 200, out)
-		return
+		return dash.JSON(200, out)
 	}
 	rep, err := sim.Compare(l, settings, sim.Options{Series: true})
 	if err != nil {
-		dash.WriteJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
-		return
+		return dash.Refuse(400, err.Error())
 	}
 	headline := string(l.Report.Headline)
 	if headline == "" {
@@ -607,5 +619,5 @@ func (s *Server) handleCompare(w http.ResponseWriter, req *http.Request) {
 			Failed: r.Failed, Goodput: r.Goodput, P50Ms: r.Latency.P50, P99Ms: r.Latency.P99, Watched: r.Name == watched,
 			Series: seriesOf(&r)})
 	}
-	dash.WriteJSON(w, 200, map[string]any{"lab": l.Name, "headline": headline, "drills": drills, "ranking": rows})
+	return dash.JSON(200, map[string]any{"lab": l.Name, "headline": headline, "drills": drills, "ranking": rows})
 }

@@ -521,7 +521,7 @@ func TestDemoLoopsUntilTouched(t *testing.T) {
 		t.Fatalf("looping demo: %+v", srv.playbackLocked())
 	}
 	rec := httptest.NewRecorder()
-	srv.routes().ServeHTTP(rec, httptest.NewRequest("POST", "/api/playback", strings.NewReader(`{}`)))
+	srv.Handler().ServeHTTP(rec, httptest.NewRequest("POST", "/api/playback", strings.NewReader(`{}`)))
 	if rec.Code != 200 || srv.demo {
 		t.Fatalf("a touch: %d, demo still %v", rec.Code, srv.demo)
 	}

@@ -103,31 +103,3 @@ func TestDeriverRatesAndWindow(t *testing.T) {
 		t.Error("a new run should start a fresh series")
 	}
 }
-
-// A client that reads nothing never holds up the publisher, and a new
-// client gets the newest snapshot at once.
-func TestHubSlowClient(t *testing.T) {
-	h := newHub()
-	slow := h.subscribe()
-	done := make(chan struct{})
-	go func() {
-		for i := 0; i < 1000; i++ {
-			h.publish([]byte{byte(i)})
-		}
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-		t.Fatal("publishing blocked on a slow client")
-	}
-	if got := <-slow; got[0] != byte(999%256) {
-		t.Errorf("slow client got %v, want the newest", got)
-	}
-	fresh := h.subscribe()
-	if got := <-fresh; got[0] != byte(999%256) {
-		t.Errorf("new client got %v, want the newest", got)
-	}
-	h.unsubscribe(slow)
-	h.unsubscribe(fresh)
-}

@@ -1,47 +1,105 @@
 package dash
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
+	"fmt"
 	"strconv"
-	"time"
+	"strings"
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/state"
 )
 
-// The dashboard's API helpers, shared by the live controller
-// (internal/lab) and lab watch (internal/watch): one way to read a body,
-// check a drill and answer.
+// The dashboard's API, written once for its two ways in: a handler reads a
+// Request and returns an Answer. The live controller (internal/lab) and
+// lab watch's server reach it over HTTP (http.go, native builds only); the
+// page's wasm module (cmd/labwasm) hands each request in memory, so that
+// it links no net/http (nor net/url, crypto/tls, mime/multipart).
 
-// maxBody bounds a controller request's body (a drill or a scenario name).
+// maxBody bounds a request's body (a drill, a scenario name, a lab file).
 const maxBody = 64 << 10
 
-// DecodeBody reads a small strict JSON body (state.DecodeStrict, as every
-// admin API does); on bad input it answers 400, on a body over maxBody 413.
-func DecodeBody(w http.ResponseWriter, req *http.Request, v any) bool {
-	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, maxBody))
+// errTooLarge is a body over maxBody.
+var errTooLarge = errors.New("request body too large")
+
+// Request is one request of the dashboard's API as a handler reads it.
+type Request struct {
+	Method string
+	Path   string // without the query
+	Query  string // what follows '?' in the request's target, as sent
+	Body   []byte // at most maxBody bytes
+	// bodyErr is why the body could not be read (errTooLarge: over
+	// maxBody); a handler that reads a body (Decode) refuses it.
+	bodyErr error
+}
+
+// NewRequest is the request for target (a path, maybe with a query) with
+// body, as the page's wasm module is handed it: a body over 64 KiB is
+// refused by Decode (413), as over HTTP.
+func NewRequest(method, target string, body []byte) Request {
+	req := Request{Method: method, Path: target}
+	if i := strings.IndexByte(target, '?'); i >= 0 {
+		req.Path, req.Query = target[:i], target[i+1:]
+	}
+	if len(body) > maxBody {
+		req.bodyErr = errTooLarge
+	} else {
+		req.Body = body
+	}
+	return req
+}
+
+// Answer is a handler's answer.
+type Answer struct {
+	Status      int
+	Type        string // Content-Type
+	Disposition string // Content-Disposition (a download's file name), if any
+	NoCache     bool   // Cache-Control: no-cache
+	Body        []byte
+}
+
+// Handle is one route of the API.
+type Handle func(Request) Answer
+
+// JSON answers with v as JSON, as every handler of the dashboard's API
+// does (json.Encoder's text: a newline after it).
+func JSON(code int, v any) Answer {
+	var buf bytes.Buffer
+	_ = json.NewEncoder(&buf).Encode(v)
+	return Answer{Status: code, Type: "application/json", Body: buf.Bytes()}
+}
+
+// Refuse is the API's error answer, {"code": code, "error": msg}.
+func Refuse(code int, msg string) Answer {
+	return JSON(code, map[string]any{"error": msg, "code": code})
+}
+
+// Decode reads req's body as a small strict JSON body into v
+// (state.DecodeStrict, as every admin API does); on bad input it returns
+// the refusal to answer with: 400, or 413 for a body over 64 KiB.
+func Decode(req Request, v any) (refusal Answer, ok bool) {
+	err := req.bodyErr
+	if errors.Is(err, errTooLarge) {
+		return Refuse(413, fmt.Sprintf("request body too large: the limit is %d KiB", maxBody>>10)), false
+	}
 	if err == nil {
-		err = state.DecodeStrict(body, v)
+		err = state.DecodeStrict(req.Body, v)
 	}
 	if err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			WriteJSON(w, 413, map[string]any{"error": "request body too large: the limit is 64 KiB", "code": 413})
-			return false
-		}
-		WriteJSON(w, 400, map[string]any{"error": "bad JSON body: " + err.Error(), "code": 400})
-		return false
+		return Refuse(400, "bad JSON body: "+err.Error()), false
 	}
-	return true
+	return Answer{}, true
 }
 
 // DecodeDrill reads a POST /api/chaos body as the live controller does
-// (strict JSON, at most 64 KiB); on bad input it has answered 400 or 413.
-func DecodeDrill(w http.ResponseWriter, req *http.Request) (labfile.Event, bool) {
+// (strict JSON, at most 64 KiB); on bad input it returns the refusal (400
+// or 413).
+func DecodeDrill(req Request) (labfile.Event, Answer, bool) {
 	var ev labfile.Event
-	return ev, DecodeBody(w, req, &ev)
+	refusal, ok := Decode(req, &ev)
+	return ev, refusal, ok
 }
 
 // ValidateDrill checks a drill against lab (which it leaves alone) as
@@ -79,16 +137,4 @@ func nextServerName(lab *labfile.Lab) string {
 			return name
 		}
 	}
-}
-
-// WriteJSON answers with v as JSON, as every handler of the dashboard's API
-// does.
-func WriteJSON(w http.ResponseWriter, code int, v any) {
-	// The server's write timeout counts from the request; an answer that
-	// took its time to gather (GET /api/state asks every process) still gets
-	// the whole timeout to be written.
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(state.WriteTime))
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(v)
 }

@@ -4,10 +4,13 @@
 // the simulator's world in the same formats (VirtualReading), and from
 // there one code derives the bins, the views and the Snapshot the page
 // draws. It also holds what both serve the page with: the snapshot stream
-// (Stream), the built-in scenarios' list entries, and the API's JSON
-// helpers (DecodeBody, DecodeDrill, ValidateDrill, WriteJSON).
+// (Stream), the built-in scenarios' list entries, and the API's request
+// and answer values with their helpers (Request, Answer, Decode,
+// DecodeDrill, ValidateDrill, JSON, Refuse), over HTTP in native builds
+// (http.go: ReadRequest, Write, HTTP, DecodeBody, WriteJSON, the stream).
 //
 // It links no process: no fasthttp, no Prometheus, no zap (the processes'
-// answers are internal/shell/state's types), so the dashboard builds for
-// GOOS=js GOARCH=wasm (make site) with nothing of the live lab in it.
+// answers are internal/shell/state's types), and in GOOS=js builds no
+// net/http, so the dashboard builds for GOOS=js GOARCH=wasm (make site)
+// with nothing of the live lab in it.
 package dash

@@ -2,7 +2,6 @@ package dash
 
 import (
 	"math"
-	"net/http"
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
@@ -144,6 +143,3 @@ func (s *Stream) Publish(data []byte) { s.h.publish(data) }
 
 // Latest is the newest snapshot published (nil before the first).
 func (s *Stream) Latest() []byte { return s.h.latest() }
-
-// ServeHTTP is GET /api/stream: server-sent events until the client leaves.
-func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) { serveStream(s.h, w, r) }
