@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 )
 
@@ -66,6 +67,23 @@ func TestDashboardInBrowser(t *testing.T) {
 		offered := eval[string](t, b, `document.querySelector('#chart-load .u-legend .u-series:nth-child(2) .u-value').textContent`)
 		if v, err := strconv.ParseFloat(offered, 64); err != nil || v < 50 || v > 400 {
 			t.Errorf("offered in the legend: %q, want the latest rate (about 150/s)", offered)
+		}
+	})
+
+	t.Run("the tiles are the figure table's", func(t *testing.T) {
+		var want []string
+		for _, f := range dash.PageFigures() {
+			if f.Window != "" {
+				want = append(want, f.Name+"="+f.Label+" ("+map[bool]string{true: "higher", false: "lower"}[f.Higher]+")")
+			}
+		}
+		got := eval[string](t, b, `[...document.querySelectorAll('#counters .tile')].map(e =>
+			e.dataset.key + '=' + e.querySelector('.label').textContent + ' (' + e.dataset.better + ')').join('|')`)
+		if got != strings.Join(want, "|") {
+			t.Errorf("the counters' tiles:\n page  %s\n table %s", got, strings.Join(want, "|"))
+		}
+		if v := eval[string](t, b, `document.querySelector('#counters .tile[data-key="requests"] .value').textContent`); !strings.HasSuffix(v, "/s") {
+			t.Errorf("the offered tile reads %q, want a rate per second", v)
 		}
 	})
 

@@ -139,24 +139,16 @@ func (l *Lab) AllowedAt() map[string]Allowed {
 }
 
 // withoutIndexes drops the list indexes of a path (servers[2].workers is
-// servers.workers), by hand rather than with a regexp, which the page's
-// module does not link.
+// servers.workers), reading each step as a path's step (parseSegment); a
+// part that is no step stays as it is.
 func withoutIndexes(path string) string {
-	var b strings.Builder
-	for i := 0; i < len(path); i++ {
-		if path[i] == '[' {
-			j := i + 1
-			for j < len(path) && path[j] >= '0' && path[j] <= '9' {
-				j++
-			}
-			if j > i+1 && j < len(path) && path[j] == ']' {
-				i = j
-				continue
-			}
+	parts := strings.Split(path, ".")
+	for i, p := range parts {
+		if s, ok := parseSegment(p); ok {
+			parts[i] = s.name
 		}
-		b.WriteByte(path[i])
 	}
-	return b.String()
+	return strings.Join(parts, ".")
 }
 
 // allow records what the check at path allows, when recording.

@@ -82,14 +82,30 @@ type FigureSpec struct {
 	// sweep CSV); the rest are the run's counts the others are made from.
 	Seeds bool
 	// Dashboard is its key in the dashboard snapshot's window (the last
-	// 2 s, docs/dashboard.md), "" when the dashboard does not show it.
+	// 2 s, docs/dashboard.md): the counter tile that shows it; "" when no
+	// tile does.
 	Dashboard string
+	// Series is its column in the dashboard snapshot's series (the last
+	// 20 s: a count per second, a latency in ms), "" when no chart draws
+	// it.
+	Series string
+	// Label is what the dashboard calls it, on its tile and in the charts'
+	// legends; "" when that is its Name.
+	Label string
 	// Of reads it off a run.
 	Of func(*Run) float64
 	// Has reports whether the run has it (nil: always): a latency needs a
 	// request that succeeded, goodput a request. A table prints "-" for a
 	// figure the run has not; a headline ranks such a run last.
 	Has func(*Run) bool
+}
+
+// Words is what the dashboard calls the figure: its Label, else its Name.
+func (f *FigureSpec) Words() string {
+	if f.Label != "" {
+		return f.Label
+	}
+	return f.Name
 }
 
 // Text prints the figure's value for run in its unit, or "-" when the run
@@ -106,19 +122,19 @@ func requestsAny(r *Run) bool  { return r.Requests > 0 }
 
 // Figures are the figures of a run, in the order of the report's table.
 var Figures = []FigureSpec{
-	{Name: "p50", JSON: "latency_ms.p50", Head: "p50", Unit: Millis, Seeds: true, Dashboard: "p50_ms", Has: succeededAny,
+	{Name: "p50", JSON: "latency_ms.p50", Head: "p50", Unit: Millis, Seeds: true, Dashboard: "p50_ms", Series: "p50", Has: succeededAny,
 		Doc: "median latency of the successful requests, from the intended send to the answer",
 		Of:  func(r *Run) float64 { return r.Latency.P50 }},
-	{Name: "p95", JSON: "latency_ms.p95", Head: "p95", Unit: Millis, Seeds: true, Has: succeededAny,
+	{Name: "p95", JSON: "latency_ms.p95", Head: "p95", Unit: Millis, Seeds: true, Series: "p95", Has: succeededAny,
 		Doc: "95th percentile of that latency",
 		Of:  func(r *Run) float64 { return r.Latency.P95 }},
-	{Name: "p99", JSON: "latency_ms.p99", Head: "p99", Unit: Millis, Seeds: true, Dashboard: "p99_ms", Has: succeededAny,
+	{Name: "p99", JSON: "latency_ms.p99", Head: "p99", Unit: Millis, Seeds: true, Dashboard: "p99_ms", Series: "p99", Has: succeededAny,
 		Doc: "99th percentile of that latency",
 		Of:  func(r *Run) float64 { return r.Latency.P99 }},
 	{Name: "p999", JSON: "latency_ms.p999", Head: "p99.9", Unit: Millis, Seeds: true, Has: succeededAny,
 		Doc: "99.9th percentile of that latency",
 		Of:  func(r *Run) float64 { return r.Latency.P999 }},
-	{Name: "mean", JSON: "latency_ms.mean", Head: "mean", Unit: Millis, Seeds: true, Has: succeededAny,
+	{Name: "mean", JSON: "latency_ms.mean", Head: "mean", Unit: Millis, Seeds: true, Series: "mean", Has: succeededAny,
 		Doc: "mean of that latency",
 		Of:  func(r *Run) float64 { return r.Latency.Mean }},
 	{Name: "max", JSON: "latency_ms.max", Unit: Millis, Seeds: true, Has: succeededAny,
@@ -128,30 +144,32 @@ var Figures = []FigureSpec{
 		Doc: "the share of the requests that ended that succeeded (Goodput): succeeded / requests over a run",
 		Of:  func(r *Run) float64 { return r.Goodput }},
 	{Name: "attempts_per_request", JSON: "attempts_per_request", Head: "att/req", Unit: PerRequest, Seeds: true, Dashboard: "attempts_per_request",
-		Doc: "attempts / requests: first attempts, retries and hedges",
-		Of:  func(r *Run) float64 { return r.AttemptsPerRequest }},
-	{Name: "requests", JSON: "requests", Unit: Count, Seeds: true, Dashboard: "offered",
+		Label: "attempts / request",
+		Doc:   "attempts / requests: first attempts, retries and hedges",
+		Of:    func(r *Run) float64 { return r.AttemptsPerRequest }},
+	{Name: "requests", JSON: "requests", Unit: Count, Seeds: true, Dashboard: "offered", Series: "offered", Label: "offered",
 		Doc: "requests the clients started (each ends exactly once)",
 		Of:  func(r *Run) float64 { return float64(r.Requests) }},
-	{Name: "succeeded", JSON: "succeeded", Unit: Count,
+	{Name: "succeeded", JSON: "succeeded", Unit: Count, Series: "goodput",
 		Doc: "requests answered 200 in time",
 		Of:  func(r *Run) float64 { return float64(r.Succeeded) }},
-	{Name: "failed", JSON: "failed", Unit: Count, Dashboard: "failed",
+	{Name: "failed", JSON: "failed", Unit: Count, Dashboard: "failed", Series: "failed",
 		Doc: "requests that did not succeed",
 		Of:  func(r *Run) float64 { return float64(r.Failed) }},
-	{Name: "attempts", JSON: "attempts", Unit: Count,
+	{Name: "attempts", JSON: "attempts", Unit: Count, Series: "attempts",
 		Doc: "every try: first attempts, retries and hedges",
 		Of:  func(r *Run) float64 { return float64(r.Attempts) }},
-	{Name: "timeouts", JSON: "timeouts", Head: "timeouts", Unit: Count, Seeds: true, Dashboard: "timeouts",
+	{Name: "timeouts", JSON: "timeouts", Head: "timeouts", Unit: Count, Seeds: true, Dashboard: "timeouts", Series: "timeouts",
 		Doc: "attempts that timed out (504 from the balancer, or a client attempt timeout) plus requests whose deadline passed",
 		Of:  func(r *Run) float64 { return float64(r.Timeouts) }},
-	{Name: "rejected", JSON: "rejected", Head: "503s", Unit: Count, Seeds: true, Dashboard: "rejected",
-		Doc: "attempts answered 503",
-		Of:  func(r *Run) float64 { return float64(r.Rejected) }},
+	{Name: "rejected", JSON: "rejected", Head: "503s", Unit: Count, Seeds: true, Dashboard: "rejected", Series: "rejected",
+		Label: "rejections",
+		Doc:   "attempts answered 503",
+		Of:    func(r *Run) float64 { return float64(r.Rejected) }},
 	{Name: "errors", JSON: "errors", Head: "5xx", Unit: Count, Seeds: true, Dashboard: "errors",
 		Doc: "attempts answered 500 or 502 (refused or reset connections too)",
 		Of:  func(r *Run) float64 { return float64(r.Errors) }},
-	{Name: "retries", JSON: "retries", Head: "retries", Unit: Count, Seeds: true, Dashboard: "retries",
+	{Name: "retries", JSON: "retries", Head: "retries", Unit: Count, Seeds: true, Dashboard: "retries", Series: "retries",
 		Doc: "retry attempts",
 		Of:  func(r *Run) float64 { return float64(r.Retries) }},
 	{Name: "hedges", JSON: "hedges", Head: "hedges", Unit: Count, Seeds: true, Dashboard: "hedges",

@@ -295,7 +295,7 @@ func TestFiguresDocumented(t *testing.T) {
 		if f.Seeds {
 			seeds = "yes"
 		}
-		want := []string{f.Name, string(f.Unit), f.Head, f.JSON, f.Dashboard, seeds, f.Doc}
+		want := []string{f.Name, string(f.Unit), f.Head, f.JSON, f.Dashboard, f.Series, f.Label, seeds, f.Doc}
 		if i >= len(rows) || !slices.Equal(rows[i], want) {
 			var got []string
 			if i < len(rows) {

@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -9,36 +9,14 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/clock"
-	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/labfile"
-	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/report/reporttest"
 )
 
-// record plays n requests through a recorder: every third fails after a retry.
-func record(n int) *Recorder {
-	r := NewRecorder(true)
-	for i := 0; i < n; i++ {
-		start := clock.Instant(i) * clock.Instant(10*time.Millisecond)
-		r.Offered(start)
-		r.Attempt(server.First)
-		c := policy.Call{Start: start, Outcome: policy.Succeeded}
-		if i%3 == 0 {
-			r.Result(policy.Error)
-			r.Attempt(server.Retry)
-			r.Result(policy.Rejected)
-			c.Outcome = policy.Shed
-		}
-		r.Finish(start.Add(time.Duration(i%50+1)*time.Millisecond), &c)
-		if i%25 == 24 {
-			r.CloseBin(start, nil)
-		}
-	}
-	return r
-}
-
 func TestRecorderFill(t *testing.T) {
-	r := record(300)
-	var run Run
+	r := reporttest.Record(300)
+	var run report.Run
 	r.Fill(&run, clock.Instant(3*time.Second))
 	if run.Requests != 300 || run.Succeeded != 200 || run.Failed != 100 || run.Outcomes.Rejected != 100 {
 		t.Fatalf("counts %+v", run)
@@ -57,22 +35,9 @@ func TestRecorderFill(t *testing.T) {
 	}
 }
 
-func testReport() *Report {
-	rep := &Report{Mode: "sim", Lab: "t", Seed: 1, DurationS: 3}
-	for _, name := range []string{"slow", "fast"} {
-		run := Run{Name: name, Algorithm: name, Servers: []Server{{Name: "s1", Sent: 10, Share: 1}}}
-		record(300).Fill(&run, clock.Instant(3*time.Second))
-		if name == "slow" {
-			run.Latency.P99 *= 10
-		}
-		rep.Runs = append(rep.Runs, run)
-	}
-	return rep
-}
-
 func TestTableRanksByP99(t *testing.T) {
 	var buf bytes.Buffer
-	if err := testReport().WriteTable(&buf); err != nil {
+	if err := reporttest.TwoSettings().WriteTable(&buf); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -83,7 +48,7 @@ func TestTableRanksByP99(t *testing.T) {
 
 func TestJSONFieldNames(t *testing.T) {
 	var buf bytes.Buffer
-	if err := testReport().WriteJSON(&buf); err != nil {
+	if err := reporttest.TwoSettings().WriteJSON(&buf); err != nil {
 		t.Fatal(err)
 	}
 	var m map[string]any
@@ -103,15 +68,15 @@ func TestJSONFieldNames(t *testing.T) {
 // kept (a live run's plot reads it from the loadgen's report), absent
 // otherwise; WithoutSeries drops both from a copy.
 func TestCDFWithSeries(t *testing.T) {
-	var run, bare Run
-	record(300).Fill(&run, clock.Instant(3*time.Second))
-	NewRecorder(false).Fill(&bare, clock.Instant(3*time.Second))
-	rep := &Report{Runs: []Run{run, bare}}
+	var run, bare report.Run
+	reporttest.Record(300).Fill(&run, clock.Instant(3*time.Second))
+	report.NewRecorder(false).Fill(&bare, clock.Instant(3*time.Second))
+	rep := &report.Report{Runs: []report.Run{run, bare}}
 	var buf bytes.Buffer
 	if err := rep.WriteJSON(&buf); err != nil {
 		t.Fatal(err)
 	}
-	var back Report
+	var back report.Report
 	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
@@ -125,16 +90,16 @@ func TestCDFWithSeries(t *testing.T) {
 
 // wideReport is a compare over n servers where nothing finished: each
 // server holds what it was sent.
-func wideReport(n int) *Report {
-	rep := &Report{Mode: "sim", Lab: "wide", Seed: 1, DurationS: 10, Headline: labfile.HeadlineMaxQueue}
+func wideReport(n int) *report.Report {
+	rep := &report.Report{Mode: "sim", Lab: "wide", Seed: 1, DurationS: 10, Headline: labfile.HeadlineMaxQueue}
 	for k, name := range []string{"spread", "lumpy"} {
-		run := Run{Name: name, Requests: uint64(100 * n), Timeouts: uint64(100 * n)}
+		run := report.Run{Name: name, Requests: uint64(100 * n), Timeouts: uint64(100 * n)}
 		for i := 0; i < n; i++ {
 			q := 100 + (i%7-3)*(k+1)
 			if i == n/2 {
 				q = 100 + 40*k + 5
 			}
-			run.Servers = append(run.Servers, Server{Name: fmt.Sprintf("s%d", i+1), Sent: uint64(q), MaxQueue: q,
+			run.Servers = append(run.Servers, report.Server{Name: fmt.Sprintf("s%d", i+1), Sent: uint64(q), MaxQueue: q,
 				Share: float64(q) / float64(100*n)})
 		}
 		rep.Runs = append(rep.Runs, run)
@@ -166,18 +131,18 @@ func TestTableWideFleetAndHeadline(t *testing.T) {
 		t.Errorf("want spread (fuller server 105) ranked before lumpy (145), and no 0.0ms latency:\n%s", out)
 	}
 	buf.Reset()
-	narrow := wideReport(WideFleet)
+	narrow := wideReport(report.WideFleet)
 	narrow.WriteTable(&buf)
 	if !strings.Contains(buf.String(), "s12") || strings.Contains(buf.String(), "busiest") {
-		t.Errorf("%d servers should each get a column:\n%s", WideFleet, buf.String())
+		t.Errorf("%d servers should each get a column:\n%s", report.WideFleet, buf.String())
 	}
 }
 
 // Ranked by p99, a run without a successful request (p99 0) comes last,
 // not first.
 func TestRankedNoSuccessLast(t *testing.T) {
-	rep := testReport()
-	rep.Runs = append(rep.Runs, Run{Name: "aaa-nothing", Requests: 10, Timeouts: 10})
+	rep := reporttest.TwoSettings()
+	rep.Runs = append(rep.Runs, report.Run{Name: "aaa-nothing", Requests: 10, Timeouts: 10})
 	if r := rep.Ranked(); r[len(r)-1].Name != "aaa-nothing" || r[0].Name != "fast" {
 		t.Errorf("ranked %s, %s, %s", r[0].Name, r[1].Name, r[2].Name)
 	}
@@ -191,7 +156,7 @@ func TestRankedNoSuccessLast(t *testing.T) {
 // A live run stopped early says so: the header, the row and a note with
 // how long it ran and what did not run.
 func TestTableInterrupted(t *testing.T) {
-	r := testReport()
+	r := reporttest.TwoSettings()
 	r.Mode, r.DurationS, r.Interrupted, r.NotRun = "live", 8.8, true, []string{"rr"}
 	r.Runs = r.Runs[:1]
 	r.Runs[0].Interrupted, r.Runs[0].DurationS = true, 8.8

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -1020,4 +1021,76 @@ func TestWatchPageShapesServers(t *testing.T) {
 	waitJS(t, ctx, 20*time.Second, `document.querySelectorAll('#diagram .server').length === 8 && [...document.querySelectorAll('#diagram .server')].every(e => e.querySelectorAll('.workers i.w').length === 3)`)
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-seek').value === '0' && document.getElementById('pb-drills').textContent === ''`)
 	shot(t, ctx, "watch-fleet-rebuilt")
+}
+
+// TestWatchPageFiguresFromTable: the counters' tiles and the charts'
+// legends take their words, order, units and direction from report.Figures,
+// as the snapshot carries it: with every label of the table marked, the
+// page shows the marks, one tile per figure with a dashboard key in the
+// table's tile order, each saying which way is better, and the trouble
+// chart's legend names its lines as the table does.
+func TestWatchPageFiguresFromTable(t *testing.T) {
+	saved := report.Figures
+	marked := slices.Clone(saved)
+	for i := range marked {
+		marked[i].Label = "«" + marked[i].Words() + "»"
+	}
+	report.Figures = marked
+	t.Cleanup(func() { report.Figures = saved }) // after the server below has stopped
+	ctx := chromium(t)
+	base := startWatch(t, "rr-slow", true)
+	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, 30*time.Second, `document.querySelectorAll('#counters .tile').length > 0 && !!document.querySelector('#chart-trouble .u-legend')`)
+	raw := evalJS[string](t, ctx, `JSON.stringify({
+		tiles: [...document.querySelectorAll('#counters .tile')].map(e => ({key: e.dataset.key, label: e.querySelector('.label').textContent,
+			better: e.dataset.better, title: e.title, value: e.querySelector('.value').textContent})),
+		legend: [...document.querySelectorAll('#chart-trouble .u-legend .u-series .u-label')].map(e => e.textContent).slice(1), // after the time's
+		note: document.querySelector('#counters .note').textContent,
+	})`)
+	var page struct {
+		Tiles  []struct{ Key, Label, Better, Title, Value string }
+		Legend []string
+		Note   string
+	}
+	if err := json.Unmarshal([]byte(raw), &page); err != nil {
+		t.Fatal(err)
+	}
+	var want []dash.PageFigure
+	for _, p := range dash.PageFigures() {
+		if p.Window != "" {
+			want = append(want, p)
+		}
+	}
+	if len(page.Tiles) != len(want) {
+		t.Fatalf("%d tiles, the table has %d figures with a tile: %+v", len(page.Tiles), len(want), page.Tiles)
+	}
+	for i, tile := range page.Tiles {
+		f, ok := report.FigureOf(want[i].Name)
+		if !ok {
+			t.Fatalf("no figure %s", want[i].Name)
+		}
+		better := map[bool]string{true: "higher", false: "lower"}[f.Higher]
+		if tile.Key != f.Name || tile.Label != f.Words() || tile.Better != better ||
+			!strings.Contains(tile.Title, better+" is better") || !strings.Contains(tile.Title, f.Doc) {
+			t.Errorf("tile %d: %+v, want figure %s labelled %q, %s is better", i, tile, f.Name, f.Words(), better)
+		}
+		if tile.Value == "" {
+			t.Errorf("tile %s shows no value", tile.Key)
+		}
+	}
+	p99, _ := report.FigureOf("p99")
+	if !strings.HasPrefix(page.Note, "«p50» and "+p99.Words()+": ") {
+		t.Errorf("the counters' note %q does not name the latency tiles as the table does", page.Note)
+	}
+	var lines []string
+	for _, col := range []string{"failed", "timeouts", "rejected", "retries"} {
+		for _, f := range report.Figures {
+			if f.Series == col {
+				lines = append(lines, f.Words())
+			}
+		}
+	}
+	if !slices.Equal(page.Legend, lines) {
+		t.Errorf("the trouble chart's legend reads %q, the table %q", page.Legend, lines)
+	}
 }

@@ -4,23 +4,27 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { h } from './dom.js';
+import { seriesLabel } from './figures.js';
 import { renderSparks, latest } from './sparks.js';
 import { seconds, values } from './ticks.js';
 
 const palette = ['#2563eb', '#16a34a', '#dc2626', '#9333ea', '#ea580c', '#0891b2', '#ca8a04', '#db2777',
   '#4b5563', '#65a30d', '#7c3aed', '#0d9488'];
 
+/** line is series column col drawn in color, named as the engine's figure table names it. */
+const line = (s, col, color, suffix = '') => [seriesLabel(col) + suffix, s[col], color];
+
 /** The charts: each picks its series out of a snapshot. */
 const specs = [
   { id: 'latency', title: 'Latency of successful requests (ms, log scale)', pick: latencySeries, log: true },
   // target: the rate the loadgen aims at (a load profile's rate(t)), dashed; open loop only
-  { id: 'load', title: 'Offered, attempts and goodput (per second)', pick: (s, snap) => [
-    ['offered', s.offered, palette[0]], ['attempts', s.attempts, palette[4]], ['goodput', s.goodput, palette[1]],
+  { id: 'load', title: 'Offered, attempts and successes (per second)', pick: (s, snap) => [
+    line(s, 'offered', palette[0]), line(s, 'attempts', palette[4]), line(s, 'goodput', palette[1]),
     ...((snap.clients || {}).mode === 'open' ? [['target', s.target, palette[8], [6, 4]]] : [])] },
   // failed first, so the lines drawn over it (a rejection is often also a failure) stay visible
   { id: 'trouble', title: 'Timeouts, rejections, retries and failures (per second)', pick: (s) => [
-    ['failed', s.failed, palette[8]], ['timeouts', s.timeouts, palette[2]], ['rejected', s.rejected, palette[6]],
-    ['retries', s.retries, palette[4]]] },
+    line(s, 'failed', palette[8]), line(s, 'timeouts', palette[2]), line(s, 'rejected', palette[6]),
+    line(s, 'retries', palette[4])] },
   { id: 'servers', title: 'Requests in each server (queued + busy)', pick: serverSeries, sparks: true },
 ];
 
@@ -29,9 +33,9 @@ let showLimit = false;
 
 function latencySeries(s, snap) {
   if (snap.latency_source === 'histogram') {
-    return [['p50', s.p50, palette[1]], ['p95', s.p95, palette[6]], ['p99', s.p99, palette[2]]];
+    return [line(s, 'p50', palette[1]), line(s, 'p95', palette[6]), line(s, 'p99', palette[2])];
   }
-  return [['mean (Little)', s.mean, palette[0]], ['p50 since start', s.p50, palette[1]], ['p99 since start', s.p99, palette[2]]];
+  return [line(s, 'mean', palette[0], ' (Little)'), line(s, 'p50', palette[1], ' since start'), line(s, 'p99', palette[2], ' since start')];
 }
 
 function serverSeries(s) {

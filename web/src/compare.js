@@ -3,7 +3,8 @@
 // means with their 95% intervals and whether each is told apart from the
 // next), and small multiples: one small chart of p99 per setting, all on
 // the same axes.
-import { h, ms, pct, count } from './dom.js';
+import { h, ms } from './dom.js';
+import { label, formatOf } from './figures.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const W = 220; // a small multiple's size (px)
@@ -17,13 +18,14 @@ export function showCompare(out) {
     document.querySelector('.col-side').prepend(panel);
   }
   const seeds = out.seeds || null;
-  const head = seeds ? ['#', 'setting', 'p99 (95% interval)', 'p50', 'failed', 'goodput', 'against the next']
-    : ['#', 'setting', 'p99', 'p50', 'failed', 'goodput'];
+  const figs = [label('p99'), label('p50'), label('failed'), label('goodput')];
+  const head = seeds ? ['#', 'setting', `${figs[0]} (95% interval)`, ...figs.slice(1), 'against the next']
+    : ['#', 'setting', ...figs];
   const rows = out.ranking.map((r) => h('tr', { class: r.watched ? 'watched' : '', 'data-name': r.name },
     h('td', { text: r.rank }), h('td', { text: r.name + (r.watched ? ' (watched)' : '') }),
-    ...(seeds ? seedCells(r) : [h('td', { text: ms(r.p99_ms) }), h('td', { text: ms(r.p50_ms) }),
-      h('td', { text: count(r.failed) }), h('td', { text: pct(r.goodput) })])));
-  const ranked = seeds ? `ranked by mean p99 over seeds ${seeds[0]}–${seeds[seeds.length - 1]} (as lab sim --seeds ${seeds.length} ranks them)`
+    ...(seeds ? seedCells(r) : [h('td', { text: formatOf('p99', r.p99_ms) }), h('td', { text: formatOf('p50', r.p50_ms) }),
+      h('td', { text: formatOf('failed', r.failed) }), h('td', { text: formatOf('goodput', r.goodput) })])));
+  const ranked = seeds ? `ranked by mean ${figs[0]} over seeds ${seeds[0]}–${seeds[seeds.length - 1]} (as lab sim --seeds ${seeds.length} ranks them)`
     : `ranked by ${out.headline} (as lab sim ranks them)`;
   panel.replaceChildren(
     h('h2', {}, 'Compare all ', h('button', { class: 'small', text: '✕', title: 'close', onclick: () => panel.remove() })),
@@ -39,8 +41,10 @@ function seedCells(r) {
   const v = r.vs_next;
   const verdict = !v ? '' : v.distinguishable ? `better than ${v.next} (${v.wins} of ${v.wins + v.losses} seeds)`
     : `not told apart from ${v.next}`;
-  return [h('td', { class: 'ci', text: `${ms(r.p99_ms.mean)} [${ms(r.p99_ms.lo)}, ${ms(r.p99_ms.hi)}]` }),
-    h('td', { text: ms(r.p50_ms.mean) }), h('td', { text: count(r.failed) }), h('td', { text: pct(r.goodput.mean) }),
+  const p99 = (x) => formatOf('p99', x);
+  return [h('td', { class: 'ci', text: `${p99(r.p99_ms.mean)} [${p99(r.p99_ms.lo)}, ${p99(r.p99_ms.hi)}]` }),
+    h('td', { text: formatOf('p50', r.p50_ms.mean) }), h('td', { text: formatOf('failed', r.failed) }),
+    h('td', { text: formatOf('goodput', r.goodput.mean) }),
     h('td', { class: 'verdict ' + (v && v.distinguishable ? 'apart' : 'same'), text: verdict })];
 }
 
@@ -86,10 +90,10 @@ function multiples(ranking, seeds) {
     svg.plotData = [s.t_s, s.p99];
     const p99 = seeds ? r.p99_ms.mean : r.p99_ms;
     return h('figure', { class: 'multiple' + (r.watched ? ' watched' : ''), 'data-name': r.name },
-      h('figcaption', {}, h('b', { text: `${r.rank}. ${r.name}` }), ` p99 ${ms(p99)}`), svg);
+      h('figcaption', {}, h('b', { text: `${r.rank}. ${r.name}` }), ` ${label('p99')} ${formatOf('p99', p99)}`), svg);
   });
   return h('div', { class: 'multiples-wrap' },
-    h('p', { class: 'note', text: `p99 per 250 ms bin${seeds ? ' (seed ' + seeds[0] + ')' : ''}, same axes: 0–${tMax.toFixed(0)} s, ` +
+    h('p', { class: 'note', text: `${label('p99')} per 250 ms bin${seeds ? ' (seed ' + seeds[0] + ')' : ''}, same axes: 0–${tMax.toFixed(0)} s, ` +
       `${ms(lo)} to ${ms(hi)} (log scale)` }),
     h('div', { class: 'multiples', id: 'compare-multiples' }, ...charts));
 }

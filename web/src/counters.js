@@ -1,38 +1,41 @@
-// The counters over the last 2 s.
-import { h, setText, ms, pct, rate, count, isNum } from './dom.js';
-
-const tiles = [
-  ['offered', 'offered', (w) => rate(w.offered_per_s)],
-  ['goodput', 'goodput', (w) => pct(w.goodput)],
-  ['apr', 'attempts / request', (w) => (isNum(w.attempts_per_request) ? w.attempts_per_request.toFixed(2) : '–')],
-  ['p50', 'p50', (w) => ms(w.p50_ms)],
-  ['p99', 'p99', (w) => ms(w.p99_ms)],
-  ['timeouts', 'timeouts', (w) => count(w.timeouts)],
-  ['errors', 'errors', (w) => count(w.errors)],
-  ['rejected', 'rejections', (w) => count(w.rejected)],
-  ['retries', 'retries', (w) => count(w.retries)],
-  ['hedges', 'hedges', (w) => count(w.hedges)],
-  ['wasted', 'wasted', (w) => count(w.wasted)],
-  ['failed', 'failed', (w) => count(w.failed)],
-];
+// The counters over the last 2 s: one tile per figure of the engine's
+// table that names a window field (figures.js), with its label, unit and
+// direction.
+import { h, setText } from './dom.js';
+import { tiled, better, format } from './figures.js';
 
 const values = new Map();
+let box;
 let note;
+let built = '';
 
-/** initCounters builds one tile per counter. */
+/** initCounters makes the counters' place; the tiles come with the figures. */
 export function initCounters(el) {
-  const list = tiles.map(([key, label]) => {
-    const v = h('span', { class: 'value', text: '–' });
-    values.set(key, v);
-    return h('div', { class: 'tile', 'data-key': key }, v, h('span', { class: 'label', text: label }));
-  });
+  box = h('div', { class: 'tiles' });
   note = h('p', { class: 'note' });
-  el.replaceChildren(h('div', { class: 'tiles' }, list), note);
+  el.replaceChildren(box, note);
+}
+
+function build(list) {
+  values.clear();
+  box.replaceChildren(...list.map((f) => {
+    const v = h('span', { class: 'value', text: '–' });
+    values.set(f.name, v);
+    return h('div', { class: 'tile', 'data-key': f.name, 'data-better': f.higher ? 'higher' : 'lower',
+      title: `${f.label}: ${f.doc} (${better(f)})` }, v, h('span', { class: 'label', text: f.label }));
+  }));
 }
 
 /** renderCounters writes the window's figures. */
 export function renderCounters(snap) {
+  const list = tiled();
+  const key = JSON.stringify(list);
+  if (key !== built) {
+    build(list);
+    built = key;
+  }
   const w = snap.window || {};
-  for (const [key, , f] of tiles) setText(values.get(key), f(w));
-  setText(note, w.latency_note ? 'p50 and p99: ' + w.latency_note : '');
+  for (const f of list) setText(values.get(f.name), format(f, w[f.window]));
+  const latency = list.filter((f) => f.unit === 'ms').map((f) => f.label).join(' and ');
+  setText(note, w.latency_note ? `${latency}: ${w.latency_note}` : '');
 }

@@ -16,6 +16,7 @@ import { engine } from './engine.js';
 import { initTrips, renderTrips } from './trips.js';
 import { renderStatus, streamLost } from './status.js';
 import { renderFleet } from './shape.js';
+import { setFigures } from './figures.js';
 
 const $ = (id) => document.getElementById(id);
 let last = null;
@@ -23,6 +24,7 @@ let last = null;
 function render(snap) {
   if (!last) window.lblab.firstFrameMs = performance.now(); // the first frame, in ms since the page was opened
   last = snap;
+  setFigures(snap.figures); // the figures' words, units and directions, from the engine
   renderStatus(snap);
   setText($('clock'), secs(snap.t_s));
   renderPlayback(snap);

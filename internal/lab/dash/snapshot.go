@@ -33,6 +33,9 @@ type Snapshot struct {
 	Servers     []ServerView   `json:"servers"`
 	Window      Window         `json:"window"`
 	Series      Series         `json:"series"`
+	// Figures are the figures the page shows, as report.Figures declares
+	// them (PageFigures): every snapshot carries them, however built.
+	Figures FigureTable `json:"figures"`
 	// LatencySource is "histogram" when the loadgen's /metrics latency
 	// histogram gives per-bin percentiles, else "little" (see Series).
 	LatencySource string           `json:"latency_source"`

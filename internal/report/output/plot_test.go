@@ -6,56 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/lblab/lblab/internal/clock"
-	"github.com/lblab/lblab/internal/core/server"
-	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/report/reporttest"
 )
-
-// record fills a recorder with n requests 10 ms apart: a third shed after a
-// retry, the rest served in 1-50 ms, a bin closed every 25.
-func record(n int) *report.Recorder {
-	r := report.NewRecorder(true)
-	for i := 0; i < n; i++ {
-		start := clock.Instant(i) * clock.Instant(10*time.Millisecond)
-		r.Offered(start)
-		r.Attempt(server.First)
-		c := policy.Call{Start: start, Outcome: policy.Succeeded}
-		if i%3 == 0 {
-			r.Result(policy.Error)
-			r.Attempt(server.Retry)
-			r.Result(policy.Rejected)
-			c.Outcome = policy.Shed
-		}
-		r.Finish(start.Add(time.Duration(i%50+1)*time.Millisecond), &c)
-		if i%25 == 24 {
-			r.CloseBin(start, nil)
-		}
-	}
-	return r
-}
-
-// testReport is two settings, "slow" with ten times the other's p99.
-func testReport() *report.Report {
-	rep := &report.Report{Mode: "sim", Lab: "t", Seed: 1, DurationS: 3}
-	for _, name := range []string{"slow", "fast"} {
-		run := report.Run{Name: name, Algorithm: name, Servers: []report.Server{{Name: "s1", Sent: 10, Share: 1}}}
-		record(300).Fill(&run, clock.Instant(3*time.Second))
-		if name == "slow" {
-			run.Latency.P99 *= 10
-		}
-		rep.Runs = append(rep.Runs, run)
-	}
-	return rep
-}
 
 func TestWritePlot(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"a.svg", "a.png"} {
 		path := filepath.Join(dir, name)
-		if err := Plot(testReport(), path); err != nil {
+		if err := Plot(reporttest.TwoSettings(), path); err != nil {
 			t.Fatal(err)
 		}
 		data, err := os.ReadFile(path)
@@ -69,7 +29,7 @@ func TestWritePlot(t *testing.T) {
 			t.Errorf("not a PNG")
 		}
 	}
-	if err := Plot(testReport(), filepath.Join(dir, "a.gif")); err == nil {
+	if err := Plot(reporttest.TwoSettings(), filepath.Join(dir, "a.gif")); err == nil {
 		t.Error("a .gif plot should be refused")
 	}
 }
@@ -85,11 +45,11 @@ func TestWritePlotMissingData(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "nothing to draw") {
 		t.Errorf("a report with no latency at all: %v, want an error saying there is nothing to draw", err)
 	}
-	noCDF := testReport()
+	noCDF := reporttest.TwoSettings()
 	for i := range noCDF.Runs {
 		noCDF.Runs[i].CDF = nil
 	}
-	constant := testReport()
+	constant := reporttest.TwoSettings()
 	for i := range constant.Runs {
 		for j := range constant.Runs[i].CDF {
 			constant.Runs[i].CDF[j] = 5
