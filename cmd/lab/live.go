@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	livelab "github.com/lblab/lblab/internal/lab"
+	labadmin "github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/wire"
@@ -375,8 +376,8 @@ user to a file named after its address (in $XDG_RUNTIME_DIR/lblab, else
 			}
 			ctx, stop := interruptible()
 			defer stop()
-			applied, err := livelab.SendDrill(livelab.WithToken(ctx, token), addr, ev)
-			var refused *livelab.StatusError
+			applied, err := livelab.SendDrill(labadmin.WithToken(ctx, token), addr, ev)
+			var refused *labadmin.StatusError
 			if errors.As(err, &refused) && refused.Code == 400 {
 				return usageError{err} // the drill itself was bad: exit 2
 			}

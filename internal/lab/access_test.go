@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/state"
 	"github.com/lblab/lblab/internal/shell/wire"
@@ -88,7 +89,7 @@ func TestControllerAndProcessesRefuseStrangers(t *testing.T) {
 	if s1 := waitState(); s1.Speed != 0.5 {
 		t.Fatalf("after the drill: s1 speed %v", s1.Speed)
 	}
-	if _, err := SendDrill(WithToken(context.Background(), token), addr, labDrill("restore", "s1")); err != nil {
+	if _, err := SendDrill(admin.WithToken(context.Background(), token), addr, labDrill("restore", "s1")); err != nil {
 		t.Fatalf("lab chaos with the token: %v", err)
 	}
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
@@ -38,7 +39,7 @@ func (c *Controller) handleState(w http.ResponseWriter, req *http.Request) {
 	st := State{Lab: run.labCopy().Name}
 	for _, p := range run.f.all() {
 		var raw json.RawMessage
-		if err := call(req.Context(), p.ready.Admin, "GET", "/admin/state", nil, &raw); err != nil {
+		if err := admin.Call(req.Context(), p.ready.Admin, "GET", "/admin/state", nil, &raw); err != nil {
 			raw, _ = json.Marshal(map[string]string{"name": p.name, "error": err.Error()})
 		}
 		if p.role == "lb" {
@@ -47,7 +48,7 @@ func (c *Controller) handleState(w http.ResponseWriter, req *http.Request) {
 			st.Servers = append(st.Servers, raw)
 		}
 	}
-	_ = call(req.Context(), run.loadgen.ready.Admin, "GET", "/admin/state", nil, &st.Loadgen)
+	_ = admin.Call(req.Context(), run.loadgen.ready.Admin, "GET", "/admin/state", nil, &st.Loadgen)
 	st.Log = run.sc.events.snapshot()
 	writeJSON(w, 200, st)
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/wire"
@@ -135,7 +136,7 @@ func Attach(ctx context.Context, o AttachOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx = WithToken(ctx, o.Token)
+	ctx = admin.WithToken(ctx, o.Token)
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", o.Listen, err)

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/discover/dnstest"
@@ -49,7 +50,7 @@ func TestAttachFollowsDNS(t *testing.T) {
 	}
 	waitSnapshot(t, addr, 5*time.Second, "s1 and s2", func(s dash.Snapshot) bool { return servers(s) == "s1,s2" })
 	slow := json.RawMessage(`{"action":"slow","target":"s2","speed":0.5}`)
-	if err := call(ctx, addr, "POST", "/api/chaos", slow, nil); err != nil {
+	if err := admin.Call(ctx, addr, "POST", "/api/chaos", slow, nil); err != nil {
 		t.Fatalf("a drill at the discovered s2: %v", err)
 	}
 	waitSnapshot(t, upAddr, 3*time.Second, "s2 slowed", func(s dash.Snapshot) bool {
@@ -58,8 +59,8 @@ func TestAttachFollowsDNS(t *testing.T) {
 
 	dns.Set() // NXDOMAIN
 	waitSnapshot(t, addr, 5*time.Second, "s2 gone", func(s dash.Snapshot) bool { return servers(s) == "s1" })
-	err := call(ctx, addr, "POST", "/api/chaos", slow, nil)
-	if se, ok := err.(*StatusError); !ok || se.Code != 400 {
+	err := admin.Call(ctx, addr, "POST", "/api/chaos", slow, nil)
+	if se, ok := err.(*admin.StatusError); !ok || se.Code != 400 {
 		t.Errorf("a drill at s2 after it left: %v, want 400", err)
 	}
 

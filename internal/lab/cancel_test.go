@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/state"
 )
@@ -62,7 +63,7 @@ func checkCancelledLosers(t *testing.T, ctx context.Context, lab *labfile.Lab, b
 		idle := true
 		for _, b := range f.backends {
 			var st state.Backend
-			if err := call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+			if err := admin.Call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 				t.Fatal(err)
 			}
 			states = append(states, st)
@@ -99,7 +100,7 @@ func checkCancelledLosers(t *testing.T, ctx context.Context, lab *labfile.Lab, b
 	}
 	if balancer {
 		var st state.LB
-		if err := call(ctx, f.lbs[0].ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+		if err := admin.Call(ctx, f.lbs[0].ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 			t.Fatal(err)
 		}
 		if st.Picks != run.Attempts {

@@ -6,6 +6,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/conns"
 	"github.com/lblab/lblab/internal/shell/state"
@@ -55,7 +56,7 @@ func (f *fleet) balancerConnections(ctx context.Context, run *report.Run) {
 	}
 	for _, p := range f.balancers() {
 		var st state.LB
-		if err := call(ctx, p.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+		if err := admin.Call(ctx, p.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 			f.opts.Log.Warn("cannot read a balancer's connections", zap.String("balancer", p.name), zap.Error(err))
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/state"
 )
@@ -70,7 +71,7 @@ func (l *eventLog) read(ctx context.Context, p *proc, last int64) int64 {
 	if err != nil {
 		return last
 	}
-	authorize(req)
+	admin.Authorize(req)
 	resp, err := http.DefaultClient.Do(req) // no timeout: the stream is long-lived
 	if err != nil {
 		return last

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/backend"
@@ -132,7 +133,7 @@ func TestExternalProxyAccounting(t *testing.T) {
 	var arrived uint64
 	for _, b := range f.servers() {
 		var bs backend.State
-		if err := call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &bs); err != nil {
+		if err := admin.Call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &bs); err != nil {
 			t.Fatal(err)
 		}
 		arrived += bs.Counters.Arrived
@@ -260,7 +261,7 @@ func TestExternalCommand(t *testing.T) {
 	var arrived uint64
 	for _, b := range f.servers() {
 		var bs backend.State
-		if err := call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &bs); err != nil {
+		if err := admin.Call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &bs); err != nil {
 			t.Fatal(err)
 		}
 		arrived += bs.Counters.Arrived

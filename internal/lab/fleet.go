@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/assemble"
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
@@ -233,7 +234,7 @@ func (f *fleet) addBackend(ctx context.Context, ev labfile.Event, holders []*pro
 	// its speed weighs it, as the simulator's balancers do (else the lb's lab's weight for the name)
 	body := wire.BackendSpec{Name: name, Addr: p.ready.Addr, Admin: p.ready.Admin, Weight: ev.Speed}
 	for _, l := range holders {
-		if err := call(ctx, l.ready.Admin, "POST", "/admin/backends", body, nil); err != nil {
+		if err := admin.Call(ctx, l.ready.Admin, "POST", "/admin/backends", body, nil); err != nil {
 			return err
 		}
 	}

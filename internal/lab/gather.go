@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/shell/state"
 )
@@ -26,7 +27,7 @@ func gather(ctx context.Context, r *liveRun) *dash.Reading {
 		wg.Go(func() {
 			var st state.LB
 			out.LBs[i] = dash.LBReading{Name: p.name, State: &st, Exited: p.exitedHow()}
-			if err := call(ctx, p.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+			if err := admin.Call(ctx, p.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 				out.LBs[i] = dash.LBReading{Name: p.name, Err: err.Error(), Exited: p.exitedHow()}
 			}
 		})
@@ -35,14 +36,14 @@ func gather(ctx context.Context, r *liveRun) *dash.Reading {
 		wg.Go(func() {
 			var st state.Backend
 			out.Servers[i] = dash.ServerReading{Name: p.name, State: &st, Exited: p.exitedHow()}
-			if err := call(ctx, p.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+			if err := admin.Call(ctx, p.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 				out.Servers[i] = dash.ServerReading{Name: p.name, Err: err.Error(), Exited: p.exitedHow()}
 			}
 		})
 	}
 	wg.Go(func() {
 		var st state.Loadgen
-		if err := call(ctx, r.loadgen.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+		if err := admin.Call(ctx, r.loadgen.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 			out.LoadgenErr = err.Error()
 			return
 		}
@@ -55,13 +56,13 @@ func gather(ctx context.Context, r *liveRun) *dash.Reading {
 
 // readLatency scrapes the loadgen's /metrics for the latency histogram; nil
 // when it has none (an older loadgen, or no exporter yet).
-func readLatency(ctx context.Context, admin string) *dash.Buckets {
-	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+admin+"/metrics", nil)
+func readLatency(ctx context.Context, addr string) *dash.Buckets {
+	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+addr+"/metrics", nil)
 	if err != nil {
 		return nil
 	}
-	authorize(req)
-	resp, err := adminClient.Do(req)
+	admin.Authorize(req)
+	resp, err := admin.Client.Do(req)
 	if err != nil {
 		return nil
 	}

@@ -17,6 +17,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/state"
@@ -92,13 +93,13 @@ func TestAccountingAcrossProcesses(t *testing.T) {
 		t.Fatalf("loadgen: %d requests, outcomes %+v", run.Requests, o)
 	}
 	var lbState state.LB
-	if err := call(ctx, f.lbs[0].ready.Admin, "GET", "/admin/state", nil, &lbState); err != nil {
+	if err := admin.Call(ctx, f.lbs[0].ready.Admin, "GET", "/admin/state", nil, &lbState); err != nil {
 		t.Fatal(err)
 	}
 	var arrived, ended uint64
 	for _, b := range f.backends {
 		var st state.Backend
-		if err := call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+		if err := admin.Call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 			t.Fatal(err)
 		}
 		c := st.Counters
@@ -233,7 +234,7 @@ func TestControllerChaos(t *testing.T) {
 		t.Fatal(err)
 	}
 	var st State
-	if err := call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
+	if err := admin.Call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
 		t.Fatal(err)
 	}
 	var s1 state.Backend

@@ -20,6 +20,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -110,7 +111,7 @@ func start(ctx context.Context, launch Launcher, role, name string, args []strin
 	p := &proc{name: name, role: role, cmd: launch(role, args), args: args, start: time.Now(), done: make(chan struct{})}
 	p.cmd.Stderr = io.MultiWriter(logs, &p.tail)
 	p.cmd.SysProcAttr = childAttrs()
-	passToken(ctx, p.cmd)
+	admin.PassToken(ctx, p.cmd)
 	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {
 		return nil, err

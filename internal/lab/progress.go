@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/shell/state"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
@@ -29,7 +30,7 @@ func progressLine(ctx context.Context, w io.Writer, lg *proc, total time.Duratio
 		case <-tick.C:
 		}
 		var st state.Loadgen
-		if call(ctx, lg.ready.Admin, "GET", "/admin/state", nil, &st) != nil || len(st.Targets) == 0 {
+		if admin.Call(ctx, lg.ready.Admin, "GET", "/admin/state", nil, &st) != nil || len(st.Targets) == 0 {
 			continue
 		}
 		fmt.Fprint(w, "\r\033[K"+progressText(st, total))

@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/state"
@@ -69,7 +70,7 @@ func Run(ctx context.Context, lab *labfile.Lab, settings []labfile.Setting, opts
 	if err := CheckRun(lab, settings, opts.MaxServers); err != nil {
 		return nil, err
 	}
-	ctx = WithToken(ctx, orNewToken(opts.Token))
+	ctx = admin.WithToken(ctx, admin.OrNewToken(opts.Token))
 	rep := &report.Report{Mode: "live", Lab: lab.Name, Seed: lab.Seed, DurationS: lab.Duration.Seconds(),
 		Narration: lab.Narration, Headline: lab.Report.Headline}
 	dash, stopDash := runDashboard(ctx, opts)
@@ -239,7 +240,7 @@ func (f *fleet) serverFigures(ctx context.Context, log *eventLog) []report.Serve
 			continue
 		}
 		var st state.Backend
-		err := call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &st)
+		err := admin.Call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &st)
 		c := st.Counters
 		s := report.Server{Name: b.name, Sent: c.Arrived, Completed: c.Completed, MaxQueue: c.MaxQueue}
 		if err != nil {
@@ -276,7 +277,7 @@ func (f *fleet) balancerPicks(ctx context.Context) map[string]uint64 {
 	out := map[string]uint64{}
 	for _, l := range f.balancers() {
 		var st state.LB
-		if call(ctx, l.ready.Admin, "GET", "/admin/state", nil, &st) != nil {
+		if admin.Call(ctx, l.ready.Admin, "GET", "/admin/state", nil, &st) != nil {
 			continue
 		}
 		for _, b := range st.Backends {

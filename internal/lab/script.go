@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/labfile"
 )
 
@@ -90,7 +91,7 @@ func (d liveDrills) Rate(rate float64) error {
 	if d.s.loadgen == nil {
 		return fmt.Errorf("no loadgen is running")
 	}
-	return call(d.ctx, d.s.loadgen.ready.Admin, "PUT", "/admin/rate", map[string]float64{"rate": rate}, nil)
+	return admin.Call(d.ctx, d.s.loadgen.ready.Admin, "PUT", "/admin/rate", map[string]float64{"rate": rate}, nil)
 }
 
 func (d liveDrills) Algorithm(name string) error {
@@ -139,7 +140,7 @@ func (s *script) set(ctx context.Context, set map[string]string) error {
 func (s *script) each(ctx context.Context, procs []*proc, method, path string, body any) error {
 	var errs []string
 	for _, p := range procs {
-		if err := call(ctx, p.ready.Admin, method, path, body, nil); err != nil {
+		if err := admin.Call(ctx, p.ready.Admin, method, path, body, nil); err != nil {
 			errs = append(errs, err.Error())
 		}
 	}

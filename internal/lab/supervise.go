@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"go.uber.org/zap"
 )
 
@@ -133,7 +134,7 @@ func (r *liveRun) restart(p *proc, deaths int, wait time.Duration) {
 	if p.role == "lb" {
 		for _, b := range r.f.addedBackends() {
 			body := map[string]string{"name": b.name, "addr": b.ready.Addr, "admin": b.ready.Admin}
-			if err := call(r.ctx, np.ready.Admin, "POST", "/admin/backends", body, nil); err != nil {
+			if err := admin.Call(r.ctx, np.ready.Admin, "POST", "/admin/backends", body, nil); err != nil {
 				r.sc.events.add(time.Now(), fmt.Sprintf("%s: adding %s after the restart failed: %v", p.name, b.name, err))
 			}
 		}

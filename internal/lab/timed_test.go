@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/state"
 )
@@ -59,7 +60,7 @@ func TestTimedDrillsLive(t *testing.T) {
 	var st State
 	var s1, s2 state.Backend
 	for {
-		if err := call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
+		if err := admin.Call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
 			t.Fatal(err)
 		}
 		var texts []string

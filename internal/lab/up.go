@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
@@ -33,7 +34,7 @@ func Up(ctx context.Context, lab *labfile.Lab, opts UpOptions) error {
 	if err := CheckFleet(lab, opts.MaxServers); err != nil {
 		return err
 	}
-	ctx = WithToken(ctx, orNewToken(opts.Token))
+	ctx = admin.WithToken(ctx, admin.OrNewToken(opts.Token))
 	ln, err := net.Listen("tcp", opts.Listen)
 	if err != nil {
 		return fmt.Errorf("controller address %s: %w", opts.Listen, err)
