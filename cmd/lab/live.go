@@ -17,6 +17,7 @@ import (
 
 	livelab "github.com/lblab/lblab/internal/lab"
 	labadmin "github.com/lblab/lblab/internal/lab/admin"
+	labproc "github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/wire"
@@ -75,7 +76,7 @@ func (af *accessFlags) check(listenFlag, listen string) error {
 
 // liveOptions opens the log file and finds the binary to start processes with.
 func (lf *liveFlags) options(errOut io.Writer) (livelab.Options, func(), error) {
-	launch, err := livelab.SelfLauncher()
+	launch, err := labproc.SelfLauncher()
 	if err != nil {
 		return livelab.Options{}, nil, err
 	}
@@ -260,7 +261,7 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 			if err := lf.check("--listen", listen); err != nil {
 				return err
 			}
-			policy, err := livelab.ParseRestart(restart)
+			policy, err := labproc.ParseRestart(restart)
 			if err != nil {
 				return usageError{err}
 			}
@@ -298,7 +299,7 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 	}
 	cmd.Flags().StringVar(&listen, "listen", livelab.DefaultControllerAddr, "the controller's address (dashboard, state and chaos API)")
 	cmd.Flags().StringVar(&lbAddr, "lb", "127.0.0.1:8080", "the balancer's traffic address")
-	cmd.Flags().StringVar(&restart, "restart", string(livelab.RestartNever), "when a backend or balancer process exits on its own: never (it stays down, shown as EXITED)\nor on-failure (started again on its ports after a signal or a non-zero exit)")
+	cmd.Flags().StringVar(&restart, "restart", string(labproc.RestartNever), "when a backend or balancer process exits on its own: never (it stays down, shown as EXITED)\nor on-failure (started again on its ports after a signal or a non-zero exit)")
 	cmd.Flags().StringVar(&kind, "balancer", "", "run the balancer tier as KIND: lb, haproxy, nginx or caddy (balancers.kind, docs/external.md)")
 	lf.add(cmd)
 	costFlag(cmd, &maxCost)

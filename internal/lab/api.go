@@ -39,16 +39,16 @@ func (c *Controller) handleState(w http.ResponseWriter, req *http.Request) {
 	st := State{Lab: run.labCopy().Name}
 	for _, p := range run.f.all() {
 		var raw json.RawMessage
-		if err := admin.Call(req.Context(), p.ready.Admin, "GET", "/admin/state", nil, &raw); err != nil {
-			raw, _ = json.Marshal(map[string]string{"name": p.name, "error": err.Error()})
+		if err := admin.Call(req.Context(), p.Ready.Admin, "GET", "/admin/state", nil, &raw); err != nil {
+			raw, _ = json.Marshal(map[string]string{"name": p.Name, "error": err.Error()})
 		}
-		if p.role == "lb" {
+		if p.Role == "lb" {
 			st.Balancers = append(st.Balancers, raw)
 		} else {
 			st.Servers = append(st.Servers, raw)
 		}
 	}
-	_ = admin.Call(req.Context(), run.loadgen.ready.Admin, "GET", "/admin/state", nil, &st.Loadgen)
+	_ = admin.Call(req.Context(), run.loadgen.Ready.Admin, "GET", "/admin/state", nil, &st.Loadgen)
 	st.Log = run.sc.events.snapshot()
 	writeJSON(w, 200, st)
 }

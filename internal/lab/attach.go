@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/discover"
-	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // Endpoint is a process `lab dashboard` attaches to: its name and admin
@@ -143,10 +143,10 @@ func Attach(ctx context.Context, o AttachOptions) error {
 	}
 	f := &fleet{opts: o.Options, lab: lab}
 	for _, e := range o.Backends {
-		f.backends = append(f.backends, attached("backend", e))
+		f.backends = append(f.backends, proc.Attached("backend", e.Name, e.Admin))
 	}
 	for _, e := range o.LBs {
-		f.lbs = append(f.lbs, attached("lb", e))
+		f.lbs = append(f.lbs, proc.Attached("lb", e.Name, e.Admin))
 	}
 	var dns *dnsFleet
 	if o.BackendsDNS != nil {
@@ -156,7 +156,7 @@ func Attach(ctx context.Context, o AttachOptions) error {
 		}
 	}
 	rctx, cancel := context.WithCancel(ctx)
-	r := newRun(rctx, cancel, "attach", lab, f, attached("loadgen", Endpoint{Name: "loadgen", Admin: o.Loadgen}))
+	r := newRun(rctx, cancel, "attach", lab, f, proc.Attached("loadgen", "loadgen", o.Loadgen))
 	r.attached = true
 	r.sc.followBalancers(rctx)
 	if dns != nil {
@@ -173,9 +173,4 @@ func Attach(ctx context.Context, o AttachOptions) error {
 	c.close()
 	r.stop()
 	return nil
-}
-
-// attached is a process someone else started: only its admin address is known.
-func attached(role string, e Endpoint) *proc {
-	return &proc{name: e.Name, role: role, ready: wire.Ready{Name: e.Name, Admin: e.Admin}}
 }

@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/discover"
 )
@@ -86,7 +87,7 @@ func (d *dnsFleet) Add(m discover.Member) error {
 		return err
 	}
 	d.f.mu.Lock()
-	d.f.backends = append(d.f.backends, attached("backend", Endpoint{Name: m.Name, Admin: m.Admin}))
+	d.f.backends = append(d.f.backends, proc.Attached("backend", m.Name, m.Admin))
 	d.f.mu.Unlock()
 	d.note(fmt.Sprintf("dns %s: backend %s joined at %s", d.name, m.Name, m.Admin))
 	return nil
@@ -98,7 +99,7 @@ func (d *dnsFleet) Remove(name string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.f.mu.Lock()
-	d.f.backends = slices.DeleteFunc(d.f.backends, func(p *proc) bool { return p.name == name })
+	d.f.backends = slices.DeleteFunc(d.f.backends, func(p *proc.Proc) bool { return p.Name == name })
 	d.f.mu.Unlock()
 	if names := backendNames(d.f); len(names) > 0 {
 		if err := d.relab(names); err != nil {
@@ -140,8 +141,8 @@ func (d *dnsFleet) note(text string) {
 func backendNames(f *fleet) []string {
 	var out []string
 	for _, p := range f.all() {
-		if p.role == "backend" {
-			out = append(out, p.name)
+		if p.Role == "backend" {
+			out = append(out, p.Name)
 		}
 	}
 	return out

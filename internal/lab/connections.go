@@ -56,8 +56,8 @@ func (f *fleet) balancerConnections(ctx context.Context, run *report.Run) {
 	}
 	for _, p := range f.balancers() {
 		var st state.LB
-		if err := admin.Call(ctx, p.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
-			f.opts.Log.Warn("cannot read a balancer's connections", zap.String("balancer", p.name), zap.Error(err))
+		if err := admin.Call(ctx, p.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+			f.opts.Log.Warn("cannot read a balancer's connections", zap.String("balancer", p.Name), zap.Error(err))
 			continue
 		}
 		if c := st.Connections; c != nil {

@@ -131,9 +131,9 @@ func (c *Controller) watchLoadgen(r *liveRun) {
 	go func() {
 		select {
 		case <-r.ctx.Done():
-		case <-r.loadgen.done:
+		case <-r.loadgen.Done():
 			if r.ctx.Err() == nil && c.mode != "run" {
-				c.opts.Log.Warn("the loadgen stopped", zap.Error(r.loadgen.err))
+				c.opts.Log.Warn("the loadgen stopped", zap.Error(r.loadgen.Err()))
 				r.sc.events.add(time.Now(), "the loadgen stopped: no more traffic")
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/state"
 )
@@ -53,7 +54,7 @@ const followRetry = time.Second
 // follow reads a balancer's server-sent events into the log until ctx
 // ends, reconnecting when the stream breaks. A new stream replays recent
 // events first; those already logged are skipped by their time.
-func (l *eventLog) follow(ctx context.Context, p *proc) {
+func (l *eventLog) follow(ctx context.Context, p *proc.Proc) {
 	var last int64 // the newest event logged, unix ns
 	for {
 		last = l.read(ctx, p, last)
@@ -66,8 +67,8 @@ func (l *eventLog) follow(ctx context.Context, p *proc) {
 }
 
 // read copies one event stream into the log and returns the newest event time.
-func (l *eventLog) read(ctx context.Context, p *proc, last int64) int64 {
-	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+p.ready.Admin+"/admin/events", nil)
+func (l *eventLog) read(ctx context.Context, p *proc.Proc, last int64) int64 {
+	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+p.Ready.Admin+"/admin/events", nil)
 	if err != nil {
 		return last
 	}
@@ -89,7 +90,7 @@ func (l *eventLog) read(ctx context.Context, p *proc, last int64) int64 {
 		}
 		last = ev.TUnixNs
 		if ev.Kind != "settings" {
-			l.add(time.Unix(0, ev.TUnixNs), p.name+": "+ev.Text)
+			l.add(time.Unix(0, ev.TUnixNs), p.Name+": "+ev.Text)
 		}
 	}
 	return last

@@ -26,30 +26,30 @@ func gather(ctx context.Context, r *liveRun) *dash.Reading {
 	for i, p := range lbs {
 		wg.Go(func() {
 			var st state.LB
-			out.LBs[i] = dash.LBReading{Name: p.name, State: &st, Exited: p.exitedHow()}
-			if err := admin.Call(ctx, p.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
-				out.LBs[i] = dash.LBReading{Name: p.name, Err: err.Error(), Exited: p.exitedHow()}
+			out.LBs[i] = dash.LBReading{Name: p.Name, State: &st, Exited: p.ExitedHow()}
+			if err := admin.Call(ctx, p.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+				out.LBs[i] = dash.LBReading{Name: p.Name, Err: err.Error(), Exited: p.ExitedHow()}
 			}
 		})
 	}
 	for i, p := range backs {
 		wg.Go(func() {
 			var st state.Backend
-			out.Servers[i] = dash.ServerReading{Name: p.name, State: &st, Exited: p.exitedHow()}
-			if err := admin.Call(ctx, p.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
-				out.Servers[i] = dash.ServerReading{Name: p.name, Err: err.Error(), Exited: p.exitedHow()}
+			out.Servers[i] = dash.ServerReading{Name: p.Name, State: &st, Exited: p.ExitedHow()}
+			if err := admin.Call(ctx, p.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+				out.Servers[i] = dash.ServerReading{Name: p.Name, Err: err.Error(), Exited: p.ExitedHow()}
 			}
 		})
 	}
 	wg.Go(func() {
 		var st state.Loadgen
-		if err := admin.Call(ctx, r.loadgen.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+		if err := admin.Call(ctx, r.loadgen.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 			out.LoadgenErr = err.Error()
 			return
 		}
 		out.Loadgen = &st
 	})
-	wg.Go(func() { out.Latency = readLatency(ctx, r.loadgen.ready.Admin) })
+	wg.Go(func() { out.Latency = readLatency(ctx, r.loadgen.Ready.Admin) })
 	wg.Wait()
 	return out
 }

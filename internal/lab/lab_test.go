@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/state"
@@ -93,13 +94,13 @@ func TestAccountingAcrossProcesses(t *testing.T) {
 		t.Fatalf("loadgen: %d requests, outcomes %+v", run.Requests, o)
 	}
 	var lbState state.LB
-	if err := admin.Call(ctx, f.lbs[0].ready.Admin, "GET", "/admin/state", nil, &lbState); err != nil {
+	if err := admin.Call(ctx, f.lbs[0].Ready.Admin, "GET", "/admin/state", nil, &lbState); err != nil {
 		t.Fatal(err)
 	}
 	var arrived, ended uint64
 	for _, b := range f.backends {
 		var st state.Backend
-		if err := admin.Call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+		if err := admin.Call(ctx, b.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 			t.Fatal(err)
 		}
 		c := st.Counters
@@ -109,9 +110,9 @@ func TestAccountingAcrossProcesses(t *testing.T) {
 	if lbState.Picks != run.Attempts || arrived != run.Attempts || ended != arrived {
 		t.Errorf("attempts: loadgen %d, lb picks %d, backends received %d and ended %d", run.Attempts, lbState.Picks, arrived, ended)
 	}
-	pids := []int{lg.ready.PID}
+	pids := []int{lg.Ready.PID}
 	for _, p := range f.all() {
-		pids = append(pids, p.ready.PID)
+		pids = append(pids, p.Ready.PID)
 	}
 	f.stop()
 	for _, pid := range pids {
@@ -185,7 +186,7 @@ func TestHeyOnlyOKs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.stop()
-	out, err := exec.CommandContext(ctx, hey, "-z", "2s", "-q", "50", "-c", "4", "http://"+f.lbs[0].ready.Addr+"/hey").CombinedOutput()
+	out, err := exec.CommandContext(ctx, hey, "-z", "2s", "-q", "50", "-c", "4", "http://"+f.lbs[0].Ready.Addr+"/hey").CombinedOutput()
 	if err != nil {
 		t.Fatalf("hey: %v\n%s", err, out)
 	}
@@ -269,26 +270,26 @@ func TestPortInUse(t *testing.T) {
 	opts.LBAddr = ln.Addr().String()
 	ctx := ctxFor(t, 30*time.Second)
 	_, err = startFleet(ctx, smallLab(t, "p2c", 3), opts)
-	var se *StartError
+	var se *proc.StartError
 	if !errors.As(err, &se) || se.ExitCode() != 2 || !strings.Contains(se.Error(), "address already in use") {
-		t.Fatalf("got %v, want a StartError with exit status 2 naming the port in use", err)
+		t.Fatalf("got %v, want a proc.StartError with exit status 2 naming the port in use", err)
 	}
 }
 
 // runLoadgen runs the loadgen against fleet f as lab run does (its --json
 // report) and returns its run and its (finished) process.
-func runLoadgen(t *testing.T, ctx context.Context, f *fleet) (*report.Run, *proc) {
+func runLoadgen(t *testing.T, ctx context.Context, f *fleet) (*report.Run, *proc.Proc) {
 	t.Helper()
 	args := append([]string{"--lab", f.labPath, "--admin", "127.0.0.1:0", "--json"}, f.loadgenArgs()...)
 	args = append(args, f.tls.clientArgs()...)
-	lg, err := start(ctx, f.opts.Launch, "loadgen", "loadgen", args, io.Discard, zap.NewNop())
+	lg, err := proc.Start(ctx, f.opts.Launch, "loadgen", "loadgen", args, io.Discard, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lg.wait(ctx); err != nil {
+	if err := lg.Wait(ctx); err != nil {
 		t.Fatalf("loadgen: %v", err)
 	}
-	run, _, err := parseLoadgenReport(lg.output())
+	run, _, err := parseLoadgenReport(lg.Output())
 	if err != nil {
 		t.Fatal(err)
 	}

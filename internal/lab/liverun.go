@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/lab/dash"
+	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 )
 
@@ -19,7 +20,7 @@ type liveRun struct {
 	mu       sync.Mutex   // guards lab: drills change it while the aggregator reads it
 	lab      *labfile.Lab // changed by drills (set, rate, algorithm, add-server)
 	f        *fleet
-	loadgen  *proc
+	loadgen  *proc.Proc
 	sc       *script
 	started  time.Time
 	scenario string // the built-in scenario it runs ("" = a lab file or the default)
@@ -53,7 +54,7 @@ func launch(ctx context.Context, mode string, lab *labfile.Lab, opts Options, se
 		args = append(args, "--series")
 	}
 	args = append(args, loadgenArgs...)
-	lg, err := start(rctx, opts.Launch, "loadgen", "loadgen", args, opts.Logs, opts.Log)
+	lg, err := proc.Start(rctx, opts.Launch, "loadgen", "loadgen", args, opts.Logs, opts.Log)
 	if err != nil {
 		f.stop()
 		cancel()
@@ -64,11 +65,11 @@ func launch(ctx context.Context, mode string, lab *labfile.Lab, opts Options, se
 	for _, p := range f.all() {
 		r.supervise(p, 0)
 	}
-	f.onStart = func(p *proc) { r.supervise(p, 0) }
+	f.onStart = func(p *proc.Proc) { r.supervise(p, 0) }
 	return r, nil
 }
 
-func newRun(ctx context.Context, cancel context.CancelFunc, mode string, lab *labfile.Lab, f *fleet, lg *proc) *liveRun {
+func newRun(ctx context.Context, cancel context.CancelFunc, mode string, lab *labfile.Lab, f *fleet, lg *proc.Proc) *liveRun {
 	r := &liveRun{id: runIDs.Add(1), lab: lab.Clone(), f: f, loadgen: lg, ctx: ctx, cancel: cancel, mode: mode}
 	r.sc = newScript(f, lg, f.opts.Log)
 	r.started = r.sc.events.start
@@ -100,9 +101,9 @@ func (r *liveRun) halt(now bool) {
 			go func() {
 				defer wg.Done()
 				if now {
-					p.kill()
+					p.Kill()
 				} else {
-					p.stop()
+					p.Stop()
 				}
 			}()
 		}
@@ -112,13 +113,13 @@ func (r *liveRun) halt(now bool) {
 }
 
 // backends and balancers are the processes by role, in fleet order.
-func (r *liveRun) backends() []*proc  { return r.byRole("backend") }
-func (r *liveRun) balancers() []*proc { return r.byRole("lb") }
+func (r *liveRun) backends() []*proc.Proc  { return r.byRole("backend") }
+func (r *liveRun) balancers() []*proc.Proc { return r.byRole("lb") }
 
-func (r *liveRun) byRole(role string) []*proc {
-	var out []*proc
+func (r *liveRun) byRole(role string) []*proc.Proc {
+	var out []*proc.Proc
 	for _, p := range r.f.all() {
-		if p.role == role {
+		if p.Role == role {
 			out = append(out, p)
 		}
 	}

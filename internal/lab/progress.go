@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/shell/state"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
@@ -15,7 +16,7 @@ import (
 // progressLine keeps one live line on a terminal while a setting runs:
 // elapsed of total, achieved vs target rate, p50/p99 so far and errors. It
 // reads the loadgen's admin state twice a second; off a terminal it is quiet.
-func progressLine(ctx context.Context, w io.Writer, lg *proc, total time.Duration) {
+func progressLine(ctx context.Context, w io.Writer, lg *proc.Proc, total time.Duration) {
 	f, ok := w.(*os.File)
 	if !ok || !wire.IsTerminal(f) {
 		return
@@ -30,7 +31,7 @@ func progressLine(ctx context.Context, w io.Writer, lg *proc, total time.Duratio
 		case <-tick.C:
 		}
 		var st state.Loadgen
-		if admin.Call(ctx, lg.ready.Admin, "GET", "/admin/state", nil, &st) != nil || len(st.Targets) == 0 {
+		if admin.Call(ctx, lg.Ready.Admin, "GET", "/admin/state", nil, &st) != nil || len(st.Targets) == 0 {
 			continue
 		}
 		fmt.Fprint(w, "\r\033[K"+progressText(st, total))

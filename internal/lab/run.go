@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/state"
@@ -53,10 +54,10 @@ func (r *liveRun) processes() []Process {
 	var out []Process
 	procs := append(r.f.all(), r.loadgen)
 	if x := r.f.external(); x != nil {
-		procs = append([]*proc{x.proc}, procs...)
+		procs = append([]*proc.Proc{x.proc}, procs...)
 	}
 	for _, p := range procs {
-		out = append(out, Process{Role: p.role, Name: p.name, PID: p.cmd.Process.Pid, p: p.cmd.Process})
+		out = append(out, Process{Role: p.Role, Name: p.Name, PID: p.Process().Pid, p: p.Process()})
 	}
 	return out
 }
@@ -181,9 +182,9 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 		}
 		close(injectDone)
 	}()
-	if err := lg.wait(ctx); ctx.Err() != nil {
-		_ = lg.cmd.Process.Signal(syscall.SIGINT) // loadgen reports what ran
-		<-lg.done
+	if err := lg.Wait(ctx); ctx.Err() != nil {
+		_ = lg.Signal(syscall.SIGINT) // loadgen reports what ran
+		<-lg.Done()
 	} else if err != nil {
 		r.cancel()
 		<-injectDone
@@ -193,7 +194,7 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 	<-scriptDone
 	<-progressDone
 	<-injectDone
-	run, ran, err := parseLoadgenReport(lg.output())
+	run, ran, err := parseLoadgenReport(lg.Output())
 	if err != nil {
 		return nil, err
 	}
@@ -236,22 +237,22 @@ func (f *fleet) serverFigures(ctx context.Context, log *eventLog) []report.Serve
 	var total uint64
 	var picks map[string]uint64 // the balancers' picks per server, read once if needed
 	for _, b := range f.all() {
-		if b.role != "backend" {
+		if b.Role != "backend" {
 			continue
 		}
 		var st state.Backend
-		err := admin.Call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &st)
+		err := admin.Call(ctx, b.Ready.Admin, "GET", "/admin/state", nil, &st)
 		c := st.Counters
-		s := report.Server{Name: b.name, Sent: c.Arrived, Completed: c.Completed, MaxQueue: c.MaxQueue}
+		s := report.Server{Name: b.Name, Sent: c.Arrived, Completed: c.Completed, MaxQueue: c.MaxQueue}
 		if err != nil {
-			f.opts.Log.Warn("cannot read a server's counters", zap.String("server", b.name), zap.Error(err))
+			f.opts.Log.Warn("cannot read a server's counters", zap.String("server", b.Name), zap.Error(err))
 			if picks == nil {
 				picks = f.balancerPicks(ctx)
 			}
-			if n, ok := picks[b.name]; ok {
+			if n, ok := picks[b.Name]; ok {
 				s.Sent = n
 				log.add(time.Now(), fmt.Sprintf("%s: its own counters are lost (%s); sent is what the balancers sent it, completed is unknown",
-					b.name, firstLine(err.Error())))
+					b.Name, firstLine(err.Error())))
 			}
 		}
 		if f.lab.Network.Connections() {
@@ -277,7 +278,7 @@ func (f *fleet) balancerPicks(ctx context.Context) map[string]uint64 {
 	out := map[string]uint64{}
 	for _, l := range f.balancers() {
 		var st state.LB
-		if admin.Call(ctx, l.ready.Admin, "GET", "/admin/state", nil, &st) != nil {
+		if admin.Call(ctx, l.Ready.Admin, "GET", "/admin/state", nil, &st) != nil {
 			continue
 		}
 		for _, b := range st.Backends {

@@ -15,8 +15,8 @@ func (c *Controller) handleSD(w http.ResponseWriter, _ *http.Request) {
 	out := []sdTarget{}
 	if r := c.current(); r != nil {
 		for _, p := range append(r.f.all(), r.loadgen) {
-			out = append(out, sdTarget{Targets: []string{p.ready.Admin},
-				Labels: map[string]string{"process": p.role, "name": p.name}})
+			out = append(out, sdTarget{Targets: []string{p.Ready.Admin},
+				Labels: map[string]string{"process": p.Role, "name": p.Name}})
 		}
 	}
 	writeJSON(w, 200, out)

@@ -79,11 +79,11 @@ func (c *Controller) printWelcome(w io.Writer, r *liveRun, command string) {
 	fmt.Fprintf(w, "dashboard:  %s\n", c.dashboardURL())
 	algorithm, lbAddr := lab.Balancers.Algorithm, ""
 	if lbs := r.balancers(); len(lbs) > 0 {
-		lbAddr = lbs[0].ready.Addr
+		lbAddr = lbs[0].Ready.Addr
 	} else if x := r.f.external(); x != nil {
 		d, _ := x.kind.Directive(algorithm, &lab.Balancers)
 		algorithm += fmt.Sprintf(" through %s (%s)", x.kind.Name, strings.ReplaceAll(d, "\n", "; "))
-		lbAddr = x.proc.ready.Addr
+		lbAddr = x.proc.Ready.Addr
 	}
 	fmt.Fprintf(w, "lab %s is up: %d servers, %s, %g requests/s from the loadgen\n",
 		lab.Name, len(r.backends()), algorithm, lab.Clients.Rate)
