@@ -49,7 +49,7 @@ func (c *Controller) handleState(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	_ = admin.Call(req.Context(), run.loadgen.Ready.Admin, "GET", "/admin/state", nil, &st.Loadgen)
-	st.Log = run.sc.events.snapshot()
+	st.Log = run.sc.events.Snapshot()
 	writeJSON(w, 200, st)
 }
 

@@ -75,7 +75,7 @@ func (d *dnsFleet) start(ctx context.Context, r *liveRun) {
 	d.mu.Unlock()
 	go d.w.Run(ctx, func(err error) {
 		d.log.Warn("backends-dns", zap.Error(err))
-		r.sc.events.add(time.Now(), "dns "+d.name+": "+err.Error())
+		r.sc.events.Add(time.Now(), "dns "+d.name+": "+err.Error())
 	})
 }
 
@@ -133,7 +133,7 @@ func (d *dnsFleet) relab(names []string) error {
 func (d *dnsFleet) note(text string) {
 	d.log.Info(text)
 	if d.run != nil {
-		d.run.sc.events.add(time.Now(), text)
+		d.run.sc.events.Add(time.Now(), text)
 	}
 }
 

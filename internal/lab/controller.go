@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/lab/dash"
+	"github.com/lblab/lblab/internal/lab/gather"
 	"github.com/lblab/lblab/internal/lab/webui"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/wire"
@@ -110,7 +111,7 @@ func (c *Controller) aggregate(ctx context.Context) {
 		}
 		var snap *dash.Snapshot
 		if r := c.current(); r != nil {
-			cur := gather(ctx, r)
+			cur := gather.Read(ctx, r.balancers(), r.backends(), r.loadgen)
 			d.Add(r.id, r.started, cur)
 			snap = snapshot(r, &d, cur, c.mode)
 		} else {
@@ -134,7 +135,7 @@ func (c *Controller) watchLoadgen(r *liveRun) {
 		case <-r.loadgen.Done():
 			if r.ctx.Err() == nil && c.mode != "run" {
 				c.opts.Log.Warn("the loadgen stopped", zap.Error(r.loadgen.Err()))
-				r.sc.events.add(time.Now(), "the loadgen stopped: no more traffic")
+				r.sc.events.Add(time.Now(), "the loadgen stopped: no more traffic")
 			}
 		}
 	}()

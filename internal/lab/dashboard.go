@@ -13,7 +13,7 @@ import (
 // and the bins derived so far.
 func snapshot(r *liveRun, d *dash.Deriver, cur *dash.Reading, mode string) *dash.Snapshot {
 	return dash.LiveSnapshot(dash.LiveRun{Lab: r.labCopy(), Scenario: r.scenario, Setting: r.setting,
-		Started: r.started, Features: features(mode, r), First: &r.first, Log: r.sc.events.snapshot()}, d, cur, mode)
+		Started: r.started, Features: features(mode, r), First: &r.first, Log: r.sc.events.Snapshot()}, d, cur, mode)
 }
 
 func features(mode string, r *liveRun) dash.Features {

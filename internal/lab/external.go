@@ -19,6 +19,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/lab/gather"
 	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 )
@@ -440,17 +441,17 @@ func parseCaddyUpstreams(r io.Reader) (ProxyStats, error) {
 // its end (the per-server shares come from the backends' counters, as for
 // lb): HAProxy's requests per server and their status, nginx's requests,
 // Caddy's requests in flight per upstream.
-func (f *fleet) proxyFigures(ctx context.Context, log *eventLog) {
+func (f *fleet) proxyFigures(ctx context.Context, log *gather.Log) {
 	x := f.external()
 	if x == nil || x.kind.Kind == labfile.KindCommand { // a proxy of the user's own: no stats interface lab knows
 		return
 	}
 	st, err := x.readStats(ctx)
 	if err != nil {
-		log.add(time.Now(), fmt.Sprintf("%s's own counters could not be read: %v", x.kind.Name, firstLine(err.Error())))
+		log.Add(time.Now(), fmt.Sprintf("%s's own counters could not be read: %v", x.kind.Name, firstLine(err.Error())))
 		return
 	}
-	log.add(time.Now(), x.kind.Name+"'s own counters: "+st.text(x.kind.Kind))
+	log.Add(time.Now(), x.kind.Name+"'s own counters: "+st.text(x.kind.Kind))
 }
 
 // text is the stats in one line.

@@ -72,7 +72,7 @@ func launch(ctx context.Context, mode string, lab *labfile.Lab, opts Options, se
 func newRun(ctx context.Context, cancel context.CancelFunc, mode string, lab *labfile.Lab, f *fleet, lg *proc.Proc) *liveRun {
 	r := &liveRun{id: runIDs.Add(1), lab: lab.Clone(), f: f, loadgen: lg, ctx: ctx, cancel: cancel, mode: mode}
 	r.sc = newScript(f, lg, f.opts.Log)
-	r.started = r.sc.events.start
+	r.started = r.sc.events.Start()
 	return r
 }
 

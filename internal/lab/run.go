@@ -8,15 +8,14 @@ import (
 	"net"
 	"os"
 	"syscall"
-	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/gather"
 	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
-	"github.com/lblab/lblab/internal/shell/state"
 )
 
 // RunOptions configure `lab run`.
@@ -174,7 +173,7 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 	scriptDone := make(chan struct{})
 	go func() { r.runScript(lab.Events); close(scriptDone) }()
 	progressDone := make(chan struct{})
-	go func() { progressLine(r.ctx, opts.Progress, lg, lab.Duration); close(progressDone) }()
+	go func() { gather.Progress(r.ctx, opts.Progress, lg, lab.Duration); close(progressDone) }()
 	injectDone := make(chan struct{})
 	go func() {
 		if opts.Inject != nil {
@@ -201,16 +200,16 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 	if ctx.Err() != nil && ran < lab.Duration.Seconds() { // the loadgen stopped its arrivals at the interrupt
 		run.Interrupted, run.DurationS = true, ran
 	}
-	run.Servers = r.f.serverFigures(ctxAlive(ctx), r.sc.events)
+	run.Servers = gather.ServerFigures(ctxAlive(ctx), r.f.servers(), r.f.balancers(), lab.Network.Connections(), r.sc.events, opts.Log)
 	r.f.proxyFigures(ctxAlive(ctx), r.sc.events)
-	run.Name, run.Log = name, append(r.sc.events.snapshot(), run.Log...)
+	run.Name, run.Log = name, append(r.sc.events.Snapshot(), run.Log...)
 	// the dashboard's log gets the recovery verdicts once the loadgen's
 	// series is in (the report keeps them in their own field)
-	r.sc.events.addLines(report.RecoveryLines(lab, run.Series, true))
+	r.sc.events.AddLines(report.RecoveryLines(lab, run.Series, true))
 	if run.Algorithm == "" {
 		run.Algorithm = lab.Balancers.Algorithm
 	}
-	r.f.balancerConnections(ctxAlive(ctx), run)
+	gather.BalancerConnections(ctxAlive(ctx), r.f.balancers(), run, opts.Log)
 	return run, nil
 }
 
@@ -225,65 +224,4 @@ func parseLoadgenReport(out string) (*report.Run, float64, error) {
 		return nil, 0, fmt.Errorf("the loadgen's report has %d runs, want 1", len(rep.Runs))
 	}
 	return &rep.Runs[0], rep.DurationS, nil
-}
-
-// serverFigures asks every backend for its counters: what reached it, what
-// it served, its longest queue and its cache hit ratio. A backend whose
-// counters are lost (its process died) is given the balancers' view: the
-// requests they sent it; what it completed is then unknown (0), and the
-// log says so.
-func (f *fleet) serverFigures(ctx context.Context, log *eventLog) []report.Server {
-	var out []report.Server
-	var total uint64
-	var picks map[string]uint64 // the balancers' picks per server, read once if needed
-	for _, b := range f.all() {
-		if b.Role != "backend" {
-			continue
-		}
-		var st state.Backend
-		err := admin.Call(ctx, b.Ready.Admin, "GET", "/admin/state", nil, &st)
-		c := st.Counters
-		s := report.Server{Name: b.Name, Sent: c.Arrived, Completed: c.Completed, MaxQueue: c.MaxQueue}
-		if err != nil {
-			f.opts.Log.Warn("cannot read a server's counters", zap.String("server", b.Name), zap.Error(err))
-			if picks == nil {
-				picks = f.balancerPicks(ctx)
-			}
-			if n, ok := picks[b.Name]; ok {
-				s.Sent = n
-				log.add(time.Now(), fmt.Sprintf("%s: its own counters are lost (%s); sent is what the balancers sent it, completed is unknown",
-					b.Name, firstLine(err.Error())))
-			}
-		}
-		if f.lab.Network.Connections() {
-			s.Connections = st.AcceptedConnections
-		}
-		if c.CacheLookups > 0 {
-			s.CacheHitRatio = float64(c.CacheHits) / float64(c.CacheLookups)
-		}
-		total += s.Sent
-		out = append(out, s)
-	}
-	for i := range out {
-		if total > 0 {
-			out[i].Share = float64(out[i].Sent) / float64(total)
-		}
-	}
-	return out
-}
-
-// balancerPicks sums, over the balancers that answer, how many requests
-// each sent to each server.
-func (f *fleet) balancerPicks(ctx context.Context) map[string]uint64 {
-	out := map[string]uint64{}
-	for _, l := range f.balancers() {
-		var st state.LB
-		if admin.Call(ctx, l.Ready.Admin, "GET", "/admin/state", nil, &st) != nil {
-			continue
-		}
-		for _, b := range st.Backends {
-			out[b.Name] += b.Picks
-		}
-	}
-	return out
 }

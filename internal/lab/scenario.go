@@ -173,7 +173,7 @@ func (c *Controller) switchTo(lab *labfile.Lab, name, setting string) error {
 	if setting != "" {
 		text += " (setting " + setting + ")"
 	}
-	r.sc.events.add(time.Now(), text+" started")
+	r.sc.events.Add(time.Now(), text+" started")
 	c.begin(r, lab.Events)
 	return nil
 }

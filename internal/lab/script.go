@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/gather"
 	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 )
@@ -20,11 +21,11 @@ type script struct {
 	f       *fleet
 	loadgen *proc.Proc // nil in lab up without a loadgen
 	log     *zap.Logger
-	events  *eventLog
+	events  *gather.Log
 }
 
 func newScript(f *fleet, loadgen *proc.Proc, log *zap.Logger) *script {
-	return &script{f: f, loadgen: loadgen, log: log, events: &eventLog{start: time.Now()}}
+	return &script{f: f, loadgen: loadgen, log: log, events: gather.NewLog(time.Now())}
 }
 
 // holders are the processes that hold the server list: the balancers, or
@@ -39,7 +40,7 @@ func (s *script) holders() []*proc.Proc {
 // followBalancers copies every balancer's event stream into the log.
 func (s *script) followBalancers(ctx context.Context) {
 	for _, p := range s.f.balancers() {
-		go s.events.follow(ctx, p)
+		go s.events.Follow(ctx, p)
 	}
 }
 
@@ -47,7 +48,7 @@ func (s *script) followBalancers(ctx context.Context) {
 // fired or ctx ends.
 func (s *script) run(ctx context.Context, events []labfile.Event, fire func(labfile.Event)) {
 	for _, ev := range events {
-		wait := time.Until(s.events.start.Add(ev.At))
+		wait := time.Until(s.events.Start().Add(ev.At))
 		select {
 		case <-ctx.Done():
 			return
@@ -99,7 +100,7 @@ func (d liveDrills) Algorithm(name string) error {
 	if x := d.s.f.external(); x != nil { // a proxy in the lb's place: its configuration is rewritten and reloaded
 		text, err := x.reload(d.ctx, name)
 		if err == nil {
-			d.s.events.add(time.Now(), text)
+			d.s.events.Add(time.Now(), text)
 		}
 		return err
 	}

@@ -28,15 +28,15 @@ func (r *liveRun) supervise(p *proc.Proc, deaths int) {
 		r.f.opts.Log.Warn("a process exited unexpectedly", zap.String("role", p.Role), zap.String("name", p.Name),
 			zap.String("exit", why), zap.String("log", lastLines(p.Log(), 5)))
 		if !r.restartable(p) {
-			r.sc.events.add(time.Now(), text)
+			r.sc.events.Add(time.Now(), text)
 			return
 		}
 		deaths, wait, again := p.NextRestart(deaths)
 		if !again {
-			r.sc.events.add(time.Now(), text+fmt.Sprintf("; it died %d times in a row soon after starting: not restarted again", deaths-1))
+			r.sc.events.Add(time.Now(), text+fmt.Sprintf("; it died %d times in a row soon after starting: not restarted again", deaths-1))
 			return
 		}
-		r.sc.events.add(time.Now(), text+fmt.Sprintf("; restarting it in %v (--restart on-failure)", wait))
+		r.sc.events.Add(time.Now(), text+fmt.Sprintf("; restarting it in %v (--restart on-failure)", wait))
 		r.restart(p, deaths, wait)
 	}()
 }
@@ -64,7 +64,7 @@ func (r *liveRun) restart(p *proc.Proc, deaths int, wait time.Duration) {
 	}
 	if err != nil {
 		if r.ctx.Err() == nil {
-			r.sc.events.add(time.Now(), fmt.Sprintf("restarting %s %s failed: %v", p.Role, p.Name, firstLine(err.Error())))
+			r.sc.events.Add(time.Now(), fmt.Sprintf("restarting %s %s failed: %v", p.Role, p.Name, firstLine(err.Error())))
 		}
 		return
 	}
@@ -72,11 +72,11 @@ func (r *liveRun) restart(p *proc.Proc, deaths int, wait time.Duration) {
 		for _, b := range r.f.addedBackends() {
 			body := map[string]string{"name": b.Name, "addr": b.Ready.Addr, "admin": b.Ready.Admin}
 			if err := admin.Call(r.ctx, np.Ready.Admin, "POST", "/admin/backends", body, nil); err != nil {
-				r.sc.events.add(time.Now(), fmt.Sprintf("%s: adding %s after the restart failed: %v", p.Name, b.Name, err))
+				r.sc.events.Add(time.Now(), fmt.Sprintf("%s: adding %s after the restart failed: %v", p.Name, b.Name, err))
 			}
 		}
 	}
-	r.sc.events.add(time.Now(), fmt.Sprintf("%s %s restarted (pid %d)", p.Role, p.Name, np.Ready.PID))
+	r.sc.events.Add(time.Now(), fmt.Sprintf("%s %s restarted (pid %d)", p.Role, p.Name, np.Ready.PID))
 	r.supervise(np, deaths)
 }
 

@@ -1,4 +1,10 @@
-package lab
+// Package gather reads a live lab's running processes: every 250 ms their
+// admin states into a dash.Reading (Read), the balancers' event streams
+// into the lab's event log (Log), the progress line of lab run (Progress),
+// and at a run's end the servers' and the balancers' own figures for the
+// report (ServerFigures, BalancerConnections). It reads; it changes
+// nothing in the processes.
+package gather
 
 import (
 	"context"
@@ -9,6 +15,7 @@ import (
 
 	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/lab/dash"
+	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/shell/state"
 )
 
@@ -16,11 +23,12 @@ import (
 // not the dashboard.
 const gatherTimeout = time.Second
 
-// gather reads every process of the run in parallel.
-func gather(ctx context.Context, r *liveRun) *dash.Reading {
+// Read reads every process of a run in parallel: its balancers, its
+// backends (in server order) and its loadgen, whose /metrics also gives the
+// latency histogram.
+func Read(ctx context.Context, lbs, backs []*proc.Proc, loadgen *proc.Proc) *dash.Reading {
 	ctx, cancel := context.WithTimeout(ctx, gatherTimeout)
 	defer cancel()
-	lbs, backs := r.balancers(), r.backends()
 	out := &dash.Reading{At: time.Now(), LBs: make([]dash.LBReading, len(lbs)), Servers: make([]dash.ServerReading, len(backs))}
 	var wg sync.WaitGroup
 	for i, p := range lbs {
@@ -43,13 +51,13 @@ func gather(ctx context.Context, r *liveRun) *dash.Reading {
 	}
 	wg.Go(func() {
 		var st state.Loadgen
-		if err := admin.Call(ctx, r.loadgen.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+		if err := admin.Call(ctx, loadgen.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 			out.LoadgenErr = err.Error()
 			return
 		}
 		out.Loadgen = &st
 	})
-	wg.Go(func() { out.Latency = readLatency(ctx, r.loadgen.Ready.Admin) })
+	wg.Go(func() { out.Latency = readLatency(ctx, loadgen.Ready.Admin) })
 	wg.Wait()
 	return out
 }

@@ -1,4 +1,4 @@
-package lab
+package gather
 
 import (
 	"context"
@@ -13,10 +13,10 @@ import (
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
-// progressLine keeps one live line on a terminal while a setting runs:
+// Progress keeps one live line on a terminal while a setting runs:
 // elapsed of total, achieved vs target rate, p50/p99 so far and errors. It
 // reads the loadgen's admin state twice a second; off a terminal it is quiet.
-func progressLine(ctx context.Context, w io.Writer, lg *proc.Proc, total time.Duration) {
+func Progress(ctx context.Context, w io.Writer, lg *proc.Proc, total time.Duration) {
 	f, ok := w.(*os.File)
 	if !ok || !wire.IsTerminal(f) {
 		return
