@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/control"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/state"
@@ -56,10 +57,10 @@ func TestAddServerDrill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if applied, err := SendDrill(ctx, addr, ev); err != nil || applied != "add-server s5" {
+	if applied, err := control.SendDrill(ctx, addr, ev); err != nil || applied != "add-server s5" {
 		t.Fatalf("lab chaos add-server: %v, applied %q; want add-server s5", err, applied)
 	}
-	var st State
+	var st control.State
 	if err := admin.Call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestAddServerWithSpeedAndWorkers(t *testing.T) {
 	if b, last := s.Servers[4].Backend, s.Servers[2].Backend; b.Speed != last.Speed || b.Workers != last.Workers {
 		t.Errorf("s5 runs at speed %g with %d workers, want s3's %g and %d", b.Speed, b.Workers, last.Speed, last.Workers)
 	}
-	var st State
+	var st control.State
 	if err := admin.Call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/control"
 	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/discover"
@@ -46,7 +47,7 @@ func ParseEndpoints(flag, list string) ([]Endpoint, error) {
 		if !ok || name == "" || addr == "" {
 			return nil, fmt.Errorf("%s: %q: want NAME=HOST:PORT", flag, item)
 		}
-		addr, err := DialAddr(flag+" "+name, addr)
+		addr, err := control.DialAddr(flag+" "+name, addr)
 		if err != nil {
 			return nil, err
 		}
@@ -73,7 +74,7 @@ func (o AttachOptions) Check() (*labfile.Lab, error) {
 	case o.Loadgen == "":
 		return nil, fmt.Errorf("--loadgen: give the loadgen's admin address")
 	}
-	if _, err := DialAddr("--loadgen", o.Loadgen); err != nil {
+	if _, err := control.DialAddr("--loadgen", o.Loadgen); err != nil {
 		return nil, err
 	}
 	if o.BackendsDNS != nil {
@@ -162,15 +163,15 @@ func Attach(ctx context.Context, o AttachOptions) error {
 	if dns != nil {
 		dns.start(rctx, r)
 	}
-	c := newController(ctx, "attach", ln, o.Options)
-	c.setRun(r)
-	lastControllerAddr.Store(c.addr)
+	c := control.New(ctx, ln, controlOptions("attach", o.Options))
+	c.SetRun(r)
+	lastControllerAddr.Store(c.Addr())
 	if o.Out != nil {
-		fmt.Fprintf(o.Out, "dashboard:  %s\n", c.dashboardURL())
+		fmt.Fprintf(o.Out, "dashboard:  %s\n", c.DashboardURL())
 		fmt.Fprintf(o.Out, "attached to %d balancers, %d backends and the loadgen at %s\n", len(o.LBs), len(r.backends()), o.Loadgen)
 	}
 	<-ctx.Done()
-	c.close()
-	r.stop()
+	c.Close()
+	r.Stop()
 	return nil
 }

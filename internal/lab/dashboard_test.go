@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/control"
 	"github.com/lblab/lblab/internal/lab/dash"
 )
 
@@ -65,7 +66,7 @@ func TestControllerDashboardAPI(t *testing.T) {
 	if s.Narration == "" || len(s.Log) != 1 || !strings.Contains(s.Log[0].Text, "scenario playground") {
 		t.Errorf("after the switch: narration %q, log %+v", s.Narration, s.Log)
 	}
-	var sd []sdTarget
+	var sd []control.SDTarget
 	if err := admin.Call(context.Background(), addr, "GET", "/api/sd", nil, &sd); err != nil || len(sd) != 7 {
 		t.Errorf("/api/sd after the switch: %d targets (want 5 backends, lb, loadgen), %v", len(sd), err)
 	}
@@ -153,11 +154,11 @@ func checkPage(t *testing.T, addr string) {
 // upToAttach starts a lab up whose processes share a token, and returns
 // its address, the options of a dashboard that presents that token, and
 // the processes' service-discovery targets, for the test to attach to.
-func upToAttach(t *testing.T) (string, AttachOptions, []sdTarget) {
+func upToAttach(t *testing.T) (string, AttachOptions, []control.SDTarget) {
 	t.Helper()
 	token := admin.NewToken()
 	upAddr := startUp(t, smallLab(t, "p2c", 3600), func(o *UpOptions) { o.Token = token })
-	var sd []sdTarget
+	var sd []control.SDTarget
 	if err := admin.Call(context.Background(), upAddr, "GET", "/api/sd", nil, &sd); err != nil {
 		t.Fatal(err)
 	}

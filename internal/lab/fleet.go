@@ -287,3 +287,47 @@ func (f *fleet) servers() []*proc.Proc {
 	defer f.mu.Unlock()
 	return append([]*proc.Proc(nil), f.backends...)
 }
+
+// DefaultMaxServers bounds the fleet a live run starts unless told
+// otherwise: each server is a process (balls-bins has 1000; it is for lab
+// sim), and a few hundred Go processes starting at once swamp a laptop.
+const DefaultMaxServers = 40
+
+// CheckFleet refuses a live run of a lab with more than max servers
+// (0 = DefaultMaxServers), counting those its script adds, naming the ways
+// out.
+func CheckFleet(lab *labfile.Lab, max int) error {
+	max = maxServers(max)
+	n := len(lab.ExpandServers())
+	for _, ev := range lab.Events {
+		if ev.Action == "add-server" {
+			n++
+		}
+	}
+	if n > max {
+		return &FleetError{Lab: lab.Name, Servers: n, Max: max, Arg: lab.Name}
+	}
+	return CheckExternal(lab)
+}
+
+// FleetError is a lab too large for a live run. Arg is what to give lab
+// sim instead: the lab's name (a built-in scenario), or the file the
+// command line named, which the caller sets.
+type FleetError struct {
+	Lab          string
+	Servers, Max int
+	Arg          string
+}
+
+func (e *FleetError) Error() string {
+	return fmt.Sprintf("%s has %d servers with those its script adds, too many processes for a live run (at most %d; --max-servers raises it): try lab sim %s",
+		e.Lab, e.Servers, e.Max, e.Arg)
+}
+
+// maxServers is the --max-servers bound in force (0 = DefaultMaxServers).
+func maxServers(max int) int {
+	if max <= 0 {
+		return DefaultMaxServers
+	}
+	return max
+}

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/control"
 	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
@@ -226,15 +227,15 @@ func TestControllerChaos(t *testing.T) {
 	// A target the lab does not have: named with the servers there are now,
 	// not "at 0s" (the drill's place in the probe script).
 	ev, _ := labfile.ParseDrill([]string{"kill", "s9"})
-	if _, err := SendDrill(ctx, addr, ev); err == nil || strings.Contains(err.Error(), "at 0s") ||
+	if _, err := control.SendDrill(ctx, addr, ev); err == nil || strings.Contains(err.Error(), "at 0s") ||
 		!strings.Contains(err.Error(), `no server named "s9"; servers now: s1, s2, s3, or all`) {
 		t.Fatalf("kill s9: %v, want the servers now", err)
 	}
 	ev, _ = labfile.ParseDrill([]string{"slow", "s1", "speed=0.5"})
-	if _, err := SendDrill(ctx, addr, ev); err != nil {
+	if _, err := control.SendDrill(ctx, addr, ev); err != nil {
 		t.Fatal(err)
 	}
-	var st State
+	var st control.State
 	if err := admin.Call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/lab/dash"
+	"github.com/lblab/lblab/internal/lab/gather"
 	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/report"
 )
 
 // liveRun is one running copy of a lab as the controller sees it: its
@@ -76,9 +78,9 @@ func newRun(ctx context.Context, cancel context.CancelFunc, mode string, lab *la
 	return r
 }
 
-// stop ends the script and the event streams and stops every process,
+// Stop ends the script and the event streams and stops every process,
 // gracefully (each drains for up to 5 s).
-func (r *liveRun) stop() { r.halt(false) }
+func (r *liveRun) Stop() { r.halt(false) }
 
 // kill is stop without the drain: for a scenario switch, whose old
 // processes' answers nobody reads.
@@ -143,9 +145,41 @@ func (r *liveRun) record(ev labfile.Event, fleet bool) {
 	r.lab.Record(ev)
 }
 
-// labCopy is a copy of the run's lab as drills have left it.
-func (r *liveRun) labCopy() *labfile.Lab {
+// Lab is a copy of the run's lab as drills have left it.
+func (r *liveRun) Lab() *labfile.Lab {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.lab.Clone()
+}
+
+// What the controller reads of the run (control.Run).
+
+// Snapshot reads every process and returns the dashboard's snapshot.
+func (r *liveRun) Snapshot(ctx context.Context, d *dash.Deriver, mode string) *dash.Snapshot {
+	cur := gather.Read(ctx, r.balancers(), r.backends(), r.loadgen)
+	d.Add(r.id, r.started, cur)
+	return snapshot(r, d, cur, mode)
+}
+
+// Processes are the balancers and backends, and the loadgen.
+func (r *liveRun) Processes() ([]*proc.Proc, *proc.Proc) { return r.f.all(), r.loadgen }
+
+// Log is the event log so far.
+func (r *liveRun) Log() []report.LogLine { return r.sc.events.Snapshot() }
+
+// Scenario is the built-in scenario the run is ("" = a lab file).
+func (r *liveRun) Scenario() string { return r.scenario }
+
+// Features is what the dashboard offers on the run in mode.
+func (r *liveRun) Features(mode string) dash.Features { return features(mode, r) }
+
+// Attached: the run's processes were started by someone else.
+func (r *liveRun) Attached() bool { return r.attached }
+
+// Servers is how many backends the run has now.
+func (r *liveRun) Servers() int { return len(r.backends()) }
+
+// Fire applies a drill of the controller's API now (see fire).
+func (r *liveRun) Fire(ctx context.Context, ev labfile.Event) (labfile.Event, error) {
+	return r.fire(ctx, ev, "chaos: ", true)
 }

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/control"
 	"github.com/lblab/lblab/internal/lab/gather"
 	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
@@ -135,7 +136,7 @@ func CheckRun(lab *labfile.Lab, settings []labfile.Setting, max int) error {
 }
 
 // runDashboard serves the dashboard for lab run, if asked and possible.
-func runDashboard(ctx context.Context, opts RunOptions) (*Controller, func()) {
+func runDashboard(ctx context.Context, opts RunOptions) (*control.Controller, func()) {
 	if opts.Dashboard == "" {
 		return nil, func() {}
 	}
@@ -149,25 +150,25 @@ func runDashboard(ctx context.Context, opts RunOptions) (*Controller, func()) {
 		return nil, func() {}
 	}
 	dctx, cancel := context.WithCancel(ctx)
-	c := newController(dctx, "run", ln, opts.Options)
-	lastControllerAddr.Store(c.addr)
+	c := control.New(dctx, ln, controlOptions("run", opts.Options))
+	lastControllerAddr.Store(c.Addr())
 	if opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, "dashboard: %s\n", c.dashboardURL())
+		fmt.Fprintf(opts.Progress, "dashboard: %s\n", c.DashboardURL())
 	}
-	return c, func() { cancel(); c.close() }
+	return c, func() { cancel(); c.Close() }
 }
 
 // runOne starts the processes of one setting, runs the loadgen and the
 // script, gathers the report and stops everything.
-func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions, dash *Controller) (*report.Run, error) {
+func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions, dash *control.Controller) (*report.Run, error) {
 	r, err := launch(ctx, "run", lab, opts.Options, opts.Series, opts.LoadgenArgs...)
 	if err != nil {
 		return nil, err
 	}
-	defer r.stop()
+	defer r.Stop()
 	r.scenario, r.setting = scenarioOf(lab), name
 	if dash != nil {
-		dash.setRun(r)
+		dash.SetRun(r)
 	}
 	lg := r.loadgen
 	scriptDone := make(chan struct{})

@@ -50,7 +50,7 @@ func (r *liveRun) fire(ctx context.Context, ev labfile.Event, prefix string, dri
 	var undo labfile.Event
 	var undoErr error
 	if ev.For > 0 {
-		undo, undoErr = labfile.Undo(r.labCopy(), ev)
+		undo, undoErr = labfile.Undo(r.Lab(), ev)
 	}
 	err := r.sc.apply(ctx, ev)
 	text := prefix + ev.String()
