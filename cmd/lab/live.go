@@ -17,6 +17,7 @@ import (
 
 	livelab "github.com/lblab/lblab/internal/lab"
 	labadmin "github.com/lblab/lblab/internal/lab/admin"
+	labattach "github.com/lblab/lblab/internal/lab/attach"
 	labcontrol "github.com/lblab/lblab/internal/lab/control"
 	labproc "github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
@@ -463,12 +464,12 @@ func attachOptions(lbs, backends, loadgen, labArg string) (livelab.AttachOptions
 	var o livelab.AttachOptions
 	var err error
 	if lbs != "" {
-		if o.LBs, err = livelab.ParseEndpoints("--lb", lbs); err != nil {
+		if o.LBs, err = labattach.ParseEndpoints("--lb", lbs); err != nil {
 			return o, err
 		}
 	}
 	if backends != "" {
-		if o.Backends, err = livelab.ParseEndpoints("--backends", backends); err != nil {
+		if o.Backends, err = labattach.ParseEndpoints("--backends", backends); err != nil {
 			return o, err
 		}
 	}

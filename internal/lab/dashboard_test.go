@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/attach"
 	"github.com/lblab/lblab/internal/lab/control"
 	"github.com/lblab/lblab/internal/lab/dash"
 )
@@ -184,7 +185,7 @@ func startAttach(t *testing.T, o AttachOptions) (context.Context, string) {
 func TestAttachToRunningLab(t *testing.T) {
 	upAddr, o, sd := upToAttach(t)
 	for _, e := range sd {
-		ep := Endpoint{Name: e.Labels["name"], Admin: e.Targets[0]}
+		ep := attach.Endpoint{Name: e.Labels["name"], Admin: e.Targets[0]}
 		switch e.Labels["process"] {
 		case "lb":
 			o.LBs = append(o.LBs, ep)

@@ -1,16 +1,17 @@
-package lab
+// Package attach is what lab dashboard needs to attach to processes it did
+// not start (a compose or Kubernetes lab): the endpoints it is given
+// (ParseEndpoints), the lab drills are checked against, one server per
+// backend (Spec.Check), and the follower that keeps the backends behind a
+// DNS name up to date (FollowDNS). internal/lab's Attach wires them to a
+// run and a controller.
+package attach
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"net"
 	"strconv"
 	"strings"
 
-	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/lab/control"
-	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/discover"
 )
@@ -22,11 +23,8 @@ type Endpoint struct {
 	Admin string
 }
 
-// AttachOptions configure `lab dashboard`, which serves the dashboard and
-// the chaos API for processes it did not start (the compose lab).
-type AttachOptions struct {
-	Options
-	Listen   string
+// Spec is what lab dashboard is told of the processes it attaches to.
+type Spec struct {
 	LBs      []Endpoint
 	Backends []Endpoint
 	Loadgen  string // the loadgen's admin address
@@ -34,7 +32,6 @@ type AttachOptions struct {
 	// admin port), besides Backends.
 	BackendsDNS *discover.Config
 	Lab         *labfile.Lab // what the processes run, to check drills (nil: the playground)
-	Out         io.Writer
 }
 
 // ParseEndpoints reads NAME=HOST:PORT,... (flag names the flag in errors);
@@ -64,8 +61,8 @@ func ParseEndpoints(flag, list string) ([]Endpoint, error) {
 // against: the given one (or the playground) with one server per backend,
 // named as given, and one balancer per lb. With BackendsDNS the backends
 // are not known before the name resolves: the lab then has the given
-// backends only, or none (Attach completes it).
-func (o AttachOptions) Check() (*labfile.Lab, error) {
+// backends only, or none (FollowDNS completes it).
+func (o Spec) Check() (*labfile.Lab, error) {
 	switch {
 	case len(o.LBs) == 0:
 		return nil, fmt.Errorf("--lb: give at least one balancer, NAME=ADMINADDR")
@@ -126,52 +123,4 @@ func endpointNames(es []Endpoint) []string {
 		out[i] = e.Name
 	}
 	return out
-}
-
-// Attach serves the dashboard and chaos API for running processes until
-// ctx ends. Nothing is started or stopped: add-server and scenario switching
-// answer 400. With BackendsDNS it first waits until the name resolves to at
-// least one backend, then follows it (attachdns.go).
-func Attach(ctx context.Context, o AttachOptions) error {
-	lab, err := o.Check()
-	if err != nil {
-		return err
-	}
-	ctx = admin.WithToken(ctx, o.Token)
-	ln, err := net.Listen("tcp", o.Listen)
-	if err != nil {
-		return fmt.Errorf("--listen %s: %w", o.Listen, err)
-	}
-	f := &fleet{opts: o.Options, lab: lab}
-	for _, e := range o.Backends {
-		f.backends = append(f.backends, proc.Attached("backend", e.Name, e.Admin))
-	}
-	for _, e := range o.LBs {
-		f.lbs = append(f.lbs, proc.Attached("lb", e.Name, e.Admin))
-	}
-	var dns *dnsFleet
-	if o.BackendsDNS != nil {
-		if dns, lab, err = followDNS(ctx, o, f); err != nil || dns == nil {
-			ln.Close()
-			return err // nil: ctx ended while waiting
-		}
-	}
-	rctx, cancel := context.WithCancel(ctx)
-	r := newRun(rctx, cancel, "attach", lab, f, proc.Attached("loadgen", "loadgen", o.Loadgen))
-	r.attached = true
-	r.sc.followBalancers(rctx)
-	if dns != nil {
-		dns.start(rctx, r)
-	}
-	c := control.New(ctx, ln, controlOptions("attach", o.Options))
-	c.SetRun(r)
-	lastControllerAddr.Store(c.Addr())
-	if o.Out != nil {
-		fmt.Fprintf(o.Out, "dashboard:  %s\n", c.DashboardURL())
-		fmt.Fprintf(o.Out, "attached to %d balancers, %d backends and the loadgen at %s\n", len(o.LBs), len(r.backends()), o.Loadgen)
-	}
-	<-ctx.Done()
-	c.Close()
-	r.Stop()
-	return nil
 }
