@@ -16,6 +16,10 @@ import (
 	"github.com/spf13/cobra"
 
 	livelab "github.com/lblab/lblab/internal/lab"
+	labadmin "github.com/lblab/lblab/internal/lab/admin"
+	labattach "github.com/lblab/lblab/internal/lab/attach"
+	labcontrol "github.com/lblab/lblab/internal/lab/control"
+	labproc "github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/wire"
@@ -74,7 +78,7 @@ func (af *accessFlags) check(listenFlag, listen string) error {
 
 // liveOptions opens the log file and finds the binary to start processes with.
 func (lf *liveFlags) options(errOut io.Writer) (livelab.Options, func(), error) {
-	launch, err := livelab.SelfLauncher()
+	launch, err := labproc.SelfLauncher()
 	if err != nil {
 		return livelab.Options{}, nil, err
 	}
@@ -167,7 +171,7 @@ run warns and runs without it).`,
 				return err
 			}
 			if dashboard != "" {
-				if dashboard, err = livelab.ListenAddr("--dashboard", dashboard); err != nil {
+				if dashboard, err = labcontrol.ListenAddr("--dashboard", dashboard); err != nil {
 					return usageError{err}
 				}
 			}
@@ -214,7 +218,7 @@ run warns and runs without it).`,
 	}
 	reportFlags(cmd, &f)
 	lf.add(cmd)
-	cmd.Flags().StringVar(&dashboard, "dashboard", livelab.DefaultControllerAddr, `serve the live dashboard on ADDR while the lab runs ("" = none)`)
+	cmd.Flags().StringVar(&dashboard, "dashboard", labcontrol.DefaultControllerAddr, `serve the live dashboard on ADDR while the lab runs ("" = none)`)
 	cmd.Flags().StringVar(&kinds, "balancer", "", balancerHelp)
 	return cmd
 }
@@ -259,7 +263,7 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 			if err := lf.check("--listen", listen); err != nil {
 				return err
 			}
-			policy, err := livelab.ParseRestart(restart)
+			policy, err := labproc.ParseRestart(restart)
 			if err != nil {
 				return usageError{err}
 			}
@@ -269,14 +273,14 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 			if err := checkCost(lab, nil, false, maxCost); err != nil {
 				return err
 			}
-			if listen, err = livelab.ListenAddr("--listen", listen); err == nil {
-				lbAddr, err = livelab.ListenAddr("--lb", lbAddr)
+			if listen, err = labcontrol.ListenAddr("--listen", listen); err == nil {
+				lbAddr, err = labcontrol.ListenAddr("--lb", lbAddr)
 			}
 			if err == nil {
-				err = livelab.CheckFree("--listen", listen)
+				err = labcontrol.CheckFree("--listen", listen)
 			}
 			if err == nil {
-				err = livelab.CheckFree("--lb", lbAddr)
+				err = labcontrol.CheckFree("--lb", lbAddr)
 			}
 			if err != nil {
 				return usageError{err} // a port in use: refused before anything starts
@@ -295,9 +299,9 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&listen, "listen", livelab.DefaultControllerAddr, "the controller's address (dashboard, state and chaos API)")
+	cmd.Flags().StringVar(&listen, "listen", labcontrol.DefaultControllerAddr, "the controller's address (dashboard, state and chaos API)")
 	cmd.Flags().StringVar(&lbAddr, "lb", "127.0.0.1:8080", "the balancer's traffic address")
-	cmd.Flags().StringVar(&restart, "restart", string(livelab.RestartNever), "when a backend or balancer process exits on its own: never (it stays down, shown as EXITED)\nor on-failure (started again on its ports after a signal or a non-zero exit)")
+	cmd.Flags().StringVar(&restart, "restart", string(labproc.RestartNever), "when a backend or balancer process exits on its own: never (it stays down, shown as EXITED)\nor on-failure (started again on its ports after a signal or a non-zero exit)")
 	cmd.Flags().StringVar(&kind, "balancer", "", "run the balancer tier as KIND: lb, haproxy, nginx or caddy (balancers.kind, docs/external.md)")
 	lf.add(cmd)
 	costFlag(cmd, &maxCost)
@@ -361,7 +365,7 @@ user to a file named after its address (in $XDG_RUNTIME_DIR/lblab, else
 				}
 				ev.For = timeBox
 			}
-			if addr, err = livelab.DialAddr("--lab-url", addr); err != nil {
+			if addr, err = labcontrol.DialAddr("--lab-url", addr); err != nil {
 				return usageError{err}
 			}
 			if err := af.check("", ""); err != nil {
@@ -369,19 +373,19 @@ user to a file named after its address (in $XDG_RUNTIME_DIR/lblab, else
 			}
 			token := af.access.Token
 			if token == "" { // the token file of the lab up running there, if it requires one
-				if token, err = livelab.RunningToken(addr); err != nil {
+				if token, err = labcontrol.RunningToken(addr); err != nil {
 					return err
 				}
 			}
 			ctx, stop := interruptible()
 			defer stop()
-			applied, err := livelab.SendDrill(livelab.WithToken(ctx, token), addr, ev)
-			var refused *livelab.StatusError
+			applied, err := labcontrol.SendDrill(labadmin.WithToken(ctx, token), addr, ev)
+			var refused *labadmin.StatusError
 			if errors.As(err, &refused) && refused.Code == 400 {
 				return usageError{err} // the drill itself was bad: exit 2
 			}
 			if errors.As(err, &refused) && refused.Code == 401 {
-				file, _ := livelab.TokenFile(addr)
+				file, _ := labcontrol.TokenFile(addr)
 				return fmt.Errorf("%w\n(lab chaos presents --token, else $%s, else the token lab up wrote to %s)", err, wire.TokenEnv, file)
 			}
 			if err != nil {
@@ -391,7 +395,7 @@ user to a file named after its address (in $XDG_RUNTIME_DIR/lblab, else
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&addr, "lab-url", livelab.DefaultControllerAddr, "the address of the lab up controller (HOST:PORT or http://HOST:PORT)")
+	cmd.Flags().StringVar(&addr, "lab-url", labcontrol.DefaultControllerAddr, "the address of the lab up controller (HOST:PORT or http://HOST:PORT)")
 	cmd.Flags().StringVar(&af.token, "token", "", "the controller's token, when it requires one (default: $"+wire.TokenEnv+", else the token file of the lab up at --lab-url)")
 	cmd.Flags().DurationVar(&timeBox, "for", 0, "time-box the drill: the lab undoes it this long after (e.g. 30s)")
 	return cmd
@@ -431,7 +435,7 @@ lab file the processes run, to check drills against (default: the playground).`,
 				fmt.Fprintf(cmd.OutOrStdout(), "lab dashboard: configuration ok: %d balancers, %d backends%s, loadgen %s\n", len(o.LBs), len(o.Backends), dnsSummary(o.BackendsDNS), o.Loadgen)
 				return nil
 			}
-			if listen, err = livelab.ListenAddr("--listen", listen); err != nil {
+			if listen, err = labcontrol.ListenAddr("--listen", listen); err != nil {
 				return usageError{err}
 			}
 			log := wire.Logger("lab", verbose)
@@ -447,7 +451,7 @@ lab file the processes run, to check drills against (default: the playground).`,
 	cmd.Flags().StringVar(&backendsDNS, "backends-dns", "", "follow the backends behind a DNS name, HOST:ADMINPORT (a compose service with replicas,\na Kubernetes headless service): its A records re-resolved every --dns-interval")
 	cmd.Flags().DurationVar(&dnsEvery, "dns-interval", discover.DefaultEvery, "how often --backends-dns is re-resolved")
 	cmd.Flags().StringVar(&loadgen, "loadgen", "", "the loadgen's admin address, HOST:PORT")
-	cmd.Flags().StringVar(&listen, "listen", livelab.DefaultControllerAddr, "the dashboard's address")
+	cmd.Flags().StringVar(&listen, "listen", labcontrol.DefaultControllerAddr, "the dashboard's address")
 	cmd.Flags().StringVar(&labArg, "lab", "", "the lab file or scenario the processes run (to check drills; default: the playground)")
 	cmd.Flags().BoolVar(&check, "check-config", false, "validate the flags, print a summary and exit (0 ok, 2 bad)")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logging")
@@ -460,17 +464,17 @@ func attachOptions(lbs, backends, loadgen, labArg string) (livelab.AttachOptions
 	var o livelab.AttachOptions
 	var err error
 	if lbs != "" {
-		if o.LBs, err = livelab.ParseEndpoints("--lb", lbs); err != nil {
+		if o.LBs, err = labattach.ParseEndpoints("--lb", lbs); err != nil {
 			return o, err
 		}
 	}
 	if backends != "" {
-		if o.Backends, err = livelab.ParseEndpoints("--backends", backends); err != nil {
+		if o.Backends, err = labattach.ParseEndpoints("--backends", backends); err != nil {
 			return o, err
 		}
 	}
 	if loadgen != "" {
-		if o.Loadgen, err = livelab.DialAddr("--loadgen", loadgen); err != nil {
+		if o.Loadgen, err = labcontrol.DialAddr("--loadgen", loadgen); err != nil {
 			return o, err
 		}
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	livelab "github.com/lblab/lblab/internal/lab"
+	labproc "github.com/lblab/lblab/internal/lab/proc"
 )
 
 // usageError marks bad input (flags, lab files): exit status 2.
@@ -48,7 +48,7 @@ time and prints the report. See docs/labfile.md for the lab-file reference.`,
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "lab:", err)
 		var u usageError
-		var start *livelab.StartError
+		var start *labproc.StartError
 		if errors.As(err, &u) || errors.As(err, &start) && start.ExitCode() == 2 {
 			os.Exit(2) // bad input: a flag, a lab file, a port in use
 		}

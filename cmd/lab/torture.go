@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	livelab "github.com/lblab/lblab/internal/lab"
+	labproc "github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/plan"
 	"github.com/lblab/lblab/internal/torture"
 )
@@ -103,7 +103,7 @@ func tortureLive(cmd *cobra.Command, cfg torture.Config, duration time.Duration,
 	if duration <= 0 {
 		return usageError{fmt.Errorf("--duration: must be positive, got %v", duration)}
 	}
-	launch, err := livelab.SelfLauncher()
+	launch, err := labproc.SelfLauncher()
 	if err != nil {
 		return err
 	}

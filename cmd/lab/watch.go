@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	livelab "github.com/lblab/lblab/internal/lab"
+	labcontrol "github.com/lblab/lblab/internal/lab/control"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/shell/wire"
@@ -76,7 +76,7 @@ make site serves the same page with no process behind it (docs/site.md).`,
 			if err := af.check("--listen", listen); err != nil {
 				return err
 			}
-			if listen, err = livelab.ListenAddr("--listen", listen); err != nil {
+			if listen, err = labcontrol.ListenAddr("--listen", listen); err != nil {
 				return usageError{err}
 			}
 			scenario := ""
@@ -108,7 +108,7 @@ make site serves the same page with no process behind it (docs/site.md).`,
 			return srv.Serve(ctx, ln)
 		},
 	}
-	cmd.Flags().StringVar(&listen, "listen", livelab.DefaultControllerAddr, "the dashboard's address")
+	cmd.Flags().StringVar(&listen, "listen", labcontrol.DefaultControllerAddr, "the dashboard's address")
 	cmd.Flags().StringVar(&setting, "setting", "", "the compare setting (or algorithm) to play (default: the lab's first compare setting, if any)")
 	cmd.Flags().Float64Var(&speed, "speed", 1, fmt.Sprintf("playback speed, virtual seconds per second (%g to %g)", watch.MinSpeed, watch.MaxSpeed))
 	cmd.Flags().BoolVar(&paused, "paused", false, "start paused at virtual 0")

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/control"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/state"
 	"github.com/lblab/lblab/internal/shell/wire"
@@ -52,7 +54,7 @@ func TestControllerAndProcessesRefuseStrangers(t *testing.T) {
 	})
 	auth := map[string]string{"Authorization": "Bearer " + token}
 	waitState := func() state.Backend {
-		var st State
+		var st control.State
 		code, body := send(t, "GET", addr, "/api/state", "", "", auth)
 		if code != 200 || json.Unmarshal([]byte(body), &st) != nil || len(st.Servers) == 0 {
 			t.Fatalf("GET /api/state: %d %s", code, body)
@@ -88,7 +90,7 @@ func TestControllerAndProcessesRefuseStrangers(t *testing.T) {
 	if s1 := waitState(); s1.Speed != 0.5 {
 		t.Fatalf("after the drill: s1 speed %v", s1.Speed)
 	}
-	if _, err := SendDrill(WithToken(context.Background(), token), addr, labDrill("restore", "s1")); err != nil {
+	if _, err := control.SendDrill(admin.WithToken(context.Background(), token), addr, labDrill("restore", "s1")); err != nil {
 		t.Fatalf("lab chaos with the token: %v", err)
 	}
 
@@ -110,7 +112,7 @@ func TestControllerAndProcessesRefuseStrangers(t *testing.T) {
 	}
 
 	// The processes lab started take the token too, and nothing without it.
-	var sd []sdTarget
+	var sd []control.SDTarget
 	if code, body := send(t, "GET", addr, "/api/sd", "", "", auth); code != 200 || json.Unmarshal([]byte(body), &sd) != nil || len(sd) == 0 {
 		t.Fatalf("GET /api/sd: %d %s", code, body)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/control"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/state"
@@ -48,18 +50,18 @@ func TestAddServerDrill(t *testing.T) {
 	var out struct {
 		Applied string `json:"applied"`
 	}
-	if err := call(ctx, addr, "POST", "/api/chaos", json.RawMessage(`{"action":"add-server"}`), &out); err != nil || out.Applied != "add-server s4" {
+	if err := admin.Call(ctx, addr, "POST", "/api/chaos", json.RawMessage(`{"action":"add-server"}`), &out); err != nil || out.Applied != "add-server s4" {
 		t.Fatalf("POST /api/chaos add-server: %v, applied %q; want add-server s4", err, out.Applied)
 	}
 	ev, err := labfile.ParseDrill([]string{"add-server"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if applied, err := SendDrill(ctx, addr, ev); err != nil || applied != "add-server s5" {
+	if applied, err := control.SendDrill(ctx, addr, ev); err != nil || applied != "add-server s5" {
 		t.Fatalf("lab chaos add-server: %v, applied %q; want add-server s5", err, applied)
 	}
-	var st State
-	if err := call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
+	var st control.State
+	if err := admin.Call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
 		t.Fatal(err)
 	}
 	var l state.LB
@@ -115,13 +117,13 @@ func TestAddServerWithSpeedAndWorkers(t *testing.T) {
 	var out struct {
 		Applied string `json:"applied"`
 	}
-	if err := call(ctx, addr, "POST", "/api/chaos", json.RawMessage(`{"action":"add-server","speed":2,"workers":4}`), &out); err != nil || out.Applied != "add-server s4 speed=2 workers=4" {
+	if err := admin.Call(ctx, addr, "POST", "/api/chaos", json.RawMessage(`{"action":"add-server","speed":2,"workers":4}`), &out); err != nil || out.Applied != "add-server s4 speed=2 workers=4" {
 		t.Fatalf("POST /api/chaos add-server speed 2 workers 4: %v, applied %q", err, out.Applied)
 	}
-	if err := call(ctx, addr, "POST", "/api/chaos", json.RawMessage(`{"action":"add-server","speed":200}`), nil); err == nil || !strings.Contains(err.Error(), "speed") {
+	if err := admin.Call(ctx, addr, "POST", "/api/chaos", json.RawMessage(`{"action":"add-server","speed":200}`), nil); err == nil || !strings.Contains(err.Error(), "speed") {
 		t.Errorf("add-server at speed 200: %v, want a refusal naming speed", err)
 	}
-	if err := call(ctx, addr, "POST", "/api/chaos", json.RawMessage(`{"action":"add-server"}`), &out); err != nil || out.Applied != "add-server s5" {
+	if err := admin.Call(ctx, addr, "POST", "/api/chaos", json.RawMessage(`{"action":"add-server"}`), &out); err != nil || out.Applied != "add-server s5" {
 		t.Fatalf("add-server: %v, applied %q", err, out.Applied)
 	}
 	s := waitSnapshot(t, addr, 10*time.Second, "s4 and s5 serving", func(s dash.Snapshot) bool {
@@ -134,8 +136,8 @@ func TestAddServerWithSpeedAndWorkers(t *testing.T) {
 	if b, last := s.Servers[4].Backend, s.Servers[2].Backend; b.Speed != last.Speed || b.Workers != last.Workers {
 		t.Errorf("s5 runs at speed %g with %d workers, want s3's %g and %d", b.Speed, b.Workers, last.Speed, last.Workers)
 	}
-	var st State
-	if err := call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
+	var st control.State
+	if err := admin.Call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
 		t.Fatal(err)
 	}
 	var l state.LB

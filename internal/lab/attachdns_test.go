@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/zap"
-
+	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/attach"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/discover/dnstest"
@@ -24,7 +24,7 @@ func TestAttachFollowsDNS(t *testing.T) {
 	upAddr, o, sd := upToAttach(t)
 	dns := dnstest.New("127.0.0.1")
 	for _, e := range sd {
-		ep := Endpoint{Name: e.Labels["name"], Admin: e.Targets[0]}
+		ep := attach.Endpoint{Name: e.Labels["name"], Admin: e.Targets[0]}
 		switch {
 		case e.Labels["process"] == "lb":
 			o.LBs = append(o.LBs, ep)
@@ -49,7 +49,7 @@ func TestAttachFollowsDNS(t *testing.T) {
 	}
 	waitSnapshot(t, addr, 5*time.Second, "s1 and s2", func(s dash.Snapshot) bool { return servers(s) == "s1,s2" })
 	slow := json.RawMessage(`{"action":"slow","target":"s2","speed":0.5}`)
-	if err := call(ctx, addr, "POST", "/api/chaos", slow, nil); err != nil {
+	if err := admin.Call(ctx, addr, "POST", "/api/chaos", slow, nil); err != nil {
 		t.Fatalf("a drill at the discovered s2: %v", err)
 	}
 	waitSnapshot(t, upAddr, 3*time.Second, "s2 slowed", func(s dash.Snapshot) bool {
@@ -58,8 +58,8 @@ func TestAttachFollowsDNS(t *testing.T) {
 
 	dns.Set() // NXDOMAIN
 	waitSnapshot(t, addr, 5*time.Second, "s2 gone", func(s dash.Snapshot) bool { return servers(s) == "s1" })
-	err := call(ctx, addr, "POST", "/api/chaos", slow, nil)
-	if se, ok := err.(*StatusError); !ok || se.Code != 400 {
+	err := admin.Call(ctx, addr, "POST", "/api/chaos", slow, nil)
+	if se, ok := err.(*admin.StatusError); !ok || se.Code != 400 {
 		t.Errorf("a drill at s2 after it left: %v, want 400", err)
 	}
 
@@ -73,43 +73,5 @@ func TestAttachFollowsDNS(t *testing.T) {
 	}
 	if len(log) != 2 || !strings.Contains(log[0], "backend s2 left") || !strings.Contains(log[1], "backend s2 joined at 127.0.0.1:") {
 		t.Errorf("the event log's dns lines: %q", log)
-	}
-}
-
-// The lab drills are checked against follows the discovered fleet, and a
-// name the lab cannot take (s7 as the second server) is refused.
-func TestDNSFleetLab(t *testing.T) {
-	base, err := AttachOptions{LBs: []Endpoint{{Name: "lb1", Admin: "lb:9101"}}, Loadgen: "loadgen:9102",
-		BackendsDNS: &discover.Config{Host: "backend", AdminPort: 9100}}.Check()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fleet{lab: base}
-	d := &dnsFleet{f: f, lbs: 1, lab: base, log: zap.NewNop(), name: "backend:9100"}
-	for _, m := range []discover.Member{{Name: "backend-0", Admin: "10.0.0.1:9100"}, {Name: "3f9a0c1b2d4e", Admin: "10.0.0.2:9100"}} {
-		if err := d.Add(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := d.Add(discover.Member{Name: "s7", Admin: "10.0.0.3:9100"}); err == nil || !strings.Contains(err.Error(), "reserved") {
-		t.Errorf("s7 as the third server: %v", err)
-	}
-	names := func() string {
-		var out []string
-		for _, ns := range d.lab.ExpandServers() {
-			out = append(out, ns.Name)
-		}
-		return strings.Join(out, ",")
-	}
-	if got := names(); got != "backend-0,3f9a0c1b2d4e" || strings.Join(backendNames(f), ",") != got {
-		t.Fatalf("lab servers %s, fleet %v", got, backendNames(f))
-	}
-	d.Remove("backend-0")
-	if got := names(); got != "3f9a0c1b2d4e" {
-		t.Errorf("after a removal: %s", got)
-	}
-	d.Remove("3f9a0c1b2d4e") // the last: the lab keeps a server, the fleet has none
-	if got := names(); got != "3f9a0c1b2d4e" || len(backendNames(f)) != 0 {
-		t.Errorf("after the last removal: lab %s, fleet %v", got, backendNames(f))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/state"
 )
@@ -62,7 +63,7 @@ func checkCancelledLosers(t *testing.T, ctx context.Context, lab *labfile.Lab, b
 		idle := true
 		for _, b := range f.backends {
 			var st state.Backend
-			if err := call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+			if err := admin.Call(ctx, b.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 				t.Fatal(err)
 			}
 			states = append(states, st)
@@ -81,7 +82,7 @@ func checkCancelledLosers(t *testing.T, ctx context.Context, lab *labfile.Lab, b
 		c := states[i].Counters
 		arrived += c.Arrived
 		ended += c.Completed + c.Errors + c.Rejected + c.Dropped + c.Lost
-		for kind, n := range cancelledByKind(t, ctx, b.ready.Admin) {
+		for kind, n := range cancelledByKind(t, ctx, b.Ready.Admin) {
 			kinds[kind] += n
 			cancelled += n
 		}
@@ -99,7 +100,7 @@ func checkCancelledLosers(t *testing.T, ctx context.Context, lab *labfile.Lab, b
 	}
 	if balancer {
 		var st state.LB
-		if err := call(ctx, f.lbs[0].ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+		if err := admin.Call(ctx, f.lbs[0].Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 			t.Fatal(err)
 		}
 		if st.Picks != run.Attempts {

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/state"
 )
@@ -33,7 +34,7 @@ func accepted(t *testing.T, f *fleet) uint64 {
 	var n uint64
 	for _, p := range f.servers() {
 		var st state.Backend
-		if err := call(ctxFor(t, 10*time.Second), p.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+		if err := admin.Call(ctxFor(t, 10*time.Second), p.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 			t.Fatal(err)
 		}
 		n += st.AcceptedConnections
@@ -69,8 +70,8 @@ func TestLiveConnectionsAreTheModelsHandshakes(t *testing.T) {
 			var opened, lbAccepted uint64
 			for _, p := range f.balancers() {
 				var st state.LB
-				if err := call(ctx, p.ready.Admin, "GET", "/admin/state", nil, &st); err != nil || st.Connections == nil {
-					t.Fatalf("%s: state %+v, %v", p.name, st.Connections, err)
+				if err := admin.Call(ctx, p.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil || st.Connections == nil {
+					t.Fatalf("%s: state %+v, %v", p.Name, st.Connections, err)
 				}
 				opened += st.Connections.Opened
 				lbAccepted += st.Connections.Accepted

@@ -12,6 +12,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/attach"
+	"github.com/lblab/lblab/internal/lab/control"
 	"github.com/lblab/lblab/internal/lab/dash"
 )
 
@@ -21,7 +24,7 @@ func waitSnapshot(t *testing.T, addr string, limit time.Duration, what string, o
 	deadline := time.Now().Add(limit)
 	for {
 		var s dash.Snapshot
-		err := call(context.Background(), addr, "GET", "/api/snapshot", nil, &s)
+		err := admin.Call(context.Background(), addr, "GET", "/api/snapshot", nil, &s)
 		if err == nil && ok(s) {
 			return s
 		}
@@ -64,8 +67,8 @@ func TestControllerDashboardAPI(t *testing.T) {
 	if s.Narration == "" || len(s.Log) != 1 || !strings.Contains(s.Log[0].Text, "scenario playground") {
 		t.Errorf("after the switch: narration %q, log %+v", s.Narration, s.Log)
 	}
-	var sd []sdTarget
-	if err := call(context.Background(), addr, "GET", "/api/sd", nil, &sd); err != nil || len(sd) != 7 {
+	var sd []control.SDTarget
+	if err := admin.Call(context.Background(), addr, "GET", "/api/sd", nil, &sd); err != nil || len(sd) != 7 {
 		t.Errorf("/api/sd after the switch: %d targets (want 5 backends, lb, loadgen), %v", len(sd), err)
 	}
 }
@@ -109,7 +112,7 @@ func checkScenarioList(t *testing.T, addr string) {
 		Scenarios []dash.ScenarioInfo `json:"scenarios"`
 		Available bool                `json:"available"`
 	}
-	if err := call(context.Background(), addr, "GET", "/api/scenarios", nil, &list); err != nil {
+	if err := admin.Call(context.Background(), addr, "GET", "/api/scenarios", nil, &list); err != nil {
 		t.Fatal(err)
 	}
 	live := map[string]bool{}
@@ -120,8 +123,8 @@ func checkScenarioList(t *testing.T, addr string) {
 		t.Errorf("scenarios: available %v, %+v", list.Available, list.Scenarios)
 	}
 	for body, want := range map[string]string{`{"name":"balls-bins"}`: "too many", `{"name":"nope"}`: "no scenario", `{"nam":1}`: "bad JSON"} {
-		err := call(context.Background(), addr, "POST", "/api/scenario", json.RawMessage(body), nil)
-		if se, ok := err.(*StatusError); !ok || se.Code != 400 || !strings.Contains(se.Msg, want) {
+		err := admin.Call(context.Background(), addr, "POST", "/api/scenario", json.RawMessage(body), nil)
+		if se, ok := err.(*admin.StatusError); !ok || se.Code != 400 || !strings.Contains(se.Msg, want) {
 			t.Errorf("POST /api/scenario %s: %v, want 400 mentioning %q", body, err, want)
 		}
 	}
@@ -152,12 +155,12 @@ func checkPage(t *testing.T, addr string) {
 // upToAttach starts a lab up whose processes share a token, and returns
 // its address, the options of a dashboard that presents that token, and
 // the processes' service-discovery targets, for the test to attach to.
-func upToAttach(t *testing.T) (string, AttachOptions, []sdTarget) {
+func upToAttach(t *testing.T) (string, AttachOptions, []control.SDTarget) {
 	t.Helper()
-	token := NewToken()
+	token := admin.NewToken()
 	upAddr := startUp(t, smallLab(t, "p2c", 3600), func(o *UpOptions) { o.Token = token })
-	var sd []sdTarget
-	if err := call(context.Background(), upAddr, "GET", "/api/sd", nil, &sd); err != nil {
+	var sd []control.SDTarget
+	if err := admin.Call(context.Background(), upAddr, "GET", "/api/sd", nil, &sd); err != nil {
 		t.Fatal(err)
 	}
 	return upAddr, AttachOptions{Options: Options{Log: zap.NewNop(), Logs: io.Discard, Token: token}, Listen: "127.0.0.1:0"}, sd
@@ -182,7 +185,7 @@ func startAttach(t *testing.T, o AttachOptions) (context.Context, string) {
 func TestAttachToRunningLab(t *testing.T) {
 	upAddr, o, sd := upToAttach(t)
 	for _, e := range sd {
-		ep := Endpoint{Name: e.Labels["name"], Admin: e.Targets[0]}
+		ep := attach.Endpoint{Name: e.Labels["name"], Admin: e.Targets[0]}
 		switch e.Labels["process"] {
 		case "lb":
 			o.LBs = append(o.LBs, ep)
@@ -198,12 +201,12 @@ func TestAttachToRunningLab(t *testing.T) {
 		t.Errorf("attached snapshot: mode %q, %d servers, features %+v", s.Mode, len(s.Servers), s.Features)
 	}
 	for path, body := range map[string]string{"/api/chaos": `{"action":"add-server"}`, "/api/scenario": `{"name":"rr-slow"}`} {
-		err := call(ctx, addr, "POST", path, json.RawMessage(body), nil)
-		if se, ok := err.(*StatusError); !ok || se.Code != 400 {
+		err := admin.Call(ctx, addr, "POST", path, json.RawMessage(body), nil)
+		if se, ok := err.(*admin.StatusError); !ok || se.Code != 400 {
 			t.Errorf("POST %s %s in attach mode: %v, want 400", path, body, err)
 		}
 	}
-	if err := call(ctx, addr, "POST", "/api/chaos", json.RawMessage(`{"action":"slow","target":"s2","speed":0.5}`), nil); err != nil {
+	if err := admin.Call(ctx, addr, "POST", "/api/chaos", json.RawMessage(`{"action":"slow","target":"s2","speed":0.5}`), nil); err != nil {
 		t.Fatalf("a drill through the attached dashboard: %v", err)
 	}
 	waitSnapshot(t, upAddr, 3*time.Second, "s2 slowed", func(s dash.Snapshot) bool {

@@ -19,6 +19,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/lab/gather"
+	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 )
 
@@ -45,7 +47,7 @@ func CheckExternal(lab *labfile.Lab) error {
 // externalProxy is the running proxy of a fleet.
 type externalProxy struct {
 	kind  labfile.Proxy
-	proc  *proc
+	proc  *proc.Proc
 	dir   string // its configuration, pid file and logs
 	stats string // its stats listener (HAProxy's stats page, nginx's stub_status, Caddy's admin API)
 	mu    sync.Mutex
@@ -71,11 +73,11 @@ func (x *externalProxy) reload(ctx context.Context, algorithm string) (string, e
 	}
 	switch x.kind.Kind {
 	case "haproxy":
-		if err := x.proc.cmd.Process.Signal(reloadHAProxy); err != nil {
+		if err := x.proc.Signal(reloadHAProxy); err != nil {
 			return "", err
 		}
 	case "nginx":
-		if err := x.proc.cmd.Process.Signal(reloadNginx); err != nil {
+		if err := x.proc.Signal(reloadNginx); err != nil {
 			return "", err
 		}
 	default: // caddy
@@ -283,7 +285,7 @@ func (f *fleet) startExternal(ctx context.Context, p labfile.Proxy) error {
 	}
 	c := proxyConfig{lab: f.lab, dir: dir, listen: listen, stats: stats}
 	for _, b := range f.servers() {
-		c.backends = append(c.backends, proxyBackend{b.name, b.ready.Addr})
+		c.backends = append(c.backends, proxyBackend{b.Name, b.Ready.Addr})
 	}
 	file := configFile[p.Kind]
 	var text string
@@ -305,7 +307,7 @@ func (f *fleet) startExternal(ctx context.Context, p labfile.Proxy) error {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CONFIG_HOME="+dir)
-	pr, err := startPlain(ctx, cmd, p.Kind, "lb1", listen, f.opts.Logs, f.opts.Log)
+	pr, err := proc.StartPlain(ctx, cmd, p.Kind, "lb1", listen, f.opts.Logs, f.opts.Log)
 	if err != nil {
 		return err
 	}
@@ -315,69 +317,6 @@ func (f *fleet) startExternal(ctx context.Context, p labfile.Proxy) error {
 	f.opts.Log.Debug("external balancer started", zap.String("kind", p.Kind), zap.String("addr", listen),
 		zap.String("stats", stats), zap.String("config", filepath.Join(dir, file)))
 	return nil
-}
-
-// startPlain starts a program that prints no readiness line (an external
-// proxy): it is ready when addr accepts a connection. Its stdout and
-// stderr go to logs; it dies with lab (Pdeathsig on Linux).
-func startPlain(ctx context.Context, cmd *exec.Cmd, role, name, addr string, logs io.Writer, log *zap.Logger) (*proc, error) {
-	p := &proc{name: name, role: role, cmd: cmd, args: cmd.Args[1:], start: time.Now(), done: make(chan struct{})}
-	prefixed := &linePrefix{w: logs, prefix: role + ": "}
-	p.cmd.Stderr = io.MultiWriter(prefixed, &p.tail)
-	p.cmd.Stdout = p.cmd.Stderr
-	p.cmd.SysProcAttr = childAttrs()
-	if err := p.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", role, err)
-	}
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
-	deadline := time.After(readyTimeout)
-	for {
-		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-		if err == nil {
-			c.Close()
-			break
-		}
-		select {
-		case <-p.done:
-			return nil, &StartError{Process: role, Err: p.err, Log: p.tail.String()}
-		case <-deadline:
-			p.stop()
-			return nil, fmt.Errorf("%s was not listening on %s within %v:\n%s", role, addr, readyTimeout, strings.TrimSpace(p.tail.String()))
-		case <-ctx.Done():
-			p.stop()
-			return nil, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	p.ready.Addr, p.ready.PID = addr, p.cmd.Process.Pid
-	log.Debug("process ready", zap.String("role", role), zap.String("addr", addr), zap.Int("pid", p.ready.PID))
-	return p, nil
-}
-
-// linePrefix writes each line with a prefix (a proxy's log lines say whose
-// they are in the lab's process log).
-type linePrefix struct {
-	w      io.Writer
-	prefix string
-	mid    bool
-}
-
-func (l *linePrefix) Write(b []byte) (int, error) {
-	var out []byte
-	for _, c := range b {
-		if !l.mid {
-			out = append(out, l.prefix...)
-			l.mid = true
-		}
-		out = append(out, c)
-		if c == '\n' {
-			l.mid = false
-		}
-	}
-	if _, err := l.w.Write(out); err != nil {
-		return 0, err
-	}
-	return len(b), nil
 }
 
 // ProxyServer is one server as the proxy's own stats interface counts it.
@@ -502,17 +441,17 @@ func parseCaddyUpstreams(r io.Reader) (ProxyStats, error) {
 // its end (the per-server shares come from the backends' counters, as for
 // lb): HAProxy's requests per server and their status, nginx's requests,
 // Caddy's requests in flight per upstream.
-func (f *fleet) proxyFigures(ctx context.Context, log *eventLog) {
+func (f *fleet) proxyFigures(ctx context.Context, log *gather.Log) {
 	x := f.external()
 	if x == nil || x.kind.Kind == labfile.KindCommand { // a proxy of the user's own: no stats interface lab knows
 		return
 	}
 	st, err := x.readStats(ctx)
 	if err != nil {
-		log.add(time.Now(), fmt.Sprintf("%s's own counters could not be read: %v", x.kind.Name, firstLine(err.Error())))
+		log.Add(time.Now(), fmt.Sprintf("%s's own counters could not be read: %v", x.kind.Name, firstLine(err.Error())))
 		return
 	}
-	log.add(time.Now(), x.kind.Name+"'s own counters: "+st.text(x.kind.Kind))
+	log.Add(time.Now(), x.kind.Name+"'s own counters: "+st.text(x.kind.Kind))
 }
 
 // text is the stats in one line.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/backend"
@@ -132,18 +133,18 @@ func TestExternalProxyAccounting(t *testing.T) {
 	var arrived uint64
 	for _, b := range f.servers() {
 		var bs backend.State
-		if err := call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &bs); err != nil {
+		if err := admin.Call(ctx, b.Ready.Admin, "GET", "/admin/state", nil, &bs); err != nil {
 			t.Fatal(err)
 		}
 		arrived += bs.Counters.Arrived
-		if byName[b.name] != bs.Counters.Arrived {
-			t.Errorf("%s: HAProxy sent it %d, it received %d", b.name, byName[b.name], bs.Counters.Arrived)
+		if byName[b.Name] != bs.Counters.Arrived {
+			t.Errorf("%s: HAProxy sent it %d, it received %d", b.Name, byName[b.Name], bs.Counters.Arrived)
 		}
 	}
 	if arrived != run.Attempts {
 		t.Errorf("the loadgen sent %d attempts, the backends received %d", run.Attempts, arrived)
 	}
-	pid := f.external().proc.ready.PID
+	pid := f.external().proc.Ready.PID
 	f.stop()
 	if alive(pid) {
 		t.Errorf("the proxy (pid %d) outlived the fleet", pid)
@@ -260,7 +261,7 @@ func TestExternalCommand(t *testing.T) {
 	var arrived uint64
 	for _, b := range f.servers() {
 		var bs backend.State
-		if err := call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &bs); err != nil {
+		if err := admin.Call(ctx, b.Ready.Admin, "GET", "/admin/state", nil, &bs); err != nil {
 			t.Fatal(err)
 		}
 		arrived += bs.Counters.Arrived

@@ -13,13 +13,15 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/assemble"
+	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // Options configure how a lab's processes are started.
 type Options struct {
-	Launch Launcher
+	Launch proc.Launcher
 	Logs   io.Writer   // the processes' stderr (their logs)
 	Log    *zap.Logger // lab's own log
 	LBAddr string      // the first balancer's traffic address ("" = any free port)
@@ -34,7 +36,7 @@ type Options struct {
 	Token  string
 	Access wire.Access
 	// Restart says what lab up does when a process exits on its own.
-	Restart RestartPolicy
+	Restart proc.RestartPolicy
 	// Budget is what a lab may cost (lab up --max-cost; zero: the default),
 	// checked for a scenario and a drill that changes settings.
 	Budget assemble.Budget
@@ -49,13 +51,13 @@ type fleet struct {
 	ownDir  bool
 	tls     tlsFiles // the certificate made at start under network.tls (tls.go)
 
-	mu       sync.Mutex // guards backends, lbs and stopped: drills add servers, restarts replace them, while others read
-	backends []*proc    // in server order; added servers at the end
-	lbs      []*proc
-	initial  int            // backends started with the fleet (the rest were added)
-	onStart  func(*proc)    // called for each process added later (supervision)
-	stopped  bool           // stop has begun: no process joins any more
-	proxy    *externalProxy // the external balancer tier (balancers.kind), if the lab has one (external.go)
+	mu       sync.Mutex   // guards backends, lbs and stopped: drills add servers, restarts replace them, while others read
+	backends []*proc.Proc // in server order; added servers at the end
+	lbs      []*proc.Proc
+	initial  int              // backends started with the fleet (the rest were added)
+	onStart  func(*proc.Proc) // called for each process added later (supervision)
+	stopped  bool             // stop has begun: no process joins any more
+	proxy    *externalProxy   // the external balancer tier (balancers.kind), if the lab has one (external.go)
 }
 
 // startFleet writes the lab for the processes and starts a backend per
@@ -117,7 +119,7 @@ func (f *fleet) writeLab(lab *labfile.Lab, name string) (string, error) {
 // it; the error is the first failure in server order.
 func (f *fleet) startBackends(ctx context.Context) error {
 	servers := f.lab.ExpandServers()
-	procs := make([]*proc, len(servers))
+	procs := make([]*proc.Proc, len(servers))
 	errs := make([]error, len(servers))
 	var wg sync.WaitGroup
 	for i, ns := range servers {
@@ -137,21 +139,21 @@ func (f *fleet) startBackends(ctx context.Context) error {
 	return first
 }
 
-func (f *fleet) startBackend(ctx context.Context, labPath, name string) (*proc, error) {
+func (f *fleet) startBackend(ctx context.Context, labPath, name string) (*proc.Proc, error) {
 	args := []string{"--lab", labPath, "--name", name, "--addr", "127.0.0.1:0", "--admin", "127.0.0.1:0"}
 	args = append(args, f.tls.serverArgs()...)
-	return start(ctx, f.opts.Launch, "backend", name, args, f.opts.Logs, f.opts.Log)
+	return proc.Start(ctx, f.opts.Launch, "backend", name, args, f.opts.Logs, f.opts.Log)
 }
 
 // backendList is name=addr,... (data, or admin addresses).
 func (f *fleet) backendList(admin bool) string {
 	var parts []string
 	for _, b := range f.servers() {
-		addr := b.ready.Addr
+		addr := b.Ready.Addr
 		if admin {
-			addr = b.ready.Admin
+			addr = b.Ready.Admin
 		}
-		parts = append(parts, b.name+"="+addr)
+		parts = append(parts, b.Name+"="+addr)
 	}
 	return strings.Join(parts, ",")
 }
@@ -167,7 +169,7 @@ func (f *fleet) startBalancers(ctx context.Context) error {
 			"--backends", f.backendList(false), "--backend-admins", f.backendList(true),
 			"--addr", addr, "--admin", "127.0.0.1:0"}
 		args = append(append(args, f.tls.serverArgs()...), f.tls.clientArgs()...)
-		p, err := start(ctx, f.opts.Launch, "lb", name, args, f.opts.Logs, f.opts.Log)
+		p, err := proc.Start(ctx, f.opts.Launch, "lb", name, args, f.opts.Logs, f.opts.Log)
 		if err != nil {
 			return err
 		}
@@ -184,7 +186,7 @@ func (f *fleet) startBalancers(ctx context.Context) error {
 // by its data address).
 func (f *fleet) loadgenArgs() []string {
 	if x := f.external(); x != nil { // a proxy: no admin API to cancel a hedge's loser at
-		return []string{"--target", f.lab.Balancers.Algorithm + "=http://" + x.proc.ready.Addr}
+		return []string{"--target", f.lab.Balancers.Algorithm + "=http://" + x.proc.Ready.Addr}
 	}
 	lbs := f.balancers()
 	if len(lbs) == 0 {
@@ -192,24 +194,24 @@ func (f *fleet) loadgenArgs() []string {
 	}
 	var urls []string
 	for _, l := range lbs {
-		urls = append(urls, "http://"+l.ready.Addr)
+		urls = append(urls, "http://"+l.Ready.Addr)
 	}
 	return []string{"--target", f.lab.Balancers.Algorithm + "=" + strings.Join(urls, "|"),
 		"--admins", adminsList(lbs)}
 }
 
 // adminsList is data=admin,... of procs.
-func adminsList(procs []*proc) string {
+func adminsList(procs []*proc.Proc) string {
 	parts := make([]string, len(procs))
 	for i, p := range procs {
-		parts[i] = p.ready.Addr + "=" + p.ready.Admin
+		parts[i] = p.Ready.Addr + "=" + p.Ready.Admin
 	}
 	return strings.Join(parts, ",")
 }
 
 // addBackend starts a new server like the lab's last one, named name, and
 // adds it to every process in holders (see script.holders).
-func (f *fleet) addBackend(ctx context.Context, ev labfile.Event, holders []*proc) error {
+func (f *fleet) addBackend(ctx context.Context, ev labfile.Event, holders []*proc.Proc) error {
 	name := ev.Target
 	path, err := f.writeLab(addedServerLab(f.lab, ev), "lab-"+name+".yaml")
 	if err != nil {
@@ -222,7 +224,7 @@ func (f *fleet) addBackend(ctx context.Context, ev labfile.Event, holders []*pro
 	f.mu.Lock()
 	if f.stopped {
 		f.mu.Unlock()
-		p.stop()
+		p.Stop()
 		return fmt.Errorf("the lab is stopping")
 	}
 	f.backends = append(f.backends, p)
@@ -231,9 +233,9 @@ func (f *fleet) addBackend(ctx context.Context, ev labfile.Event, holders []*pro
 		f.onStart(p)
 	}
 	// its speed weighs it, as the simulator's balancers do (else the lb's lab's weight for the name)
-	body := wire.BackendSpec{Name: name, Addr: p.ready.Addr, Admin: p.ready.Admin, Weight: ev.Speed}
+	body := wire.BackendSpec{Name: name, Addr: p.Ready.Addr, Admin: p.Ready.Admin, Weight: ev.Speed}
 	for _, l := range holders {
-		if err := call(ctx, l.ready.Admin, "POST", "/admin/backends", body, nil); err != nil {
+		if err := admin.Call(ctx, l.Ready.Admin, "POST", "/admin/backends", body, nil); err != nil {
 			return err
 		}
 	}
@@ -247,10 +249,10 @@ func (f *fleet) stop() {
 	f.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, p := range f.all() {
-		wg.Go(p.stop)
+		wg.Go(p.Stop)
 	}
 	if x := f.external(); x != nil {
-		wg.Go(x.proc.stop)
+		wg.Go(x.proc.Stop)
 	}
 	wg.Wait()
 	if f.ownDir {
@@ -266,22 +268,66 @@ func (f *fleet) external() *externalProxy {
 }
 
 // balancers returns the balancers.
-func (f *fleet) balancers() []*proc {
+func (f *fleet) balancers() []*proc.Proc {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]*proc(nil), f.lbs...)
+	return append([]*proc.Proc(nil), f.lbs...)
 }
 
 // all returns every process, balancers first.
-func (f *fleet) all() []*proc {
+func (f *fleet) all() []*proc.Proc {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append(append([]*proc(nil), f.lbs...), f.backends...)
+	return append(append([]*proc.Proc(nil), f.lbs...), f.backends...)
 }
 
 // servers returns the backend processes, in server order.
-func (f *fleet) servers() []*proc {
+func (f *fleet) servers() []*proc.Proc {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]*proc(nil), f.backends...)
+	return append([]*proc.Proc(nil), f.backends...)
+}
+
+// DefaultMaxServers bounds the fleet a live run starts unless told
+// otherwise: each server is a process (balls-bins has 1000; it is for lab
+// sim), and a few hundred Go processes starting at once swamp a laptop.
+const DefaultMaxServers = 40
+
+// CheckFleet refuses a live run of a lab with more than max servers
+// (0 = DefaultMaxServers), counting those its script adds, naming the ways
+// out.
+func CheckFleet(lab *labfile.Lab, max int) error {
+	max = maxServers(max)
+	n := len(lab.ExpandServers())
+	for _, ev := range lab.Events {
+		if ev.Action == "add-server" {
+			n++
+		}
+	}
+	if n > max {
+		return &FleetError{Lab: lab.Name, Servers: n, Max: max, Arg: lab.Name}
+	}
+	return CheckExternal(lab)
+}
+
+// FleetError is a lab too large for a live run. Arg is what to give lab
+// sim instead: the lab's name (a built-in scenario), or the file the
+// command line named, which the caller sets.
+type FleetError struct {
+	Lab          string
+	Servers, Max int
+	Arg          string
+}
+
+func (e *FleetError) Error() string {
+	return fmt.Sprintf("%s has %d servers with those its script adds, too many processes for a live run (at most %d; --max-servers raises it): try lab sim %s",
+		e.Lab, e.Servers, e.Max, e.Arg)
+}
+
+// maxServers is the --max-servers bound in force (0 = DefaultMaxServers).
+func maxServers(max int) int {
+	if max <= 0 {
+		return DefaultMaxServers
+	}
+	return max
 }

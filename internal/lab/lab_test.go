@@ -17,6 +17,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/control"
+	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/state"
@@ -92,13 +95,13 @@ func TestAccountingAcrossProcesses(t *testing.T) {
 		t.Fatalf("loadgen: %d requests, outcomes %+v", run.Requests, o)
 	}
 	var lbState state.LB
-	if err := call(ctx, f.lbs[0].ready.Admin, "GET", "/admin/state", nil, &lbState); err != nil {
+	if err := admin.Call(ctx, f.lbs[0].Ready.Admin, "GET", "/admin/state", nil, &lbState); err != nil {
 		t.Fatal(err)
 	}
 	var arrived, ended uint64
 	for _, b := range f.backends {
 		var st state.Backend
-		if err := call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+		if err := admin.Call(ctx, b.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
 			t.Fatal(err)
 		}
 		c := st.Counters
@@ -108,9 +111,9 @@ func TestAccountingAcrossProcesses(t *testing.T) {
 	if lbState.Picks != run.Attempts || arrived != run.Attempts || ended != arrived {
 		t.Errorf("attempts: loadgen %d, lb picks %d, backends received %d and ended %d", run.Attempts, lbState.Picks, arrived, ended)
 	}
-	pids := []int{lg.ready.PID}
+	pids := []int{lg.Ready.PID}
 	for _, p := range f.all() {
-		pids = append(pids, p.ready.PID)
+		pids = append(pids, p.Ready.PID)
 	}
 	f.stop()
 	for _, pid := range pids {
@@ -184,7 +187,7 @@ func TestHeyOnlyOKs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.stop()
-	out, err := exec.CommandContext(ctx, hey, "-z", "2s", "-q", "50", "-c", "4", "http://"+f.lbs[0].ready.Addr+"/hey").CombinedOutput()
+	out, err := exec.CommandContext(ctx, hey, "-z", "2s", "-q", "50", "-c", "4", "http://"+f.lbs[0].Ready.Addr+"/hey").CombinedOutput()
 	if err != nil {
 		t.Fatalf("hey: %v\n%s", err, out)
 	}
@@ -224,16 +227,16 @@ func TestControllerChaos(t *testing.T) {
 	// A target the lab does not have: named with the servers there are now,
 	// not "at 0s" (the drill's place in the probe script).
 	ev, _ := labfile.ParseDrill([]string{"kill", "s9"})
-	if _, err := SendDrill(ctx, addr, ev); err == nil || strings.Contains(err.Error(), "at 0s") ||
+	if _, err := control.SendDrill(ctx, addr, ev); err == nil || strings.Contains(err.Error(), "at 0s") ||
 		!strings.Contains(err.Error(), `no server named "s9"; servers now: s1, s2, s3, or all`) {
 		t.Fatalf("kill s9: %v, want the servers now", err)
 	}
 	ev, _ = labfile.ParseDrill([]string{"slow", "s1", "speed=0.5"})
-	if _, err := SendDrill(ctx, addr, ev); err != nil {
+	if _, err := control.SendDrill(ctx, addr, ev); err != nil {
 		t.Fatal(err)
 	}
-	var st State
-	if err := call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
+	var st control.State
+	if err := admin.Call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
 		t.Fatal(err)
 	}
 	var s1 state.Backend
@@ -268,26 +271,26 @@ func TestPortInUse(t *testing.T) {
 	opts.LBAddr = ln.Addr().String()
 	ctx := ctxFor(t, 30*time.Second)
 	_, err = startFleet(ctx, smallLab(t, "p2c", 3), opts)
-	var se *StartError
+	var se *proc.StartError
 	if !errors.As(err, &se) || se.ExitCode() != 2 || !strings.Contains(se.Error(), "address already in use") {
-		t.Fatalf("got %v, want a StartError with exit status 2 naming the port in use", err)
+		t.Fatalf("got %v, want a proc.StartError with exit status 2 naming the port in use", err)
 	}
 }
 
 // runLoadgen runs the loadgen against fleet f as lab run does (its --json
 // report) and returns its run and its (finished) process.
-func runLoadgen(t *testing.T, ctx context.Context, f *fleet) (*report.Run, *proc) {
+func runLoadgen(t *testing.T, ctx context.Context, f *fleet) (*report.Run, *proc.Proc) {
 	t.Helper()
 	args := append([]string{"--lab", f.labPath, "--admin", "127.0.0.1:0", "--json"}, f.loadgenArgs()...)
 	args = append(args, f.tls.clientArgs()...)
-	lg, err := start(ctx, f.opts.Launch, "loadgen", "loadgen", args, io.Discard, zap.NewNop())
+	lg, err := proc.Start(ctx, f.opts.Launch, "loadgen", "loadgen", args, io.Discard, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lg.wait(ctx); err != nil {
+	if err := lg.Wait(ctx); err != nil {
 		t.Fatalf("loadgen: %v", err)
 	}
-	run, _, err := parseLoadgenReport(lg.output())
+	run, _, err := parseLoadgenReport(lg.Output())
 	if err != nil {
 		t.Fatal(err)
 	}

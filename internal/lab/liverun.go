@@ -7,7 +7,10 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/lab/dash"
+	"github.com/lblab/lblab/internal/lab/gather"
+	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/report"
 )
 
 // liveRun is one running copy of a lab as the controller sees it: its
@@ -19,7 +22,7 @@ type liveRun struct {
 	mu       sync.Mutex   // guards lab: drills change it while the aggregator reads it
 	lab      *labfile.Lab // changed by drills (set, rate, algorithm, add-server)
 	f        *fleet
-	loadgen  *proc
+	loadgen  *proc.Proc
 	sc       *script
 	started  time.Time
 	scenario string // the built-in scenario it runs ("" = a lab file or the default)
@@ -53,7 +56,7 @@ func launch(ctx context.Context, mode string, lab *labfile.Lab, opts Options, se
 		args = append(args, "--series")
 	}
 	args = append(args, loadgenArgs...)
-	lg, err := start(rctx, opts.Launch, "loadgen", "loadgen", args, opts.Logs, opts.Log)
+	lg, err := proc.Start(rctx, opts.Launch, "loadgen", "loadgen", args, opts.Logs, opts.Log)
 	if err != nil {
 		f.stop()
 		cancel()
@@ -64,20 +67,20 @@ func launch(ctx context.Context, mode string, lab *labfile.Lab, opts Options, se
 	for _, p := range f.all() {
 		r.supervise(p, 0)
 	}
-	f.onStart = func(p *proc) { r.supervise(p, 0) }
+	f.onStart = func(p *proc.Proc) { r.supervise(p, 0) }
 	return r, nil
 }
 
-func newRun(ctx context.Context, cancel context.CancelFunc, mode string, lab *labfile.Lab, f *fleet, lg *proc) *liveRun {
+func newRun(ctx context.Context, cancel context.CancelFunc, mode string, lab *labfile.Lab, f *fleet, lg *proc.Proc) *liveRun {
 	r := &liveRun{id: runIDs.Add(1), lab: lab.Clone(), f: f, loadgen: lg, ctx: ctx, cancel: cancel, mode: mode}
 	r.sc = newScript(f, lg, f.opts.Log)
-	r.started = r.sc.events.start
+	r.started = r.sc.events.Start()
 	return r
 }
 
-// stop ends the script and the event streams and stops every process,
+// Stop ends the script and the event streams and stops every process,
 // gracefully (each drains for up to 5 s).
-func (r *liveRun) stop() { r.halt(false) }
+func (r *liveRun) Stop() { r.halt(false) }
 
 // kill is stop without the drain: for a scenario switch, whose old
 // processes' answers nobody reads.
@@ -100,9 +103,9 @@ func (r *liveRun) halt(now bool) {
 			go func() {
 				defer wg.Done()
 				if now {
-					p.kill()
+					p.Kill()
 				} else {
-					p.stop()
+					p.Stop()
 				}
 			}()
 		}
@@ -112,13 +115,13 @@ func (r *liveRun) halt(now bool) {
 }
 
 // backends and balancers are the processes by role, in fleet order.
-func (r *liveRun) backends() []*proc  { return r.byRole("backend") }
-func (r *liveRun) balancers() []*proc { return r.byRole("lb") }
+func (r *liveRun) backends() []*proc.Proc  { return r.byRole("backend") }
+func (r *liveRun) balancers() []*proc.Proc { return r.byRole("lb") }
 
-func (r *liveRun) byRole(role string) []*proc {
-	var out []*proc
+func (r *liveRun) byRole(role string) []*proc.Proc {
+	var out []*proc.Proc
 	for _, p := range r.f.all() {
-		if p.role == role {
+		if p.Role == role {
 			out = append(out, p)
 		}
 	}
@@ -142,9 +145,41 @@ func (r *liveRun) record(ev labfile.Event, fleet bool) {
 	r.lab.Record(ev)
 }
 
-// labCopy is a copy of the run's lab as drills have left it.
-func (r *liveRun) labCopy() *labfile.Lab {
+// Lab is a copy of the run's lab as drills have left it.
+func (r *liveRun) Lab() *labfile.Lab {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.lab.Clone()
+}
+
+// What the controller reads of the run (control.Run).
+
+// Snapshot reads every process and returns the dashboard's snapshot.
+func (r *liveRun) Snapshot(ctx context.Context, d *dash.Deriver, mode string) *dash.Snapshot {
+	cur := gather.Read(ctx, r.balancers(), r.backends(), r.loadgen)
+	d.Add(r.id, r.started, cur)
+	return snapshot(r, d, cur, mode)
+}
+
+// Processes are the balancers and backends, and the loadgen.
+func (r *liveRun) Processes() ([]*proc.Proc, *proc.Proc) { return r.f.all(), r.loadgen }
+
+// Log is the event log so far.
+func (r *liveRun) Log() []report.LogLine { return r.sc.events.Snapshot() }
+
+// Scenario is the built-in scenario the run is ("" = a lab file).
+func (r *liveRun) Scenario() string { return r.scenario }
+
+// Features is what the dashboard offers on the run in mode.
+func (r *liveRun) Features(mode string) dash.Features { return features(mode, r) }
+
+// Attached: the run's processes were started by someone else.
+func (r *liveRun) Attached() bool { return r.attached }
+
+// Servers is how many backends the run has now.
+func (r *liveRun) Servers() int { return len(r.backends()) }
+
+// Fire applies a drill of the controller's API now (see fire).
+func (r *liveRun) Fire(ctx context.Context, ev labfile.Event) (labfile.Event, error) {
+	return r.fire(ctx, ev, "chaos: ", true)
 }

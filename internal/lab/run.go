@@ -8,13 +8,15 @@ import (
 	"net"
 	"os"
 	"syscall"
-	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/control"
+	"github.com/lblab/lblab/internal/lab/gather"
+	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
-	"github.com/lblab/lblab/internal/shell/state"
 )
 
 // RunOptions configure `lab run`.
@@ -52,10 +54,10 @@ func (r *liveRun) processes() []Process {
 	var out []Process
 	procs := append(r.f.all(), r.loadgen)
 	if x := r.f.external(); x != nil {
-		procs = append([]*proc{x.proc}, procs...)
+		procs = append([]*proc.Proc{x.proc}, procs...)
 	}
 	for _, p := range procs {
-		out = append(out, Process{Role: p.role, Name: p.name, PID: p.cmd.Process.Pid, p: p.cmd.Process})
+		out = append(out, Process{Role: p.Role, Name: p.Name, PID: p.Process().Pid, p: p.Process()})
 	}
 	return out
 }
@@ -69,7 +71,7 @@ func Run(ctx context.Context, lab *labfile.Lab, settings []labfile.Setting, opts
 	if err := CheckRun(lab, settings, opts.MaxServers); err != nil {
 		return nil, err
 	}
-	ctx = WithToken(ctx, orNewToken(opts.Token))
+	ctx = admin.WithToken(ctx, admin.OrNewToken(opts.Token))
 	rep := &report.Report{Mode: "live", Lab: lab.Name, Seed: lab.Seed, DurationS: lab.Duration.Seconds(),
 		Narration: lab.Narration, Headline: lab.Report.Headline}
 	dash, stopDash := runDashboard(ctx, opts)
@@ -134,7 +136,7 @@ func CheckRun(lab *labfile.Lab, settings []labfile.Setting, max int) error {
 }
 
 // runDashboard serves the dashboard for lab run, if asked and possible.
-func runDashboard(ctx context.Context, opts RunOptions) (*Controller, func()) {
+func runDashboard(ctx context.Context, opts RunOptions) (*control.Controller, func()) {
 	if opts.Dashboard == "" {
 		return nil, func() {}
 	}
@@ -148,31 +150,31 @@ func runDashboard(ctx context.Context, opts RunOptions) (*Controller, func()) {
 		return nil, func() {}
 	}
 	dctx, cancel := context.WithCancel(ctx)
-	c := newController(dctx, "run", ln, opts.Options)
-	lastControllerAddr.Store(c.addr)
+	c := control.New(dctx, ln, controlOptions("run", opts.Options))
+	lastControllerAddr.Store(c.Addr())
 	if opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, "dashboard: %s\n", c.dashboardURL())
+		fmt.Fprintf(opts.Progress, "dashboard: %s\n", c.DashboardURL())
 	}
-	return c, func() { cancel(); c.close() }
+	return c, func() { cancel(); c.Close() }
 }
 
 // runOne starts the processes of one setting, runs the loadgen and the
 // script, gathers the report and stops everything.
-func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions, dash *Controller) (*report.Run, error) {
+func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions, dash *control.Controller) (*report.Run, error) {
 	r, err := launch(ctx, "run", lab, opts.Options, opts.Series, opts.LoadgenArgs...)
 	if err != nil {
 		return nil, err
 	}
-	defer r.stop()
+	defer r.Stop()
 	r.scenario, r.setting = scenarioOf(lab), name
 	if dash != nil {
-		dash.setRun(r)
+		dash.SetRun(r)
 	}
 	lg := r.loadgen
 	scriptDone := make(chan struct{})
 	go func() { r.runScript(lab.Events); close(scriptDone) }()
 	progressDone := make(chan struct{})
-	go func() { progressLine(r.ctx, opts.Progress, lg, lab.Duration); close(progressDone) }()
+	go func() { gather.Progress(r.ctx, opts.Progress, lg, lab.Duration); close(progressDone) }()
 	injectDone := make(chan struct{})
 	go func() {
 		if opts.Inject != nil {
@@ -180,9 +182,9 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 		}
 		close(injectDone)
 	}()
-	if err := lg.wait(ctx); ctx.Err() != nil {
-		_ = lg.cmd.Process.Signal(syscall.SIGINT) // loadgen reports what ran
-		<-lg.done
+	if err := lg.Wait(ctx); ctx.Err() != nil {
+		_ = lg.Signal(syscall.SIGINT) // loadgen reports what ran
+		<-lg.Done()
 	} else if err != nil {
 		r.cancel()
 		<-injectDone
@@ -192,23 +194,23 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 	<-scriptDone
 	<-progressDone
 	<-injectDone
-	run, ran, err := parseLoadgenReport(lg.output())
+	run, ran, err := parseLoadgenReport(lg.Output())
 	if err != nil {
 		return nil, err
 	}
 	if ctx.Err() != nil && ran < lab.Duration.Seconds() { // the loadgen stopped its arrivals at the interrupt
 		run.Interrupted, run.DurationS = true, ran
 	}
-	run.Servers = r.f.serverFigures(ctxAlive(ctx), r.sc.events)
+	run.Servers = gather.ServerFigures(ctxAlive(ctx), r.f.servers(), r.f.balancers(), lab.Network.Connections(), r.sc.events, opts.Log)
 	r.f.proxyFigures(ctxAlive(ctx), r.sc.events)
-	run.Name, run.Log = name, append(r.sc.events.snapshot(), run.Log...)
+	run.Name, run.Log = name, append(r.sc.events.Snapshot(), run.Log...)
 	// the dashboard's log gets the recovery verdicts once the loadgen's
 	// series is in (the report keeps them in their own field)
-	r.sc.events.addLines(report.RecoveryLines(lab, run.Series, true))
+	r.sc.events.AddLines(report.RecoveryLines(lab, run.Series, true))
 	if run.Algorithm == "" {
 		run.Algorithm = lab.Balancers.Algorithm
 	}
-	r.f.balancerConnections(ctxAlive(ctx), run)
+	gather.BalancerConnections(ctxAlive(ctx), r.f.balancers(), run, opts.Log)
 	return run, nil
 }
 
@@ -223,65 +225,4 @@ func parseLoadgenReport(out string) (*report.Run, float64, error) {
 		return nil, 0, fmt.Errorf("the loadgen's report has %d runs, want 1", len(rep.Runs))
 	}
 	return &rep.Runs[0], rep.DurationS, nil
-}
-
-// serverFigures asks every backend for its counters: what reached it, what
-// it served, its longest queue and its cache hit ratio. A backend whose
-// counters are lost (its process died) is given the balancers' view: the
-// requests they sent it; what it completed is then unknown (0), and the
-// log says so.
-func (f *fleet) serverFigures(ctx context.Context, log *eventLog) []report.Server {
-	var out []report.Server
-	var total uint64
-	var picks map[string]uint64 // the balancers' picks per server, read once if needed
-	for _, b := range f.all() {
-		if b.role != "backend" {
-			continue
-		}
-		var st state.Backend
-		err := call(ctx, b.ready.Admin, "GET", "/admin/state", nil, &st)
-		c := st.Counters
-		s := report.Server{Name: b.name, Sent: c.Arrived, Completed: c.Completed, MaxQueue: c.MaxQueue}
-		if err != nil {
-			f.opts.Log.Warn("cannot read a server's counters", zap.String("server", b.name), zap.Error(err))
-			if picks == nil {
-				picks = f.balancerPicks(ctx)
-			}
-			if n, ok := picks[b.name]; ok {
-				s.Sent = n
-				log.add(time.Now(), fmt.Sprintf("%s: its own counters are lost (%s); sent is what the balancers sent it, completed is unknown",
-					b.name, firstLine(err.Error())))
-			}
-		}
-		if f.lab.Network.Connections() {
-			s.Connections = st.AcceptedConnections
-		}
-		if c.CacheLookups > 0 {
-			s.CacheHitRatio = float64(c.CacheHits) / float64(c.CacheLookups)
-		}
-		total += s.Sent
-		out = append(out, s)
-	}
-	for i := range out {
-		if total > 0 {
-			out[i].Share = float64(out[i].Sent) / float64(total)
-		}
-	}
-	return out
-}
-
-// balancerPicks sums, over the balancers that answer, how many requests
-// each sent to each server.
-func (f *fleet) balancerPicks(ctx context.Context) map[string]uint64 {
-	out := map[string]uint64{}
-	for _, l := range f.balancers() {
-		var st state.LB
-		if call(ctx, l.ready.Admin, "GET", "/admin/state", nil, &st) != nil {
-			continue
-		}
-		for _, b := range st.Backends {
-			out[b.Name] += b.Picks
-		}
-	}
-	return out
 }

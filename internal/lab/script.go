@@ -9,6 +9,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/gather"
+	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 )
 
@@ -16,28 +19,28 @@ import (
 // their admin APIs, at their time after start, and keeps the event log.
 type script struct {
 	f       *fleet
-	loadgen *proc // nil in lab up without a loadgen
+	loadgen *proc.Proc // nil in lab up without a loadgen
 	log     *zap.Logger
-	events  *eventLog
+	events  *gather.Log
 }
 
-func newScript(f *fleet, loadgen *proc, log *zap.Logger) *script {
-	return &script{f: f, loadgen: loadgen, log: log, events: &eventLog{start: time.Now()}}
+func newScript(f *fleet, loadgen *proc.Proc, log *zap.Logger) *script {
+	return &script{f: f, loadgen: loadgen, log: log, events: gather.NewLog(time.Now())}
 }
 
 // holders are the processes that hold the server list: the balancers, or
 // the loadgen when the clients balance themselves (it has no balancer).
-func (s *script) holders() []*proc {
+func (s *script) holders() []*proc.Proc {
 	if lbs := s.f.balancers(); len(lbs) > 0 || s.loadgen == nil {
 		return lbs
 	}
-	return []*proc{s.loadgen}
+	return []*proc.Proc{s.loadgen}
 }
 
 // followBalancers copies every balancer's event stream into the log.
 func (s *script) followBalancers(ctx context.Context) {
 	for _, p := range s.f.balancers() {
-		go s.events.follow(ctx, p)
+		go s.events.Follow(ctx, p)
 	}
 }
 
@@ -45,7 +48,7 @@ func (s *script) followBalancers(ctx context.Context) {
 // fired or ctx ends.
 func (s *script) run(ctx context.Context, events []labfile.Event, fire func(labfile.Event)) {
 	for _, ev := range events {
-		wait := time.Until(s.events.start.Add(ev.At))
+		wait := time.Until(s.events.Start().Add(ev.At))
 		select {
 		case <-ctx.Done():
 			return
@@ -70,9 +73,9 @@ type liveDrills struct {
 // Servers posts the drill, as its event JSON, to the POST /admin/drill of
 // the target's backend or of every backend, which applies it to its core.
 func (d liveDrills) Servers(_ *labfile.Drill, ev labfile.Event) error {
-	var procs []*proc
+	var procs []*proc.Proc
 	for _, b := range d.s.f.all() {
-		if b.role == "backend" && (ev.Target == "all" || b.name == ev.Target) {
+		if b.Role == "backend" && (ev.Target == "all" || b.Name == ev.Target) {
 			procs = append(procs, b)
 		}
 	}
@@ -90,14 +93,14 @@ func (d liveDrills) Rate(rate float64) error {
 	if d.s.loadgen == nil {
 		return fmt.Errorf("no loadgen is running")
 	}
-	return call(d.ctx, d.s.loadgen.ready.Admin, "PUT", "/admin/rate", map[string]float64{"rate": rate}, nil)
+	return admin.Call(d.ctx, d.s.loadgen.Ready.Admin, "PUT", "/admin/rate", map[string]float64{"rate": rate}, nil)
 }
 
 func (d liveDrills) Algorithm(name string) error {
 	if x := d.s.f.external(); x != nil { // a proxy in the lb's place: its configuration is rewritten and reloaded
 		text, err := x.reload(d.ctx, name)
 		if err == nil {
-			d.s.events.add(time.Now(), text)
+			d.s.events.Add(time.Now(), text)
 		}
 		return err
 	}
@@ -136,10 +139,10 @@ func (s *script) set(ctx context.Context, set map[string]string) error {
 }
 
 // each sends the same admin call to every process; it reports all failures.
-func (s *script) each(ctx context.Context, procs []*proc, method, path string, body any) error {
+func (s *script) each(ctx context.Context, procs []*proc.Proc, method, path string, body any) error {
 	var errs []string
 	for _, p := range procs {
-		if err := call(ctx, p.ready.Admin, method, path, body, nil); err != nil {
+		if err := admin.Call(ctx, p.Ready.Admin, method, path, body, nil); err != nil {
 			errs = append(errs, err.Error())
 		}
 	}

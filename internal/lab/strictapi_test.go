@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lblab/lblab/internal/lab/control"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
@@ -55,7 +56,7 @@ func TestAdminAPIsDecodeStrictlyAndBoundFor(t *testing.T) {
 	}
 	// Nothing was applied: s1 runs at full speed, the lb still picks p2c,
 	// the loadgen's rate is the lab's, the controller logged no drill.
-	var st State
+	var st control.State
 	if code, body := send(t, "GET", addr, "/api/state", "", "", auth); code != 200 || json.Unmarshal([]byte(body), &st) != nil {
 		t.Fatalf("GET /api/state: %d %s", code, body)
 	}

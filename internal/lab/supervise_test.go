@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/lab/dash"
+	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 )
@@ -77,7 +78,7 @@ func TestUpNoticesADeadProcess(t *testing.T) {
 // With --restart on-failure a killed backend is started again on its
 // ports: its card loses the EXITED badge and it serves again.
 func TestUpRestartsOnFailure(t *testing.T) {
-	addr := startUp(t, smallLab(t, "round-robin", 3600), func(o *UpOptions) { o.Restart = RestartOnFailure })
+	addr := startUp(t, smallLab(t, "round-robin", 3600), func(o *UpOptions) { o.Restart = proc.RestartOnFailure })
 	before := waitSnapshot(t, addr, 10*time.Second, "readings", func(s dash.Snapshot) bool { return len(s.Servers) == 3 && s.Servers[1].Backend != nil })
 	pid := childPID("backend", "s2")
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
@@ -138,7 +139,7 @@ func TestRunInjectAndRestart(t *testing.T) {
 	ctx := ctxFor(t, 90*time.Second)
 	lab := smallLab(t, "round-robin", 4)
 	opts := testOptions(t)
-	opts.Restart = RestartOnFailure
+	opts.Restart = proc.RestartOnFailure
 	var before, after []Process
 	returned := false
 	inject := func(ctx context.Context, procs func() []Process) {

@@ -50,14 +50,14 @@ func (r *liveRun) fire(ctx context.Context, ev labfile.Event, prefix string, dri
 	var undo labfile.Event
 	var undoErr error
 	if ev.For > 0 {
-		undo, undoErr = labfile.Undo(r.labCopy(), ev)
+		undo, undoErr = labfile.Undo(r.Lab(), ev)
 	}
 	err := r.sc.apply(ctx, ev)
 	text := prefix + ev.String()
 	if err != nil {
 		text += " failed: " + err.Error()
 	}
-	r.sc.events.add(time.Now(), text)
+	r.sc.events.Add(time.Now(), text)
 	if err != nil {
 		return labfile.Event{}, err
 	}
@@ -66,7 +66,7 @@ func (r *liveRun) fire(ctx context.Context, ev labfile.Event, prefix string, dri
 		return labfile.Event{}, nil
 	}
 	if undoErr != nil {
-		r.sc.events.add(time.Now(), prefix+ev.String()+": no undo: "+undoErr.Error())
+		r.sc.events.Add(time.Now(), prefix+ev.String()+": no undo: "+undoErr.Error())
 		return labfile.Event{}, nil
 	}
 	r.undos.after(ev.For, func() { r.undo(undo, ev, prefix) })
@@ -82,10 +82,10 @@ func (r *liveRun) undo(undo, cause labfile.Event, prefix string) {
 	text := prefix + labfile.UndoText(undo, cause)
 	if err := r.sc.apply(r.ctx, undo); err != nil {
 		r.sc.log.Warn("an undo failed", zap.String("undo", undo.String()), zap.Error(err))
-		r.sc.events.add(time.Now(), text+" failed: "+err.Error())
+		r.sc.events.Add(time.Now(), text+" failed: "+err.Error())
 		return
 	}
-	r.sc.events.add(time.Now(), text)
+	r.sc.events.Add(time.Now(), text)
 	r.record(undo, true)
 }
 

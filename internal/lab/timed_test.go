@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/control"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/state"
 )
@@ -56,10 +58,10 @@ func TestTimedDrillsLive(t *testing.T) {
 		"chaos: slow s1 speed=0.5 for=400ms", "chaos: restore s1 (end of slow s1 speed=0.5 for=400ms)"}
 	// The log says a restart when it starts the process; the backend is up
 	// a moment later (on a loaded machine, seconds): wait for both.
-	var st State
+	var st control.State
 	var s1, s2 state.Backend
 	for {
-		if err := call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
+		if err := admin.Call(ctx, addr, "GET", "/api/state", nil, &st); err != nil {
 			t.Fatal(err)
 		}
 		var texts []string

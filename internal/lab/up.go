@@ -5,11 +5,16 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
+	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/control"
 	"github.com/lblab/lblab/internal/labfile"
-	"github.com/lblab/lblab/internal/shell/wire"
+	"github.com/lblab/lblab/scenarios"
+	"go.uber.org/zap"
 )
 
 // UpOptions configure `lab up`.
@@ -33,7 +38,7 @@ func Up(ctx context.Context, lab *labfile.Lab, opts UpOptions) error {
 	if err := CheckFleet(lab, opts.MaxServers); err != nil {
 		return err
 	}
-	ctx = WithToken(ctx, orNewToken(opts.Token))
+	ctx = admin.WithToken(ctx, admin.OrNewToken(opts.Token))
 	ln, err := net.Listen("tcp", opts.Listen)
 	if err != nil {
 		return fmt.Errorf("controller address %s: %w", opts.Listen, err)
@@ -44,45 +49,113 @@ func Up(ctx context.Context, lab *labfile.Lab, opts UpOptions) error {
 		return err
 	}
 	r.scenario = scenarioOf(lab)
-	c := newController(ctx, "up", ln, opts.Options)
-	c.begin(r, lab.Events)
-	lastControllerAddr.Store(c.addr)
-	c.printWelcome(opts.Out, r, opts.Command)
-	<-ctx.Done()
-	c.close()
-	c.mu.Lock() // let a scenario switch finish first
-	defer c.mu.Unlock()
-	if r := c.current(); r != nil {
-		r.stop()
+	var c *control.Controller
+	copts := controlOptions("up", opts.Options)
+	copts.Switch = func(lab *labfile.Lab, name, setting string) error {
+		return switchTo(ctx, c, opts.Options, lab, name, setting)
 	}
+	c = control.New(ctx, ln, copts)
+	begin(c, r, lab.Events)
+	lastControllerAddr.Store(c.Addr())
+	printWelcome(c, opts.Out, r, opts.Command)
+	<-ctx.Done()
+	c.Close()
+	c.StopRun()
 	return nil
 }
 
-// begin shows run r and starts its script clock.
-func (c *Controller) begin(r *liveRun, events []labfile.Event) {
-	c.setRun(r)
+// controlOptions are the controller's options for a lab of opts in mode.
+func controlOptions(mode string, opts Options) control.Options {
+	return control.Options{Mode: mode, Access: opts.Access, Log: opts.Log, MaxServers: maxServers(opts.MaxServers),
+		Budget: opts.Budget, Admit: func(lab *labfile.Lab) error { return CheckFleet(lab, opts.MaxServers) }}
+}
+
+// begin shows run r on c and starts its script clock.
+func begin(c *control.Controller, r *liveRun, events []labfile.Event) {
+	c.SetRun(r)
 	go r.runScript(events)
-	c.watchLoadgen(r)
+	r.watchLoadgen()
+}
+
+// watchLoadgen logs a loadgen of lab up that exits while its run is shown
+// (lab run does not watch: a setting ending is normal).
+func (r *liveRun) watchLoadgen() {
+	go func() {
+		select {
+		case <-r.ctx.Done():
+		case <-r.loadgen.Done():
+			if r.ctx.Err() == nil {
+				r.f.opts.Log.Warn("the loadgen stopped", zap.Error(r.loadgen.Err()))
+				r.sc.events.Add(time.Now(), "the loadgen stopped: no more traffic")
+			}
+		}
+	}()
+}
+
+// switchTo replaces c's current run with one of lab (lab up's scenario
+// picker, control.Options.Switch); if that cannot start it tries to bring
+// the previous lab back. The runs live in ctx, the controller's. The
+// caller holds the controller's switch lock.
+func switchTo(ctx context.Context, c *control.Controller, opts Options, lab *labfile.Lab, name, setting string) error {
+	old, _ := c.Current().(*liveRun)
+	c.SetStatus("starting " + name)
+	c.SetRun(nil)
+	var prev *labfile.Lab
+	if old != nil {
+		prev = old.Lab()
+		old.kill()
+	}
+	r, err := launch(ctx, "up", lab, opts, false)
+	if err != nil {
+		opts.Log.Warn("cannot start the scenario", zap.String("scenario", name), zap.Error(err))
+		if prev != nil {
+			if back, err2 := launch(ctx, "up", prev, opts, false); err2 == nil {
+				back.scenario, back.setting = old.scenario, old.setting
+				begin(c, back, nil)
+			}
+		}
+		if c.Current() == nil {
+			c.SetStatus("stopped: " + err.Error())
+		}
+		return fmt.Errorf("cannot start %s: %w", name, err)
+	}
+	r.scenario, r.setting = name, setting
+	text := "scenario " + name
+	if setting != "" {
+		text += " (setting " + setting + ")"
+	}
+	r.sc.events.Add(time.Now(), text+" started")
+	begin(c, r, lab.Events)
+	return nil
+}
+
+// scenarioOf is the built-in scenario a lab is ("" for a lab file of
+// another name).
+func scenarioOf(lab *labfile.Lab) string {
+	if slices.Contains(scenarios.Names(), lab.Name) {
+		return lab.Name
+	}
+	return ""
 }
 
 // printWelcome prints where everything is, with hints that work as
 // printed: the lab binary as it was run, and the drill (drillHint).
-func (c *Controller) printWelcome(w io.Writer, r *liveRun, command string) {
+func printWelcome(c *control.Controller, w io.Writer, r *liveRun, command string) {
 	if w == nil {
 		return
 	}
 	if command == "" {
 		command = "lab"
 	}
-	lab := r.labCopy()
-	fmt.Fprintf(w, "dashboard:  %s\n", c.dashboardURL())
+	lab := r.Lab()
+	fmt.Fprintf(w, "dashboard:  %s\n", c.DashboardURL())
 	algorithm, lbAddr := lab.Balancers.Algorithm, ""
 	if lbs := r.balancers(); len(lbs) > 0 {
-		lbAddr = lbs[0].ready.Addr
+		lbAddr = lbs[0].Ready.Addr
 	} else if x := r.f.external(); x != nil {
 		d, _ := x.kind.Directive(algorithm, &lab.Balancers)
 		algorithm += fmt.Sprintf(" through %s (%s)", x.kind.Name, strings.ReplaceAll(d, "\n", "; "))
-		lbAddr = x.proc.ready.Addr
+		lbAddr = x.proc.Ready.Addr
 	}
 	fmt.Fprintf(w, "lab %s is up: %d servers, %s, %g requests/s from the loadgen\n",
 		lab.Name, len(r.backends()), algorithm, lab.Clients.Rate)
@@ -91,22 +164,6 @@ func (c *Controller) printWelcome(w io.Writer, r *liveRun, command string) {
 		fmt.Fprintf(w, "  balancer:   %s        try: curl %s/hello\n", lbURL, lbURL)
 		fmt.Fprintf(w, "                                            hey -z 10s -q 20 -c 5 %s/\n", lbURL)
 	}
-	fmt.Fprintf(w, "  controller: http://%s/api/state    drills: %s (see %s --help)\n", c.addr, c.drillHint(command), command+" chaos")
+	fmt.Fprintf(w, "  controller: http://%s/api/state    drills: %s (see %s --help)\n", c.Addr(), c.DrillHint(command), command+" chaos")
 	fmt.Fprintf(w, "Ctrl-C stops every process.\n")
-}
-
-// drillHint is a lab chaos command that works as printed: --lab-url when
-// the controller is not where lab chaos looks by default, and never the
-// token (lab chaos reads it from the controller's token file, or from
-// LBLAB_TOKEN when that file could not be written).
-func (c *Controller) drillHint(command string) string {
-	hint := command + " chaos"
-	if here := c.hostPort(); here != DefaultControllerAddr {
-		hint += " --lab-url " + here
-	}
-	hint += " kill s2"
-	if c.opts.Access.Token != "" && c.tokenFile == "" {
-		hint = wire.TokenEnv + "=<the token> " + hint
-	}
-	return hint
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/lblab/lblab/internal/clock"
 	livelab "github.com/lblab/lblab/internal/lab"
+	labproc "github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
@@ -33,7 +34,7 @@ type LiveConfig struct {
 	// MaxDuration caps each lab's duration (0 = the generator's, at most
 	// 4 s); events and faults past the cap are dropped.
 	MaxDuration time.Duration
-	Launch      livelab.Launcher // starts backend, lb, loadgen and spin processes
+	Launch      labproc.Launcher // starts backend, lb, loadgen and spin processes
 	// Shrink is the number of failures shrunk (the first ones) and
 	// ShrinkRuns the live runs each shrink may spend.
 	Shrink, ShrinkRuns int
@@ -274,7 +275,7 @@ func runLive(ctx context.Context, cfg LiveConfig, tree Map, base baseline) (out 
 		Inject:      in.run,
 	}
 	if restart {
-		opts.Restart = livelab.RestartOnFailure
+		opts.Restart = labproc.RestartOnFailure
 	}
 	rctx, cancel := context.WithTimeout(ctx, lab.Duration+liveDrain+time.Minute)
 	rep, err := livelab.Run(rctx, one, []labfile.Setting{setting}, opts)

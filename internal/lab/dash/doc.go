@@ -1,5 +1,5 @@
 // Package dash is the dashboard's snapshot, built the same way on both
-// clocks: the live controller (internal/lab) reads every process's
+// clocks: the live controller (internal/lab/control) has every process's
 // /admin/state each 250 ms (a Reading), lab watch (internal/watch) presents
 // the simulator's world in the same formats (VirtualReading), and from
 // there one code derives the bins, the views and the Snapshot the page

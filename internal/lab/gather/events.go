@@ -1,4 +1,4 @@
-package lab
+package gather
 
 import (
 	"bufio"
@@ -10,33 +10,43 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/state"
 )
 
-// eventLog is the lab's log: script and chaos lines plus what the balancers
-// report on their event streams (breaker transitions, health, changes).
-type eventLog struct {
+// Log is the lab's event log: script and chaos lines plus what the
+// balancers report on their event streams (breaker transitions, health,
+// changes), timed from its start.
+type Log struct {
 	mu    sync.Mutex
 	start time.Time
 	lines []report.LogLine
 }
 
-func (l *eventLog) add(at time.Time, text string) {
+// NewLog is an empty log whose lines are timed from start.
+func NewLog(start time.Time) *Log { return &Log{start: start} }
+
+// Start is the instant the log's times count from.
+func (l *Log) Start() time.Time { return l.start }
+
+// Add logs text at instant at.
+func (l *Log) Add(at time.Time, text string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.lines = append(l.lines, report.LogLine{T: at.Sub(l.start).Seconds(), Text: text})
 }
 
-// addLines adds lines timed from the log's start.
-func (l *eventLog) addLines(lines []report.LogLine) {
+// AddLines adds lines timed from the log's start.
+func (l *Log) AddLines(lines []report.LogLine) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.lines = append(l.lines, lines...)
 }
 
-// snapshot returns the lines so far, in time order.
-func (l *eventLog) snapshot() []report.LogLine {
+// Snapshot returns the lines so far, in time order.
+func (l *Log) Snapshot() []report.LogLine {
 	l.mu.Lock()
 	out := append([]report.LogLine(nil), l.lines...)
 	l.mu.Unlock()
@@ -44,15 +54,15 @@ func (l *eventLog) snapshot() []report.LogLine {
 	return out
 }
 
-// followRetry is how long follow waits before it reconnects to a balancer
+// followRetry is how long Follow waits before it reconnects to a balancer
 // whose stream ended or could not be opened (an attached lb may start later
 // than the dashboard, or restart).
 const followRetry = time.Second
 
-// follow reads a balancer's server-sent events into the log until ctx
+// Follow reads a balancer's server-sent events into the log until ctx
 // ends, reconnecting when the stream breaks. A new stream replays recent
 // events first; those already logged are skipped by their time.
-func (l *eventLog) follow(ctx context.Context, p *proc) {
+func (l *Log) Follow(ctx context.Context, p *proc.Proc) {
 	var last int64 // the newest event logged, unix ns
 	for {
 		last = l.read(ctx, p, last)
@@ -65,12 +75,12 @@ func (l *eventLog) follow(ctx context.Context, p *proc) {
 }
 
 // read copies one event stream into the log and returns the newest event time.
-func (l *eventLog) read(ctx context.Context, p *proc, last int64) int64 {
-	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+p.ready.Admin+"/admin/events", nil)
+func (l *Log) read(ctx context.Context, p *proc.Proc, last int64) int64 {
+	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+p.Ready.Admin+"/admin/events", nil)
 	if err != nil {
 		return last
 	}
-	authorize(req)
+	admin.Authorize(req)
 	resp, err := http.DefaultClient.Do(req) // no timeout: the stream is long-lived
 	if err != nil {
 		return last
@@ -88,7 +98,7 @@ func (l *eventLog) read(ctx context.Context, p *proc, last int64) int64 {
 		}
 		last = ev.TUnixNs
 		if ev.Kind != "settings" {
-			l.add(time.Unix(0, ev.TUnixNs), p.name+": "+ev.Text)
+			l.Add(time.Unix(0, ev.TUnixNs), p.Name+": "+ev.Text)
 		}
 	}
 	return last

@@ -1,4 +1,4 @@
-package lab
+package admin
 
 import (
 	"context"
@@ -27,16 +27,16 @@ func tokenOf(ctx context.Context) string {
 	return t
 }
 
-// authorize makes req present the token of its context.
-func authorize(req *http.Request) {
+// Authorize makes req present the token of its context.
+func Authorize(req *http.Request) {
 	if t := tokenOf(req.Context()); t != "" {
 		req.Header.Set("Authorization", "Bearer "+t)
 	}
 }
 
-// passToken gives a child the token of ctx in its environment (not on its
+// PassToken gives a child the token of ctx in its environment (not on its
 // command line, where every user of the machine could read it).
-func passToken(ctx context.Context, cmd *exec.Cmd) {
+func PassToken(ctx context.Context, cmd *exec.Cmd) {
 	if t := tokenOf(ctx); t != "" {
 		env := cmd.Env
 		if env == nil {
@@ -54,8 +54,8 @@ func NewToken() string {
 	return hex.EncodeToString(b[:])
 }
 
-// orNewToken is t, or a fresh token when t is "".
-func orNewToken(t string) string {
+// OrNewToken is t, or a fresh token when t is "".
+func OrNewToken(t string) string {
 	if t == "" {
 		return NewToken()
 	}

@@ -1,10 +1,11 @@
-package lab
+package control
 
 import (
 	"encoding/json"
 	"fmt"
 	"net/http"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
@@ -21,8 +22,8 @@ type State struct {
 
 // noRun answers 503 while no lab runs (a switch in progress); it reports
 // whether it did.
-func (c *Controller) noRun(w http.ResponseWriter) (*liveRun, bool) {
-	r := c.current()
+func (c *Controller) noRun(w http.ResponseWriter) (Run, bool) {
+	r := c.Current()
 	if r == nil {
 		writeJSON(w, 503, map[string]any{"error": "no lab is running: " + c.status.Load().(string), "code": 503})
 		return nil, true
@@ -35,20 +36,21 @@ func (c *Controller) handleState(w http.ResponseWriter, req *http.Request) {
 	if none {
 		return
 	}
-	st := State{Lab: run.labCopy().Name}
-	for _, p := range run.f.all() {
+	procs, loadgen := run.Processes()
+	st := State{Lab: run.Lab().Name}
+	for _, p := range procs {
 		var raw json.RawMessage
-		if err := call(req.Context(), p.ready.Admin, "GET", "/admin/state", nil, &raw); err != nil {
-			raw, _ = json.Marshal(map[string]string{"name": p.name, "error": err.Error()})
+		if err := admin.Call(req.Context(), p.Ready.Admin, "GET", "/admin/state", nil, &raw); err != nil {
+			raw, _ = json.Marshal(map[string]string{"name": p.Name, "error": err.Error()})
 		}
-		if p.role == "lb" {
+		if p.Role == "lb" {
 			st.Balancers = append(st.Balancers, raw)
 		} else {
 			st.Servers = append(st.Servers, raw)
 		}
 	}
-	_ = call(req.Context(), run.loadgen.ready.Admin, "GET", "/admin/state", nil, &st.Loadgen)
-	st.Log = run.sc.events.snapshot()
+	_ = admin.Call(req.Context(), loadgen.Ready.Admin, "GET", "/admin/state", nil, &st.Loadgen)
+	st.Log = run.Log()
 	writeJSON(w, 200, st)
 }
 
@@ -64,23 +66,23 @@ func (c *Controller) handleChaos(w http.ResponseWriter, req *http.Request) {
 	if none {
 		return
 	}
-	if ev.Action == labfile.ActionAddServer && run.attached {
+	if ev.Action == labfile.ActionAddServer && run.Attached() {
 		writeJSON(w, 400, map[string]any{"error": "add-server is not available in attach mode: lab dashboard did not start these processes, so it cannot start a server (start one yourself and POST /admin/backends to each lb)", "code": 400})
 		return
 	}
-	err := validate(run.labCopy(), &ev)
+	err := validate(run.Lab(), &ev)
 	if err == nil {
-		err = checkDrillCost(run.labCopy(), ev, c.opts.budget())
+		err = checkDrillCost(run.Lab(), ev, c.opts.budget())
 	}
 	if err != nil {
 		writeJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
 		return
 	}
-	if n, max := len(run.backends()), maxServers(c.opts.MaxServers); ev.Action == labfile.ActionAddServer && n >= max {
+	if n, max := run.Servers(), c.opts.MaxServers; ev.Action == labfile.ActionAddServer && n >= max {
 		writeJSON(w, 400, map[string]any{"error": fmt.Sprintf("add-server: the lab runs %d servers, the most --max-servers allows (%d): each server is a process", n, max), "code": 400})
 		return
 	}
-	undo, err := run.fire(req.Context(), ev, "chaos: ", true)
+	undo, err := run.Fire(req.Context(), ev)
 	if err != nil {
 		writeJSON(w, 502, map[string]any{"error": err.Error(), "code": 502})
 		return
@@ -103,3 +105,19 @@ func validate(lab *labfile.Lab, ev *labfile.Event) error { return dash.ValidateD
 
 // writeJSON is dash.WriteJSON.
 func writeJSON(w http.ResponseWriter, code int, v any) { dash.WriteJSON(w, code, v) }
+
+// handleStream is GET /api/stream: server-sent events, one snapshot per
+// 250 ms reading, until the client leaves or the controller stops.
+func (c *Controller) handleStream(w http.ResponseWriter, r *http.Request) { c.hub.ServeHTTP(w, r) }
+
+// handleSnapshot is GET /api/snapshot: the newest snapshot.
+func (c *Controller) handleSnapshot(w http.ResponseWriter, _ *http.Request) {
+	data := c.hub.Latest()
+	if data == nil {
+		writeJSON(w, 503, map[string]any{"error": "no reading yet: try again in a moment", "code": 503})
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache")
+	_, _ = w.Write(data)
+}

@@ -1,9 +1,9 @@
-package lab
+package control
 
 import "net/http"
 
-// sdTarget is one entry of Prometheus's HTTP service discovery format.
-type sdTarget struct {
+// SDTarget is one entry of Prometheus's HTTP service discovery format.
+type SDTarget struct {
 	Targets []string          `json:"targets"`
 	Labels  map[string]string `json:"labels"`
 }
@@ -12,11 +12,12 @@ type sdTarget struct {
 // is) for Prometheus's http_sd_configs, so a Prometheus finds the lab's
 // processes even though they listen on free ports. Empty between runs.
 func (c *Controller) handleSD(w http.ResponseWriter, _ *http.Request) {
-	out := []sdTarget{}
-	if r := c.current(); r != nil {
-		for _, p := range append(r.f.all(), r.loadgen) {
-			out = append(out, sdTarget{Targets: []string{p.ready.Admin},
-				Labels: map[string]string{"process": p.role, "name": p.name}})
+	out := []SDTarget{}
+	if r := c.Current(); r != nil {
+		procs, loadgen := r.Processes()
+		for _, p := range append(procs, loadgen) {
+			out = append(out, SDTarget{Targets: []string{p.Ready.Admin},
+				Labels: map[string]string{"process": p.Role, "name": p.Name}})
 		}
 	}
 	writeJSON(w, 200, out)

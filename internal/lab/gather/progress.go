@@ -1,4 +1,4 @@
-package lab
+package gather
 
 import (
 	"context"
@@ -7,14 +7,16 @@ import (
 	"os"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/shell/state"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
-// progressLine keeps one live line on a terminal while a setting runs:
+// Progress keeps one live line on a terminal while a setting runs:
 // elapsed of total, achieved vs target rate, p50/p99 so far and errors. It
 // reads the loadgen's admin state twice a second; off a terminal it is quiet.
-func progressLine(ctx context.Context, w io.Writer, lg *proc, total time.Duration) {
+func Progress(ctx context.Context, w io.Writer, lg *proc.Proc, total time.Duration) {
 	f, ok := w.(*os.File)
 	if !ok || !wire.IsTerminal(f) {
 		return
@@ -29,7 +31,7 @@ func progressLine(ctx context.Context, w io.Writer, lg *proc, total time.Duratio
 		case <-tick.C:
 		}
 		var st state.Loadgen
-		if call(ctx, lg.ready.Admin, "GET", "/admin/state", nil, &st) != nil || len(st.Targets) == 0 {
+		if admin.Call(ctx, lg.Ready.Admin, "GET", "/admin/state", nil, &st) != nil || len(st.Targets) == 0 {
 			continue
 		}
 		fmt.Fprint(w, "\r\033[K"+progressText(st, total))

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package lab
+package proc
 
 import "syscall"
 

@@ -1,16 +1,19 @@
-package lab
+// Package attach is what lab dashboard needs to attach to processes it did
+// not start (a compose or Kubernetes lab): the endpoints it is given
+// (ParseEndpoints), the lab drills are checked against, one server per
+// backend (Spec.Check), and the follower that keeps the backends behind a
+// DNS name up to date (FollowDNS). internal/lab's Attach wires them to a
+// run and a controller.
+package attach
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"net"
 	"strconv"
 	"strings"
 
+	"github.com/lblab/lblab/internal/lab/control"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/shell/discover"
-	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // Endpoint is a process `lab dashboard` attaches to: its name and admin
@@ -20,11 +23,8 @@ type Endpoint struct {
 	Admin string
 }
 
-// AttachOptions configure `lab dashboard`, which serves the dashboard and
-// the chaos API for processes it did not start (the compose lab).
-type AttachOptions struct {
-	Options
-	Listen   string
+// Spec is what lab dashboard is told of the processes it attaches to.
+type Spec struct {
 	LBs      []Endpoint
 	Backends []Endpoint
 	Loadgen  string // the loadgen's admin address
@@ -32,7 +32,6 @@ type AttachOptions struct {
 	// admin port), besides Backends.
 	BackendsDNS *discover.Config
 	Lab         *labfile.Lab // what the processes run, to check drills (nil: the playground)
-	Out         io.Writer
 }
 
 // ParseEndpoints reads NAME=HOST:PORT,... (flag names the flag in errors);
@@ -45,7 +44,7 @@ func ParseEndpoints(flag, list string) ([]Endpoint, error) {
 		if !ok || name == "" || addr == "" {
 			return nil, fmt.Errorf("%s: %q: want NAME=HOST:PORT", flag, item)
 		}
-		addr, err := DialAddr(flag+" "+name, addr)
+		addr, err := control.DialAddr(flag+" "+name, addr)
 		if err != nil {
 			return nil, err
 		}
@@ -62,8 +61,8 @@ func ParseEndpoints(flag, list string) ([]Endpoint, error) {
 // against: the given one (or the playground) with one server per backend,
 // named as given, and one balancer per lb. With BackendsDNS the backends
 // are not known before the name resolves: the lab then has the given
-// backends only, or none (Attach completes it).
-func (o AttachOptions) Check() (*labfile.Lab, error) {
+// backends only, or none (FollowDNS completes it).
+func (o Spec) Check() (*labfile.Lab, error) {
 	switch {
 	case len(o.LBs) == 0:
 		return nil, fmt.Errorf("--lb: give at least one balancer, NAME=ADMINADDR")
@@ -72,7 +71,7 @@ func (o AttachOptions) Check() (*labfile.Lab, error) {
 	case o.Loadgen == "":
 		return nil, fmt.Errorf("--loadgen: give the loadgen's admin address")
 	}
-	if _, err := DialAddr("--loadgen", o.Loadgen); err != nil {
+	if _, err := control.DialAddr("--loadgen", o.Loadgen); err != nil {
 		return nil, err
 	}
 	if o.BackendsDNS != nil {
@@ -124,57 +123,4 @@ func endpointNames(es []Endpoint) []string {
 		out[i] = e.Name
 	}
 	return out
-}
-
-// Attach serves the dashboard and chaos API for running processes until
-// ctx ends. Nothing is started or stopped: add-server and scenario switching
-// answer 400. With BackendsDNS it first waits until the name resolves to at
-// least one backend, then follows it (attachdns.go).
-func Attach(ctx context.Context, o AttachOptions) error {
-	lab, err := o.Check()
-	if err != nil {
-		return err
-	}
-	ctx = WithToken(ctx, o.Token)
-	ln, err := net.Listen("tcp", o.Listen)
-	if err != nil {
-		return fmt.Errorf("--listen %s: %w", o.Listen, err)
-	}
-	f := &fleet{opts: o.Options, lab: lab}
-	for _, e := range o.Backends {
-		f.backends = append(f.backends, attached("backend", e))
-	}
-	for _, e := range o.LBs {
-		f.lbs = append(f.lbs, attached("lb", e))
-	}
-	var dns *dnsFleet
-	if o.BackendsDNS != nil {
-		if dns, lab, err = followDNS(ctx, o, f); err != nil || dns == nil {
-			ln.Close()
-			return err // nil: ctx ended while waiting
-		}
-	}
-	rctx, cancel := context.WithCancel(ctx)
-	r := newRun(rctx, cancel, "attach", lab, f, attached("loadgen", Endpoint{Name: "loadgen", Admin: o.Loadgen}))
-	r.attached = true
-	r.sc.followBalancers(rctx)
-	if dns != nil {
-		dns.start(rctx, r)
-	}
-	c := newController(ctx, "attach", ln, o.Options)
-	c.setRun(r)
-	lastControllerAddr.Store(c.addr)
-	if o.Out != nil {
-		fmt.Fprintf(o.Out, "dashboard:  %s\n", c.dashboardURL())
-		fmt.Fprintf(o.Out, "attached to %d balancers, %d backends and the loadgen at %s\n", len(o.LBs), len(r.backends()), o.Loadgen)
-	}
-	<-ctx.Done()
-	c.close()
-	r.stop()
-	return nil
-}
-
-// attached is a process someone else started: only its admin address is known.
-func attached(role string, e Endpoint) *proc {
-	return &proc{name: e.Name, role: role, ready: wire.Ready{Name: e.Name, Admin: e.Admin}}
 }

@@ -1,4 +1,4 @@
-package lab
+package proc
 
 import "syscall"
 

@@ -1,11 +1,11 @@
-package lab
+package control
 
 import (
 	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/labfile"
 )
 
-// budget is what a lab may cost in this controller (Options.Budget; zero:
+// budget is what a lab may cost in this controller (Budget; zero:
 // assemble.DefaultBudget).
 func (o Options) budget() assemble.Budget {
 	if o.Budget == (assemble.Budget{}) {

@@ -1,8 +1,10 @@
-// Package lab runs the live lab: it starts backend, lb and loadgen processes
-// on 127.0.0.1, waits until they are ready, applies a lab file's script
-// through their admin APIs, gathers the report and stops every child — on a
-// normal exit, on Ctrl-C, and (on Linux) when lab itself dies.
-package lab
+// Package proc is one child process of a live lab: starting it (Start for
+// the lab's own processes, which print a readiness line; StartPlain for an
+// outside program, ready when its port accepts), stopping or killing it,
+// and noticing when it exits without being asked to (UnexpectedExit, with
+// the restart policy's pacing). It dies with lab (Pdeathsig on Linux). What
+// a lab's processes are and how they are wired is internal/lab's fleet.
+package proc
 
 import (
 	"bufio"
@@ -20,6 +22,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -39,14 +42,14 @@ func SelfLauncher() (Launcher, error) {
 	}, nil
 }
 
-// proc is one running child.
-type proc struct {
-	name  string
-	role  string
+// Proc is one running child, or (Attached) one someone else started.
+type Proc struct {
+	Name  string     // s1, lb1, loadgen, ...
+	Role  string     // backend, lb, loadgen, or an external proxy's kind
+	Ready wire.Ready // what it announced: its addresses and pid
 	cmd   *exec.Cmd
-	args  []string  // as started (restartArgs fills in the bound ports)
+	args  []string  // as started (RestartArgs fills in the bound ports)
 	start time.Time // when it was started
-	ready wire.Ready
 	// stopping is set before lab stops the process, so its exit is not
 	// news; exited is how it ended when nobody asked it to ("" = running).
 	stopping atomic.Bool
@@ -104,13 +107,14 @@ func (t *tailBuffer) String() string {
 // readyTimeout bounds how long a child may take to listen.
 const readyTimeout = 15 * time.Second
 
-// start launches a child, waits for its readiness line and returns it. Its
-// stderr (logs) goes to logs; it dies with lab (Pdeathsig on Linux).
-func start(ctx context.Context, launch Launcher, role, name string, args []string, logs io.Writer, log *zap.Logger) (*proc, error) {
-	p := &proc{name: name, role: role, cmd: launch(role, args), args: args, start: time.Now(), done: make(chan struct{})}
+// Start launches a child, waits for its readiness line and returns it. Its
+// stderr (logs) goes to logs; it dies with lab (Pdeathsig on Linux), and
+// it is given the admin token of ctx.
+func Start(ctx context.Context, launch Launcher, role, name string, args []string, logs io.Writer, log *zap.Logger) (*Proc, error) {
+	p := &Proc{Name: name, Role: role, cmd: launch(role, args), args: args, start: time.Now(), done: make(chan struct{})}
 	p.cmd.Stderr = io.MultiWriter(logs, &p.tail)
 	p.cmd.SysProcAttr = childAttrs()
-	passToken(ctx, p.cmd)
+	admin.PassToken(ctx, p.cmd)
 	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -129,25 +133,25 @@ func start(ctx context.Context, launch Launcher, role, name string, args []strin
 				return nil, &StartError{Process: role + " " + name, Err: p.err, Log: p.tail.String()}
 			case <-time.After(2 * time.Second):
 			}
-			p.stop()
+			p.Stop()
 			return nil, fmt.Errorf("%s %s: %w", role, name, err)
 		}
 	case <-p.done:
 		return nil, &StartError{Process: role + " " + name, Err: p.err, Log: p.tail.String()}
 	case <-time.After(readyTimeout):
-		p.stop()
+		p.Stop()
 		return nil, fmt.Errorf("%s %s was not ready within %v", role, name, readyTimeout)
 	case <-ctx.Done():
-		p.stop()
+		p.Stop()
 		return nil, ctx.Err()
 	}
 	log.Debug("process ready", zap.String("role", role), zap.String("name", name),
-		zap.String("addr", p.ready.Addr), zap.String("admin", p.ready.Admin), zap.Int("pid", p.ready.PID))
+		zap.String("addr", p.Ready.Addr), zap.String("admin", p.Ready.Admin), zap.Int("pid", p.Ready.PID))
 	return p, nil
 }
 
 // read scans stdout for the readiness line, then keeps the rest.
-func (p *proc) read(r io.Reader, readyc chan<- error) {
+func (p *Proc) read(r io.Reader, readyc chan<- error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
 	seen := false
@@ -157,7 +161,7 @@ func (p *proc) read(r io.Reader, readyc chan<- error) {
 			if rest, ok := strings.CutPrefix(line, wire.ReadyPrefix); ok {
 				seen = true
 				rd, err := wire.ScanReady(strings.NewReader(wire.ReadyPrefix + rest))
-				p.ready = rd
+				p.Ready = rd
 				readyc <- err
 			}
 			continue
@@ -171,16 +175,16 @@ func (p *proc) read(r io.Reader, readyc chan<- error) {
 	}
 }
 
-// output returns what the process printed after its readiness line.
-func (p *proc) output() string {
+// Output returns what the process printed after its readiness line.
+func (p *Proc) Output() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.out.String()
 }
 
-// stop asks the child to shut down gracefully (SIGTERM), and kills it if it
+// Stop asks the child to shut down gracefully (SIGTERM), and kills it if it
 // is still there after 6 s (it drains in-flight requests within 5 s).
-func (p *proc) stop() {
+func (p *Proc) Stop() {
 	p.stopping.Store(true)
 	select {
 	case <-p.done:
@@ -196,8 +200,8 @@ func (p *proc) stop() {
 	}
 }
 
-// kill ends the child at once (SIGKILL) and waits for it.
-func (p *proc) kill() {
+// Kill ends the child at once (SIGKILL) and waits for it.
+func (p *Proc) Kill() {
 	p.stopping.Store(true)
 	select {
 	case <-p.done:
@@ -208,8 +212,8 @@ func (p *proc) kill() {
 	<-p.done
 }
 
-// wait waits for the child to exit on its own.
-func (p *proc) wait(ctx context.Context) error {
+// Wait waits for the child to exit on its own.
+func (p *Proc) Wait(ctx context.Context) error {
 	select {
 	case <-p.done:
 		return p.err
@@ -218,9 +222,39 @@ func (p *proc) wait(ctx context.Context) error {
 	}
 }
 
-// exitedHow is how the process ended when nobody asked it to ("" while it
+// ExitedHow is how the process ended when nobody asked it to ("" while it
 // runs, or when lab stopped it).
-func (p *proc) exitedHow() string {
+func (p *Proc) ExitedHow() string {
 	s, _ := p.exited.Load().(string)
 	return s
 }
+
+// Done is closed when the process has exited; Err is then its exit status.
+func (p *Proc) Done() <-chan struct{} { return p.done }
+
+// Err is how the process exited (nil: status 0), once Done is closed.
+func (p *Proc) Err() error { return p.err }
+
+// Log is the end of the process's stderr.
+func (p *Proc) Log() string { return p.tail.String() }
+
+// Signal sends sig to the process; once it has exited, it fails rather
+// than reach another process that took its pid.
+func (p *Proc) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+
+// Process is the running process (nil for an attached one).
+func (p *Proc) Process() *os.Process {
+	if p.cmd == nil {
+		return nil
+	}
+	return p.cmd.Process
+}
+
+// Attached is a process someone else started: only its admin address is
+// known, and it is neither supervised nor stopped.
+func Attached(role, name, admin string) *Proc {
+	return &Proc{Name: name, Role: role, Ready: wire.Ready{Name: name, Admin: admin}}
+}
+
+// Child reports whether lab started the process (false: Attached).
+func (p *Proc) Child() bool { return p.cmd != nil }

@@ -1,4 +1,4 @@
-package lab
+package control
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"syscall"
 
+	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/labfile"
 )
 
@@ -15,7 +16,7 @@ func SendDrill(ctx context.Context, addr string, ev labfile.Event) (string, erro
 	var out struct {
 		Applied string `json:"applied"`
 	}
-	if err := call(ctx, addr, "POST", "/api/chaos", ev, &out); err != nil {
+	if err := admin.Call(ctx, addr, "POST", "/api/chaos", ev, &out); err != nil {
 		if errors.Is(err, syscall.ECONNREFUSED) {
 			return "", fmt.Errorf("no lab is running at %s (start one with lab up, or give its address with --lab-url): %w", addr, err)
 		}

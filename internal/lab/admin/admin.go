@@ -1,4 +1,8 @@
-package lab
+// Package admin is how lab talks to the admin APIs of its processes: JSON
+// calls (Call, a refusal being a StatusError) that present the admin token
+// the run carries in its context (WithToken), and the token handed to every
+// child started under that context (PassToken).
+package admin
 
 import (
 	"bytes"
@@ -10,13 +14,13 @@ import (
 	"time"
 )
 
-// adminClient talks to the processes' admin APIs (JSON in, JSON out).
-var adminClient = &http.Client{Timeout: 5 * time.Second}
+// Client talks to the processes' admin APIs (JSON in, JSON out).
+var Client = &http.Client{Timeout: 5 * time.Second}
 
-// call sends method path with body (nil = none) to the admin listener at
+// Call sends method path with body (nil = none) to the admin listener at
 // addr and decodes the answer into out (nil = ignore). A non-2xx answer is an
 // error carrying the process's JSON reason.
-func call(ctx context.Context, addr, method, path string, body, out any) error {
+func Call(ctx context.Context, addr, method, path string, body, out any) error {
 	var rd io.Reader
 	if body != nil {
 		data, err := json.Marshal(body)
@@ -30,8 +34,8 @@ func call(ctx context.Context, addr, method, path string, body, out any) error {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	authorize(req)
-	resp, err := adminClient.Do(req)
+	Authorize(req)
+	resp, err := Client.Do(req)
 	if err != nil {
 		return fmt.Errorf("%s %s on %s: %w", method, path, addr, err)
 	}

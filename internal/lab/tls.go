@@ -1,14 +1,9 @@
 package lab
 
 import (
-	"context"
 	"fmt"
 
-	"go.uber.org/zap"
-
-	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/conns"
-	"github.com/lblab/lblab/internal/shell/state"
 )
 
 // tlsFiles are the self-signed certificate and key a fleet makes at start
@@ -44,23 +39,4 @@ func (t tlsFiles) clientArgs() []string {
 		return nil
 	}
 	return []string{"--tls-ca", t.cert}
-}
-
-// balancerConnections adds what the balancers' connections to the servers
-// cost (their handshakes and waits, from their states) to a run's
-// connection figures; the loadgen counted the clients' own.
-func (f *fleet) balancerConnections(ctx context.Context, run *report.Run) {
-	if run.Connections == nil {
-		return
-	}
-	for _, p := range f.balancers() {
-		var st state.LB
-		if err := call(ctx, p.ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
-			f.opts.Log.Warn("cannot read a balancer's connections", zap.String("balancer", p.name), zap.Error(err))
-			continue
-		}
-		if c := st.Connections; c != nil {
-			run.Connections.Add(c.Opened, c.HandshakeMs, c.Waits, c.WaitMs, run.Requests)
-		}
-	}
 }

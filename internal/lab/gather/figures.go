@@ -1,0 +1,93 @@
+package gather
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/proc"
+	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/shell/state"
+	"go.uber.org/zap"
+)
+
+// ServerFigures asks every backend for its counters: what reached it, what
+// it served, its longest queue and its cache hit ratio. A backend whose
+// counters are lost (its process died) is given the balancers' view: the
+// requests they sent it; what it completed is then unknown (0), and the
+// log says so. connections says whether the lab models connections (each
+// server's accepted connections are then reported); warn is lab's own log.
+func ServerFigures(ctx context.Context, backends, lbs []*proc.Proc, connections bool, log *Log, warn *zap.Logger) []report.Server {
+	var out []report.Server
+	var total uint64
+	var picks map[string]uint64 // the balancers' picks per server, read once if needed
+	for _, b := range backends {
+		var st state.Backend
+		err := admin.Call(ctx, b.Ready.Admin, "GET", "/admin/state", nil, &st)
+		c := st.Counters
+		s := report.Server{Name: b.Name, Sent: c.Arrived, Completed: c.Completed, MaxQueue: c.MaxQueue}
+		if err != nil {
+			warn.Warn("cannot read a server's counters", zap.String("server", b.Name), zap.Error(err))
+			if picks == nil {
+				picks = balancerPicks(ctx, lbs)
+			}
+			if n, ok := picks[b.Name]; ok {
+				s.Sent = n
+				why, _, _ := strings.Cut(err.Error(), "\n")
+				log.Add(time.Now(), fmt.Sprintf("%s: its own counters are lost (%s); sent is what the balancers sent it, completed is unknown",
+					b.Name, why))
+			}
+		}
+		if connections {
+			s.Connections = st.AcceptedConnections
+		}
+		if c.CacheLookups > 0 {
+			s.CacheHitRatio = float64(c.CacheHits) / float64(c.CacheLookups)
+		}
+		total += s.Sent
+		out = append(out, s)
+	}
+	for i := range out {
+		if total > 0 {
+			out[i].Share = float64(out[i].Sent) / float64(total)
+		}
+	}
+	return out
+}
+
+// balancerPicks sums, over the balancers that answer, how many requests
+// each sent to each server.
+func balancerPicks(ctx context.Context, lbs []*proc.Proc) map[string]uint64 {
+	out := map[string]uint64{}
+	for _, l := range lbs {
+		var st state.LB
+		if admin.Call(ctx, l.Ready.Admin, "GET", "/admin/state", nil, &st) != nil {
+			continue
+		}
+		for _, b := range st.Backends {
+			out[b.Name] += b.Picks
+		}
+	}
+	return out
+}
+
+// BalancerConnections adds what the balancers' connections to the servers
+// cost (their handshakes and waits, from their states) to a run's
+// connection figures; the loadgen counted the clients' own.
+func BalancerConnections(ctx context.Context, lbs []*proc.Proc, run *report.Run, warn *zap.Logger) {
+	if run.Connections == nil {
+		return
+	}
+	for _, p := range lbs {
+		var st state.LB
+		if err := admin.Call(ctx, p.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+			warn.Warn("cannot read a balancer's connections", zap.String("balancer", p.Name), zap.Error(err))
+			continue
+		}
+		if c := st.Connections; c != nil {
+			run.Connections.Add(c.Opened, c.HandshakeMs, c.Waits, c.WaitMs, run.Requests)
+		}
+	}
+}
