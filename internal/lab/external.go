@@ -386,6 +386,7 @@ type ProxyServer struct {
 	Total   uint64 // requests (HAProxy: sessions) it sent the server
 	Current int    // what it has outstanding there now
 	Status  string // UP, DOWN, MAINT, ... ("" where the proxy does not say)
+	Fails   int    // Caddy: its recent failures (passive health checks)
 }
 
 // ProxyStats are a proxy's own counters, as far as it has any.
@@ -493,7 +494,7 @@ func parseCaddyUpstreams(r io.Reader) (ProxyStats, error) {
 		return st, fmt.Errorf("caddy upstreams: %v", err)
 	}
 	for _, u := range ups {
-		st.Servers = append(st.Servers, ProxyServer{Name: u.Address, Current: u.NumRequests})
+		st.Servers = append(st.Servers, ProxyServer{Name: u.Address, Current: u.NumRequests, Fails: u.Fails})
 	}
 	return st, nil
 }

@@ -73,7 +73,7 @@ func TestParseProxyStats(t *testing.T) {
 		"servers,s2,0,0,0,3,,80,0,0,,0,,0,0,0,0,DOWN\n" +
 		"servers,BACKEND,0,0,2,9,,200,0,0,0,0,,0,0,0,0,UP\n"
 	st, err := parseHAProxyCSV(strings.NewReader(csv))
-	if err != nil || len(st.Servers) != 2 || st.Servers[0] != (ProxyServer{"s1", 120, 2, "UP"}) || st.Servers[1].Status != "DOWN" {
+	if err != nil || len(st.Servers) != 2 || st.Servers[0] != (ProxyServer{Name: "s1", Total: 120, Current: 2, Status: "UP"}) || st.Servers[1].Status != "DOWN" {
 		t.Errorf("HAProxy CSV: %+v, %v", st, err)
 	}
 	st, err = parseStubStatus(strings.NewReader("Active connections: 3 \nserver accepts handled requests\n 10 10 250 \nReading: 0 Writing: 1 Waiting: 2 \n"))

@@ -49,7 +49,16 @@ func gather(ctx context.Context, r *liveRun) *dash.Reading {
 		out.Loadgen = &st
 	})
 	wg.Go(func() { out.Latency = readLatency(ctx, r.loadgen.ready.Admin) })
+	x := r.f.external()
+	var pst *ProxyStats
+	var perr error
+	if x != nil { // a proxy in the lb's place: its stats interface (externaldash.go)
+		wg.Go(func() { pst, perr = x.liveStats(ctx) })
+	}
 	wg.Wait()
+	if x != nil {
+		out.LBs = append(out.LBs, x.liveReading(pst, perr, out.Servers))
+	}
 	return out
 }
 
