@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,52 +55,146 @@ type externalProxy struct {
 }
 
 // reload switches the running proxy to algorithm: it rewrites the
-// configuration and reloads it gracefully (HAProxy: SIGUSR2 to its master,
-// a new worker takes the new connections while the old one finishes its
-// requests; nginx: SIGHUP; Caddy: POST /load on its admin API). It returns
-// what the log says.
+// configuration and reloads it gracefully (rewrite). It returns what the
+// log says.
 func (x *externalProxy) reload(ctx context.Context, algorithm string) (string, error) {
+	c, err := x.rewrite(ctx, func(c *proxyConfig) error { return c.lab.Apply("balancers.algorithm", algorithm) })
+	if err != nil {
+		return "", err
+	}
+	d, _ := x.kind.Directive(algorithm, &c.lab.Balancers)
+	return fmt.Sprintf("%s reloaded gracefully with %s (%s)", x.kind.Name, algorithm, strings.ReplaceAll(d, "\n", "; ")), nil
+}
+
+// set applies a set drill's balancers settings (those the configuration is
+// written from: labfile checked them) to the proxy through a reload.
+func (x *externalProxy) set(ctx context.Context, set map[string]string) (string, error) {
+	var keys []string
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		if strings.HasPrefix(k, "balancers.") {
+			keys = append(keys, k+"="+set[k])
+		}
+	}
+	if len(keys) == 0 {
+		return "", nil
+	}
+	_, err := x.rewrite(ctx, func(c *proxyConfig) error {
+		for _, k := range slices.Sorted(maps.Keys(set)) {
+			if strings.HasPrefix(k, "balancers.") {
+				if err := c.lab.Apply(k, set[k]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s reloaded gracefully with %s", x.kind.Name, strings.Join(keys, " ")), nil
+}
+
+// addServer adds a server (started by the fleet) to the proxy's servers
+// through a reload.
+func (x *externalProxy) addServer(ctx context.Context, name, addr string) (string, error) {
+	c, err := x.rewrite(ctx, func(c *proxyConfig) error {
+		c.backends = append(slices.DeleteFunc(slices.Clone(c.backends), func(b proxyBackend) bool { return b.name == name }), proxyBackend{name, addr})
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s reloaded gracefully with %s added (%d servers)", x.kind.Name, name, len(c.backends)), nil
+}
+
+// removeServer takes a server out of the proxy's servers through a reload
+// (its process goes on, as behind lb: what it has in hand is answered).
+func (x *externalProxy) removeServer(ctx context.Context, name string) (string, error) {
+	c, err := x.rewrite(ctx, func(c *proxyConfig) error {
+		n := len(c.backends)
+		c.backends = slices.DeleteFunc(slices.Clone(c.backends), func(b proxyBackend) bool { return b.name == name })
+		switch {
+		case len(c.backends) == n:
+			return fmt.Errorf("%s has no server %q", x.kind.Name, name)
+		case len(c.backends) == 0:
+			return fmt.Errorf("%s would have no server left", x.kind.Name)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s reloaded gracefully without %s (%d servers)", x.kind.Name, name, len(c.backends)), nil
+}
+
+// rewrite changes what the proxy's configuration is written from, writes
+// it again and reloads the proxy gracefully: HAProxy's master gets SIGUSR2
+// and starts a new worker while the old one finishes its requests; nginx's
+// master gets SIGHUP; Caddy is sent the new Caddyfile on its admin API
+// (POST /load). It returns the configuration now in force.
+func (x *externalProxy) rewrite(ctx context.Context, change func(*proxyConfig) error) (proxyConfig, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	c := x.conf
 	c.lab = c.lab.Clone()
-	if err := c.lab.Apply("balancers.algorithm", algorithm); err != nil {
-		return "", err
+	if err := change(&c); err != nil {
+		return c, err
 	}
 	text, _ := proxyWriters[x.kind.Kind](x.kind, c)
 	if err := os.WriteFile(filepath.Join(c.dir, configFile[x.kind.Kind]), []byte(text), 0o600); err != nil {
-		return "", err
+		return c, err
 	}
 	switch x.kind.Kind {
 	case "haproxy":
 		if err := x.proc.cmd.Process.Signal(reloadHAProxy); err != nil {
-			return "", err
+			return c, err
 		}
 	case "nginx":
 		if err := x.proc.cmd.Process.Signal(reloadNginx); err != nil {
-			return "", err
+			return c, err
 		}
 	default: // caddy
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
 		req, err := http.NewRequestWithContext(ctx, "POST", "http://"+x.stats+"/load", strings.NewReader(text))
 		if err != nil {
-			return "", err
+			return c, err
 		}
 		req.Header.Set("Content-Type", "text/caddyfile")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			return "", err
+			return c, err
 		}
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 		resp.Body.Close()
 		if resp.StatusCode != 200 {
-			return "", fmt.Errorf("caddy's /load: %d %s", resp.StatusCode, strings.TrimSpace(string(body)))
+			return c, fmt.Errorf("caddy's /load: %d %s", resp.StatusCode, strings.TrimSpace(string(body)))
 		}
 	}
 	x.conf = c
-	d, _ := x.kind.Directive(algorithm, &c.lab.Balancers)
-	return fmt.Sprintf("%s reloaded gracefully with %s (%s)", x.kind.Name, algorithm, strings.ReplaceAll(d, "\n", "; ")), nil
+	return c, nil
+}
+
+// addProxied starts the server an add-server drill adds, as behind lb,
+// and adds it to the proxy's configuration through a reload.
+func (f *fleet) addProxied(ctx context.Context, x *externalProxy, ev labfile.Event, log *eventLog) error {
+	if err := f.addBackend(ctx, ev, nil); err != nil {
+		return err
+	}
+	var b *proc
+	for _, p := range f.servers() { // the newest of that name (addBackend appends it)
+		if p.name == ev.Target {
+			b = p
+		}
+	}
+	if b == nil {
+		return fmt.Errorf("the added server %s is not in the fleet", ev.Target)
+	}
+	text, err := x.addServer(ctx, b.name, b.ready.Addr)
+	if err == nil {
+		log.add(time.Now(), text)
+	}
+	return err
 }
 
 // freePort picks a free port on 127.0.0.1: it listens on port 0 and
