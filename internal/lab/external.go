@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"io"
 	"maps"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -238,6 +239,13 @@ func (c proxyConfig) timeout() string {
 	return strconv.FormatInt(max(d.Milliseconds(), 1), 10) + "ms"
 }
 
+// breakerFails is how many failures open lblab's breaker (threshold of
+// its window): the count the proxies' passive health checks take a server
+// out after.
+func breakerFails(b labfile.Breaker) int {
+	return max(int(math.Ceil(b.Threshold*float64(b.Window)-1e-9)), 1)
+}
+
 func proxyMs(d time.Duration) string { return strconv.FormatInt(max(d.Milliseconds(), 1), 10) + "ms" }
 
 func indent(text, by string) string {
@@ -258,9 +266,24 @@ func writeHAProxy(p labfile.Proxy, c proxyConfig) (string, []string) {
 	fmt.Fprintf(&b, "frontend stats\n    bind %s\n    stats enable\n    stats uri /stats\n\n", c.stats)
 	fmt.Fprintf(&b, "backend servers\n%s", indent(c.directive(p), "    "))
 	check := ""
-	if h.Enabled {
-		b.WriteString("    option httpchk GET /healthz\n")
+	br := c.lab.Balancers.Breaker
+	switch {
+	case h.Enabled:
 		check = fmt.Sprintf(" check inter %s fall %d rise %d", proxyMs(h.Interval), h.Fails, h.Passes)
+		if br.Enabled { // checks sooner once its traffic marked it down
+			check += " fastinter " + proxyMs(h.Interval)
+		}
+	case br.Enabled:
+		// lblab's breaker as HAProxy's passive health: the checks only bring
+		// a server back (hourly while it is up; every breaker.open once
+		// marked down), probes checks in a row passing
+		check = fmt.Sprintf(" check inter 1h fastinter %s downinter %s fall 1 rise %d", proxyMs(br.Open), proxyMs(br.Open), br.Probes)
+	}
+	if check != "" {
+		b.WriteString("    option httpchk GET /healthz\n")
+	}
+	if br.Enabled { // error-limit 5xx answers (or failed connections) in a row mark it down
+		check += fmt.Sprintf(" observe layer7 error-limit %d on-error mark-down", breakerFails(br))
 	}
 	for _, s := range c.backends {
 		fmt.Fprintf(&b, "    server %s %s%s\n", s.name, s.addr, check)
@@ -283,17 +306,33 @@ func writeNginx(p labfile.Proxy, c proxyConfig) (string, []string) {
 	}
 	b.WriteString("    upstream servers {\n")
 	b.WriteString(indent(strings.ReplaceAll(c.directive(p), "\n", ";\n")+semicolon(c.directive(p)), "        "))
+	br := c.lab.Balancers.Breaker
+	fails, next := "max_fails=0", "proxy_next_upstream off;"
+	if br.Enabled {
+		// lblab's breaker as nginx's passive health: max_fails failures
+		// within fail_timeout take a server out for fail_timeout, then one
+		// request tries it. What fails is what proxy_next_upstream names,
+		// and nginx counts an answer (a 5xx, a 429) as a failure only when
+		// it passes the request on to another server: so it may, once
+		// (proxy_next_upstream_tries 2), the one retry of its own.
+		fails = fmt.Sprintf("max_fails=%d fail_timeout=%ds", breakerFails(br), nginxSeconds(br.Open))
+		next = "proxy_next_upstream error timeout http_500 http_502 http_503 http_504 http_429;\n            proxy_next_upstream_tries 2;"
+	}
 	for _, s := range c.backends {
-		fmt.Fprintf(&b, "        server %s max_fails=0;\n", s.addr)
+		fmt.Fprintf(&b, "        server %s %s;\n", s.addr, fails)
 	}
 	b.WriteString("        keepalive 1024;\n    }\n")
 	fmt.Fprintf(&b, "    server {\n        listen %s;\n        location / {\n            proxy_pass http://servers;\n", c.listen)
-	b.WriteString("            proxy_http_version 1.1;\n            proxy_set_header Connection \"\";\n            proxy_next_upstream off;\n")
+	fmt.Fprintf(&b, "            proxy_http_version 1.1;\n            proxy_set_header Connection \"\";\n            %s\n", next)
 	fmt.Fprintf(&b, "            proxy_connect_timeout 5s;\n            proxy_read_timeout %s;\n        }\n    }\n", c.timeout())
 	fmt.Fprintf(&b, "    server {\n        listen %s;\n        location / { stub_status; }\n    }\n}\n", c.stats)
 	path := filepath.Join(c.dir, "nginx.conf")
 	return b.String(), []string{"-e", "stderr", "-p", c.dir, "-c", path}
 }
+
+// nginxSeconds is d in the whole seconds fail_timeout takes (rounded up,
+// at least 1).
+func nginxSeconds(d time.Duration) int64 { return max(int64(math.Ceil(d.Seconds())), 1) }
 
 func semicolon(d string) string {
 	if d == "" {
@@ -317,6 +356,12 @@ func writeCaddy(p labfile.Proxy, c proxyConfig) (string, []string) {
 	b.WriteString(indent(c.directive(p), "\t\t"))
 	if h.Enabled {
 		fmt.Fprintf(&b, "\t\thealth_uri /healthz\n\t\thealth_interval %s\n", proxyMs(h.Interval))
+	}
+	if br := c.lab.Balancers.Breaker; br.Enabled {
+		// lblab's breaker as Caddy's passive health: a server with max_fails
+		// failures (5xx and 429 answers, failed connections) in the last
+		// fail_duration is left out until they are older than that
+		fmt.Fprintf(&b, "\t\tfail_duration %s\n\t\tmax_fails %d\n\t\tunhealthy_status 5xx 429\n", proxyMs(br.Open), breakerFails(br))
 	}
 	fmt.Fprintf(&b, "\t\ttransport http {\n\t\t\tresponse_header_timeout %s\n\t\t}\n\t}\n}\n", c.timeout())
 	path := filepath.Join(c.dir, "Caddyfile")

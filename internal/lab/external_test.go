@@ -65,6 +65,32 @@ func TestProxyConfigs(t *testing.T) {
 	}
 }
 
+// lblab's breaker is written as each proxy's passive health checks: the
+// failures that open it (threshold of window) and its open time, with
+// HAProxy's checks only bringing a server back and nginx's one retry that
+// makes it count an answer as a failure.
+func TestProxyBreakerConfigs(t *testing.T) {
+	want := map[string][]string{
+		"haproxy": {"option httpchk GET /healthz", "server s1 127.0.0.1:2001 check inter 1h fastinter 1500ms downinter 1500ms fall 1 rise 4 observe layer7 error-limit 8 on-error mark-down"},
+		"nginx":   {"server 127.0.0.1:2001 max_fails=8 fail_timeout=2s;", "proxy_next_upstream error timeout http_500 http_502 http_503 http_504 http_429;", "proxy_next_upstream_tries 2;"},
+		"caddy":   {"fail_duration 1500ms", "max_fails 8", "unhealthy_status 5xx 429"},
+	}
+	for _, p := range labfile.Proxies {
+		lab := labfile.Default()
+		if err := lab.ApplyAll([][2]string{{"balancers.kind", p.Kind}, {"balancers.algorithm", "least-outstanding"}, {"balancers.breaker.enabled", "true"},
+			{"balancers.breaker.window", "15"}, {"balancers.breaker.threshold", "0.5"}, {"balancers.breaker.open", "1500ms"}, {"balancers.breaker.probes", "4"}}); err != nil {
+			t.Fatal(err)
+		}
+		text, _ := proxyWriters[p.Kind](p, proxyConfig{lab: lab, dir: "/d", listen: "127.0.0.1:1001", stats: "127.0.0.1:1002",
+			backends: []proxyBackend{{"s1", "127.0.0.1:2001"}}})
+		for _, w := range want[p.Kind] {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: the configuration lacks %q:\n%s", p.Kind, w, text)
+			}
+		}
+	}
+}
+
 // The proxies' stats pages are read as they print them.
 func TestParseProxyStats(t *testing.T) {
 	csv := "# pxname,svname,qcur,qmax,scur,smax,slim,stot,bin,bout,dreq,dresp,ereq,econ,eresp,wretr,wredis,status\n" +

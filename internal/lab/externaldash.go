@@ -87,6 +87,10 @@ func (x *externalProxy) liveReading(st *ProxyStats, err error, servers []dash.Se
 			if n, ok := names[name]; ok {
 				name = n
 			}
+			if br := lab.Balancers.Breaker; x.kind.Kind == "caddy" && br.Enabled && s.Status == "" {
+				// Caddy leaves out an upstream with max_fails recent failures
+				s.Status = map[bool]string{true: "down", false: "up"}[s.Fails >= breakerFails(br)]
+			}
 			ps := dash.ProxyServer{Name: name, Status: s.Status, Now: s.Current, Fails: s.Fails}
 			if x.kind.Kind == "haproxy" {
 				total := s.Total

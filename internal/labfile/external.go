@@ -73,7 +73,7 @@ var Proxies = []Proxy{
 			{"ring-hash", "balance hdr({key})\nhash-type consistent"},
 		},
 		Header:   func(name string) string { return name },
-		Settings: []string{"balancers.algorithm", "balancers.timeout", "balancers.choices", "balancers.hash_on", "balancers.health."},
+		Settings: []string{"balancers.algorithm", "balancers.timeout", "balancers.choices", "balancers.hash_on", "balancers.health.", "balancers.breaker."},
 	},
 	{
 		Kind: "nginx", Name: "nginx", Binary: "nginx", Package: "nginx",
@@ -85,7 +85,7 @@ var Proxies = []Proxy{
 			{"ring-hash", "hash {key} consistent"},
 		},
 		Header:   func(name string) string { return "$http_" + strings.ToLower(strings.ReplaceAll(name, "-", "_")) },
-		Settings: []string{"balancers.algorithm", "balancers.timeout", "balancers.choices", "balancers.hash_on"},
+		Settings: []string{"balancers.algorithm", "balancers.timeout", "balancers.choices", "balancers.hash_on", "balancers.breaker."},
 		Refuses: []Refusal{{Path: "balancers.health.enabled", Used: func(l *Lab) bool { return l.Balancers.Health.Enabled },
 			Why: "open-source nginx has no active health checks (only passive max_fails, which lblab turns off)"}},
 	},
@@ -98,7 +98,7 @@ var Proxies = []Proxy{
 			{"p2c", "lb_policy random_choose {choices}"},
 		},
 		Header:   func(name string) string { return name },
-		Settings: []string{"balancers.algorithm", "balancers.timeout", "balancers.choices", "balancers.health."},
+		Settings: []string{"balancers.algorithm", "balancers.timeout", "balancers.choices", "balancers.health.", "balancers.breaker."},
 		Refuses: []Refusal{{Path: "balancers.health", Used: func(l *Lab) bool {
 			h := l.Balancers.Health
 			return h.Enabled && (h.Fails != 1 || h.Passes != 1)
@@ -113,7 +113,8 @@ var externalRefusals = []Refusal{
 	{"balancers.load", func(l *Lab) bool { return l.Balancers.Load == SharedLoad }, "the proxies do not share load reports"},
 	{"balancers.subset", func(l *Lab) bool { return l.Balancers.Subset > 0 }, "the proxy balances over every server"},
 	{"balancers.aperture", func(l *Lab) bool { return l.Balancers.Aperture > 0 || l.Balancers.ApertureLoad > 0 }, "the proxies have no aperture"},
-	{"balancers.breaker.enabled", func(l *Lab) bool { return l.Balancers.Breaker.Enabled }, "lblab's circuit breaker is the lb's own; the proxies have none of that form"},
+	{"balancers.breaker.enabled", func(l *Lab) bool { return l.Balancers.Breaker.Enabled && l.Balancers.Kind == KindCommand },
+		"kind command: lab writes no breaker into a configuration of your own (behind HAProxy, nginx and Caddy it is their passive health checks)"},
 	{"balancers.outlier.enabled", func(l *Lab) bool { return l.Balancers.Outlier.Enabled }, "lblab's outlier ejection is the lb's own"},
 	{"balancers.slow_start.enabled", func(l *Lab) bool { return l.Balancers.SlowStart.Enabled }, "lblab's slow start ramp is the lb's own"},
 	{"clients.algorithm", func(l *Lab) bool { return l.Clients.Algorithm != "" }, "clients that balance themselves use no balancer tier"},

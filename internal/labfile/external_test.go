@@ -21,7 +21,8 @@ func TestExternalKindChecks(t *testing.T) {
 		{"lb", "p2c-peak-ewma", "", nil},
 		{"haproxy", "p2c-peak-ewma", "", []string{"x.yaml:4:14", "balancers.algorithm", "haproxy has no \"p2c-peak-ewma\"", "round-robin, random, least-outstanding, p2c, ring-hash"}},
 		{"caddy", "ring-hash", "", []string{"x.yaml:4:14", "caddy has no \"ring-hash\"", "round-robin, random, least-outstanding, p2c"}},
-		{"haproxy", "p2c", "  breaker: {enabled: true}\n", []string{"balancers.breaker.enabled", "kind haproxy cannot honour it"}},
+		{"haproxy", "p2c", "  breaker: {enabled: true}\n", nil},
+		{"nginx", "least-outstanding", "  breaker: {enabled: true, window: 30}\n", nil},
 		{"nginx", "p2c", "  health: {enabled: true}\n", []string{"balancers.health.enabled", "no active health checks"}},
 		{"nginx", "p2c", "  choices: 3\n", []string{"balancers.choices", "draws two"}},
 		{"haproxy", "p2c", "  count: 2\n", []string{"balancers.count"}},
@@ -29,7 +30,7 @@ func TestExternalKindChecks(t *testing.T) {
 		{"nginx", "round-robin", "events:\n  - {at: 1s, action: algorithm, algorithm: p2c}\n", nil},
 		{"nginx", "round-robin", "events:\n  - {at: 1s, action: algorithm, algorithm: maglev}\n", []string{"events[0]", "kind nginx has no \"maglev\""}},
 		{"nginx", "round-robin", "events:\n  - {at: 1s, action: set, set: {balancers.timeout: 1s}}\n  - {at: 2s, action: add-server}\n  - {at: 3s, action: remove-server, target: s1}\n", nil},
-		{"nginx", "round-robin", "events:\n  - {at: 1s, action: set, set: {balancers.decay: 2s}}\n", []string{"x.yaml:6:", "events[0].set.balancers.decay", "nginx's configuration has no such setting", "balancers.algorithm, balancers.timeout, balancers.choices, balancers.hash_on ("}},
+		{"nginx", "round-robin", "events:\n  - {at: 1s, action: set, set: {balancers.decay: 2s}}\n", []string{"x.yaml:6:", "events[0].set.balancers.decay", "nginx's configuration has no such setting", "balancers.algorithm, balancers.timeout, balancers.choices, balancers.hash_on, balancers.breaker.* ("}},
 		{"nginx", "round-robin", "events:\n  - {at: 1s, action: set, set: {balancers.count: 2}}\n", []string{"balancers.count", "one proxy process"}},
 		{"nginx", "round-robin", "events:\n  - {at: 1s, action: slow, target: s1, speed: 0.5}\n", nil},
 	}
