@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
+	"math"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,52 +58,146 @@ type externalProxy struct {
 }
 
 // reload switches the running proxy to algorithm: it rewrites the
-// configuration and reloads it gracefully (HAProxy: SIGUSR2 to its master,
-// a new worker takes the new connections while the old one finishes its
-// requests; nginx: SIGHUP; Caddy: POST /load on its admin API). It returns
-// what the log says.
+// configuration and reloads it gracefully (rewrite). It returns what the
+// log says.
 func (x *externalProxy) reload(ctx context.Context, algorithm string) (string, error) {
+	c, err := x.rewrite(ctx, func(c *proxyConfig) error { return c.lab.Apply("balancers.algorithm", algorithm) })
+	if err != nil {
+		return "", err
+	}
+	d, _ := x.kind.Directive(algorithm, &c.lab.Balancers)
+	return fmt.Sprintf("%s reloaded gracefully with %s (%s)", x.kind.Name, algorithm, strings.ReplaceAll(d, "\n", "; ")), nil
+}
+
+// set applies a set drill's balancers settings (those the configuration is
+// written from: labfile checked them) to the proxy through a reload.
+func (x *externalProxy) set(ctx context.Context, set map[string]string) (string, error) {
+	var keys []string
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		if strings.HasPrefix(k, "balancers.") {
+			keys = append(keys, k+"="+set[k])
+		}
+	}
+	if len(keys) == 0 {
+		return "", nil
+	}
+	_, err := x.rewrite(ctx, func(c *proxyConfig) error {
+		for _, k := range slices.Sorted(maps.Keys(set)) {
+			if strings.HasPrefix(k, "balancers.") {
+				if err := c.lab.Apply(k, set[k]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s reloaded gracefully with %s", x.kind.Name, strings.Join(keys, " ")), nil
+}
+
+// addServer adds a server (started by the fleet) to the proxy's servers
+// through a reload.
+func (x *externalProxy) addServer(ctx context.Context, name, addr string) (string, error) {
+	c, err := x.rewrite(ctx, func(c *proxyConfig) error {
+		c.backends = append(slices.DeleteFunc(slices.Clone(c.backends), func(b proxyBackend) bool { return b.name == name }), proxyBackend{name, addr})
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s reloaded gracefully with %s added (%d servers)", x.kind.Name, name, len(c.backends)), nil
+}
+
+// removeServer takes a server out of the proxy's servers through a reload
+// (its process goes on, as behind lb: what it has in hand is answered).
+func (x *externalProxy) removeServer(ctx context.Context, name string) (string, error) {
+	c, err := x.rewrite(ctx, func(c *proxyConfig) error {
+		n := len(c.backends)
+		c.backends = slices.DeleteFunc(slices.Clone(c.backends), func(b proxyBackend) bool { return b.name == name })
+		switch {
+		case len(c.backends) == n:
+			return fmt.Errorf("%s has no server %q", x.kind.Name, name)
+		case len(c.backends) == 0:
+			return fmt.Errorf("%s would have no server left", x.kind.Name)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s reloaded gracefully without %s (%d servers)", x.kind.Name, name, len(c.backends)), nil
+}
+
+// rewrite changes what the proxy's configuration is written from, writes
+// it again and reloads the proxy gracefully: HAProxy's master gets SIGUSR2
+// and starts a new worker while the old one finishes its requests; nginx's
+// master gets SIGHUP; Caddy is sent the new Caddyfile on its admin API
+// (POST /load). It returns the configuration now in force.
+func (x *externalProxy) rewrite(ctx context.Context, change func(*proxyConfig) error) (proxyConfig, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	c := x.conf
 	c.lab = c.lab.Clone()
-	if err := c.lab.Apply("balancers.algorithm", algorithm); err != nil {
-		return "", err
+	if err := change(&c); err != nil {
+		return c, err
 	}
 	text, _ := proxyWriters[x.kind.Kind](x.kind, c)
 	if err := os.WriteFile(filepath.Join(c.dir, configFile[x.kind.Kind]), []byte(text), 0o600); err != nil {
-		return "", err
+		return c, err
 	}
 	switch x.kind.Kind {
 	case "haproxy":
 		if err := x.proc.Signal(reloadHAProxy); err != nil {
-			return "", err
+			return c, err
 		}
 	case "nginx":
 		if err := x.proc.Signal(reloadNginx); err != nil {
-			return "", err
+			return c, err
 		}
 	default: // caddy
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
 		req, err := http.NewRequestWithContext(ctx, "POST", "http://"+x.stats+"/load", strings.NewReader(text))
 		if err != nil {
-			return "", err
+			return c, err
 		}
 		req.Header.Set("Content-Type", "text/caddyfile")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			return "", err
+			return c, err
 		}
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 		resp.Body.Close()
 		if resp.StatusCode != 200 {
-			return "", fmt.Errorf("caddy's /load: %d %s", resp.StatusCode, strings.TrimSpace(string(body)))
+			return c, fmt.Errorf("caddy's /load: %d %s", resp.StatusCode, strings.TrimSpace(string(body)))
 		}
 	}
 	x.conf = c
-	d, _ := x.kind.Directive(algorithm, &c.lab.Balancers)
-	return fmt.Sprintf("%s reloaded gracefully with %s (%s)", x.kind.Name, algorithm, strings.ReplaceAll(d, "\n", "; ")), nil
+	return c, nil
+}
+
+// addProxied starts the server an add-server drill adds, as behind lb,
+// and adds it to the proxy's configuration through a reload.
+func (f *fleet) addProxied(ctx context.Context, x *externalProxy, ev labfile.Event, log *gather.Log) error {
+	if err := f.addBackend(ctx, ev, nil); err != nil {
+		return err
+	}
+	var b *proc.Proc
+	for _, p := range f.servers() { // the newest of that name (addBackend appends it)
+		if p.Name == ev.Target {
+			b = p
+		}
+	}
+	if b == nil {
+		return fmt.Errorf("the added server %s is not in the fleet", ev.Target)
+	}
+	text, err := x.addServer(ctx, b.Name, b.Ready.Addr)
+	if err == nil {
+		log.Add(time.Now(), text)
+	}
+	return err
 }
 
 // freePort picks a free port on 127.0.0.1: it listens on port 0 and
@@ -144,6 +241,13 @@ func (c proxyConfig) timeout() string {
 	return strconv.FormatInt(max(d.Milliseconds(), 1), 10) + "ms"
 }
 
+// breakerFails is how many failures open lblab's breaker (threshold of
+// its window): the count the proxies' passive health checks take a server
+// out after.
+func breakerFails(b labfile.Breaker) int {
+	return max(int(math.Ceil(b.Threshold*float64(b.Window)-1e-9)), 1)
+}
+
 func proxyMs(d time.Duration) string { return strconv.FormatInt(max(d.Milliseconds(), 1), 10) + "ms" }
 
 func indent(text, by string) string {
@@ -164,9 +268,24 @@ func writeHAProxy(p labfile.Proxy, c proxyConfig) (string, []string) {
 	fmt.Fprintf(&b, "frontend stats\n    bind %s\n    stats enable\n    stats uri /stats\n\n", c.stats)
 	fmt.Fprintf(&b, "backend servers\n%s", indent(c.directive(p), "    "))
 	check := ""
-	if h.Enabled {
-		b.WriteString("    option httpchk GET /healthz\n")
+	br := c.lab.Balancers.Breaker
+	switch {
+	case h.Enabled:
 		check = fmt.Sprintf(" check inter %s fall %d rise %d", proxyMs(h.Interval), h.Fails, h.Passes)
+		if br.Enabled { // checks sooner once its traffic marked it down
+			check += " fastinter " + proxyMs(h.Interval)
+		}
+	case br.Enabled:
+		// lblab's breaker as HAProxy's passive health: the checks only bring
+		// a server back (hourly while it is up; every breaker.open once
+		// marked down), probes checks in a row passing
+		check = fmt.Sprintf(" check inter 1h fastinter %s downinter %s fall 1 rise %d", proxyMs(br.Open), proxyMs(br.Open), br.Probes)
+	}
+	if check != "" {
+		b.WriteString("    option httpchk GET /healthz\n")
+	}
+	if br.Enabled { // error-limit 5xx answers (or failed connections) in a row mark it down
+		check += fmt.Sprintf(" observe layer7 error-limit %d on-error mark-down", breakerFails(br))
 	}
 	for _, s := range c.backends {
 		fmt.Fprintf(&b, "    server %s %s%s\n", s.name, s.addr, check)
@@ -189,17 +308,33 @@ func writeNginx(p labfile.Proxy, c proxyConfig) (string, []string) {
 	}
 	b.WriteString("    upstream servers {\n")
 	b.WriteString(indent(strings.ReplaceAll(c.directive(p), "\n", ";\n")+semicolon(c.directive(p)), "        "))
+	br := c.lab.Balancers.Breaker
+	fails, next := "max_fails=0", "proxy_next_upstream off;"
+	if br.Enabled {
+		// lblab's breaker as nginx's passive health: max_fails failures
+		// within fail_timeout take a server out for fail_timeout, then one
+		// request tries it. What fails is what proxy_next_upstream names,
+		// and nginx counts an answer (a 5xx, a 429) as a failure only when
+		// it passes the request on to another server: so it may, once
+		// (proxy_next_upstream_tries 2), the one retry of its own.
+		fails = fmt.Sprintf("max_fails=%d fail_timeout=%ds", breakerFails(br), nginxSeconds(br.Open))
+		next = "proxy_next_upstream error timeout http_500 http_502 http_503 http_504 http_429;\n            proxy_next_upstream_tries 2;"
+	}
 	for _, s := range c.backends {
-		fmt.Fprintf(&b, "        server %s max_fails=0;\n", s.addr)
+		fmt.Fprintf(&b, "        server %s %s;\n", s.addr, fails)
 	}
 	b.WriteString("        keepalive 1024;\n    }\n")
 	fmt.Fprintf(&b, "    server {\n        listen %s;\n        location / {\n            proxy_pass http://servers;\n", c.listen)
-	b.WriteString("            proxy_http_version 1.1;\n            proxy_set_header Connection \"\";\n            proxy_next_upstream off;\n")
+	fmt.Fprintf(&b, "            proxy_http_version 1.1;\n            proxy_set_header Connection \"\";\n            %s\n", next)
 	fmt.Fprintf(&b, "            proxy_connect_timeout 5s;\n            proxy_read_timeout %s;\n        }\n    }\n", c.timeout())
 	fmt.Fprintf(&b, "    server {\n        listen %s;\n        location / { stub_status; }\n    }\n}\n", c.stats)
 	path := filepath.Join(c.dir, "nginx.conf")
 	return b.String(), []string{"-e", "stderr", "-p", c.dir, "-c", path}
 }
+
+// nginxSeconds is d in the whole seconds fail_timeout takes (rounded up,
+// at least 1).
+func nginxSeconds(d time.Duration) int64 { return max(int64(math.Ceil(d.Seconds())), 1) }
 
 func semicolon(d string) string {
 	if d == "" {
@@ -223,6 +358,12 @@ func writeCaddy(p labfile.Proxy, c proxyConfig) (string, []string) {
 	b.WriteString(indent(c.directive(p), "\t\t"))
 	if h.Enabled {
 		fmt.Fprintf(&b, "\t\thealth_uri /healthz\n\t\thealth_interval %s\n", proxyMs(h.Interval))
+	}
+	if br := c.lab.Balancers.Breaker; br.Enabled {
+		// lblab's breaker as Caddy's passive health: a server with max_fails
+		// failures (5xx and 429 answers, failed connections) in the last
+		// fail_duration is left out until they are older than that
+		fmt.Fprintf(&b, "\t\tfail_duration %s\n\t\tmax_fails %d\n\t\tunhealthy_status 5xx 429\n", proxyMs(br.Open), breakerFails(br))
 	}
 	fmt.Fprintf(&b, "\t\ttransport http {\n\t\t\tresponse_header_timeout %s\n\t\t}\n\t}\n}\n", c.timeout())
 	path := filepath.Join(c.dir, "Caddyfile")
@@ -325,6 +466,7 @@ type ProxyServer struct {
 	Total   uint64 // requests (HAProxy: sessions) it sent the server
 	Current int    // what it has outstanding there now
 	Status  string // UP, DOWN, MAINT, ... ("" where the proxy does not say)
+	Fails   int    // Caddy: its recent failures (passive health checks)
 }
 
 // ProxyStats are a proxy's own counters, as far as it has any.
@@ -432,7 +574,7 @@ func parseCaddyUpstreams(r io.Reader) (ProxyStats, error) {
 		return st, fmt.Errorf("caddy upstreams: %v", err)
 	}
 	for _, u := range ups {
-		st.Servers = append(st.Servers, ProxyServer{Name: u.Address, Current: u.NumRequests})
+		st.Servers = append(st.Servers, ProxyServer{Name: u.Address, Current: u.NumRequests, Fails: u.Fails})
 	}
 	return st, nil
 }

@@ -66,6 +66,32 @@ func TestProxyConfigs(t *testing.T) {
 	}
 }
 
+// lblab's breaker is written as each proxy's passive health checks: the
+// failures that open it (threshold of window) and its open time, with
+// HAProxy's checks only bringing a server back and nginx's one retry that
+// makes it count an answer as a failure.
+func TestProxyBreakerConfigs(t *testing.T) {
+	want := map[string][]string{
+		"haproxy": {"option httpchk GET /healthz", "server s1 127.0.0.1:2001 check inter 1h fastinter 1500ms downinter 1500ms fall 1 rise 4 observe layer7 error-limit 8 on-error mark-down"},
+		"nginx":   {"server 127.0.0.1:2001 max_fails=8 fail_timeout=2s;", "proxy_next_upstream error timeout http_500 http_502 http_503 http_504 http_429;", "proxy_next_upstream_tries 2;"},
+		"caddy":   {"fail_duration 1500ms", "max_fails 8", "unhealthy_status 5xx 429"},
+	}
+	for _, p := range labfile.Proxies {
+		lab := labfile.Default()
+		if err := lab.ApplyAll([][2]string{{"balancers.kind", p.Kind}, {"balancers.algorithm", "least-outstanding"}, {"balancers.breaker.enabled", "true"},
+			{"balancers.breaker.window", "15"}, {"balancers.breaker.threshold", "0.5"}, {"balancers.breaker.open", "1500ms"}, {"balancers.breaker.probes", "4"}}); err != nil {
+			t.Fatal(err)
+		}
+		text, _ := proxyWriters[p.Kind](p, proxyConfig{lab: lab, dir: "/d", listen: "127.0.0.1:1001", stats: "127.0.0.1:1002",
+			backends: []proxyBackend{{"s1", "127.0.0.1:2001"}}})
+		for _, w := range want[p.Kind] {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: the configuration lacks %q:\n%s", p.Kind, w, text)
+			}
+		}
+	}
+}
+
 // The proxies' stats pages are read as they print them.
 func TestParseProxyStats(t *testing.T) {
 	csv := "# pxname,svname,qcur,qmax,scur,smax,slim,stot,bin,bout,dreq,dresp,ereq,econ,eresp,wretr,wredis,status\n" +
@@ -74,7 +100,7 @@ func TestParseProxyStats(t *testing.T) {
 		"servers,s2,0,0,0,3,,80,0,0,,0,,0,0,0,0,DOWN\n" +
 		"servers,BACKEND,0,0,2,9,,200,0,0,0,0,,0,0,0,0,UP\n"
 	st, err := parseHAProxyCSV(strings.NewReader(csv))
-	if err != nil || len(st.Servers) != 2 || st.Servers[0] != (ProxyServer{"s1", 120, 2, "UP"}) || st.Servers[1].Status != "DOWN" {
+	if err != nil || len(st.Servers) != 2 || st.Servers[0] != (ProxyServer{Name: "s1", Total: 120, Current: 2, Status: "UP"}) || st.Servers[1].Status != "DOWN" {
 		t.Errorf("HAProxy CSV: %+v, %v", st, err)
 	}
 	st, err = parseStubStatus(strings.NewReader("Active connections: 3 \nserver accepts handled requests\n 10 10 250 \nReading: 0 Writing: 1 Waiting: 2 \n"))

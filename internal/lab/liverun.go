@@ -156,7 +156,14 @@ func (r *liveRun) Lab() *labfile.Lab {
 
 // Snapshot reads every process and returns the dashboard's snapshot.
 func (r *liveRun) Snapshot(ctx context.Context, d *dash.Deriver, mode string) *dash.Snapshot {
-	cur := gather.Read(ctx, r.balancers(), r.backends(), r.loadgen)
+	var extra []gather.Extra
+	if x := r.f.external(); x != nil { // a proxy in the lb's place: its stats interface (externaldash.go)
+		extra = append(extra, func(ctx context.Context) func(*dash.Reading) {
+			st, err := x.liveStats(ctx)
+			return func(out *dash.Reading) { out.LBs = append(out.LBs, x.liveReading(st, err, out.Servers)) }
+		})
+	}
+	cur := gather.Read(ctx, r.balancers(), r.backends(), r.loadgen, extra...)
 	d.Add(r.id, r.started, cur)
 	return snapshot(r, d, cur, mode)
 }

@@ -98,24 +98,42 @@ func (d liveDrills) Rate(rate float64) error {
 
 func (d liveDrills) Algorithm(name string) error {
 	if x := d.s.f.external(); x != nil { // a proxy in the lb's place: its configuration is rewritten and reloaded
-		text, err := x.reload(d.ctx, name)
-		if err == nil {
-			d.s.events.Add(time.Now(), text)
-		}
-		return err
+		return d.s.logged(x.reload(d.ctx, name))
 	}
 	return d.s.each(d.ctx, d.s.f.balancers(), "PUT", "/admin/algorithm", map[string]string{"algorithm": name})
 }
 
 func (d liveDrills) AddServer(ev labfile.Event) error {
+	if x := d.s.f.external(); x != nil { // a proxy: the new server joins its configuration through a reload
+		return d.s.f.addProxied(d.ctx, x, ev, d.s.events)
+	}
 	return d.s.f.addBackend(d.ctx, ev, d.s.holders())
 }
 
 func (d liveDrills) RemoveServer(name string) error {
+	if x := d.s.f.external(); x != nil {
+		return d.s.logged(x.removeServer(d.ctx, name))
+	}
 	return d.s.each(d.ctx, d.s.holders(), "DELETE", "/admin/backends/"+name, nil)
 }
 
-func (d liveDrills) Set(set map[string]string) error { return d.s.set(d.ctx, set) }
+func (d liveDrills) Set(set map[string]string) error {
+	if err := d.s.set(d.ctx, set); err != nil {
+		return err
+	}
+	if x := d.s.f.external(); x != nil { // its balancers settings: the configuration is rewritten and reloaded
+		return d.s.logged(x.set(d.ctx, set))
+	}
+	return nil
+}
+
+// logged adds a proxy's reload line to the log (none when text is "").
+func (s *script) logged(text string, err error) error {
+	if err == nil && text != "" {
+		s.events.Add(time.Now(), text)
+	}
+	return err
+}
 
 // set sends every dotted-path setting to every process; each applies what
 // concerns it (servers.* the backends, balancers.* the lbs, clients.* the loadgen).

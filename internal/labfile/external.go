@@ -2,6 +2,7 @@ package labfile
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -39,6 +40,11 @@ type Proxy struct {
 	// Refuses are the lab's settings this proxy cannot honour, besides
 	// those no external proxy honours (externalRefusals).
 	Refuses []Refusal
+	// Settings are the balancers settings its configuration is written
+	// from (a path, or a prefix ending in "."): a set drill on one of them
+	// rewrites the configuration and reloads the proxy; a set of any other
+	// balancers setting is refused behind it, as it would change nothing.
+	Settings []string
 }
 
 // ProxyAlgorithm is one lblab algorithm and the proxy's directive for it.
@@ -66,7 +72,8 @@ var Proxies = []Proxy{
 			{"p2c", "balance random({choices})"},
 			{"ring-hash", "balance hdr({key})\nhash-type consistent"},
 		},
-		Header: func(name string) string { return name },
+		Header:   func(name string) string { return name },
+		Settings: []string{"balancers.algorithm", "balancers.timeout", "balancers.choices", "balancers.hash_on", "balancers.health.", "balancers.breaker."},
 	},
 	{
 		Kind: "nginx", Name: "nginx", Binary: "nginx", Package: "nginx",
@@ -77,7 +84,8 @@ var Proxies = []Proxy{
 			{"p2c", "random two least_conn"},
 			{"ring-hash", "hash {key} consistent"},
 		},
-		Header: func(name string) string { return "$http_" + strings.ToLower(strings.ReplaceAll(name, "-", "_")) },
+		Header:   func(name string) string { return "$http_" + strings.ToLower(strings.ReplaceAll(name, "-", "_")) },
+		Settings: []string{"balancers.algorithm", "balancers.timeout", "balancers.choices", "balancers.hash_on", "balancers.breaker."},
 		Refuses: []Refusal{{Path: "balancers.health.enabled", Used: func(l *Lab) bool { return l.Balancers.Health.Enabled },
 			Why: "open-source nginx has no active health checks (only passive max_fails, which lblab turns off)"}},
 	},
@@ -89,7 +97,8 @@ var Proxies = []Proxy{
 			{"least-outstanding", "lb_policy least_conn"},
 			{"p2c", "lb_policy random_choose {choices}"},
 		},
-		Header: func(name string) string { return name },
+		Header:   func(name string) string { return name },
+		Settings: []string{"balancers.algorithm", "balancers.timeout", "balancers.choices", "balancers.health.", "balancers.breaker."},
 		Refuses: []Refusal{{Path: "balancers.health", Used: func(l *Lab) bool {
 			h := l.Balancers.Health
 			return h.Enabled && (h.Fails != 1 || h.Passes != 1)
@@ -104,7 +113,8 @@ var externalRefusals = []Refusal{
 	{"balancers.load", func(l *Lab) bool { return l.Balancers.Load == SharedLoad }, "the proxies do not share load reports"},
 	{"balancers.subset", func(l *Lab) bool { return l.Balancers.Subset > 0 }, "the proxy balances over every server"},
 	{"balancers.aperture", func(l *Lab) bool { return l.Balancers.Aperture > 0 || l.Balancers.ApertureLoad > 0 }, "the proxies have no aperture"},
-	{"balancers.breaker.enabled", func(l *Lab) bool { return l.Balancers.Breaker.Enabled }, "lblab's circuit breaker is the lb's own; the proxies have none of that form"},
+	{"balancers.breaker.enabled", func(l *Lab) bool { return l.Balancers.Breaker.Enabled && l.Balancers.Kind == KindCommand },
+		"kind command: lab writes no breaker into a configuration of your own (behind HAProxy, nginx and Caddy it is their passive health checks)"},
 	{"balancers.outlier.enabled", func(l *Lab) bool { return l.Balancers.Outlier.Enabled }, "lblab's outlier ejection is the lb's own"},
 	{"balancers.slow_start.enabled", func(l *Lab) bool { return l.Balancers.SlowStart.Enabled }, "lblab's slow start ramp is the lb's own"},
 	{"clients.algorithm", func(l *Lab) bool { return l.Clients.Algorithm != "" }, "clients that balance themselves use no balancer tier"},
@@ -250,26 +260,63 @@ func (p Proxy) algorithm(name string) ProxyAlgorithm {
 	return ProxyAlgorithm{}
 }
 
-// validateExternalEvents refuses, behind an external tier, the drills that
-// act on the balancers through the lb's admin API: the proxy's
-// configuration is written at start; an algorithm switch rewrites it and
-// reloads the proxy (but for kind: command, whose configuration is the
-// user's).
+// validateExternalEvents refuses, behind an external tier, the drills on
+// the balancer tier the proxy cannot take. Behind HAProxy, nginx and Caddy
+// an algorithm switch, a set of a setting its configuration is written
+// from (Proxy.Settings), add-server and remove-server rewrite the
+// configuration and reload the proxy; a set of another balancers setting
+// is refused, naming those it takes. kind: command's configuration is the
+// user's: lab rewrites none of it.
 func validateExternalEvents(l *Lab, r *reporter) {
 	p, ok := l.External()
 	if !ok {
 		return
 	}
 	for i, ev := range l.Events {
-		if ev.Action == ActionAlgorithm && p.Kind != KindCommand {
-			continue // the proxy's configuration is rewritten and reloaded (its algorithm is checked as the lab's)
-		}
 		switch ev.Action {
 		case ActionAlgorithm, ActionSet, ActionAddServer, ActionRemoveServer:
-			r.add(indexPath("events", i)+".action", "kind %s: %s acts on the balancer tier, and %s's configuration is written at start (an algorithm switch reloads HAProxy, nginx and Caddy); drills on servers (slow, gc, kill, fail, ...) and rate work",
-				p.Kind, ev.Action, p.Name)
+		default:
+			continue
+		}
+		if p.Kind == KindCommand {
+			r.add(indexPath("events", i)+".action", "kind command: %s acts on the balancer tier, and the proxy's configuration is your own (lab rewrites none of it); drills on servers (slow, gc, kill, fail, ...) and rate work",
+				ev.Action)
+			continue
+		}
+		if ev.Action != ActionSet {
+			continue // the configuration is rewritten and the proxy reloaded (an algorithm is checked as the lab's)
+		}
+		for _, k := range slices.Sorted(maps.Keys(ev.Set)) {
+			if strings.HasPrefix(k, "balancers.") && !p.expresses(k) {
+				r.add(indexPath("events", i)+".set."+k, "kind %s: %s's configuration has no such setting, so a set of it would change nothing; a set may change %s (the configuration is rewritten and %s reloaded)",
+					p.Kind, p.Name, p.settingNames(), p.Name)
+			}
 		}
 	}
+}
+
+// settingNames are Settings as the docs and messages write them
+// (balancers.health.* for a prefix).
+func (p Proxy) settingNames() string {
+	var out []string
+	for _, s := range p.Settings {
+		if strings.HasSuffix(s, ".") {
+			s += "*"
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, ", ")
+}
+
+// expresses says whether the proxy's configuration is written from the
+// balancers setting at path.
+func (p Proxy) expresses(path string) bool {
+	for _, s := range p.Settings {
+		if path == s || (strings.HasSuffix(s, ".") && strings.HasPrefix(path, s)) {
+			return true
+		}
+	}
+	return false
 }
 
 // ExternalTable is the algorithm mapping as docs/external.md shows it: a

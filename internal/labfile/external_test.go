@@ -21,14 +21,17 @@ func TestExternalKindChecks(t *testing.T) {
 		{"lb", "p2c-peak-ewma", "", nil},
 		{"haproxy", "p2c-peak-ewma", "", []string{"x.yaml:4:14", "balancers.algorithm", "haproxy has no \"p2c-peak-ewma\"", "round-robin, random, least-outstanding, p2c, ring-hash"}},
 		{"caddy", "ring-hash", "", []string{"x.yaml:4:14", "caddy has no \"ring-hash\"", "round-robin, random, least-outstanding, p2c"}},
-		{"haproxy", "p2c", "  breaker: {enabled: true}\n", []string{"balancers.breaker.enabled", "kind haproxy cannot honour it"}},
+		{"haproxy", "p2c", "  breaker: {enabled: true}\n", nil},
+		{"nginx", "least-outstanding", "  breaker: {enabled: true, window: 30}\n", nil},
 		{"nginx", "p2c", "  health: {enabled: true}\n", []string{"balancers.health.enabled", "no active health checks"}},
 		{"nginx", "p2c", "  choices: 3\n", []string{"balancers.choices", "draws two"}},
 		{"haproxy", "p2c", "  count: 2\n", []string{"balancers.count"}},
 		{"haproxi", "p2c", "", []string{"x.yaml:3:9", "balancers.kind", "did you mean \"haproxy\""}},
 		{"nginx", "round-robin", "events:\n  - {at: 1s, action: algorithm, algorithm: p2c}\n", nil},
 		{"nginx", "round-robin", "events:\n  - {at: 1s, action: algorithm, algorithm: maglev}\n", []string{"events[0]", "kind nginx has no \"maglev\""}},
-		{"nginx", "round-robin", "events:\n  - {at: 1s, action: set, set: {balancers.timeout: 1s}}\n", []string{"events[0].action", "written at start"}},
+		{"nginx", "round-robin", "events:\n  - {at: 1s, action: set, set: {balancers.timeout: 1s}}\n  - {at: 2s, action: add-server}\n  - {at: 3s, action: remove-server, target: s1}\n", nil},
+		{"nginx", "round-robin", "events:\n  - {at: 1s, action: set, set: {balancers.decay: 2s}}\n", []string{"x.yaml:6:", "events[0].set.balancers.decay", "nginx's configuration has no such setting", "balancers.algorithm, balancers.timeout, balancers.choices, balancers.hash_on, balancers.breaker.* ("}},
+		{"nginx", "round-robin", "events:\n  - {at: 1s, action: set, set: {balancers.count: 2}}\n", []string{"balancers.count", "one proxy process"}},
 		{"nginx", "round-robin", "events:\n  - {at: 1s, action: slow, target: s1, speed: 0.5}\n", nil},
 	}
 	for _, c := range cases {
@@ -66,28 +69,49 @@ func TestProxyDirective(t *testing.T) {
 	}
 }
 
-// Behind an external proxy a drill on the balancer tier is refused on the
-// running lab too (the dashboard's and lab chaos's drills), and a drill on
-// a server is not.
+// Behind an external proxy the drills on the balancer tier its
+// configuration can take are checked as lb's (they rewrite it and reload
+// the proxy), a set of a balancers setting it lacks is refused, naming
+// those it takes, on the running lab too (the dashboard's and lab chaos's
+// drills); behind kind: command every drill on the tier is refused.
 func TestExternalDrills(t *testing.T) {
 	l := Default()
 	if err := l.Apply("balancers.kind", "haproxy"); err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range []Event{{Action: ActionSet, Set: map[string]string{"balancers.timeout": "1s"}},
-		{Action: ActionAddServer, Target: "s6"}} {
-		if err := l.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "written at start") {
-			t.Errorf("%s: %v, want a refusal", ev.Action, err)
-		}
-	}
-	for _, ev := range []Event{{Action: "slow", Target: "s2", Speed: 0.25}, {Action: ActionAlgorithm, Algorithm: "round-robin"}} {
+	for _, ev := range []Event{{Action: ActionSet, Set: map[string]string{"balancers.timeout": "1s", "clients.retries": "1"}},
+		{Action: ActionSet, Set: map[string]string{"balancers.health.enabled": "true"}},
+		{Action: ActionAddServer, Target: "s6"}, {Action: ActionRemoveServer, Target: "s2"},
+		{Action: "slow", Target: "s2", Speed: 0.25}, {Action: ActionAlgorithm, Algorithm: "round-robin"}} {
 		if err := l.CheckDrill(&ev); err != nil {
-			t.Errorf("%s: %v", ev.Action, err)
+			t.Errorf("%s: %v", ev, err)
 		}
 	}
-	ev := Event{Action: ActionAlgorithm, Algorithm: "least-latency"}
+	ev := Event{Action: ActionSet, Set: map[string]string{"balancers.decay": "2s"}}
+	if err := l.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "set.balancers.decay: kind haproxy: HAProxy's configuration has no such setting") ||
+		!strings.Contains(err.Error(), "balancers.timeout, balancers.choices, balancers.hash_on, balancers.health.*") {
+		t.Errorf("set balancers.decay: %v, want HAProxy's refusal naming what it takes", err)
+	}
+	ev = Event{Action: ActionAlgorithm, Algorithm: "least-latency"}
 	if err := l.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "kind haproxy has no") {
 		t.Errorf("algorithm least-latency: %v, want HAProxy's refusal", err)
+	}
+	nginx := Default()
+	if err := nginx.Apply("balancers.kind", "nginx"); err != nil {
+		t.Fatal(err)
+	}
+	ev = Event{Action: ActionSet, Set: map[string]string{"balancers.health.interval": "2s"}}
+	if err := nginx.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "nginx's configuration has no such setting") {
+		t.Errorf("nginx set balancers.health.interval: %v, want a refusal", err)
+	}
+	cmd := Default()
+	cmd.Balancers.Kind = KindCommand
+	cmd.Balancers.Command = ExternalCommand{Run: "myproxy {{.Config}}", Config: "listen {{.Listen}}"}
+	for _, ev := range []Event{{Action: ActionSet, Set: map[string]string{"balancers.timeout": "1s"}},
+		{Action: ActionAddServer, Target: "s6"}, {Action: ActionAlgorithm, Algorithm: "round-robin"}} {
+		if err := cmd.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "configuration is your own") {
+			t.Errorf("kind command %s: %v, want a refusal", ev.Action, err)
+		}
 	}
 }
 
@@ -108,6 +132,9 @@ func TestExternalDocs(t *testing.T) {
 		}
 	}
 	for _, p := range Proxies {
+		if row := "| " + p.Name + " | `" + strings.ReplaceAll(p.settingNames(), ", ", "`, `") + "` |"; !strings.Contains(doc, row) {
+			t.Errorf("docs/external.md lacks what a set may change behind %s: %s", p.Name, row)
+		}
 		for _, x := range p.Refuses {
 			if !strings.Contains(doc, "| `"+x.Path+"` ("+p.Name+") | "+x.Why+" |") {
 				t.Errorf("docs/external.md does not list %s as refused by %s (%s)", x.Path, p.Name, x.Why)

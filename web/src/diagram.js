@@ -42,8 +42,10 @@ export function renderDiagram(snap) {
   syncNodes(lbNodes, lbTier, snap.balancers || [], (b) => h('button', { class: 'node balancer', 'data-kind': 'balancer', 'data-name': b.name }),
     (el, b) => {
       el.classList.toggle('exited', !!b.exited);
-      el.title = b.exited ? `its process exited: ${b.exited}` : '';
-      setText(el, `${b.name}${b.exited ? ' EXITED' : ''}\n${b.algorithm || '?'}\n${rate(b.rate)}`);
+      el.classList.toggle('proxy', !!b.proxy); // an external proxy (HAProxy, nginx, Caddy) in the lb's place
+      el.title = b.exited ? `its process exited: ${b.exited}` : (b.proxy && b.proxy.directive) || '';
+      const name = b.proxy ? b.proxy.name : b.name;
+      setText(el, `${name}${b.exited ? ' EXITED' : ''}\n${b.algorithm || '?'}\n${rate(b.rate)}`);
     });
   lbTier.hidden = (snap.balancers || []).length === 0;
   root.classList.toggle('no-lb', lbTier.hidden);

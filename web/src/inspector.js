@@ -47,13 +47,13 @@ export function openInspector(kind, name, snap) {
 export function renderInspector(snap) {
   if (!open) return;
   let rows;
-  if (open.kind === 'server') rows = serverRows((snap.servers || []).find((s) => s.name === open.name));
+  if (open.kind === 'server') rows = serverRows((snap.servers || []).find((s) => s.name === open.name), snap.balancers || []);
   else if (open.kind === 'balancer') rows = balancerRows((snap.balancers || []).find((b) => b.name === open.name));
   else rows = clientRows(snap);
   details.replaceChildren(...rows.flatMap(([k, v]) => [h('dt', { text: k }), h('dd', { text: v })]));
 }
 
-function serverRows(s) {
+function serverRows(s, lbs) {
   if (!s) return [['state', 'gone (removed or the lab changed)']];
   const b = s.backend;
   const rows = [['badges', (s.badges || []).map((x) => x.text).join(' ') || 'none']];
@@ -68,6 +68,12 @@ function serverRows(s) {
     ['errors / rejected', `${count(c.errors)} / ${count(c.rejected)}`],
     ['dropped / lost', `${count(c.dropped)} / ${count(c.lost)}`], ['longest queue', count(c.max_queue)]);
   if (isNum(s.cache_hit_ratio)) rows.push(['cache hits', pct(s.cache_hit_ratio) + ' (last 2 s)']);
+  const proxy = (lbs.find((b) => b.proxy) || {}).proxy;
+  if (proxy) { // an external proxy: what its stats interface says of the server
+    const p = (proxy.servers || []).find((x) => x.name === s.name);
+    rows.push([`${proxy.name} sees`, p ? proxyServerText(proxy, p) : proxy.note || 'nothing per server']);
+    return rows;
+  }
   (s.balancers || []).forEach((v, i) => rows.push([`balancer ${i + 1} sees`,
     `out ${v.outstanding}, ewma ${ms(v.ewma_ms)}, peak ${ms(v.peak_ewma_ms)}, breaker ${v.breaker}` +
     `${v.healthy ? '' : ', ejected'}, ${count(v.picks)} picks`]));
@@ -80,8 +86,33 @@ function queueText(q) {
   return parts.join(', ');
 }
 
+/** proxyServerText is one server as an external proxy's stats count it. */
+function proxyServerText(proxy, p) {
+  const parts = [`${p.now} in flight`];
+  if (p.sent !== null && p.sent !== undefined) parts.push(`${count(p.sent)} sent`);
+  if (proxy.kind === 'caddy') parts.push(`${p.fails} recent fails`);
+  if (p.status) parts.push(p.status);
+  return parts.join(', ');
+}
+
+/** proxyRows are an external proxy's card: what it runs and what its stats give. */
+function proxyRows(b) {
+  const p = b.proxy;
+  const rows = [['proxy', `${p.name} (kind: ${p.kind})`], ['algorithm', `${b.algorithm || '?'}${p.directive ? ` (${p.directive})` : ''}`],
+    ['requests sent', `${count(b.picks)} (${rate(b.rate)}), the backends' count`]];
+  if (p.active_connections !== null && p.active_connections !== undefined) {
+    rows.push(['active connections', count(p.active_connections)], ['requests handled', count(p.requests)]);
+  }
+  for (const x of p.servers || []) rows.push([x.name, proxyServerText(p, x)]);
+  rows.push(['figures from', p.source || 'nowhere']);
+  if (p.note) rows.push(['not shown', p.note]);
+  rows.push(['error', b.error || 'none']);
+  return rows;
+}
+
 function balancerRows(b) {
   if (!b) return [['state', 'gone']];
+  if (b.proxy) return proxyRows(b);
   const st = b.settings || {};
   const br = st.breaker || {};
   return [['algorithm', b.algorithm || '?'], ['picks', `${count(b.picks)} (${rate(b.rate)})`],

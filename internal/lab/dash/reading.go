@@ -21,6 +21,11 @@ type LBReading struct {
 	State  *state.LB
 	Err    string
 	Exited string // how its process ended, when nobody asked it to
+	// Proxy is an external proxy's own figures (nil for lblab's lb). Its
+	// State is then made from them: the algorithm, the requests it sent
+	// (the backends' counts summed) and, per server, what it has in flight
+	// and a breaker state from its verdict (HAProxy's DOWN or MAINT: open).
+	Proxy *Proxy
 }
 
 type ServerReading struct {
@@ -47,6 +52,13 @@ func (cur *Reading) carry(prev *Reading) {
 		if cur.LBs[i].State == nil {
 			if p := prev.lb(cur.LBs[i].Name); p != nil {
 				cur.LBs[i].State = p
+			}
+		}
+		if cur.LBs[i].Proxy == nil {
+			for _, l := range prev.LBs {
+				if l.Name == cur.LBs[i].Name {
+					cur.LBs[i].Proxy = l.Proxy
+				}
 			}
 		}
 	}
@@ -114,10 +126,11 @@ type clientTotals struct {
 }
 
 // sentTo is how many requests went to each server so far: the balancers'
-// picks summed, or (client-side, no balancer) what each backend received.
+// picks summed, or (client-side, no balancer; an external proxy, which
+// not every kind counts per server) what each backend received.
 func (r *Reading) sentTo() map[string]uint64 {
 	out := map[string]uint64{}
-	if len(r.LBs) == 0 {
+	if len(r.LBs) == 0 || r.proxied() {
 		for _, s := range r.Servers {
 			if s.State != nil {
 				out[s.Name] = s.State.Counters.Arrived
@@ -134,4 +147,14 @@ func (r *Reading) sentTo() map[string]uint64 {
 		}
 	}
 	return out
+}
+
+// proxied says whether the balancer tier is an external proxy.
+func (r *Reading) proxied() bool {
+	for _, l := range r.LBs {
+		if l.Proxy != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -102,6 +102,36 @@ type BalancerView struct {
 	Settings  *state.Settings `json:"settings,omitempty"`
 	Error     string          `json:"error,omitempty"`
 	Exited    string          `json:"exited,omitempty"` // its process ended unasked: how ("signal: killed")
+	// Proxy is set when the balancer is an external proxy (balancers.kind
+	// haproxy, nginx, caddy or command): its own figures, as far as its
+	// stats interface gives them. Its per-server figures are also in each
+	// server's balancers view (outstanding, breaker, picks).
+	Proxy *Proxy `json:"proxy,omitempty"`
+}
+
+// Proxy is an external proxy's own figures at one reading.
+type Proxy struct {
+	Kind      string `json:"kind"`      // haproxy | nginx | caddy | command
+	Name      string `json:"name"`      // HAProxy, nginx, Caddy, or the program of kind: command
+	Directive string `json:"directive"` // the algorithm in its configuration ("balance leastconn")
+	Source    string `json:"source"`    // where the figures come from ("" = nowhere: kind: command)
+	// Note says what the proxy's stats interface does not give (nginx's
+	// stub_status: no per-server figures).
+	Note string `json:"note,omitempty"`
+	// Active and Requests are nginx's stub_status: active client
+	// connections and requests handled (null for the others).
+	Active   *int          `json:"active_connections"`
+	Requests *uint64       `json:"requests"`
+	Servers  []ProxyServer `json:"servers"` // per server, where the proxy counts them ([] for nginx)
+}
+
+// ProxyServer is one server as the proxy's stats interface counts it.
+type ProxyServer struct {
+	Name   string  `json:"name"`   // the lab's server name
+	Status string  `json:"status"` // HAProxy's UP, DOWN, MAINT, "DOWN 1/2", ...; Caddy's up or down ("" where the proxy does not say)
+	Now    int     `json:"now"`    // its requests in flight (HAProxy: current sessions; Caddy: requests)
+	Sent   *uint64 `json:"sent"`   // the requests it sent there so far (HAProxy's stot; null for Caddy)
+	Fails  int     `json:"fails"`  // Caddy's recent failures counted by its passive health checks
 }
 
 // ServerView is one backend, with what the balancers think of it.

@@ -97,9 +97,11 @@ func settingsNow(lab *labfile.Lab, cur *Reading) Settings {
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
+// firstLB is the first lb's state (an external proxy reports no lb
+// settings: the lab copy's are in force).
 func firstLB(cur *Reading) *state.LB {
 	for _, l := range cur.LBs {
-		if l.State != nil {
+		if l.State != nil && l.Proxy == nil {
 			return l.State
 		}
 	}
@@ -127,9 +129,12 @@ func balancerViews(d *Deriver, cur *Reading) []BalancerView {
 	}
 	out := make([]BalancerView, 0, len(cur.LBs))
 	for _, l := range cur.LBs {
-		v := BalancerView{Name: l.Name, Error: l.Err, Exited: l.Exited, Rate: ratio(picks[l.Name], secs)}
+		v := BalancerView{Name: l.Name, Error: l.Err, Exited: l.Exited, Rate: ratio(picks[l.Name], secs), Proxy: l.Proxy}
 		if l.State != nil {
-			v.Algorithm, v.Picks, v.Settings = l.State.Algorithm, l.State.Picks, &l.State.Settings
+			v.Algorithm, v.Picks = l.State.Algorithm, l.State.Picks
+			if l.Proxy == nil {
+				v.Settings = &l.State.Settings
+			}
 		}
 		out = append(out, v)
 	}
@@ -151,7 +156,7 @@ func serverView(d *Deriver, cur *Reading, sr ServerReading) ServerView {
 			}
 		}
 	}
-	if len(v.Views) > 0 {
+	if len(v.Views) > 0 && !cur.proxied() { // a proxy keeps no latency estimate lab can read
 		v.EWMAMs = num(v.Views[0].EWMAMs)
 	}
 	for _, b := range v.Views {

@@ -23,10 +23,16 @@ import (
 // not the dashboard.
 const gatherTimeout = time.Second
 
+// Extra is one more reading taken in parallel with the processes' (an
+// external proxy's stats interface): it reads, and returns what to add to
+// the reading once every part is in.
+type Extra func(ctx context.Context) func(*dash.Reading)
+
 // Read reads every process of a run in parallel: its balancers, its
 // backends (in server order) and its loadgen, whose /metrics also gives the
-// latency histogram.
-func Read(ctx context.Context, lbs, backs []*proc.Proc, loadgen *proc.Proc) *dash.Reading {
+// latency histogram; and each extra, whose additions are made in order
+// once all are in.
+func Read(ctx context.Context, lbs, backs []*proc.Proc, loadgen *proc.Proc, extra ...Extra) *dash.Reading {
 	ctx, cancel := context.WithTimeout(ctx, gatherTimeout)
 	defer cancel()
 	out := &dash.Reading{At: time.Now(), LBs: make([]dash.LBReading, len(lbs)), Servers: make([]dash.ServerReading, len(backs))}
@@ -58,7 +64,14 @@ func Read(ctx context.Context, lbs, backs []*proc.Proc, loadgen *proc.Proc) *das
 		out.Loadgen = &st
 	})
 	wg.Go(func() { out.Latency = readLatency(ctx, loadgen.Ready.Admin) })
+	adds := make([]func(*dash.Reading), len(extra))
+	for i, e := range extra {
+		wg.Go(func() { adds[i] = e(ctx) })
+	}
 	wg.Wait()
+	for _, add := range adds {
+		add(out)
+	}
 	return out
 }
 
