@@ -51,6 +51,7 @@ func networkKnobs(n *Network) []knob {
 		ranged(p+"hop", &n.Hop, 5*time.Millisecond, Bounds.Network).typical(0, 5*time.Millisecond),
 		ranged(p+"jitter", &n.Jitter, 0, Bounds.Network).typical(0, 3*time.Millisecond),
 		rule(func(r *reporter) { // a number of round trips or a duration (handshake.go)
+			r.allow(p+"handshake", Allowed{Range: Bounds.Rounds, Typical: Range[int]{Min: 1, Max: 3}}) // or a duration in Bounds.Network
 			h := n.Handshake
 			if !Bounds.Rounds.In(h.Rounds) {
 				r.add(p+"handshake", "round trips: %s", Bounds.Rounds.msg(h.Rounds))
@@ -90,7 +91,8 @@ func clientKnobs(c *Clients) []knob {
 		ranged(p+"backoff.base", &c.Backoff.Base, retry.DefaultBase, Bounds.Timeout).typical(0, 30*time.Millisecond),
 		words(p+"backoff.jitter", &c.Backoff.Jitter, FullJitter, FullJitter, NoJitter),
 		ranged(p+"budget", &c.Budget, 0, Bounds.Budget).typical(0.01, 0.5),
-		checked(p+"hedge", &c.Hedge, checkHedge),
+		checked(p+"hedge", &c.Hedge, checkHedge, Allowed{Range: Bounds.Work, // or a percentile pNN
+			Typical: Range[time.Duration]{Min: time.Millisecond, Max: 60 * time.Millisecond}}),
 		words(p+"algorithm", &c.Algorithm, "", Algorithms...).orNone(),
 		ranged(p+"subset", &c.Subset, 0, Bounds.Subset),
 		rule(func(r *reporter) {
@@ -412,18 +414,23 @@ type textKnob struct {
 	p    *string
 	max  int
 	ok   func(string) string // what is wrong with the text, or ""
+	in   *Allowed            // with ok: what it allows, when a range says it
 }
 
 func text(path string, p *string, max int) textKnob { return textKnob{path: path, p: p, max: max} }
 
-// checked is a text setting of its own forms (a hedge: 50ms or p95).
-func checked(path string, p *string, ok func(string) string) textKnob {
-	return textKnob{path: path, p: p, ok: ok}
+// checked is a text setting of its own forms (a hedge: 50ms or p95),
+// with what a range of them allows.
+func checked(path string, p *string, ok func(string) string, in Allowed) textKnob {
+	return textKnob{path: path, p: p, ok: ok, in: &in}
 }
 
 func (textKnob) fill(defaulter) {}
 
 func (k textKnob) check(r *reporter) {
+	if k.in != nil {
+		r.allow(k.path, *k.in)
+	}
 	if k.ok != nil {
 		if msg := k.ok(*k.p); msg != "" {
 			r.add(k.path, "%s", msg)

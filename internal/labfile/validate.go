@@ -82,8 +82,8 @@ func checkHedge(h string) string {
 	if err != nil || d <= 0 {
 		return fmt.Sprintf("%s; got %s", want, quote(h))
 	}
-	if !Bounds.Timeout.In(d) {
-		return "a delay " + Bounds.Timeout.msg(d)
+	if !Bounds.Work.In(d) {
+		return "a delay " + Bounds.Work.msg(d)
 	}
 	return ""
 }
