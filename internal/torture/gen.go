@@ -415,11 +415,10 @@ var unsafeSet = map[string]bool{
 	// queue, the limiter and the errors), so the check counts more busy
 	// workers than the lab now has
 	"servers.workers": true,
-	// a new decay rebuilds the load figures: the outstanding counts they
-	// held are lost while those requests are still in flight
-	"balancers.decay": true,
-	// local -> shared -> local loses the outstanding counts the same way
-	"balancers.load": true,
+	// a new decay or load mode rebuilds the load figures: the outstanding
+	// counts of the balancers (or of clients balancing themselves) then
+	// differ from the attempts in flight, or from the last load report
+	"balancers.decay": true, "balancers.load": true,
 	// client-side, fewer client ids than the peers already built: the
 	// client's balancer refuses its peer index and the event fails
 	"clients.count": true,
