@@ -1,12 +1,6 @@
 package labfile
 
-import (
-	"strconv"
-	"time"
-
-	"github.com/lblab/lblab/internal/core/limit"
-	"github.com/lblab/lblab/internal/core/server"
-)
+import "strconv"
 
 // Default returns the playground lab: five servers behind one p2c balancer,
 // an open-loop client at 200 requests/s, no script, every other knob at its
@@ -36,74 +30,15 @@ func def[T comparable](d defaulter, p *T, path string, v T) {
 	}
 }
 
-// applyDefaults fills every defaulted field left out (see the comments in
-// schema.go and docs/labfile.md).
+// applyDefaults fills every defaulted field left out, walking the lab's
+// table (labKnobs, knobs.go), then names the servers add-server events
+// leave unnamed.
 func applyDefaults(l *Lab, present func(path string) bool) {
 	d := defaulter{present}
-	def(d, &l.Seed, "seed", 1)
-	def(d, &l.Duration, "duration", 20*time.Second)
-	def(d, &l.Network.Hop, "network.hop", 5*time.Millisecond)
-	def(d, &l.Network.Keepalive, "network.keepalive", 10*time.Second)
-	defaultClients(d, &l.Clients)
-	defaultBalancers(d, &l.Balancers)
-	if len(l.Servers) == 0 && d.absent("servers") {
-		l.Servers = []ServerGroup{{Count: 5}}
-	}
-	for i := range l.Servers {
-		defaultServer(d, &l.Servers[i], indexPath("servers", i))
-	}
-	defaultEvents(l)
-	def(d, &l.Report.Headline, "report.headline", HeadlineP99)
-}
-
-func defaultClients(d defaulter, c *Clients) {
-	def(d, &c.Mode, "clients.mode", OpenLoop)
-	def(d, &c.Rate, "clients.rate", 100)
-	def(d, &c.Users, "clients.users", 10)
-	def(d, &c.Think, "clients.think", 100*time.Millisecond)
-	def(d, &c.Count, "clients.count", 20)
-	def(d, &c.Activity, "clients.activity", EvenActivity)
-	def(d, &c.WorkAt, "clients.work_at", WorkAtClient)
-	def(d, &c.Keys, "clients.keys", 1000)
-	def(d, &c.Zipf, "clients.zipf", 1.1)
-	defaultDist(d, &c.Work, "clients.work")
-	def(d, &c.Backoff.Base, "clients.backoff.base", 10*time.Millisecond)
-	def(d, &c.Backoff.Jitter, "clients.backoff.jitter", FullJitter)
-}
-
-// defaultDist: exponential (mixture when mix parts are given), mean 10ms
-// (not for a mixture), cv 1.
-func defaultDist(d defaulter, w *Dist, path string) {
-	if len(w.Mix) > 0 {
-		def(d, &w.Kind, path+".dist", "mixture")
-	}
-	def(d, &w.Kind, path+".dist", "exponential")
-	if w.Kind != "mixture" {
-		def(d, &w.Mean, path+".mean", 10*time.Millisecond)
-	}
-	def(d, &w.CV, path+".cv", 1)
-}
-
-// defaultBalancers fills the tier's defaults from its table (knobs.go).
-func defaultBalancers(d defaulter, b *Balancers) {
-	for _, k := range balancerKnobs(b) {
+	for _, k := range labKnobs(l) {
 		k.fill(d)
 	}
-}
-
-func defaultServer(d defaulter, g *ServerGroup, path string) {
-	def(d, &g.Count, path+".count", 1)
-	def(d, &g.Workers, path+".workers", 1)
-	def(d, &g.Queue.Discipline, path+".queue.discipline", FIFO)
-	def(d, &g.Speed, path+".speed", server.DefaultSpeed)
-	def(d, &g.ErrorTime, path+".error_time", server.DefaultErrorTime)
-	def(d, &g.Cache.HitFactor, path+".cache.hit_factor", 0.2)
-	def(d, &g.Limiter.Initial, path+".limiter.initial", limit.DefaultInitial)
-	def(d, &g.Limiter.Min, path+".limiter.min", limit.DefaultMin)
-	def(d, &g.Limiter.Max, path+".limiter.max", limit.DefaultMax)
-	if g.Work != nil {
-		defaultDist(d, g.Work, path+".work")
-	}
+	defaultEvents(l)
 }
 
 // defaultEvents names the servers that add-server events leave unnamed:

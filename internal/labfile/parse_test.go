@@ -321,7 +321,7 @@ func TestOutOfRange(t *testing.T) {
 		{"clients:\n  work: {mean: 0s}\n", "clients.work.mean: must be in (0s, 1h], got 0s"},
 		{"clients:\n  timeout: 100h\n", "clients.timeout: must be in [0s, 1h], got 100h"},
 		{"clients:\n  subset: 1000000000\n", "clients.subset: must be between 0 and 10000, got 1000000000"},
-		{"clients:\n  hedge: 2h\n", "clients.hedge: a delay must be in [0s, 1h], got 2h"},
+		{"clients:\n  hedge: 2h\n", "clients.hedge: a delay must be in (0s, 1h], got 2h"},
 		{"clients:\n  work: {dist: lognormal, cv: -1}\n", "clients.work.cv: must be in [0, 100]"},
 		{"clients:\n  work: {dist: mixture}\n", "clients.work.mix: a mixture needs at least one part"},
 		{"clients:\n  work:\n    mix:\n      - {p: 0, value: 1ms}\n", "lab.yaml:4:13: clients.work.mix[0].p: must be in (0, 1000000], got 0"},

@@ -124,6 +124,10 @@ func (l *Lab) Value(path string) (any, error) {
 type Allowed struct {
 	Range any
 	Words []string
+	// Typical, for some ranges, is the part of Range a lab of a few
+	// seconds typically takes (a hop of a few milliseconds, not of 10 s):
+	// what the torture generator draws from. nil: no narrower part.
+	Typical any
 }
 
 // AllowedAt returns what the checks of lab allow at each leaf path they

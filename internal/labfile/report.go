@@ -19,11 +19,3 @@ const (
 
 // Headlines lists the headline figures in documentation order.
 var Headlines = []Headline{HeadlineP99, HeadlineGoodput, HeadlineMaxQueue}
-
-func headlineNames() []string {
-	out := make([]string, len(Headlines))
-	for i, h := range Headlines {
-		out[i] = string(h)
-	}
-	return out
-}

@@ -9,8 +9,10 @@
 // path (the compare settings and `set` events use the same paths).
 // docs/labfile.md is the user's reference.
 //
-// The comments below give each field's default (filled when the field is
-// absent) and meaning; Validate's ranges are in validate.go and the docs.
+// The comments below give each field's meaning and, for the reader, its
+// default; the default that is filled (when the field is absent) and the
+// range that is checked are the field's line in the settings table
+// (labKnobs, knobs.go), which docs/labfile.md is checked against.
 package labfile
 
 import "time"

@@ -12,12 +12,10 @@
 package torture
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
@@ -107,12 +105,10 @@ func draw(seed uint64, stream string, lim limits) Drawn {
 	work, mean := g.work()
 	servers, fleet, capacity := g.servers(mean)
 	clientSide := g.coin("client-side", 0.25)
-	clients := g.clients(capacity, work, net.Get("hop") == time.Duration(0) && net.Get("jitter") == nil)
+	instant := net.Get("hop") == time.Duration(0) && (net.Get("jitter") == nil || net.Get("jitter") == time.Duration(0))
+	clients := g.clients(capacity, work, instant, clientSide, len(fleet))
 	bal := g.balancers(len(fleet))
 	bal = append(Map{{"algorithm", g.algorithm()}}, bal...)
-	if clientSide {
-		g.clientSide(&clients)
-	}
 	lab.Set("clients", clients)
 	lab.Set("balancers", bal)
 	lab.Set("servers", servers)
@@ -123,26 +119,18 @@ func draw(seed uint64, stream string, lim limits) Drawn {
 	return Drawn{Seed: seed, Tree: lab, Features: g.features}
 }
 
+// network draws the network: each of its settings the lab file declares
+// (but the handshake) on a coin of its own, from the range it allows, and
+// the handshake, round trips (the range its check allows) or, on a coin, a
+// duration (of a hop's scale).
 func (g *gen) network() Map {
 	var m Map
-	if g.coin("hop", 0.5) {
-		m.Set("hop", g.ms(0, 5))
-	}
-	if g.coin("jitter", 0.3) {
-		m.Set("jitter", time.Duration(g.intIn(1, 3000))*time.Microsecond)
-	}
-	if g.coin("connections", 0.3) { // the connection model: handshakes, keepalive, a cap per pair
+	g.drawSection(&m, "network")
+	if g.coin("handshake", 0.3) {
 		if g.coin("handshake-duration", 0.3) {
-			m.Set("handshake", g.ms(0, 30))
+			m.Set("handshake", g.draw("network.hop"))
 		} else {
-			m.Set("handshake", g.intIn(1, 3))
-		}
-		m.Set("keepalive", g.ms(0, 2000))
-		if g.coin("max-conns", 0.5) {
-			m.Set("max_conns", g.intIn(1, 4))
-		}
-		if g.coin("tls", 0.3) {
-			m.Set("tls", true)
+			m.Set("handshake", max(1, g.draw("network.handshake").(int)))
 		}
 	}
 	return m
@@ -166,85 +154,35 @@ func (g *gen) work() (Map, time.Duration) {
 	return Map{{"mean", mean}}, mean
 }
 
-// servers draws 1 to 3 groups of 1 to 6 servers. It returns the groups,
-// the servers' names and the fleet's capacity in requests per second at
-// the clients' mean work (the rate is drawn against it).
+// servers draws 1 to 3 groups of 1 to 6 servers, each group with the
+// settings whose coins came up (the settings of a server the lab file
+// declares, but its count, name and work: a coin per setting or section
+// for the lab, then each group takes each of them or not). It returns the
+// groups, the servers' names and the fleet's capacity in requests per
+// second at the clients' mean work (the rate is drawn against it).
 func (g *gen) servers(mean time.Duration) (List, []string, float64) {
 	groups := 1
 	if g.coin("groups", 0.5) {
 		groups = g.intIn(2, max(2, g.lim.maxGroups))
 	}
-	on := map[string]bool{}
-	for _, f := range []string{"workers", "speed", "queue-capacity", "lifo", "drop-expired", "max-outstanding",
-		"queue-timeout", "server-work", "gc", "errors", "fail", "cache", "limiter"} {
-		p := 0.35
-		if f == "workers" {
-			p = 0.5
-		}
-		if f == "fail" {
-			p = 0.08
-		}
-		on[f] = g.coin(f, p)
-	}
+	on, kept := g.on("servers"), map[string]bool{}
+	work := g.coin("server-work", 0.35)
 	var out List
 	var names []string
 	capacity := 0.0
 	for range groups {
-		m := Map{}
 		count := g.intIn(1, g.lim.maxCount)
-		m.Set("count", count)
-		workers, speed := 1, 1.0
-		if on["workers"] {
-			workers = g.intIn(1, 8)
-			m.Set("workers", workers)
-		}
-		if on["speed"] && g.chance(0.7) {
-			speed = round(g.floatIn(0.3, 3))
-			m.Set("speed", speed)
-		}
-		if on["queue-capacity"] || on["lifo"] {
-			q := Map{}
-			if on["queue-capacity"] {
-				q.Set("capacity", g.intIn(1, 40))
+		m := Map{{"count", count}}
+		var parts []part
+		for _, p := range on {
+			if g.chance(0.7) {
+				parts = append(parts, p)
 			}
-			if on["lifo"] {
-				q.Set("discipline", "lifo")
-			}
-			m.Set("queue", q)
 		}
-		if on["drop-expired"] {
-			m.Set("drop_expired", true)
-		}
-		if on["max-outstanding"] {
-			m.Set("max_outstanding", g.intIn(1, 30))
-		}
-		if on["queue-timeout"] {
-			m.Set("queue_timeout", g.ms(5, 200))
-		}
-		if on["server-work"] && g.chance(0.6) {
+		g.fill(&m, "servers", parts, func(m Map) Map { return Map{{"servers", List{m}}} }, kept)
+		if work && g.chance(0.6) {
 			w, _ := g.work()
 			m.Set("work", w)
-		}
-		if on["gc"] && g.chance(0.7) {
-			every := g.ms(100, 1000)
-			m.Set("gc", Map{{"every", every}, {"pause", g.ms(1, int(every/time.Millisecond)/2)}})
-		}
-		if on["errors"] {
-			m.Set("errors", round(g.floatIn(0.01, 0.3)))
-			if g.chance(0.5) {
-				m.Set("error_time", g.ms(0, 20))
-			}
-		}
-		if on["fail"] && g.chance(0.3) {
-			m.Set("fail", true)
-		}
-		if on["cache"] {
-			m.Set("cache", Map{{"size", g.intIn(1, 200)}, {"hit_factor", round(g.floatIn(0, 1))}})
-		}
-		if on["limiter"] {
-			lo := g.intIn(1, 5)
-			init := g.intIn(lo, 30)
-			m.Set("limiter", Map{{"kind", pick(g, []string{"aimd", "gradient2"})}, {"min", lo}, {"initial", init}, {"max", g.intIn(init, 60)}})
 		}
 		if count == 1 && g.chance(0.15) {
 			name := fmt.Sprintf("n%d", len(names)+1)
@@ -255,21 +193,34 @@ func (g *gen) servers(mean time.Duration) (List, []string, float64) {
 				names = append(names, fmt.Sprintf("s%d", len(names)+1))
 			}
 		}
+		workers, speed := 1, 1.0
+		if w, ok := m.Get("workers").(int); ok {
+			workers = w
+		}
+		if s, ok := m.Get("speed").(float64); ok {
+			speed = s
+		}
 		capacity += float64(count*workers) * speed / mean.Seconds()
 		out = append(out, m)
 	}
+	g.unused("servers", on, kept)
 	return out, names, capacity
 }
 
-// clients draws the request source and the client policy; the open-loop
-// rate is a random share of the fleet's capacity, sometimes more than it.
-func (g *gen) clients(capacity float64, work Map, instant bool) Map {
+// clients draws the request source and the client policy: open or closed
+// loop (the open-loop rate a random share of the fleet's capacity,
+// sometimes more than it; the users within the limits), the work, the
+// faults and the hedge, and, when the clients balance themselves, their
+// algorithm; then every other setting the lab file declares for them, each
+// on a coin of its own, from the range or words it allows, kept when the
+// lab file takes it (sticky needs an algorithm, ...).
+func (g *gen) clients(capacity float64, work Map, instant bool, clientSide bool, servers int) Map {
 	m := Map{}
 	load := g.floatIn(0.1, 1.2)
 	if g.coin("closed-loop", 0.25) {
 		m.Set("mode", "closed")
 		m.Set("users", g.intIn(1, g.lim.maxUsers))
-		think := g.ms(0, 30)
+		think := g.draw("clients.think").(time.Duration)
 		if instant && think == 0 {
 			// Users that never think, on a network with no delay, whose
 			// requests are refused at once, send again at the same instant
@@ -281,233 +232,45 @@ func (g *gen) clients(capacity float64, work Map, instant bool) Map {
 	} else {
 		m.Set("rate", round(min(max(load*capacity, g.lim.minRate), g.lim.maxRate)))
 	}
-	if g.coin("clients", 0.5) {
-		m.Set("count", g.intIn(1, 40))
-	}
-	if g.coin("zipf-activity", 0.2) {
-		m.Set("activity", "zipf")
-	}
-	if g.coin("keys", 0.4) {
-		m.Set("keys", g.intIn(1, 5000))
-		m.Set("zipf", round(g.floatIn(0, 2)))
-	}
-	if g.coin("work-at-server", 0.15) {
-		m.Set("work_at", "server")
-	}
 	m.Set("work", work)
-	if g.coin("timeout", 0.4) {
-		m.Set("timeout", g.ms(20, 1500))
-	}
-	if g.coin("attempt-timeout", 0.3) {
-		m.Set("attempt_timeout", g.ms(5, 300))
-	}
-	if g.coin("retries", 0.45) {
-		m.Set("retries", g.intIn(1, 4))
-		b := Map{{"base", g.ms(0, 30)}}
-		if g.chance(0.3) {
-			b.Set("jitter", "none")
-		}
-		m.Set("backoff", b)
-		if g.coin("budget", 0.5) {
-			m.Set("budget", round(g.floatIn(0.01, 0.5)))
-		}
-	}
 	if g.coin("client-faults", 0.2) {
 		m.Set("faults", g.faults())
 	}
 	if g.coin("hedge", 0.3) {
 		if g.chance(0.5) {
-			m.Set("hedge", g.ms(1, 60).String())
+			m.Set("hedge", g.draw("clients.hedge").(time.Duration).String())
 		} else {
 			m.Set("hedge", fmt.Sprintf("p%d", g.intIn(50, 99)))
 		}
 	}
-	return m
-}
-
-// clientSide makes the clients balance themselves.
-func (g *gen) clientSide(m *Map) {
-	m.Set("algorithm", g.algorithm())
-	if g.coin("client-subset", 0.5) {
-		m.Set("subset", g.intIn(1, 6))
+	if clientSide {
+		m.Set("algorithm", g.algorithm())
 	}
-	if g.coin("client-refresh", 0.5) {
-		m.Set("refresh", g.ms(20, 500))
-	}
-	if g.coin("retry-other", 0.3) {
-		m.Set("retry_other", true)
-	}
-	if g.coin("sticky", 0.3) {
-		m.Set("sticky", g.intIn(2, 20))
-		if g.coin("sticky-age", 0.3) {
-			m.Set("sticky_age", g.ms(10, 2000))
-		}
-	}
-}
-
-// balancers draws the balancer tier: its size within the limits, then
-// every other setting the lab file declares for it (labfile.Leaves), each
-// from the range or words its check allows (labfile's AllowedAt, through
-// value), so a setting added to the lab file is drawn with no edit here. A
-// section (breaker, outlier, ...) is one swarm feature, on with every
-// field drawn and enabled set; a setting of the tier itself is a feature of
-// its own. Client-side labs get a tier too: their clients take the tier's
-// breaker settings, and a set event may hand the balancing back to it.
-func (g *gen) balancers(servers int) Map {
-	m := Map{}
-	if g.coin("balancers", 0.4) {
-		m.Set("count", g.intIn(2, max(2, g.lim.maxBalancers)))
-	}
-	leaves := labfile.Leaves("balancers")
-	for i := 0; i < len(leaves); {
-		name, section := tierName(leaves[i].Path)
-		if section == "" {
-			if !drawnApart[leaves[i].Path] && g.coin(tierFeature(name), 0.25) {
-				if v, ok := g.value(leaves[i]); ok {
-					g.keep(&m, name, v)
-				}
-			}
-			i++
-			continue
-		}
-		j := i
-		for j < len(leaves) && strings.HasPrefix(leaves[j].Path, "balancers."+section+".") {
-			j++
-		}
-		if drawnApart["balancers."+section] {
-			i = j
-			continue
-		}
-		if g.coin(tierFeature(section), 0.35) {
-			sec := Map{}
-			for _, l := range leaves[i:j] {
-				if v, ok := g.value(l); ok {
-					sec.Set(strings.TrimPrefix(l.Path, "balancers."+section+"."), v)
-				}
-			}
-			g.keep(&m, section, sec)
-		}
-		i = j
-	}
+	g.drawSection(&m, "clients")
 	if sub, ok := m.Get("subset").(int); ok && sub > servers {
 		m.Set("subset", max(1, sub%(servers+1)))
 	}
 	return m
 }
 
-// drawnApart are the tier's settings drawn elsewhere: its size (the
-// limits), the algorithm, and the aperture (constrained: it needs an
-// algorithm of the p2c family).
-var drawnApart = map[string]bool{"balancers.count": true, "balancers.algorithm": true,
-	"balancers.aperture": true, "balancers.aperture_load": true,
-	// what runs the tier live (an external proxy): the simulator ignores it
-	"balancers.kind": true, "balancers.command": true}
-
-// tierName splits a balancers.* path into its name under the tier and the
-// section it is in ("" for a setting of the tier itself).
-func tierName(path string) (name, section string) {
-	name = strings.TrimPrefix(path, "balancers.")
-	if sec, _, ok := strings.Cut(name, "."); ok {
-		return name, sec
+// balancers draws the balancer tier: its size within the limits, then
+// every other setting the lab file declares for it (labfile.Leaves), each
+// from the range or words its check allows (on and fill), so a setting
+// added to the lab file is drawn with no edit here. A section (breaker,
+// outlier, ...) is one swarm feature, on with every field drawn and
+// enabled set; a setting of the tier itself is a feature of its own.
+// Client-side labs get a tier too: their clients take the tier's breaker
+// settings, and a set event may hand the balancing back to it.
+func (g *gen) balancers(servers int) Map {
+	m := Map{}
+	if g.coin("balancers", 0.4) {
+		m.Set("count", g.intIn(2, max(2, g.lim.maxBalancers)))
 	}
-	return name, ""
-}
-
-// tierFeature names the swarm feature of a tier setting or section: its
-// name with dashes, but for the names the summaries have always used.
-func tierFeature(name string) string {
-	switch name {
-	case "load":
-		return "shared-load"
-	case "timeout", "refresh":
-		return "balancer-" + name
+	g.drawSection(&m, "balancers")
+	if sub, ok := m.Get("subset").(int); ok && sub > servers {
+		m.Set("subset", max(1, sub%(servers+1)))
 	}
-	return strings.ReplaceAll(name, "_", "-")
-}
-
-// keep sets key to v in the tier m when the lab file takes the tier with
-// it. A field of v that a rule between fields refuses (max_ejection below
-// base_ejection) is left out, to its default, and the rest kept.
-func (g *gen) keep(m *Map, key string, v any) {
-	for range 8 {
-		cand := deepCopy(*m).(Map)
-		cand.Set(key, v)
-		_, err := labfile.Parse("draw", Map{{"balancers", cand}}.YAML())
-		if err == nil {
-			*m = cand
-			return
-		}
-		sec, ok := v.(Map)
-		if !ok {
-			return
-		}
-		var le *labfile.Error
-		if !errors.As(err, &le) {
-			return
-		}
-		field := strings.TrimPrefix(le.Field, "balancers."+key+".")
-		if field == le.Field || sec.Get(field) == nil {
-			return
-		}
-		v = without(sec, field)
-	}
-}
-
-// allowed is what the lab file allows at each setting, as its checks say.
-var allowed = labfile.Default().AllowedAt()
-
-// The scale of a drawn value: a range is drawn from its least value up to
-// this much above it (or its most, when less), so a lab of a few seconds
-// sees its timers fire and its windows fill.
-const (
-	intSpan   = 10
-	floatSpan = 3.0
-	timeSpan  = 500 * time.Millisecond
-)
-
-// value draws a value of leaf l from what the lab file allows at it: in
-// its range (at the scale above), one of its words, or true for a
-// boolean (a section's enabled). ok is false for a leaf with none of
-// these (free text): it is left to its default.
-func (g *gen) value(l labfile.Leaf) (v any, ok bool) {
-	a := allowed[l.Path]
-	switch r := a.Range.(type) {
-	case labfile.Range[int]:
-		if r.ZeroOK && g.chance(0.2) {
-			return 0, true
-		}
-		lo := r.Min
-		if r.MinOpen {
-			lo++
-		}
-		return g.intIn(lo, max(lo, min(r.Max, lo+intSpan))), true
-	case labfile.Range[float64]:
-		if r.ZeroOK && g.chance(0.2) {
-			return 0.0, true
-		}
-		hi := min(r.Max, r.Min+floatSpan)
-		if x := round(g.floatIn(r.Min, hi)); r.In(x) {
-			return x, true
-		}
-		return hi, true
-	case labfile.Range[time.Duration]:
-		if r.ZeroOK && g.chance(0.2) {
-			return time.Duration(0), true
-		}
-		lo := (r.Min + time.Millisecond - 1) / time.Millisecond // whole milliseconds
-		if r.MinOpen && lo*time.Millisecond == r.Min {
-			lo++
-		}
-		hi := min(r.Max, r.Min+timeSpan) / time.Millisecond
-		return g.ms(int(lo), int(max(lo, hi))), true
-	}
-	if len(a.Words) > 0 {
-		return pick(g, a.Words), true
-	}
-	if l.Type.Kind() == reflect.Bool {
-		return true, true
-	}
-	return nil, false
+	return m
 }
 
 // The chaos actions, each a swarm feature of its own: every drill of the
@@ -565,10 +328,28 @@ func (g *gen) script(duration time.Duration, fleet []string, capacity float64, l
 			for _, f := range d.Fields {
 				ev.Set(f, g.drawField(f, present, capacity, closed))
 			}
+			// a setting the lab does not take with the rest of it (sticky
+			// without an algorithm, a gc period below its pause) is drawn again
+			tries := 1
+			for ; d.Takes("set") && tries <= 4 && !validWith(lab, append(slices.Clone(out), ev)); tries++ {
+				ev.Set("set", g.set(closed))
+			}
+			if tries > 4 {
+				continue
+			}
 		}
 		out = append(out, ev)
 	}
 	return out
+}
+
+// validWith reports whether the lab file takes lab with events as its
+// script.
+func validWith(lab Map, events List) bool {
+	cand := deepCopy(lab).(Map)
+	cand.Set("events", events)
+	_, err := labfile.Parse("draw", cand.YAML())
+	return err == nil
 }
 
 // drawField draws a value of event field f: a target among the servers
@@ -596,36 +377,67 @@ func (g *gen) drawField(f string, present []string, capacity float64, closed boo
 	panic("torture: no draw for event field " + f + ": add one to drawField")
 }
 
-// set draws one or two settings a running lab can change.
+// set draws one or two settings a running lab can change: any the
+// generator draws from the declaration (on and fill) in the clients, the
+// servers and the balancer tier, from the range or words the lab file
+// allows (a boolean either way), the hedge, or in open loop the rate.
+// script and constrained keep the ones the lab stays valid with.
 func (g *gen) set(closed bool) Map {
-	choices := []func() (string, any){
-		func() (string, any) { return "clients.retries", g.intIn(0, 3) },
-		func() (string, any) { return "servers.queue.capacity", g.intIn(0, 30) },
-		func() (string, any) { return "servers.max_outstanding", g.intIn(0, 20) },
-		func() (string, any) { return "servers.drop_expired", g.chance(0.5) },
-		func() (string, any) { return "servers.errors", round(g.floatIn(0, 0.3)) },
-		func() (string, any) { return "clients.budget", round(g.floatIn(0, 0.5)) },
-		func() (string, any) { return "clients.timeout", g.ms(0, 1000) },
-		func() (string, any) { return "clients.attempt_timeout", g.ms(0, 200) },
-		func() (string, any) { return "balancers.timeout", g.ms(0, 200) },
-	}
-	choices = append(choices,
-		func() (string, any) { return "clients.hedge", pick(g, []string{"", "10ms", "p90"}) },
-		func() (string, any) { return "balancers.breaker.enabled", g.chance(0.5) },
-		func() (string, any) { return "balancers.outlier.enabled", g.chance(0.5) },
-		func() (string, any) { return "balancers.slow_start.enabled", g.chance(0.5) })
-	if !closed {
-		choices = append(choices, func() (string, any) {
-			return "clients.rate", round(g.floatIn(g.lim.minRate, min(2000, 2*g.lim.maxRate)))
-		})
-	}
 	m := Map{}
+	choices := len(settable) + 1 // the hedge
+	if !closed {
+		choices++ // the rate
+	}
 	for range g.intIn(1, 2) {
-		k, v := pick(g, choices)()
-		m.Set(k, v)
+		switch c := g.src.Intn(choices); {
+		case c < len(settable):
+			l := settable[c]
+			v, _ := g.value(l)
+			if l.Type.Kind() == reflect.Bool {
+				v = g.chance(0.5)
+			}
+			m.Set(l.Path, v)
+		case c == len(settable):
+			m.Set("clients.hedge", pick(g, []string{"", g.draw("clients.hedge").(time.Duration).String(), fmt.Sprintf("p%d", g.intIn(50, 99))}))
+		default:
+			m.Set("clients.rate", round(g.floatIn(g.lim.minRate, min(2000, 2*g.lim.maxRate))))
+		}
 	}
 	return m
 }
+
+// unsafeSet are settings the lab file takes in a set event that the
+// simulator does not carry out yet; drawing them fails labs for that gap,
+// not for the change under test, so set leaves them out until it is
+// closed (each fails lab sim --check with a one-event lab):
+var unsafeSet = map[string]bool{
+	// the servers' cores keep their worker count (world.respec applies the
+	// queue, the limiter and the errors), so the check counts more busy
+	// workers than the lab now has
+	"servers.workers": true,
+	// a new decay or load mode rebuilds the load figures: the outstanding
+	// counts of the balancers (or of clients balancing themselves) then
+	// differ from the attempts in flight, or from the last load report
+	"balancers.decay": true, "balancers.load": true,
+	// client-side, fewer client ids than the peers already built: the
+	// client's balancer refuses its peer index and the event fails
+	"clients.count": true,
+}
+
+// settable are the leaves set draws from.
+var settable = func() []labfile.Leaf {
+	var out []labfile.Leaf
+	for _, s := range []string{"clients", "servers", "balancers"} {
+		for _, p := range sections[s] {
+			for _, l := range p.leaves {
+				if _, ok := allowed[l.Path]; (ok || l.Type.Kind() == reflect.Bool) && !unsafeSet[l.Path] {
+					out = append(out, l)
+				}
+			}
+		}
+	}
+	return out
+}()
 
 // constrained adds the features whose validity depends on the rest of the
 // lab — an aperture (the algorithm, and every algorithm a script or a

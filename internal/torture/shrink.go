@@ -8,9 +8,9 @@ import (
 // Shrink reduces a failing lab greedily: it tries smaller labs — the
 // script without one event, half the duration, a server group fewer or
 // smaller, a feature's key deleted (back to its default, usually off), a
-// number halved — and keeps the first that still fails the same way, until
-// no candidate does or budget runs are spent. It returns the smallest lab
-// found and the number of runs it took.
+// number halved or one less — and keeps the first that still fails the
+// same way, until no candidate does or budget runs are spent. It returns
+// the smallest lab found and the number of runs it took.
 func Shrink(name string, tree Map, signature string, budget int) (Map, int) {
 	deep := strings.HasPrefix(signature, Unstable.String()) || strings.HasPrefix(signature, RoundTrip.String())
 	return shrink(tree, budget, func(cand Map) (bool, bool) {
@@ -101,6 +101,9 @@ func walk(v any, put func(any) Map, path string, out *[]Map) {
 		}
 		if t > 3 {
 			*out = append(*out, put(t/2))
+		}
+		if t > 2 && t-1 != t/2 { // one fewer: a target s13 in groups of 6, 4 and 4 needs 5, 4, 4
+			*out = append(*out, put(t-1))
 		}
 	case float64:
 		if path == ".clients.rate" && t >= 20 {

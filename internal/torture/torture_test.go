@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -43,8 +45,8 @@ func TestSwarmCoversEveryFeature(t *testing.T) {
 			on[f]++
 		}
 	}
-	want := []string{"client-side", "shared-load", "breaker", "health", "retries", "budget", "hedge", "limiter",
-		"subset", "client-subset", "closed-loop", "balancers", "groups", "gc", "cache", "lifo", "drop-expired",
+	want := []string{"client-side", "shared-load", "breaker", "health", "client-retries", "client-budget", "hedge", "limiter",
+		"subset", "client-subset", "closed-loop", "balancers", "groups", "gc", "cache", "queue", "drop-expired",
 		"outlier", "slow-start", "aperture", "profile", "client-faults", "timed-events", "compare", "tls", "handshake-duration"}
 	for _, k := range chaosKinds {
 		want = append(want, string(k))
@@ -218,28 +220,44 @@ func TestCheckReportsAnInvalidLab(t *testing.T) {
 	}
 }
 
-// Every setting of the balancer tier the lab file declares is drawn in
-// some labs (but those drawn apart), from the range its check allows:
-// the list is labfile's, so a setting the generator skipped fails here.
-func TestEveryTierSettingIsDrawn(t *testing.T) {
+// Every setting the lab file declares is drawn other than its default in
+// some labs, from the range its check allows: the list is labfile's
+// (Leaves), so a setting the generator skipped fails here. Settings in
+// lists (servers, faults, mixture parts) count in any element.
+func TestEverySettingIsDrawn(t *testing.T) {
+	def := labfile.Default()
 	seen := map[string]int{}
 	for seed := uint64(1); seed <= 300; seed++ {
 		lab, err := labfile.Parse("draw", Draw(seed).Tree.YAML())
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		def := labfile.Default()
-		for _, l := range labfile.Leaves("balancers") {
-			v, _ := lab.Value(l.Path)
-			if d, _ := def.Value(l.Path); v != d {
-				seen[l.Path]++
+		for _, l := range labfile.Leaves("") {
+			d, err := def.Value(elem(l.Path, 0))
+			if err != nil { // in a list the default lab does not have: its zero
+				d = reflect.Zero(l.Type).Interface()
+			}
+			for i := range 8 {
+				if v, err := lab.Value(elem(l.Path, i)); err == nil && v != d {
+					seen[l.Path]++
+					break
+				}
 			}
 		}
 	}
-	for _, l := range labfile.Leaves("balancers") {
+	for _, l := range labfile.Leaves("") {
 		external := l.Path == "balancers.kind" || strings.HasPrefix(l.Path, "balancers.command.") // what runs the tier live: not drawn
-		if l.Path != "balancers.count" && l.Path != "balancers.algorithm" && !external && seen[l.Path] == 0 {
+		if l.Path != "balancers.count" && !external && seen[l.Path] == 0 {
 			t.Errorf("%s: never drawn other than its default in 300 labs", l.Path)
 		}
 	}
+}
+
+// elem names element i of every list on a leaf's path: servers[i].speed,
+// clients.faults[i].share, clients.work.mix[i].p.
+func elem(path string, i int) string {
+	for _, list := range []string{"servers", "faults", "mix"} {
+		path = strings.Replace(path, list+".", list+"["+strconv.Itoa(i)+"].", 1)
+	}
+	return path
 }

@@ -38,6 +38,12 @@ import (
 // adds 1, TLS 1.2 adds 2).
 const MaxRounds = 10
 
+// DefaultKeepalive is the Keepalive a lab file takes when it names none
+// (network.keepalive): shorter than the backends' own idle limit of 2
+// minutes, so the client side closes first, as a pool in front of a
+// server should.
+const DefaultKeepalive = 10 * time.Second
+
 // Config is the connection model of every pair of one Table.
 type Config struct {
 	// Keepalive is how long a connection may stay idle: one idle this long

@@ -11,6 +11,10 @@ import (
 // DefaultCap is the longest backoff when Backoff.Cap is zero.
 const DefaultCap = 10 * time.Second
 
+// DefaultBase is the Base a lab file takes when it names none
+// (clients.backoff.base).
+const DefaultBase = 10 * time.Millisecond
+
 // Backoff is exponential backoff, optionally with full jitter (Brooker 2015,
 // "Exponential Backoff and Jitter"): before retry i (i >= 1) wait
 //

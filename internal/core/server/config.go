@@ -37,6 +37,11 @@ const (
 	DefaultErrorTime = time.Millisecond // how long a fast 500 takes
 )
 
+// DefaultHitFactor is the HitFactor a lab file takes when it names none
+// (cache.hit_factor): a hit costs a fifth of the work. Unlike the defaults
+// above, New keeps a 0 (a free hit).
+const DefaultHitFactor = 0.2
+
 // Bounds of the settings New and the setters accept; the lab file and the
 // admin APIs check against the same constants (labfile.Bounds). Speed is
 // bounded because the work clock integrates speed x time in a float64: a

@@ -18,18 +18,6 @@ import (
 // Settings is state.Settings.
 type Settings = state.Settings
 
-// BreakerSettings is state.BreakerSettings.
-type BreakerSettings = state.BreakerSettings
-
-// OutlierSettings is state.OutlierSettings.
-type OutlierSettings = state.OutlierSettings
-
-// SlowStartSettings is state.SlowStartSettings.
-type SlowStartSettings = state.SlowStartSettings
-
-// HealthSettings is state.HealthSettings.
-type HealthSettings = state.HealthSettings
-
 // change is one lab-file assignment; field is what the caller called it.
 type change struct{ field, path, value string }
 

@@ -218,7 +218,8 @@ func TestSettingsBodyIsChecked(t *testing.T) {
 	}
 	a := c.call(t, "PUT", "/admin/settings", `{"timeout":null,"breaker":{"window":null,"probes":4}}`)
 	var s Settings
-	if err := json.Unmarshal([]byte(a.body), &s); err != nil || a.status != 200 || s.Timeout != "0s" || s.Breaker.Window != 20 || s.Breaker.Probes != 4 {
+	if err := json.Unmarshal([]byte(a.body), &s); err != nil || a.status != 200 || s.Timeout != "0s" ||
+		!hasSetting(s, "breaker.window", 20.0) || !hasSetting(s, "breaker.probes", 4.0) {
 		t.Errorf("PUT with nulls: %d %s", a.status, a.body)
 	}
 }

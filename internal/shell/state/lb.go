@@ -1,6 +1,10 @@
 package state
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
 
 // The balancer's answers (internal/shell/lb).
 
@@ -66,80 +70,77 @@ type Event struct {
 // the hops this process injects (network.hop and network.jitter as hop and
 // jitter); durations and words as text. The JSON is written from the lab
 // by walking labfile.Leaves (settingsJSON), so a balancer setting added to
-// the lab file is shown and taken with no edit here.
+// the lab file is shown and taken with no edit here. A Go caller reads a
+// setting by its name with Value ("breaker.threshold"); Settings decoded
+// from an answer keep its JSON whole, and write it again as it came.
 //
-// The fields are a typed reading of that JSON for Go callers (internal/lab,
-// the tests), decoded from it (settingsOf), so they cannot disagree with
-// it; a setting without a field here is still in the JSON.
+// The fields are not a restatement of the tier: they are the two settings
+// the dashboard's balancer badge reads as fields (internal/lab/dash), read
+// from the JSON, and TestSettingsFields checks that each is a setting of
+// the API with the JSON type its leaf has.
 type Settings struct {
-	Timeout      string            `json:"timeout"`
-	Hop          string            `json:"hop"`
-	Jitter       string            `json:"jitter"`
-	Load         string            `json:"load"`
-	Refresh      string            `json:"refresh"`
-	HashOn       string            `json:"hash_on"`
-	Subset       int               `json:"subset"`
-	Aperture     int               `json:"aperture"`
-	ApertureLoad float64           `json:"aperture_load"`
-	Choices      int               `json:"choices"`
-	VNodes       int               `json:"vnodes"`
-	Epsilon      float64           `json:"epsilon"`
-	Decay        string            `json:"decay"`
-	Breaker      BreakerSettings   `json:"breaker"`
-	Outlier      OutlierSettings   `json:"outlier"`
-	SlowStart    SlowStartSettings `json:"slow_start"`
-	Health       HealthSettings    `json:"health"`
+	Timeout string          `json:"timeout"`
+	Breaker BreakerSettings `json:"breaker"`
 
-	// raw is the JSON the fields were read from, written again by
-	// MarshalJSON (with every setting, those without a field too); "" for a
-	// Settings built or decoded by a caller.
+	// raw is the JSON the fields were read from (settingsOf, or an
+	// answer decoded), written again by MarshalJSON, with every setting;
+	// "" for a Settings built by a caller.
 	raw string
 }
 
-// BreakerSettings is balancers.breaker.
+// BreakerSettings is the part of balancers.breaker read as a field.
 type BreakerSettings struct {
-	Enabled   bool    `json:"enabled"`
-	Window    int     `json:"window"`
-	Threshold float64 `json:"threshold"`
-	Open      string  `json:"open"`
-	Probes    int     `json:"probes"`
+	Enabled bool `json:"enabled"`
 }
 
-// OutlierSettings is balancers.outlier.
-type OutlierSettings struct {
-	Enabled             bool    `json:"enabled"`
-	ConsecutiveFailures int     `json:"consecutive_failures"`
-	Interval            string  `json:"interval"`
-	BaseEjection        string  `json:"base_ejection"`
-	MaxEjection         string  `json:"max_ejection"`
-	MaxEjectionShare    float64 `json:"max_ejection_share"`
-	SuccessRateK        float64 `json:"success_rate_k"`
-	LatencyK            float64 `json:"latency_k"`
-	MinRequests         int     `json:"min_requests"`
-}
-
-// SlowStartSettings is balancers.slow_start.
-type SlowStartSettings struct {
-	Enabled    bool    `json:"enabled"`
-	Window     string  `json:"window"`
-	Floor      float64 `json:"floor"`
-	Aggression float64 `json:"aggression"`
-}
-
-// HealthSettings is balancers.health.
-type HealthSettings struct {
-	Enabled  bool   `json:"enabled"`
-	Interval string `json:"interval"`
-	Fails    int    `json:"fails"`
-	Passes   int    `json:"passes"`
-}
-
-// MarshalJSON writes the JSON the settings were read from, when they were
-// (settingsOf), else the fields.
+// MarshalJSON writes the JSON the settings were read from, when they were,
+// else the fields.
 func (s Settings) MarshalJSON() ([]byte, error) {
 	if s.raw != "" {
 		return []byte(s.raw), nil
 	}
-	type fields Settings // without this method
+	type fields Settings // without these methods
 	return json.Marshal(fields(s))
+}
+
+// UnmarshalJSON reads the fields and keeps the JSON whole.
+func (s *Settings) UnmarshalJSON(b []byte) error {
+	type fields Settings // without these methods
+	var f fields
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return err
+	}
+	*s = Settings(f)
+	s.raw = buf.String()
+	return nil
+}
+
+// Value returns the setting called name ("timeout", "breaker.threshold")
+// as its JSON value: a string (durations and words), a float64 (numbers)
+// or a bool; ok is false for a name the JSON does not hold.
+func (s Settings) Value(name string) (v any, ok bool) {
+	raw, err := s.MarshalJSON()
+	if err != nil {
+		return nil, false
+	}
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return nil, false
+	}
+	v = m
+	for seg := range strings.SplitSeq(name, ".") {
+		sec, isSec := v.(map[string]any)
+		if !isSec {
+			return nil, false
+		}
+		if v, ok = sec[seg]; !ok {
+			return nil, false
+		}
+	}
+	_, isSec := v.(map[string]any)
+	return v, !isSec
 }

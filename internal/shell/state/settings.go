@@ -113,11 +113,9 @@ func (o object) MarshalJSON() ([]byte, error) {
 
 // SettingsOf is lab's settings: the JSON, and the fields read from it.
 func SettingsOf(lab *labfile.Lab) Settings {
-	raw := settingsJSON(lab)
 	var s Settings
-	if err := json.Unmarshal(raw, &s); err != nil {
+	if err := json.Unmarshal(settingsJSON(lab), &s); err != nil {
 		panic("state: settings: " + err.Error())
 	}
-	s.raw = string(raw)
 	return s
 }
