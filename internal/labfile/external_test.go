@@ -21,6 +21,15 @@ func TestExternalKindChecks(t *testing.T) {
 		{"lb", "p2c-peak-ewma", "", nil},
 		{"haproxy", "p2c-peak-ewma", "", []string{"x.yaml:4:14", "balancers.algorithm", "haproxy has no \"p2c-peak-ewma\"", "round-robin, random, least-outstanding, p2c, ring-hash"}},
 		{"caddy", "ring-hash", "", []string{"x.yaml:4:14", "caddy has no \"ring-hash\"", "round-robin, random, least-outstanding, p2c"}},
+		{"nginx", "p2c-peak-ewma", "", []string{"nginx has no \"p2c-peak-ewma\" (the nearest it has: least-outstanding, least_conn); the algorithms"}},
+		{"nginx", "weighted-round-robin", "", []string{"(the nearest it has: round-robin, its default)"}},
+		{"caddy", "maglev", "", []string{"caddy has no \"maglev\"; the algorithms it maps"}}, // nor ring hashing
+		// drop_expired by the balancer's timeout: a proxy passes the servers
+		// no deadline; by a client's no later than it, the attempt carries it
+		{"haproxy", "least-outstanding", "  timeout: 200ms\nservers:\n  - {count: 5, drop_expired: true}\n", []string{"x.yaml:6:", "servers.drop_expired: kind haproxy cannot honour it", "set clients.attempt_timeout"}},
+		{"caddy", "least-outstanding", "  timeout: 200ms\nclients: {attempt_timeout: 200ms}\nservers:\n  - {count: 5, drop_expired: true}\n", nil},
+		{"nginx", "least-outstanding", "  timeout: 200ms\nclients: {timeout: 300ms}\nservers:\n  - {count: 5, drop_expired: true}\n", []string{"servers.drop_expired"}},
+		{"nginx", "least-outstanding", "servers:\n  - {count: 5, drop_expired: true}\n", nil},
 		{"haproxy", "p2c", "  breaker: {enabled: true}\n", nil},
 		{"nginx", "least-outstanding", "  breaker: {enabled: true, window: 30}\n", nil},
 		{"nginx", "p2c", "  health: {enabled: true}\n", []string{"balancers.health.enabled", "no active health checks"}},
