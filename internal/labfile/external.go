@@ -123,7 +123,7 @@ var externalRefusals = []Refusal{
 	{"network.handshake", func(l *Lab) bool { return !l.Network.Handshake.Zero() }, "the proxies do not emulate the cost of opening a connection"},
 	{"network.max_conns", func(l *Lab) bool { return l.Network.MaxConns > 0 }, "the proxies' connection pools are their own"},
 	{"servers.drop_expired", dropsBalancerDeadline,
-		"the proxies do not pass balancers.timeout on to the servers as their deadline (X-Lab-Deadline, as lb does), so a server would drop nothing: set clients.attempt_timeout to it"},
+		"the proxies do not pass balancers.timeout on to the servers as their deadline (X-Lab-Deadline, as lb does), so a server would drop nothing: set clients.attempt_timeout to balancers.timeout, or use kind: lb"},
 }
 
 // dropsBalancerDeadline says whether a server of the lab drops expired

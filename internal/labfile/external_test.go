@@ -2,6 +2,7 @@ package labfile
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -193,5 +194,23 @@ func TestCommandTemplateChains(t *testing.T) {
 	}
 	if err := checkTemplate("config", "{{range $i, $s := .Servers}}{{$s.Addr}} {{(index $.Servers 0).Name}}{{end}}"); err != nil {
 		t.Errorf("fields it is given: %v", err)
+	}
+}
+
+// The nearest a refusal suggests is for an algorithm of lblab's that no
+// proxy maps, and is one some proxy does.
+func TestExternalNearest(t *testing.T) {
+	for from, to := range nearest {
+		if !slices.Contains(Algorithms, from) {
+			t.Errorf("nearest: %q is not a lblab algorithm", from)
+		}
+		var mapped, near bool
+		for _, p := range Proxies {
+			mapped = mapped || slices.Contains(p.AlgorithmNames(), from)
+			near = near || slices.Contains(p.AlgorithmNames(), to)
+		}
+		if mapped || !near {
+			t.Errorf("nearest: %s -> %s, but a proxy maps %s (%v) or none maps %s (%v)", from, to, from, mapped, to, !near)
+		}
 	}
 }
