@@ -106,6 +106,15 @@ func TestExternalDrills(t *testing.T) {
 	if err := l.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "kind haproxy has no") {
 		t.Errorf("algorithm least-latency: %v, want HAProxy's refusal", err)
 	}
+	// a server dropping expired work by the balancer's timeout drops nothing behind a proxy
+	timed := l.Clone()
+	if err := timed.Apply("balancers.timeout", "200ms"); err != nil {
+		t.Fatal(err)
+	}
+	ev = Event{Action: ActionSet, Set: map[string]string{"servers.drop_expired": "true"}}
+	if err := timed.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "set.servers.drop_expired: kind haproxy cannot honour it") {
+		t.Errorf("set servers.drop_expired behind HAProxy with balancers.timeout: %v, want a refusal", err)
+	}
 	nginx := Default()
 	if err := nginx.Apply("balancers.kind", "nginx"); err != nil {
 		t.Fatal(err)
