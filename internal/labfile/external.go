@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 )
 
 // An external balancer tier (balancers.kind: haproxy | nginx | caddy) runs
@@ -121,6 +122,37 @@ var externalRefusals = []Refusal{
 	{"network.tls", func(l *Lab) bool { return l.Network.TLS }, "the lab does not give the proxies its certificate"},
 	{"network.handshake", func(l *Lab) bool { return !l.Network.Handshake.Zero() }, "the proxies do not emulate the cost of opening a connection"},
 	{"network.max_conns", func(l *Lab) bool { return l.Network.MaxConns > 0 }, "the proxies' connection pools are their own"},
+	{"servers.drop_expired", dropsBalancerDeadline,
+		"the proxies do not pass balancers.timeout on to the servers as their deadline (X-Lab-Deadline, as lb does), so a server would drop nothing: set clients.attempt_timeout to balancers.timeout, or use kind: lb"},
+}
+
+// dropsBalancerDeadline says whether a server of the lab drops expired
+// work by a deadline only the balancer's timeout sets: one lb writes into
+// the attempt (X-Lab-Deadline) and a proxy does not. With a client's
+// deadline no later than the balancer's (clients.attempt_timeout or
+// clients.timeout), the attempt carries it through the proxy.
+func dropsBalancerDeadline(l *Lab) bool {
+	if l.Balancers.Timeout <= 0 || !slices.ContainsFunc(l.Servers, func(g ServerGroup) bool { return g.DropExpired }) {
+		return false
+	}
+	for _, d := range []time.Duration{l.Clients.AttemptTimeout, l.Clients.Timeout} {
+		if d > 0 && d <= l.Balancers.Timeout {
+			return false
+		}
+	}
+	return true
+}
+
+// nearest is, for a lblab algorithm no proxy maps, the one a proxy may
+// have that comes closest to it: what a refusal suggests instead.
+var nearest = map[string]string{
+	"weighted-round-robin": "round-robin", // the proxies are given no weights: every server alike
+	"least-latency":        "least-outstanding",
+	"least-response-time":  "least-outstanding",
+	"p2c-peak-ewma":        "least-outstanding",
+	"p2c-latency-load":     "least-outstanding",
+	"ring-hash-bounded":    "ring-hash",
+	"maglev":               "ring-hash",
 }
 
 // ProxyOf returns the external proxy of kind ("" and lb are lblab's own).
@@ -238,8 +270,8 @@ func validateExternal(l *Lab, r *reporter) {
 	if p.Kind == KindCommand {
 		validateCommand(l, r)
 	} else if _, ok := p.Directive(l.Balancers.Algorithm, &l.Balancers); !ok {
-		r.add("balancers.algorithm", "kind %s has no %s; the algorithms it maps: %s (or kind: lb for every algorithm)",
-			p.Kind, quote(l.Balancers.Algorithm), strings.Join(p.AlgorithmNames(), ", "))
+		r.add("balancers.algorithm", "kind %s has no %s%s; the algorithms it maps: %s (or kind: lb for every algorithm)",
+			p.Kind, quote(l.Balancers.Algorithm), p.nearestTo(l.Balancers.Algorithm, &l.Balancers), strings.Join(p.AlgorithmNames(), ", "))
 	} else if a := p.algorithm(l.Balancers.Algorithm); !strings.Contains(a.Directive, "{choices}") &&
 		l.Balancers.Algorithm == "p2c" && l.Balancers.Choices != 2 {
 		r.add("balancers.choices", "%s's %q draws two; got choices %d", p.Name, a.Directive, l.Balancers.Choices)
@@ -249,6 +281,20 @@ func validateExternal(l *Lab, r *reporter) {
 			r.add(x.Path, "kind %s cannot honour it: %s", p.Kind, x.Why)
 		}
 	}
+}
+
+// nearestTo names the proxy's nearest to an algorithm it lacks, with its
+// directive ("" when it has none near).
+func (p Proxy) nearestTo(algorithm string, b *Balancers) string {
+	n := nearest[algorithm]
+	d, ok := p.Directive(n, b)
+	if n == "" || !ok {
+		return ""
+	}
+	if d == "" {
+		d = "its default"
+	}
+	return fmt.Sprintf(" (the nearest it has: %s, %s)", n, strings.ReplaceAll(d, "\n", "; "))
 }
 
 func (p Proxy) algorithm(name string) ProxyAlgorithm {

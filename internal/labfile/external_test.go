@@ -2,6 +2,7 @@ package labfile
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -21,6 +22,15 @@ func TestExternalKindChecks(t *testing.T) {
 		{"lb", "p2c-peak-ewma", "", nil},
 		{"haproxy", "p2c-peak-ewma", "", []string{"x.yaml:4:14", "balancers.algorithm", "haproxy has no \"p2c-peak-ewma\"", "round-robin, random, least-outstanding, p2c, ring-hash"}},
 		{"caddy", "ring-hash", "", []string{"x.yaml:4:14", "caddy has no \"ring-hash\"", "round-robin, random, least-outstanding, p2c"}},
+		{"nginx", "p2c-peak-ewma", "", []string{"nginx has no \"p2c-peak-ewma\" (the nearest it has: least-outstanding, least_conn); the algorithms"}},
+		{"nginx", "weighted-round-robin", "", []string{"(the nearest it has: round-robin, its default)"}},
+		{"caddy", "maglev", "", []string{"caddy has no \"maglev\"; the algorithms it maps"}}, // nor ring hashing
+		// drop_expired by the balancer's timeout: a proxy passes the servers
+		// no deadline; by a client's no later than it, the attempt carries it
+		{"haproxy", "least-outstanding", "  timeout: 200ms\nservers:\n  - {count: 5, drop_expired: true}\n", []string{"x.yaml:6:", "servers.drop_expired: kind haproxy cannot honour it", "set clients.attempt_timeout"}},
+		{"caddy", "least-outstanding", "  timeout: 200ms\nclients: {attempt_timeout: 200ms}\nservers:\n  - {count: 5, drop_expired: true}\n", nil},
+		{"nginx", "least-outstanding", "  timeout: 200ms\nclients: {timeout: 300ms}\nservers:\n  - {count: 5, drop_expired: true}\n", []string{"servers.drop_expired"}},
+		{"nginx", "least-outstanding", "servers:\n  - {count: 5, drop_expired: true}\n", nil},
 		{"haproxy", "p2c", "  breaker: {enabled: true}\n", nil},
 		{"nginx", "least-outstanding", "  breaker: {enabled: true, window: 30}\n", nil},
 		{"nginx", "p2c", "  health: {enabled: true}\n", []string{"balancers.health.enabled", "no active health checks"}},
@@ -95,6 +105,15 @@ func TestExternalDrills(t *testing.T) {
 	ev = Event{Action: ActionAlgorithm, Algorithm: "least-latency"}
 	if err := l.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "kind haproxy has no") {
 		t.Errorf("algorithm least-latency: %v, want HAProxy's refusal", err)
+	}
+	// a server dropping expired work by the balancer's timeout drops nothing behind a proxy
+	timed := l.Clone()
+	if err := timed.Apply("balancers.timeout", "200ms"); err != nil {
+		t.Fatal(err)
+	}
+	ev = Event{Action: ActionSet, Set: map[string]string{"servers.drop_expired": "true"}}
+	if err := timed.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "set.servers.drop_expired: kind haproxy cannot honour it") {
+		t.Errorf("set servers.drop_expired behind HAProxy with balancers.timeout: %v, want a refusal", err)
 	}
 	nginx := Default()
 	if err := nginx.Apply("balancers.kind", "nginx"); err != nil {
@@ -184,5 +203,23 @@ func TestCommandTemplateChains(t *testing.T) {
 	}
 	if err := checkTemplate("config", "{{range $i, $s := .Servers}}{{$s.Addr}} {{(index $.Servers 0).Name}}{{end}}"); err != nil {
 		t.Errorf("fields it is given: %v", err)
+	}
+}
+
+// The nearest a refusal suggests is for an algorithm of lblab's that no
+// proxy maps, and is one some proxy does.
+func TestExternalNearest(t *testing.T) {
+	for from, to := range nearest {
+		if !slices.Contains(Algorithms, from) {
+			t.Errorf("nearest: %q is not a lblab algorithm", from)
+		}
+		var mapped, near bool
+		for _, p := range Proxies {
+			mapped = mapped || slices.Contains(p.AlgorithmNames(), from)
+			near = near || slices.Contains(p.AlgorithmNames(), to)
+		}
+		if mapped || !near {
+			t.Errorf("nearest: %s -> %s, but a proxy maps %s (%v) or none maps %s (%v)", from, to, from, mapped, to, !near)
+		}
 	}
 }
