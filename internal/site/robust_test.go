@@ -2,7 +2,10 @@ package site
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,4 +60,60 @@ func TestPageKeepsUpAtMaxWhenBehind(t *testing.T) {
 		t.Errorf("the page drew %v frames after falling behind before it showed the pause clicked, want the newest only (at most a few)", frames)
 	}
 	t.Logf("frames drawn before the pause showed: %v", frames)
+}
+
+// visibleError is the text of Your lab's error when a person can see it
+// (the panel open, the message shown), else "".
+const visibleError = `(() => { const e = document.getElementById('own-error'); return e && e.checkVisibility() ? e.textContent : ''; })()`
+
+// TestPageBrokenLinkSaysSo: a shared link whose lab is not base64url of
+// a UTF-8 text opens the page with the message in view (Your lab open),
+// and the demo plays on.
+func TestPageBrokenLinkSaysSo(t *testing.T) {
+	for _, lab := range []string{"%%%not-base64", base64.RawURLEncoding.EncodeToString([]byte("name: \xff\xfe\n"))} {
+		ctx := pageAt(t, url.Values{"lab": {lab}, "seed": {"3"}}.Encode())
+		waitJS(t, ctx, 20*time.Second, visibleError+` !== ''`)
+		if got := evalJS[string](t, ctx, 5*time.Second, visibleError); !strings.Contains(got, "base64url") {
+			t.Errorf("lab=%s: the page says %q, want that the link's lab is not base64url text", lab, got)
+		}
+		if got := evalJS[string](t, ctx, 5*time.Second, `document.getElementById('lab-name').textContent`); got != "demo" {
+			t.Errorf("lab=%s: a broken link plays %q, want the demo on", lab, got)
+		}
+	}
+}
+
+// TestPageSeedIsAWholeNumber: a seed that is not a whole number, in a
+// link or typed, is refused with the API's message naming it, in view,
+// the lab playing unchanged (the page never runs the file's own seed
+// instead); a seed above 2^53 runs digit for digit.
+func TestPageSeedIsAWholeNumber(t *testing.T) {
+	text := "name: mine\nduration: 5s\nservers:\n  - count: 2\nclients:\n  rate: 20\n"
+	ctx := pageAt(t, url.Values{"lab": {base64.RawURLEncoding.EncodeToString([]byte(text))}, "file": {"mine.yaml"}, "seed": {"abc"}}.Encode())
+	const want = `seed: must be a whole number from 0 to 18446744073709551615, got "abc"`
+	waitJS(t, ctx, 20*time.Second, visibleError+` !== ''`)
+	if got := evalJS[string](t, ctx, 5*time.Second, visibleError); got != want {
+		t.Errorf("a link with seed=abc: the page says %q, want %q", got, want)
+	}
+	if got := evalJS[string](t, ctx, 5*time.Second, `document.getElementById('lab-name').textContent`); got != "demo" {
+		t.Errorf("a link with seed=abc plays %q, want the demo on", got)
+	}
+	typed := func(seed string) {
+		t.Helper()
+		run(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+			document.getElementById('own-error').hidden = true;
+			document.getElementById('own-seed').value = %q;
+			document.getElementById('own-run').click(); })()`, seed)))
+	}
+	for _, seed := range []string{"x7", "-3", "1.5"} {
+		typed(seed)
+		waitJS(t, ctx, 20*time.Second, visibleError+` !== ''`)
+		if got, want := evalJS[string](t, ctx, 5*time.Second, visibleError), fmt.Sprintf("seed: must be a whole number from 0 to 18446744073709551615, got %q", seed); got != want {
+			t.Errorf("seed %s typed: the page says %q, want %q", seed, got, want)
+		}
+	}
+	typed("9007199254740993")
+	waitJS(t, ctx, 20*time.Second, `document.getElementById('lab-name').textContent === 'mine'`)
+	if got := evalJS[string](t, ctx, 10*time.Second, `lblab.engine.request('GET', '/api/source').then(r => r.text)`); !strings.Contains(got, `"seed":9007199254740993`) {
+		t.Errorf("seed 9007199254740993 typed: GET /api/source %.200s, want that seed digit for digit", got)
+	}
 }
