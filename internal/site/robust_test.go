@@ -117,3 +117,21 @@ func TestPageSeedIsAWholeNumber(t *testing.T) {
 		t.Errorf("seed 9007199254740993 typed: GET /api/source %.200s, want that seed digit for digit", got)
 	}
 }
+
+// TestPageRateNeedsANumber: the rate box emptied (or holding what is not
+// a number, which a number box reads as empty) and set is refused with a
+// message, not taken as rate 0, which would stop the traffic.
+func TestPageRateNeedsANumber(t *testing.T) {
+	ctx := page(t)
+	runLab(t, ctx, longLab)
+	run(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => {
+		const rate = document.getElementById('rate'); rate.value = '';
+		[...document.querySelectorAll('#controls button')].find((b) => b.textContent === 'set').click(); })()`))
+	waitJS(t, ctx, 10*time.Second, `!document.getElementById('toast').hidden && document.getElementById('toast').classList.contains('error')`)
+	if got := evalJS[string](t, ctx, 5*time.Second, `document.getElementById('toast').textContent`); !strings.Contains(got, "rate") {
+		t.Errorf("an empty rate set: the page says %q, want a message about the rate", got)
+	}
+	if got := evalJS[string](t, ctx, 10*time.Second, `lblab.engine.request('GET', '/api/playback').then(r => JSON.stringify(JSON.parse(r.text).drills))`); got != "[]" {
+		t.Errorf("an empty rate set took a drill: %s", got)
+	}
+}
