@@ -85,9 +85,14 @@ func (s *Server) handleFleet(req dash.Request) dash.Answer {
 	if err != nil {
 		return badRequest(err.Error())
 	}
+	text, err := l.Marshal() // the lab playing now, as given: the JSON report's and edit's
+	if err != nil {
+		return badRequest(err.Error())
+	}
 	if err := s.load(l, "", s.setting); err != nil {
 		return badRequest(err.Error())
 	}
+	s.source = &source{file: l.Name + "-fleet.yaml", text: text, lab: l}
 	s.pauseAt = clock.Never
 	s.publishLocked()
 	g := l.Servers[0]

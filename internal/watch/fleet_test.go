@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -85,4 +86,39 @@ func TestWatchFleetRebuild(t *testing.T) {
 
 func containsFold(s, sub string) bool {
 	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}
+
+// After the fleet form, the lab playing is the rebuilt one: the JSON
+// report is lab sim's of it (eight servers of three workers, every
+// compare setting, the seed) and edit-the-lab-playing's file is its text,
+// which lab sim reads to the same report; not rr-slow's file as it was
+// before the rebuild.
+func TestFleetRebuildIsTheLabReported(t *testing.T) {
+	srv := watching(t, "rr-slow")
+	if code, out := inMemory(t, srv, "POST", "/api/fleet", `{"count":8,"workers":3}`); code != 200 {
+		t.Fatalf("POST /api/fleet: %d %s", code, out)
+	}
+	var src struct {
+		File, YAML string
+		Seed       uint64
+	}
+	_, out := inMemory(t, srv, "GET", "/api/source", "")
+	if err := json.Unmarshal([]byte(out), &src); err != nil {
+		t.Fatal(err)
+	}
+	l, err := labfile.Parse(src.File, []byte(src.YAML))
+	if err != nil {
+		t.Fatalf("GET /api/source after the rebuild: %v\n%.300s", err, src.YAML)
+	}
+	if n, g := len(l.ExpandServers()), l.Servers[0]; n != 8 || g.Workers != 3 || len(l.Compare) < 2 || l.Seed != src.Seed {
+		t.Fatalf("the source after the rebuild: %d servers of %d workers, %d compare settings, seed %d (source says %d); want 8 of 3, rr-slow's compare list",
+			n, g.Workers, len(l.Compare), l.Seed, src.Seed)
+	}
+	want, err := SimReport(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, got := inMemory(t, srv, "GET", "/api/report.json", ""); code != 200 || got != string(want) {
+		t.Fatalf("GET /api/report.json after the rebuild: %d, %d bytes; want lab sim's of the rebuilt lab, %d bytes", code, len(got), len(want))
+	}
 }

@@ -2,7 +2,10 @@ package watch
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
 
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/lab/dash"
@@ -68,11 +71,27 @@ func SimReport(l *labfile.Lab) ([]byte, error) {
 }
 
 // labIn is POST /api/lab: a lab file's text, the name its errors give
-// (default lab.yaml) and, optionally, the seed to run it with.
+// (default lab.yaml) and, optionally, the seed to run it with (seedOf).
 type labIn struct {
-	File string  `json:"file"`
-	YAML string  `json:"yaml"`
-	Seed *uint64 `json:"seed"`
+	File string          `json:"file"`
+	YAML string          `json:"yaml"`
+	Seed json.RawMessage `json:"seed"`
+}
+
+// seedOf reads POST /api/lab's seed, a whole number from 0 to 2^64-1 (a
+// lab file's seed: field), digit for digit (the page sends what was typed,
+// beyond what a JavaScript number holds); nil when none was given. Its
+// refusal names the seed and what came, not the decoder's types.
+func seedOf(raw json.RawMessage) (*uint64, error) {
+	text := string(bytes.TrimSpace(raw))
+	if text == "" || text == "null" {
+		return nil, nil
+	}
+	v, err := strconv.ParseUint(text, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("seed: must be a whole number from 0 to %d, got %s", uint64(math.MaxUint64), text)
+	}
+	return &v, nil
 }
 
 // handleLab is POST /api/lab: play that lab file from 0 instead, its first
@@ -86,12 +105,16 @@ func (s *Server) handleLab(req dash.Request) dash.Answer {
 	if in.File == "" {
 		in.File = "lab.yaml"
 	}
+	seed, err := seedOf(in.Seed)
+	if err != nil {
+		return badRequest(err.Error())
+	}
 	l, err := labfile.Parse(in.File, []byte(in.YAML))
 	if err != nil {
 		return badRequest(err.Error())
 	}
-	if in.Seed != nil {
-		l.Seed = *in.Seed
+	if seed != nil {
+		l.Seed = *seed
 	}
 	played, setting := l, ""
 	if len(l.Compare) > 0 {
@@ -105,7 +128,7 @@ func (s *Server) handleLab(req dash.Request) dash.Answer {
 	if err := s.load(played, "", setting); err != nil {
 		return badRequest(err.Error())
 	}
-	s.source = &source{file: in.File, text: []byte(in.YAML), seed: in.Seed, lab: l}
+	s.source = &source{file: in.File, text: []byte(in.YAML), seed: seed, lab: l}
 	s.pauseAt = clock.Never
 	s.publishLocked()
 	return dash.JSON(200, map[string]any{"ok": true, "lab": l.Name, "setting": setting, "seed": l.Seed})

@@ -3,6 +3,7 @@ package watch
 import (
 	"encoding/json"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -85,7 +86,7 @@ func TestPostLabPlaysItOrNamesFileLineCol(t *testing.T) {
 	}
 	seq, _ := srv.Latest()
 	seed := uint64(5)
-	body, _ = json.Marshal(labIn{File: "storm.yaml", YAML: string(text), Seed: &seed})
+	body, _ = json.Marshal(labIn{File: "storm.yaml", YAML: string(text), Seed: json.RawMessage(strconv.FormatUint(seed, 10))})
 	code, out = inMemory(t, h, "POST", "/api/lab", string(body))
 	l, err := labfile.Parse("storm.yaml", text)
 	if err != nil {
@@ -133,4 +134,49 @@ func TestTickPacesAgainstTheClockHandedIn(t *testing.T) {
 	if n == seq || !strings.Contains(string(snap), `"t_s":0.5,`) {
 		t.Fatalf("after a tick 500 ms on: published %d -> %d, snapshot %.120s; want t_s 0.5", seq, n, snap)
 	}
+}
+
+// POST /api/lab's seed is a whole number from 0 to 2^64-1: anything else
+// (a negative number, a fraction, one too big, text) is refused with a
+// message that names the seed and what it got, not the decoder's words;
+// the lab playing stays. A seed above 2^53, which a JavaScript number
+// cannot hold, is taken digit for digit.
+func TestPostLabSeedIsAWholeNumber(t *testing.T) {
+	srv := watching(t, "rr-slow")
+	text := "name: mine\nduration: 5s\nservers:\n  - count: 2\nclients:\n  rate: 20\n"
+	post := func(seed string) (int, string) {
+		t.Helper()
+		body := `{"file":"mine.yaml","yaml":` + jsonQuote(text) + `,"seed":` + seed + `}`
+		return inMemory(t, srv, "POST", "/api/lab", body)
+	}
+	for _, bad := range []string{`-1`, `1.5`, `18446744073709551616`, `1e400`, `"abc"`, `"7"`, `true`, `[]`} {
+		code, out := post(bad)
+		var e struct{ Error string }
+		_ = json.Unmarshal([]byte(out), &e)
+		want := "seed: must be a whole number from 0 to 18446744073709551615, got " + bad
+		if code != 400 || e.Error != want {
+			t.Errorf("seed %s: %d %s; want 400 %q", bad, code, out, want)
+		}
+	}
+	if _, src := inMemory(t, srv, "GET", "/api/source", ""); !strings.Contains(src, `"file":"scenarios/rr-slow.yaml"`) {
+		t.Fatalf("after refused seeds the source is %.200s, want rr-slow's", src)
+	}
+	for _, seed := range []string{`0`, `9007199254740993`, `18446744073709551615`, `null`} {
+		code, out := post(seed)
+		want := seed
+		if seed == "null" {
+			want = "1" // the file's own
+		}
+		if code != 200 || !strings.Contains(out, `"seed":`+want+`,`) {
+			t.Errorf("seed %s: %d %s; want 200 and seed %s", seed, code, out, want)
+		}
+		if _, src := inMemory(t, srv, "GET", "/api/source", ""); !strings.Contains(src, `"seed":`+want+`,`) {
+			t.Errorf("seed %s: GET /api/source %.200s, want seed %s", seed, src, want)
+		}
+	}
+}
+
+func jsonQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -1,6 +1,6 @@
 // The controls: every drill and setting, each a POST /api/chaos.
 import { h } from './dom.js';
-import { chaos } from './api.js';
+import { chaos, toast } from './api.js';
 import { speedPicker, addServerChoices } from './shape.js';
 
 const SLOW = 0.25; // the speed of "slow" (a quarter)
@@ -27,6 +27,15 @@ async function act(drill) {
   } finally {
     pending--;
   }
+}
+
+/** setRate sets the rate box's rate; an empty box (or not a number) is not rate 0. */
+function setRate() {
+  if (els.rate.value.trim() === '') {
+    toast('rate: give the requests per second to send (0 stops the traffic)', 'error');
+    return;
+  }
+  act({ action: 'rate', rate: Number(els.rate.value) });
 }
 
 /** setting changes lab settings by dotted path: setting({'clients.retries': '3'}). */
@@ -81,7 +90,7 @@ export function initControls(el) {
     h('label', { class: 'field' }, 'drills last ', els.timeBox),
     group('Traffic',
       h('label', { class: 'field' }, 'rate ', els.rate, ' /s ',
-        h('button', { text: 'set', onclick: () => act({ action: 'rate', rate: Number(els.rate.value) }) })),
+        h('button', { text: 'set', onclick: setRate })),
       h('label', { class: 'field' }, 'algorithm ', els.algorithm)),
     group('Servers',
       h('div', { class: 'row' }, els.server, ...actionButtons(() => els.server.value), speedPicker(() => els.server.value, 'speed-pick')),

@@ -51,10 +51,22 @@ function wasmEngine() {
       onTrouble = trouble;
     },
   };
+  // Only the newest snapshot is drawn, as lab watch's stream hands a slow
+  // page only the newest: at max the worker publishes one every tick, and a
+  // main thread that fell behind (a long task, a big fleet's diagram)
+  // would otherwise draw every one it missed before the answer to a click.
+  let newest = null;
+  const draw = () => {
+    const snap = newest;
+    newest = null;
+    if (snap) onSnapshot(JSON.parse(snap));
+  };
   worker.onmessage = (e) => {
     const m = e.data;
-    if (m.snapshot) onSnapshot(JSON.parse(m.snapshot));
-    else if (m.id) {
+    if (m.snapshot) {
+      if (newest === null) setTimeout(draw, 0); // after the messages already queued
+      newest = m.snapshot;
+    } else if (m.id) {
       const resolve = pending.get(m.id);
       pending.delete(m.id);
       resolve({ ok: m.status >= 200 && m.status < 300, status: m.status, type: m.type,

@@ -12,7 +12,9 @@ function build() {
   const yaml = h('textarea', { id: 'own-yaml', rows: 12, spellcheck: 'false', 'aria-label': 'lab file',
     placeholder: 'paste a lab file here (docs/labfile.md), or upload one, or edit the lab playing' });
   const file = h('input', { id: 'own-file', type: 'text', value: 'my-lab.yaml', size: 14, 'aria-label': 'file name' });
-  const seed = h('input', { id: 'own-seed', type: 'number', min: 0, step: 1, placeholder: "file's", 'aria-label': 'seed', class: 'own-seed' });
+  // text, not type=number: what was typed reaches the API as it is (a
+  // seed past 2^53 digit for digit, and a mistake in the API's refusal)
+  const seed = h('input', { id: 'own-seed', type: 'text', inputmode: 'numeric', placeholder: "file's", 'aria-label': 'seed', class: 'own-seed' });
   const upload = h('input', { id: 'own-upload', type: 'file', accept: '.yaml,.yml,text/yaml', 'aria-label': 'upload a lab file',
     onchange: async () => {
       const f = upload.files[0];
@@ -48,12 +50,10 @@ async function edit() {
 
 /** run plays the editor's lab file; its errors stay shown until the next run. */
 async function run() {
-  const body = { file: els.file.value || 'lab.yaml', yaml: els.yaml.value };
-  if (els.seed.value !== '') body.seed = Number(els.seed.value);
   els.error.hidden = true;
   let res;
   try {
-    res = await engine.request('POST', '/api/lab', JSON.stringify(body));
+    res = await engine.request('POST', '/api/lab', labBody());
   } catch (err) {
     return toast('the lab controller is not answering: ' + err.message, 'error');
   }
@@ -62,12 +62,30 @@ async function run() {
     out = JSON.parse(res.text);
   } catch { /* an answer without JSON: its status says it */ }
   if (!res.ok) {
-    els.error.textContent = out.error || 'HTTP ' + res.status;
-    els.error.hidden = false;
-    els.panel.open = true;
+    showError(res.status === 413 ? `${els.file.value || 'lab.yaml'}: too large to run in the page (${out.error})`
+      : out.error || 'HTTP ' + res.status);
     return;
   }
   toast(`${out.lab} is running (seed ${out.seed})`);
+}
+
+/**
+ * labBody is POST /api/lab's body: the seed as typed, digits as a JSON
+ * number (exact: no JavaScript number in between), anything else as a
+ * string, which the API refuses with its message.
+ */
+function labBody() {
+  const body = JSON.stringify({ file: els.file.value || 'lab.yaml', yaml: els.yaml.value });
+  const seed = els.seed.value.trim();
+  if (seed === '') return body;
+  return body.slice(0, -1) + ',"seed":' + (/^[0-9]+$/.test(seed) ? seed : JSON.stringify(seed)) + '}';
+}
+
+/** showError shows a message under the editor, the panel open. */
+function showError(text) {
+  els.error.textContent = text;
+  els.error.hidden = false;
+  els.panel.open = true;
 }
 
 function base64url(text) {
@@ -79,7 +97,7 @@ function base64url(text) {
 
 function unbase64url(s) {
   const bin = atob(s.replace(/-/g, '+').replace(/_/g, '/'));
-  return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+  return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
 }
 
 /** share puts the lab file and its seed in the page's address (the fragment). */
@@ -106,8 +124,7 @@ function fromFragment() {
   try {
     els.yaml.value = unbase64url(params.get('lab'));
   } catch {
-    els.error.textContent = 'the link\'s lab is not base64url text';
-    els.error.hidden = false;
+    showError('the link\'s lab is not base64url of a UTF-8 text: the link is broken (the lab playing goes on)');
     return;
   }
   els.file.value = params.get('file') || 'lab.yaml';
