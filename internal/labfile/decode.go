@@ -28,6 +28,15 @@ func Load(path string) (*Lab, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseFile(path, data)
+}
+
+// ParseFile parses data as Load parses the file at path: an empty file
+// (blank lines and comments only) is refused, and a lab without a name is
+// named after the file (rr-slow.yaml -> rr-slow). A lab file that reaches
+// lblab other than from disk (pasted into the page) goes through it, so
+// that it gets what lab sim would make of the same file.
+func ParseFile(path string, data []byte) (*Lab, error) {
 	if len(data) <= MaxFileSize && blank(data) { // too big is Parse's to say
 		return nil, &Error{File: path, Msg: "the lab file is empty: give at least its name (name: my-lab); docs/labfile.md has every section"}
 	}

@@ -37,7 +37,7 @@ func sameAnswer(t *testing.T, what string, got, want dash.Answer) {
 // The page's wasm module (Answer, in memory) and lab watch's server
 // (Handler, over HTTP) answer with the same routes: two servers of the same
 // lab handed the same requests, one each way, give the same status, type,
-// download name and bytes, refusals (400, 413 past 64 KiB) included.
+// download name and bytes, refusals (400, 413 past the body cap) included.
 func TestAnswerInMemoryIsHandlersOverHTTP(t *testing.T) {
 	mem, web := watching(t, "rr-slow"), watching(t, "rr-slow")
 	h := web.Handler()
@@ -54,7 +54,7 @@ func TestAnswerInMemoryIsHandlersOverHTTP(t *testing.T) {
 		{400, "POST", "/api/playback", `{"spede":2}`},
 		{400, "POST", "/api/playback", `{`},
 		{400, "POST", "/api/playback", ""},
-		{413, "POST", "/api/playback", `{"speed":"` + strings.Repeat("x", 70<<10) + `"}`},
+		{413, "POST", "/api/playback", `{"speed":"` + strings.Repeat("x", 3<<20) + `"}`},
 		{200, "POST", "/api/playback", `{"step":true}`},
 		{200, "POST", "/api/chaos", `{"action":"slow","target":"s1","speed":0.5,"for":"2s"}`},
 		{400, "POST", "/api/chaos", `{"action":"kill","target":"s9"}`},

@@ -109,7 +109,7 @@ func (s *Server) handleLab(req dash.Request) dash.Answer {
 	if err != nil {
 		return badRequest(err.Error())
 	}
-	l, err := labfile.Parse(in.File, []byte(in.YAML))
+	l, err := labfile.ParseFile(in.File, []byte(in.YAML)) // as lab sim reads that file: named after it when it has no name
 	if err != nil {
 		return badRequest(err.Error())
 	}

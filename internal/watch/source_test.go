@@ -3,6 +3,7 @@ package watch
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -179,4 +180,55 @@ func TestPostLabSeedIsAWholeNumber(t *testing.T) {
 func jsonQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// A pasted lab file gets what lab sim makes of the same file: one without
+// a name is named after its file (the JSON report says "lab": "noname", as
+// lab sim noname.yaml --json does), an empty one is refused as lab sim
+// refuses it, and a file of 1 MiB as JSON fits the body (labfile's own
+// size check, not the API's, has the last word on a bigger one).
+func TestPostLabIsReadAsLabSimReadsTheFile(t *testing.T) {
+	srv := watching(t, "rr-slow")
+	text := "duration: 2s\nservers:\n  - count: 2\nclients:\n  rate: 20\n"
+	path := filepath.Join(t.TempDir(), "noname.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := labfile.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := SimReport(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(labIn{File: "noname.yaml", YAML: text})
+	if code, out := inMemory(t, srv, "POST", "/api/lab", string(body)); code != 200 {
+		t.Fatalf("POST /api/lab: %d %s", code, out)
+	}
+	if _, got := inMemory(t, srv, "GET", "/api/report.json", ""); got != string(want) {
+		t.Fatalf("the report of a lab without a name differs from lab sim's:\n%.300s\nwant\n%.300s", got, want)
+	}
+
+	_, lerr := labfile.Load(writeFile(t, "empty.yaml", "# nothing\n"))
+	body, _ = json.Marshal(labIn{File: "empty.yaml", YAML: "# nothing\n"})
+	code, out := inMemory(t, srv, "POST", "/api/lab", string(body))
+	if code != 400 || lerr == nil || !strings.Contains(out, "the lab file is empty") {
+		t.Fatalf("an empty lab file: %d %s; want 400 with %v", code, out, lerr)
+	}
+
+	big := "name: big\n# " + strings.Repeat(`"x"`, 300<<10) + "\n" // one comment: the token cap is not the test
+	body, _ = json.Marshal(labIn{File: "big.yaml", YAML: big})
+	if code, out := inMemory(t, srv, "POST", "/api/lab", string(body)); code != 200 || len(body) < 1<<20 {
+		t.Fatalf("a lab file of %d KiB (%d KiB as JSON): %d %.200s; want it played", len(big)>>10, len(body)>>10, code, out)
+	}
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

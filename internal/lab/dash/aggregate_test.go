@@ -80,7 +80,8 @@ func TestDeriverRatesAndWindow(t *testing.T) {
 	if m := d.bins[len(d.bins)-1].mean; math.Abs(m-100) > 1e-6 {
 		t.Errorf("Little's law mean %v ms, want 100", m)
 	}
-	v := serverView(&d, d.prev, d.prev.Servers[0])
+	views, _ := serverViews(&d, d.prev)
+	v := views[0]
 	if math.Abs(float64(v.Share)-0.2) > 1e-9 || math.Abs(float64(v.Rate)-20) > 1e-9 {
 		t.Errorf("s1: share %v rate %v, want 0.2 and 20/s", v.Share, v.Rate)
 	}

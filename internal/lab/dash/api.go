@@ -18,8 +18,11 @@ import (
 // page's wasm module (cmd/labwasm) hands each request in memory, so that
 // it links no net/http (nor net/url, crypto/tls, mime/multipart).
 
-// maxBody bounds a request's body (a drill, a scenario name, a lab file).
-const maxBody = 64 << 10
+// maxBody bounds a request's body (a drill, a scenario name, a lab file):
+// room for the largest lab file lab sim reads (labfile.MaxFileSize) as a
+// JSON string, where a newline or a quote takes two bytes, and the rest of
+// the body. A bigger file in it is refused by labfile's own size check.
+const maxBody = 2*labfile.MaxFileSize + 64<<10
 
 // errTooLarge is a body over maxBody.
 var errTooLarge = errors.New("request body too large")
@@ -36,7 +39,7 @@ type Request struct {
 }
 
 // NewRequest is the request for target (a path, maybe with a query) with
-// body, as the page's wasm module is handed it: a body over 64 KiB is
+// body, as the page's wasm module is handed it: a body over maxBody is
 // refused by Decode (413), as over HTTP.
 func NewRequest(method, target string, body []byte) Request {
 	req := Request{Method: method, Path: target}

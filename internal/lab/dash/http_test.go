@@ -3,6 +3,7 @@
 package dash
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"reflect"
 	"strings"
@@ -12,13 +13,13 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 )
 
-// A controller request body over 64 KiB is a 413 naming the limit, not a
+// A controller request body over maxBody is a 413 naming the limit, not a
 // JSON syntax error about a body cut short.
 func TestDecodeBodyLimit(t *testing.T) {
 	for body, want := range map[string]int{
-		`{"action":"kill","target":"s2"}`:                  200,
-		`{"action":"` + strings.Repeat("x", 70<<10) + `"}`: 413,
-		`{"action":"kill","bogus":1}`:                      400,
+		`{"action":"kill","target":"s2"}`:                   200,
+		`{"action":"` + strings.Repeat("x", maxBody) + `"}`: 413,
+		`{"action":"kill","bogus":1}`:                       400,
 	} {
 		rec := httptest.NewRecorder()
 		var ev labfile.Event
@@ -27,7 +28,7 @@ func TestDecodeBodyLimit(t *testing.T) {
 		if ok {
 			code = 200
 		}
-		if code != want || want == 413 && !strings.Contains(rec.Body.String(), "the limit is 64 KiB") {
+		if code != want || want == 413 && !strings.Contains(rec.Body.String(), fmt.Sprintf("the limit is %d KiB", maxBody>>10)) {
 			t.Errorf("%.40s: %d %s, want %d", body, code, rec.Body.String(), want)
 		}
 	}
@@ -35,7 +36,7 @@ func TestDecodeBodyLimit(t *testing.T) {
 
 // A body read in memory (NewRequest, the page's wasm module) is refused as
 // one read over HTTP (ReadRequest): the same status and bytes, 413 past
-// 64 KiB included; a target's query is not part of its path.
+// maxBody included; a target's query is not part of its path.
 func TestDecodeInMemoryIsOverHTTP(t *testing.T) {
 	for _, body := range []string{`{"action":"kill","target":"s2"}`, `{"action":"` + strings.Repeat("x", 70<<10) + `"}`,
 		`{"target":"` + strings.Repeat("x", maxBody-13) + `"}`, `{"action":"kill","bogus":1}`, `{`, ``, `[1]`} {
@@ -49,7 +50,7 @@ func TestDecodeInMemoryIsOverHTTP(t *testing.T) {
 				webOK, rec.Code, rec.Header().Get("Content-Type"), rec.Body)
 		}
 		if len(body) == maxBody && !ok {
-			t.Errorf("a body of exactly 64 KiB refused: %s", refusal.Body)
+			t.Errorf("a body of exactly maxBody refused: %s", refusal.Body)
 		}
 	}
 	req := NewRequest("GET", "/api/report.json?seed=3&x", nil)

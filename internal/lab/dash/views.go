@@ -45,10 +45,7 @@ func LiveSnapshot(r LiveRun, d *Deriver, cur *Reading, mode string) *Snapshot {
 	s.Clients = clientsView(cur, s.Window)
 	s.Balancers = balancerViews(d, cur)
 	var names []string
-	for _, sr := range cur.Servers {
-		s.Servers = append(s.Servers, serverView(d, cur, sr))
-		names = append(names, sr.Name)
-	}
+	s.Servers, names = serverViews(d, cur)
 	s.Series = d.series(names)
 	log := append([]report.LogLine{}, r.Log...) // [] rather than null
 	s.LogTotal = len(log)
@@ -141,21 +138,47 @@ func balancerViews(d *Deriver, cur *Reading) []BalancerView {
 	return out
 }
 
-// serverView is one server card: its state, the balancers' views of it,
-// the rate and share of requests it gets, and its badges.
-func serverView(d *Deriver, cur *Reading, sr ServerReading) ServerView {
-	v := ServerView{Name: sr.Name, Error: sr.Err, Exited: sr.Exited, Backend: sr.State, Rate: null, Share: null,
-		CacheHitRatio: null, EWMAMs: null, Breaker: "closed"}
+// serverViews are the server cards of one snapshot and the servers'
+// names. What every card reads (the requests sent in the newest bins, the
+// balancers' views by server) is summed once for all of them: a lab of
+// 1,000 servers (balls-bins) makes 1,000 cards a snapshot.
+func serverViews(d *Deriver, cur *Reading) ([]ServerView, []string) {
+	c := cards{views: map[string][]state.LBBackend{}}
+	c.recent, c.secs = d.sentOver(4)
+	c.window, _ = d.sentOver(windowLen)
+	for _, n := range c.window {
+		c.all += n
+	}
 	for _, l := range cur.LBs {
 		if l.State == nil {
 			continue
 		}
 		for _, b := range l.State.Backends {
-			if b.Name == sr.Name {
-				v.Views = append(v.Views, b)
-			}
+			c.views[b.Name] = append(c.views[b.Name], b)
 		}
 	}
+	var out []ServerView
+	var names []string
+	for _, sr := range cur.Servers {
+		out = append(out, serverView(d, cur, c, sr))
+		names = append(names, sr.Name)
+	}
+	return out, names
+}
+
+// cards are the sums every server card of one snapshot reads.
+type cards struct {
+	recent, window map[string]float64 // requests sent per server: the newest 4 bins, the window's
+	secs, all      float64            // the newest 4 bins' length; all requests of the window
+	views          map[string][]state.LBBackend
+}
+
+// serverView is one server card: its state, the balancers' views of it,
+// the rate and share of requests it gets, and its badges.
+func serverView(d *Deriver, cur *Reading, c cards, sr ServerReading) ServerView {
+	v := ServerView{Name: sr.Name, Error: sr.Err, Exited: sr.Exited, Backend: sr.State, Rate: null, Share: null,
+		CacheHitRatio: null, EWMAMs: null, Breaker: "closed"}
+	v.Views = c.views[sr.Name]
 	if len(v.Views) > 0 && !cur.proxied() { // a proxy keeps no latency estimate lab can read
 		v.EWMAMs = num(v.Views[0].EWMAMs)
 	}
@@ -163,14 +186,9 @@ func serverView(d *Deriver, cur *Reading, sr ServerReading) ServerView {
 		v.Outstanding += b.Outstanding
 		v.Breaker = worseBreaker(v.Breaker, b.Breaker)
 	}
-	recent, secs := d.sentOver(4)
-	v.Rate = ratio(recent[sr.Name], secs)
-	window, _ := d.sentOver(windowLen)
-	var all, lookups, hits float64
-	for _, n := range window {
-		all += n
-	}
-	v.Share = ratio(window[sr.Name], all)
+	v.Rate = ratio(c.recent[sr.Name], c.secs)
+	v.Share = ratio(c.window[sr.Name], c.all)
+	var lookups, hits float64
 	for _, b := range d.last(windowLen) {
 		lookups, hits = lookups+b.lookups[sr.Name], hits+b.hits[sr.Name]
 	}

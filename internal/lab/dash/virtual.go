@@ -102,10 +102,7 @@ func VirtualSnapshot(v VirtualView) *Snapshot {
 	s.Clients = clientsView(cur, s.Window)
 	s.Balancers = balancerViews(&d, cur)
 	var names []string
-	for _, sr := range cur.Servers {
-		s.Servers = append(s.Servers, serverView(&d, cur, sr))
-		names = append(names, sr.Name)
-	}
+	s.Servers, names = serverViews(&d, cur)
 	s.Series = d.series(names)
 	for i, q := range exact {
 		s.Series.P50[i], s.Series.P95[i], s.Series.P99[i] = num(q[0]), num(q[1]), num(q[2])
