@@ -214,11 +214,19 @@ func (w *world) reconfigure(oldRate float64) error {
 	return nil
 }
 
-// respec applies a server's changed queue, limiter and error settings.
+// respec applies a server's changed workers, queue and limiter settings.
 func (w *world) respec(i int, s *srv, ns labfile.NamedServer) error {
 	cfg, err := assemble.ServerConfig(w.lab, ns)
 	if err != nil {
 		return err
+	}
+	if ns.Workers != s.spec.Workers {
+		if err := s.core.SetWorkers(w.now, cfg.Workers); err != nil {
+			return err
+		}
+		if _, busy := s.core.Load(); busy > cfg.Workers {
+			s.draining = busy // they finish; checkServer sees none start
+		}
 	}
 	s.spec = ns
 	if err := s.core.SetQueue(w.now, cfg.QueueCap, cfg.LIFO, cfg.DropExpired); err != nil {

@@ -29,6 +29,7 @@ type srv struct {
 	conns     uint64        // connections opened to it (when modelled)
 	completed uint64        // attempts it served with 200
 	removed   bool
+	draining  int // check mode: busy workers over a cut worker count, still finishing (checkServer)
 }
 
 // transit is what the simulated network, balancer and server know of an
