@@ -211,6 +211,7 @@ func (w *world) reconfigure(oldRate float64) error {
 	if w.lab.Clients.Rate != oldRate {
 		w.setRate(w.lab.Clients.Rate)
 	}
+	w.startRefresh() // clients.refresh from 0 turns client-side reports on
 	return nil
 }
 
@@ -253,8 +254,17 @@ func (w *world) onRefresh() {
 			w.reported = append(w.reported, loadReport{q, in})
 		}
 	}
-	if w.now < w.cutAt {
+	w.refreshing = false
+	w.startRefresh()
+}
+
+// startRefresh schedules the next load report round, if reports are on
+// (sharedLoads: a set may turn them on or off, clients.refresh 0 is none)
+// and none is pending.
+func (w *world) startRefresh() {
+	if w.sharedLoads() && !w.refreshing && w.now < w.cutAt {
 		w.push(w.now.Add(w.refreshEvery()), evRefresh, 0, 0)
+		w.refreshing = true
 	}
 }
 

@@ -73,3 +73,22 @@ events:
 		}
 	})
 }
+
+// clients.refresh set to 0 (none) mid-run stops the clients' load reports
+// instead of reporting again at the same instant for ever (torture seed
+// 4368 wedged on it), and a set back on starts them again, once.
+func TestSetClientRefreshOffAndOn(t *testing.T) {
+	runSet(t, `
+seed: 4368
+duration: 3s
+clients: {algorithm: p2c-latency-load, refresh: 40ms}
+servers:
+  - {}
+events:
+  - {at: 1s, action: set, set: {clients.refresh: 0s}, for: 1s}
+`, clock.Instant(1500*time.Millisecond), func(w *world) {
+		if w.refreshing {
+			t.Error("a load report round is pending with clients.refresh 0")
+		}
+	})
+}
