@@ -404,8 +404,8 @@ func checkSet(e *Event, p string, r *reporter, ch *setChecker) {
 		return
 	}
 	for k := range e.Set {
-		if FixedAtRunTime(k) {
-			r.add(joinPath(joinPath(p, "set"), k), "is fixed for a run (the request stream is built from it once): give it in the lab file, or in a compare setting")
+		if why := FixedAtRunTime(k); why != "" {
+			r.add(joinPath(joinPath(p, "set"), k), "is fixed for a run (%s): give it in the lab file, or in a compare setting", why)
 			return
 		}
 	}

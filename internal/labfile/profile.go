@@ -197,16 +197,50 @@ func (f FaultShare) String() string {
 	return fmt.Sprintf("%s%% %s", num(f.Share*100), f.Fault())
 }
 
-// FixedAtRunTime reports whether a dotted path names a setting a running
-// lab cannot change (its request stream is built from it once): a set
-// event or drill may not name it; a compare setting may.
-func FixedAtRunTime(path string) bool {
-	for _, p := range []string{"clients.profile", "clients.faults"} {
-		if path == p || strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"[") {
-			return true
+// fixedForRun are the settings a running lab cannot change, each with why:
+// a set event or drill may not name one (nor its fields); a compare setting
+// may. Every other setting a set event takes is carried out on both clocks.
+var fixedForRun = []struct{ path, why string }{
+	{"clients.profile", streamBuilt},
+	{"clients.faults", streamBuilt},
+	// the stream draws each request's client id below it; clients that
+	// balance themselves are one balancer each, on a ring of that many
+	{"clients.count", "the request stream draws its client ids below it once, and clients that balance themselves are one balancer each"},
+	// a balancer's counts of the attempts in flight come from its own picks
+	// (local) or the servers' reports (shared): at a switch the new source
+	// has none of them (no pick counted, or no report yet)
+	{"balancers.load", "a balancer's counts of the attempts in flight come from its own picks or from the servers' reports, and the other source has not counted them"},
+}
+
+const streamBuilt = "the request stream is built from it once"
+
+// FixedAtRunTime says why a dotted path names a setting a running lab
+// cannot change (fixedForRun), or "" when a set event may change it.
+func FixedAtRunTime(path string) string {
+	for _, f := range fixedForRun {
+		if path == f.path || strings.HasPrefix(path, f.path+".") || strings.HasPrefix(path, f.path+"[") {
+			return f.why
 		}
 	}
-	return false
+	return ""
+}
+
+// FixedChange returns an error naming the first path whose setting
+// FixedAtRunTime holds fixed and that next changes from l (a live process's
+// settings API refuses it, as the lab file refuses the set event), or nil.
+func (l *Lab) FixedChange(next *Lab, paths ...string) error {
+	for _, p := range paths {
+		why := FixedAtRunTime(p)
+		if why == "" {
+			continue
+		}
+		was, err1 := l.Get(p)
+		now, err2 := next.Get(p)
+		if err1 != nil || err2 != nil || was != now {
+			return fmt.Errorf("%s: is fixed for a run (%s); it stays %s", p, why, was)
+		}
+	}
+	return nil
 }
 
 // String writes the profile in the form ParseProfile reads:

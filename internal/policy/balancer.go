@@ -34,7 +34,6 @@ type Ticket struct {
 	Server int  // global server index
 	Probe  bool // a half-open breaker probe
 	Valid  bool
-	gen    uint32 // the load figures it was counted in (Reconfigure may start them over)
 }
 
 // Balancer is the pipeline a balancer runs per attempt: the eligible members
@@ -61,7 +60,6 @@ type Balancer struct {
 	members  []int              // eligible global indices, rebuilt on change
 	warming  []int              // servers that joined or came back since the last call: their ramp starts then
 	last     clock.Instant      // the latest instant Pick or Done was handed
-	gen      uint32             // bumped when the load figures start over: older tickets are not counted
 	view     memberView
 
 	// OnBreaker is called on every breaker transition (for the event log).
@@ -208,7 +206,7 @@ func (b *Balancer) Pick(now clock.Instant, req balance.Request, exclude int) Tic
 
 // admit passes the pick of server i through its breaker and counts it sent.
 func (b *Balancer) admit(now clock.Instant, i int) Ticket {
-	t := Ticket{Server: i, Valid: true, gen: b.gen}
+	t := Ticket{Server: i, Valid: true}
 	if br := b.breakers[i]; br != nil {
 		ok, probe := br.Allow(now)
 		if !ok {
@@ -227,8 +225,8 @@ func (b *Balancer) admit(now clock.Instant, i int) Ticket {
 // (a cancelled probe gives its half-open place back) or the outlier
 // detector.
 func (b *Balancer) Done(now clock.Instant, t Ticket, r Result, rtt time.Duration) {
-	if !b.Counted(t) {
-		return // no pick, or one counted in load figures that have started over since
+	if !t.Valid {
+		return // no pick
 	}
 	b.advance(now)
 	br := b.breakers[t.Server]
@@ -252,16 +250,14 @@ func (b *Balancer) Done(now clock.Instant, t Ticket, r Result, rtt time.Duration
 	}
 }
 
-// Counted reports whether t is a pick whose outcome this balancer still
-// expects: valid, and counted in the current load figures.
-func (b *Balancer) Counted(t Ticket) bool { return t.Valid && t.gen == b.gen }
-
 // Reconfigure brings the pipeline to cfg, changing only what differs, so a
 // drill that changes one setting leaves the rest as it was: load figures,
-// breaker states, outlier ejections and slow-start ramps. A new load mode or
-// decay starts the load figures over (outcomes of earlier picks are then
-// ignored); a new subset or aperture redraws the members. Everything is
-// validated first: on error nothing has changed. The simulator, the live lb
+// breaker states, outlier ejections and slow-start ramps. A new decay keeps
+// the load figures (load.Table.SetDecay); a new load mode is refused, as the
+// lab file refuses it in a set event (labfile.FixedAtRunTime): the counts
+// of the attempts in flight come from one place or the other. A new subset
+// or aperture redraws the members. Everything is validated first: on error
+// nothing has changed. The simulator, the live lb
 // and the loadgen's client-side balancers all apply settings through it.
 func (b *Balancer) Reconfigure(cfg BalancerConfig) error {
 	algo := b.algo
@@ -270,6 +266,9 @@ func (b *Balancer) Reconfigure(cfg BalancerConfig) error {
 		if algo, err = balance.New(cfg.Algorithm); err != nil {
 			return err
 		}
+	}
+	if cfg.Load != b.cfg.Load {
+		return fmt.Errorf("load: the load mode is fixed for a run (%s, not %s)", b.cfg.Load, cfg.Load)
 	}
 	if c := cfg.Breaker; c != nil {
 		if err := c.Validate(); err != nil {
@@ -293,10 +292,9 @@ func (b *Balancer) Reconfigure(cfg BalancerConfig) error {
 	}
 	_ = b.setOutlier(cfg.Outlier)     // validated; the same settings change nothing
 	_ = b.setSlowStart(cfg.SlowStart) // validated; ramps under way go on
-	if cfg.Load != old.Load || cfg.Decay != old.Decay {
-		b.cfg.Load, b.cfg.Decay = cfg.Load, cfg.Decay
-		b.loads = load.NewTable(len(b.servers), cfg.Load, cfg.Decay)
-		b.gen++
+	if cfg.Decay != old.Decay {
+		b.cfg.Decay = cfg.Decay
+		b.loads.SetDecay(b.last, cfg.Decay)
 	}
 	b.cfg.FailurePenalty, b.loads.Penalty = cfg.FailurePenalty, cfg.FailurePenalty
 	b.cfg.Algorithm, b.algo = cfg.Algorithm, algo

@@ -159,8 +159,8 @@ func TestBalancerOwnersAndAlgorithmSwitch(t *testing.T) {
 
 // Reconfigure changes only what differs: an unrelated change keeps the
 // breakers' states and the load figures; a bad setting changes nothing; a
-// new load mode starts the figures over, and the outcomes of earlier picks
-// are then ignored rather than counted against the new figures.
+// new decay keeps the outstanding counts, so the answer of a pick made
+// before it is counted off; a new load mode is refused.
 func TestBalancerReconfigureKeepsWhatDidNotChange(t *testing.T) {
 	br := &breaker.Config{Window: 10, Threshold: 0.5, Open: time.Hour, Probes: 1}
 	b := newBal(t, "round-robin", br, 2)
@@ -185,13 +185,21 @@ func TestBalancerReconfigureKeepsWhatDidNotChange(t *testing.T) {
 	if err := b.Reconfigure(bad); err == nil || b.BreakerState(0, 0) != breaker.Open {
 		t.Fatal("an invalid breaker was accepted, or changed the breakers")
 	}
-	cfg.Load = load.Shared
+	shared := cfg
+	shared.Load = load.Shared
+	if err := b.Reconfigure(shared); err == nil || b.Loads().Mode != load.Local {
+		t.Fatalf("a new load mode was taken (%v): the counts in flight would come from nowhere", err)
+	}
+	cfg.Decay = 10 * time.Second
 	if err := b.Reconfigure(cfg); err != nil {
 		t.Fatal(err)
 	}
-	b.Done(0, held, OK, time.Millisecond) // picked under the old figures
-	if !held.Valid || b.Counted(held) || b.Loads().InFlight() != 0 || b.Loads().Stats[1].Outstanding != 0 {
-		t.Fatalf("a ticket of the old figures was counted in the new ones: in flight %d", b.Loads().InFlight())
+	if b.Loads().InFlight() != 1 || b.Loads().Decay() != 10*time.Second || b.BreakerState(0, 0) != breaker.Open {
+		t.Fatalf("a new decay: %d in flight (want the held pick), decay %v, breaker %v", b.Loads().InFlight(), b.Loads().Decay(), b.BreakerState(0, 0))
+	}
+	b.Done(0, held, OK, time.Millisecond) // picked before the new decay
+	if b.Loads().InFlight() != 0 || !b.Loads().Stats[1].Latency.Set() {
+		t.Fatalf("the answer of a pick made before the new decay was not counted: %d in flight", b.Loads().InFlight())
 	}
 }
 

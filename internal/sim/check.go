@@ -46,12 +46,19 @@ func (w *world) checkPick(now clock.Instant, b *policy.Balancer, t policy.Ticket
 	}
 }
 
-// checkServer: a server's workers and queue stay within their limits.
+// checkServer: a server's workers and queue stay within their limits. After
+// a set cut its workers, the jobs in service then finish: busy may stay over
+// the count, but never grows while it is (no job starts on a cut worker).
 func (w *world) checkServer(si int) {
 	s := w.servers[si]
 	q, in := s.core.Load()
-	if in > s.spec.Workers || in < 0 || q < 0 {
-		w.fail("%s has %d busy of %d workers and %d queued", s.spec.Name, in, s.spec.Workers, q)
+	if in > max(s.spec.Workers, s.draining) || in < 0 || q < 0 {
+		w.fail("%s has %d busy of %d workers (%d finishing over a cut) and %d queued", s.spec.Name, in, s.spec.Workers, s.draining, q)
+	}
+	if in > s.spec.Workers {
+		s.draining = in
+	} else {
+		s.draining = 0
 	}
 	if c := s.spec.Queue.Capacity; c > 0 && q > c {
 		w.fail("%s queue %d over capacity %d", s.spec.Name, q, c)
@@ -72,7 +79,7 @@ func (w *world) checkStep() {
 	}
 	inflight := make([]int, len(w.bals))
 	w.rt.EachAttempt(func(_ uint64, a *attempt) {
-		if w.bals[a.Bal].Counted(a.Net.ticket) && !a.Net.lbDone {
+		if a.Net.ticket.Valid && !a.Net.lbDone {
 			inflight[a.Bal]++
 		}
 	})

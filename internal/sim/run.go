@@ -103,9 +103,7 @@ func (w *world) start() {
 	for i, ev := range w.lab.Events {
 		w.push(clock.Instant(ev.At), evScript, 0, int32(i))
 	}
-	if w.sharedLoads() {
-		w.push(clock.Instant(w.refreshEvery()), evRefresh, 0, 0)
-	}
+	w.startRefresh()
 	if w.lab.Balancers.Health.Enabled && !w.clientLB {
 		w.push(clock.Instant(w.lab.Balancers.Health.Interval), evHealth, 0, 0)
 	}

@@ -211,14 +211,23 @@ func (w *world) reconfigure(oldRate float64) error {
 	if w.lab.Clients.Rate != oldRate {
 		w.setRate(w.lab.Clients.Rate)
 	}
+	w.startRefresh() // clients.refresh from 0 turns client-side reports on
 	return nil
 }
 
-// respec applies a server's changed queue, limiter and error settings.
+// respec applies a server's changed workers, queue and limiter settings.
 func (w *world) respec(i int, s *srv, ns labfile.NamedServer) error {
 	cfg, err := assemble.ServerConfig(w.lab, ns)
 	if err != nil {
 		return err
+	}
+	if ns.Workers != s.spec.Workers {
+		if err := s.core.SetWorkers(w.now, cfg.Workers); err != nil {
+			return err
+		}
+		if _, busy := s.core.Load(); busy > cfg.Workers {
+			s.draining = busy // they finish; checkServer sees none start
+		}
 	}
 	s.spec = ns
 	if err := s.core.SetQueue(w.now, cfg.QueueCap, cfg.LIFO, cfg.DropExpired); err != nil {
@@ -245,8 +254,17 @@ func (w *world) onRefresh() {
 			w.reported = append(w.reported, loadReport{q, in})
 		}
 	}
-	if w.now < w.cutAt {
+	w.refreshing = false
+	w.startRefresh()
+}
+
+// startRefresh schedules the next load report round, if reports are on
+// (sharedLoads: a set may turn them on or off, clients.refresh 0 is none)
+// and none is pending.
+func (w *world) startRefresh() {
+	if w.sharedLoads() && !w.refreshing && w.now < w.cutAt {
 		w.push(w.now.Add(w.refreshEvery()), evRefresh, 0, 0)
+		w.refreshing = true
 	}
 }
 

@@ -29,6 +29,7 @@ type srv struct {
 	conns     uint64        // connections opened to it (when modelled)
 	completed uint64        // attempts it served with 200
 	removed   bool
+	draining  int // check mode: busy workers over a cut worker count, still finishing (checkServer)
 }
 
 // transit is what the simulated network, balancer and server know of an
@@ -72,8 +73,11 @@ type world struct {
 	bals     []*policy.Balancer // the balancer tier, or one per client id when clients balance themselves
 	rt       *client.Runtime[transit]
 	clientLB bool
-	stream   workload.Source  // the arrivals: the lab's stream or a replayed trace
-	next     workload.Request // the pending open-loop arrival
+	// refreshing: a load report round (evRefresh) is pending; a set that
+	// turns reports on starts one only when none is (script.go)
+	refreshing bool
+	stream     workload.Source  // the arrivals: the lab's stream or a replayed trace
+	next       workload.Request // the pending open-loop arrival
 	// closeReplay closes the replayed trace (a no-op without one).
 	closeReplay func()
 	arrivalAt   clock.Instant // when w.next is due; clock.Never when none

@@ -40,6 +40,19 @@ func (e *EWMA) weight(now clock.Instant) float64 {
 	return math.Exp(-float64(dt) / float64(e.Tau))
 }
 
+// SetTau changes the decay constant at now, keeping the average: the time
+// since the last sample counts at the old constant up to now and at the new
+// one after (the last sample's instant is moved so that one constant spans
+// the whole gap), so the next sample weighs what it would have had the
+// constant changed exactly at now.
+func (e *EWMA) SetTau(now clock.Instant, tau time.Duration) {
+	if e.set && now > e.last && tau != e.Tau {
+		gap := float64(now.Sub(e.last)) * float64(tau) / float64(e.Tau)
+		e.last = now.Add(-time.Duration(gap))
+	}
+	e.Tau = tau
+}
+
 // Value returns the current average (0 when empty).
 func (e *EWMA) Value() float64 { return e.value }
 

@@ -128,3 +128,19 @@ func TestObservePairMatchesObserve(t *testing.T) {
 		}
 	}
 }
+
+// SetTau keeps the average and counts the gap so far at the old constant:
+// 1 s at tau 1 s, then 2 s at tau 2 s, weigh the old value exp(-1)·exp(-1).
+func TestEWMASetTauSplitsTheGap(t *testing.T) {
+	s := clock.Instant(time.Second)
+	e := NewEWMA(time.Second)
+	e.Observe(0, 100)
+	e.SetTau(s, 2*time.Second)
+	if e.Value() != 100 || e.Tau != 2*time.Second {
+		t.Fatalf("after SetTau: value %g, tau %v", e.Value(), e.Tau)
+	}
+	e.Observe(3*s, 0)
+	if want := 100 * math.Exp(-2); math.Abs(e.Value()-want) > 1e-9 {
+		t.Fatalf("value %g, want %g (the first second decayed at tau 1 s)", e.Value(), want)
+	}
+}

@@ -406,31 +406,14 @@ func (g *gen) set(closed bool) Map {
 	return m
 }
 
-// unsafeSet are settings the lab file takes in a set event that the
-// simulator does not carry out yet; drawing them fails labs for that gap,
-// not for the change under test, so set leaves them out until it is
-// closed (each fails lab sim --check with a one-event lab):
-var unsafeSet = map[string]bool{
-	// the servers' cores keep their worker count (world.respec applies the
-	// queue, the limiter and the errors), so the check counts more busy
-	// workers than the lab now has
-	"servers.workers": true,
-	// a new decay or load mode rebuilds the load figures: the outstanding
-	// counts of the balancers (or of clients balancing themselves) then
-	// differ from the attempts in flight, or from the last load report
-	"balancers.decay": true, "balancers.load": true,
-	// client-side, fewer client ids than the peers already built: the
-	// client's balancer refuses its peer index and the event fails
-	"clients.count": true,
-}
-
-// settable are the leaves set draws from.
+// settable are the leaves set draws from: every one a set event takes
+// (none the lab file holds fixed for a run, labfile.FixedAtRunTime).
 var settable = func() []labfile.Leaf {
 	var out []labfile.Leaf
 	for _, s := range []string{"clients", "servers", "balancers"} {
 		for _, p := range sections[s] {
 			for _, l := range p.leaves {
-				if _, ok := allowed[l.Path]; (ok || l.Type.Kind() == reflect.Bool) && !unsafeSet[l.Path] {
+				if _, ok := allowed[l.Path]; (ok || l.Type.Kind() == reflect.Bool) && labfile.FixedAtRunTime(l.Path) == "" {
 					out = append(out, l)
 				}
 			}

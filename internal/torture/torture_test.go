@@ -261,3 +261,28 @@ func elem(path string, i int) string {
 	}
 	return path
 }
+
+// Set events draw the settings a running lab carries out, workers and
+// decay among them, and never one the lab file holds fixed for a run.
+func TestSetDrawsRunTimeSettings(t *testing.T) {
+	seen := map[string]bool{}
+	for seed := uint64(1); seed <= 1500; seed++ {
+		lab, err := labfile.Parse("draw", Draw(seed).Tree.YAML())
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		for _, ev := range lab.Events {
+			for k := range ev.Set {
+				if why := labfile.FixedAtRunTime(k); why != "" {
+					t.Errorf("seed %d: a set of %s, fixed for a run (%s)", seed, k, why)
+				}
+				seen[k] = true
+			}
+		}
+	}
+	for _, k := range []string{"servers.workers", "balancers.decay"} {
+		if !seen[k] {
+			t.Errorf("%s: never drawn in a set event in 1500 labs", k)
+		}
+	}
+}

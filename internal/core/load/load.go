@@ -94,6 +94,25 @@ func (t *Table) Resize(n int) {
 	}
 }
 
+// Decay returns the latency averages' time constant.
+func (t *Table) Decay() time.Duration { return t.decay }
+
+// SetDecay changes the latency averages' time constant at now (DefaultDecay
+// if decay <= 0). Everything else stays: the outstanding counts, the last
+// reports and what the averages have learnt, which forget at the new rate
+// from now on (stats.EWMA.SetTau).
+func (t *Table) SetDecay(now clock.Instant, decay time.Duration) {
+	if decay <= 0 {
+		decay = DefaultDecay
+	}
+	t.decay = decay
+	for i := range t.Stats {
+		s := &t.Stats[i]
+		s.Latency.SetTau(now, decay)
+		s.Peak.SetTau(now, decay)
+	}
+}
+
 func (t *Table) empty() Stat {
 	decay := t.decay
 	if decay <= 0 {

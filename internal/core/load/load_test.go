@@ -139,3 +139,29 @@ func TestFailedCountsAtLeastThePenalty(t *testing.T) {
 		}
 	}
 }
+
+// A new decay keeps the counts and what the averages learnt: an answer to
+// a send made before it is counted off.
+func TestSetDecayKeepsCounts(t *testing.T) {
+	tb := NewTable(2, Local, time.Second)
+	tb.Sent(0, 0)
+	tb.Sent(0, 0)
+	tb.Done(clock.Instant(time.Millisecond), 0, 5*time.Millisecond)
+	tb.Report(clock.Instant(time.Millisecond), 1, 3, 2)
+	tb.SetDecay(clock.Instant(2*time.Millisecond), 10*time.Second)
+	s := tb.Stats
+	if s[0].Outstanding != 1 || s[0].Latency.Value() != float64(5*time.Millisecond) || s[1].Queued != 3 || !s[1].HasReport {
+		t.Fatalf("after SetDecay: %+v", s)
+	}
+	if s[0].Latency.Tau != 10*time.Second || s[0].Peak.Tau != 10*time.Second || tb.Decay() != 10*time.Second {
+		t.Fatalf("decay not taken: %v %v", s[0].Latency.Tau, s[0].Peak.Tau)
+	}
+	tb.Done(clock.Instant(3*time.Millisecond), 0, 5*time.Millisecond)
+	if tb.InFlight() != 0 {
+		t.Fatalf("the send before the new decay was not counted off: %d in flight", tb.InFlight())
+	}
+	tb.Resize(3)
+	if tb.Stats[2].Latency.Tau != 10*time.Second {
+		t.Fatal("a server added later has the old decay")
+	}
+}

@@ -12,7 +12,7 @@ import (
 // marked "at run time" can later be changed through the Server's setters.
 type Config struct {
 	Name             string
-	Workers          int           // >= 1
+	Workers          int           // >= 1 (at run time: SetWorkers)
 	QueueCap         int           // 0 = unbounded (at run time: SetQueue)
 	LIFO             bool          // serve the newest queued first (at run time: SetQueue)
 	DropExpired      bool          // discard a queued job whose Deadline passed (at run time: SetQueue)

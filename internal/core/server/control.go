@@ -107,6 +107,23 @@ func (s *Server) SetLimit(now clock.Instant, l limit.Limit) {
 	s.limGen++
 }
 
+// SetWorkers changes the number of workers from now. More workers start
+// queued jobs at once; fewer take no job away: the jobs in service all
+// finish as they would have, and no job starts while the busy workers are
+// at or over the new count (so busy may exceed Workers until they have).
+func (s *Server) SetWorkers(now clock.Instant, n int) error {
+	if n < 1 || n > MaxWorkers {
+		return fmt.Errorf("server %q: workers = %d, must be in [1, %d]", s.cfg.Name, n, MaxWorkers)
+	}
+	s.settle(now)
+	s.cfg.Workers = n
+	s.svc.resize(n)
+	if s.up {
+		s.pending = s.startNext(s.last, s.pending)
+	}
+	return nil
+}
+
 // SetQueue changes the queue capacity (0 = unbounded), the discipline and
 // drop-expired from now. If the queue is now over capacity, the excess ends
 // as the new discipline would treat it: LIFO evicts the oldest jobs

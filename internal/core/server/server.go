@@ -22,8 +22,9 @@ import (
 	"github.com/lblab/lblab/internal/rng"
 )
 
-// Server is one emulated backend. Invariants: busy workers <= Workers; the
-// queue holds jobs only while every worker is busy; with a bounded queue,
+// Server is one emulated backend. Invariants: busy workers <= Workers, but
+// for the jobs in service when SetWorkers cut the count, which finish; the
+// queue holds jobs only while busy >= Workers; with a bounded queue,
 // queued <= QueueCap.
 type Server struct {
 	cfg     Config // run-time settings are changed in place by the setters

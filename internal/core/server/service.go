@@ -20,26 +20,41 @@ type active struct {
 	delay    time.Duration // a Fault's extra delay for its answer
 }
 
-// service holds the workers: one slot per worker and a binary min-heap of the
-// busy slots ordered by (target, seq), so the top is the next to finish.
-// Invariant: len(heap) + len(free) == len(slots) == Workers.
+// service holds the workers: slots and a binary min-heap of the busy slots
+// ordered by (target, seq), so the top is the next to finish. Invariant:
+// len(heap) + len(free) == len(slots) >= n, the worker count. A job starts
+// only while fewer than n are busy; after resize cut n, the jobs already in
+// service on the slots over it finish as they would have (len(heap) > n
+// until they have).
 type service struct {
 	slots []active
 	heap  []int32 // busy slot indices
 	free  []int32 // idle slot indices
+	n     int     // the worker count
 }
 
 func newService(workers int) service {
-	s := service{slots: make([]active, workers), heap: make([]int32, 0, workers), free: make([]int32, workers)}
+	s := service{slots: make([]active, workers), heap: make([]int32, 0, workers), free: make([]int32, workers), n: workers}
 	for i := range s.free {
 		s.free[i] = int32(workers - 1 - i)
 	}
 	return s
 }
 
+// resize sets the worker count to n, adding idle slots as needed; slots
+// over n are kept (a busy one finishes its job), so a later growth reuses
+// them.
+func (s *service) resize(n int) {
+	for len(s.slots) < n {
+		s.slots = append(s.slots, active{})
+		s.free = append(s.free, int32(len(s.slots)-1))
+	}
+	s.n = n
+}
+
 func (s *service) busy() int { return len(s.heap) }
 
-func (s *service) idle() bool { return len(s.free) > 0 }
+func (s *service) idle() bool { return len(s.heap) < s.n }
 
 // top returns the job that finishes first; the service must be busy.
 func (s *service) top() *active { return &s.slots[s.heap[0]] }

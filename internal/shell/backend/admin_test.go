@@ -162,8 +162,15 @@ func TestSetAppliesServerSettings(t *testing.T) {
 			t.Errorf("queue %+v after set", q)
 		}
 		c.post("/admin/set", `{"path":"servers[0].workers","value":4}`, &res)
-		if len(res.Applied) != 0 || !reflect.DeepEqual(res.Static, []string{"workers"}) {
+		if !reflect.DeepEqual(res.Applied, []string{"workers"}) || len(res.Static) != 0 {
 			t.Errorf("set workers: %+v", res)
+		}
+		if w := c.state().Workers; w != 4 {
+			t.Errorf("%d workers after set", w)
+		}
+		c.post("/admin/set", `{"path":"servers.cache.size","value":"500"}`, &res)
+		if len(res.Applied) != 0 || !reflect.DeepEqual(res.Static, []string{"cache"}) {
+			t.Errorf("set cache: %+v", res)
 		}
 		c.post("/admin/set", `{"path":"clients.rate","value":"300"}`, &res)
 		if len(res.Applied)+len(res.Static) != 0 {

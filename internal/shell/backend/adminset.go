@@ -107,7 +107,7 @@ type SetResult struct {
 	// were applied to the running server.
 	Applied []string `json:"applied"`
 	// Static lists altered settings the running server cannot take
-	// (workers, gc, cache, ...): they hold in the lab copy only.
+	// (gc, cache, ...): they hold in the lab copy only.
 	Static []string `json:"static,omitempty"`
 }
 
@@ -195,7 +195,9 @@ var knobs = []knob{
 	{"limiter", func(s labfile.Server) any { return s.Limiter }, func(b *Backend, now clock.Instant, _ labfile.Server, spec limit.Spec, lim limit.Limit) {
 		b.setLimitLocked(now, spec, lim)
 	}},
-	{"workers", func(s labfile.Server) any { return s.Workers }, nil},
+	{"workers", func(s labfile.Server) any { return s.Workers }, func(b *Backend, now clock.Instant, s labfile.Server, _ limit.Spec, _ limit.Limit) {
+		_ = b.core.SetWorkers(now, s.Workers) // the lab validated it
+	}},
 	{"max_outstanding", func(s labfile.Server) any { return s.MaxOutstanding }, nil},
 	{"queue_timeout", func(s labfile.Server) any { return s.QueueTimeout }, nil},
 	{"work", func(s labfile.Server) any { return s.Work }, nil},

@@ -122,12 +122,12 @@ func TestSettingsAndSet(t *testing.T) {
 	if a.status != 200 || !strings.Contains(a.body, `"applied":false`) {
 		t.Errorf("set outside balancers: %d %s", a.status, a.body)
 	}
-	a = c.call(t, "POST", "/admin/set", `{"path":"balancers.load","value":"shared"}`)
-	if a.status != 200 || !hasSetting(c.state(t).Settings, "load", "shared") {
-		t.Errorf("set load shared: %d %s", a.status, a.body)
+	a = c.call(t, "POST", "/admin/set", `{"path":"balancers.decay","value":"2s"}`)
+	if a.status != 200 || !hasSetting(c.state(t).Settings, "decay", "2s") {
+		t.Errorf("set decay: %d %s", a.status, a.body)
 	}
 	if a := c.get(t, "/"); a.status != 200 {
-		t.Errorf("proxy after a pipeline rebuild: %+v", a)
+		t.Errorf("proxy after a new decay: %+v", a)
 	}
 }
 

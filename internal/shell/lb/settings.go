@@ -182,6 +182,11 @@ func (l *LB) change(cs []change) error {
 	if err := nl.ApplyAll(pairs); err != nil {
 		return badInput{nameField(cs, err)}
 	}
+	for _, c := range cs {
+		if err := l.lab.FixedChange(nl, c.path); err != nil {
+			return badInput{nameField(cs, err)}
+		}
+	}
 	was := l.lab.Balancers.Algorithm
 	if err := l.commit(nl); err != nil {
 		return badInput{err}

@@ -78,6 +78,12 @@ func TestEverySettingRoundTrips(t *testing.T) {
 		}
 		body := jsonAt(name, v)
 		a := c.call(t, "PUT", "/admin/settings", body)
+		if labfile.FixedAtRunTime(l.Path) != "" { // shown, and refused as a set event refuses it
+			if a.status != 400 || !strings.Contains(a.body, l.Path+": is fixed for a run") {
+				t.Errorf("PUT %s: %d %s, want 400: fixed for a run", body, a.status, a.body)
+			}
+			continue
+		}
 		if a.status != 200 {
 			t.Errorf("PUT %s: %d %s", body, a.status, a.body)
 			continue
@@ -206,6 +212,8 @@ func TestSettingsBodyIsChecked(t *testing.T) {
 		`{"breaker":{"enabled":"yes"}}`:      "breaker.enabled: want true or false",
 		`{"decay":1000}`:                     `decay: want a duration as text`,
 		`{"load":true}`:                      "load: want text",
+		`{"load":"shared"}`:                  "load: balancers.load: is fixed for a run",
+		`{"timeout":"1s","load":"shared"}`:   "load: balancers.load: is fixed for a run",
 		`{"timeout":"1s","breaker":{"x":1}}`: "breaker.x: no such setting",
 	} {
 		a := c.call(t, "PUT", "/admin/settings", body)
@@ -215,6 +223,12 @@ func TestSettingsBodyIsChecked(t *testing.T) {
 	}
 	if after := c.call(t, "GET", "/admin/state", "").body; after != before {
 		t.Errorf("refused bodies changed the state:\n%s\n%s", before, after)
+	}
+	if a := c.call(t, "POST", "/admin/set", `{"path":"balancers.load","value":"shared"}`); a.status != 400 || !strings.Contains(a.body, "is fixed for a run") {
+		t.Errorf("POST /admin/set balancers.load=shared: %d %s, want 400: fixed for a run", a.status, a.body)
+	}
+	if a := c.call(t, "PUT", "/admin/settings", `{"load":"local"}`); a.status != 200 {
+		t.Errorf("PUT the load mode it has: %d %s, want 200 (no change)", a.status, a.body)
 	}
 	a := c.call(t, "PUT", "/admin/settings", `{"timeout":null,"breaker":{"window":null,"probes":4}}`)
 	var s Settings

@@ -174,8 +174,8 @@ func (l *loop) adminSet(now clock.Instant, path, value string) reply {
 	if !strings.HasPrefix(path, "clients.") {
 		return reply{fasthttp.StatusOK, map[string]any{"path": path, "applied": false}}
 	}
-	if labfile.FixedAtRunTime(path) {
-		return bad(path + " is fixed for a run (the request stream is built from it once)")
+	if why := labfile.FixedAtRunTime(path); why != "" {
+		return bad(path + " is fixed for a run (" + why + ")")
 	}
 	next := l.lab.Clone()
 	if err := next.Apply(path, value); err != nil {

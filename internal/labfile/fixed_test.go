@@ -1,0 +1,47 @@
+package labfile
+
+import (
+	"strings"
+	"testing"
+)
+
+// The settings a running lab cannot change are refused in a set event at
+// the event's line and column, naming the setting and why; a compare
+// setting may still give them, and Lab.FixedChange refuses the same change
+// for the live settings APIs, while the value a setting has passes.
+func TestSetFixedForRunRefused(t *testing.T) {
+	for _, c := range []struct{ path, value, col string }{
+		{"clients.count", "1", ":7:33:"}, {"balancers.load", "shared", ":7:33:"}, {"clients.profile.mean", "5", ":7:33:"},
+	} {
+		_, err := Parse("fixed.yaml", []byte(`
+duration: 2s
+clients: {algorithm: p2c}
+servers:
+  - {}
+events:
+  - {at: 1s, action: set, set: {`+c.path+`: `+c.value+`}}
+`))
+		if err == nil || !strings.Contains(err.Error(), "fixed.yaml"+c.col) || !strings.Contains(err.Error(), "set."+c.path+": is fixed for a run (") {
+			t.Errorf("set %s=%s: %v; want refused at fixed.yaml%s, fixed for a run", c.path, c.value, err, c.col)
+		}
+	}
+	for _, path := range []string{"servers.workers", "balancers.decay", "clients.retries"} {
+		if why := FixedAtRunTime(path); why != "" {
+			t.Errorf("%s is held fixed (%s); a set event carries it out", path, why)
+		}
+	}
+	if _, err := Parse("compare.yaml", []byte("duration: 1s\ncompare:\n  - {name: shared, set: {balancers.load: shared}}\n  - {name: few, set: {clients.count: 2}}\n")); err != nil {
+		t.Errorf("a compare setting of a setting fixed for a run: %v", err)
+	}
+	lab := Default()
+	same, shared := lab.Clone(), lab.Clone()
+	if err := shared.Apply("balancers.load", "shared"); err != nil {
+		t.Fatal(err)
+	}
+	if err := lab.FixedChange(same, "balancers.load"); err != nil {
+		t.Errorf("the same load mode again: %v", err)
+	}
+	if err := lab.FixedChange(shared, "balancers.load"); err == nil || !strings.HasPrefix(err.Error(), "balancers.load: is fixed for a run (") {
+		t.Errorf("a new load mode on a running lab: %v", err)
+	}
+}
