@@ -44,6 +44,11 @@ type transport struct {
 	cancels sync.WaitGroup // the cancellations among them
 	pool    workerPool
 	waits   *pace.Scheduler // times the injected hops
+	// inline, when set, takes an answer in on the worker that got it
+	// (loop.inline): taken false when the loop's state is busy or the loop
+	// has stopped (the answer is then posted), next the attempt the answer
+	// started, which the worker runs itself.
+	inline func(r *result) (next job, has, taken bool)
 }
 
 // task is one attempt for a worker, and where its answer goes.
@@ -232,9 +237,8 @@ type result struct {
 	redialCost time.Duration // ... at this emulated cost
 }
 
-// run performs one attempt and posts its answer; false when the loop has stopped.
-func (tr *transport) run(t task) bool {
-	j := t.j
+// attempt performs one attempt and returns its answer.
+func (tr *transport) attempt(j *job) result {
 	r := result{target: j.target, h: j.h}
 	var dialErr error
 	if j.dial && !tr.closing.Load() { // a new connection: the real handshake within the emulated one
@@ -250,15 +254,20 @@ func (tr *transport) run(t task) bool {
 		r.err, r.res, r.broken, r.onWire = dialErr, wire.Classify(dialErr, 0, nil), true, true
 	default:
 		r.onWire = true
-		tr.exchange(&j, &r)
+		tr.exchange(j, &r)
 	}
+	return r
+}
+
+// post hands an answer to the loop; false when the loop has stopped.
+func (tr *transport) post(out chan<- result, r *result) bool {
 	select { // the results channel has room nearly always: no two-way select then
-	case t.out <- r:
+	case out <- *r:
 		return true
 	default:
 	}
 	select {
-	case t.out <- r:
+	case out <- *r:
 		return true
 	case <-tr.quit:
 		return false
