@@ -138,8 +138,9 @@ func (tr *transport) launch(j job, out chan<- result) {
 func (tr *transport) work(w *worker, t task) {
 	defer tr.wg.Done()
 	growStack(t.j.target)
+	var ex exchangeBufs
 	for {
-		r := tr.attempt(&t.j)
+		r := tr.attempt(&t.j, &ex)
 		var taken, has bool
 		if tr.inline != nil {
 			var next job
