@@ -139,8 +139,9 @@ func (tr *transport) work(w *worker, t task) {
 	defer tr.wg.Done()
 	growStack(t.j.target)
 	var ex exchangeBufs
+	var r result // declared once: handed to inline by pointer, it lives on the heap
 	for {
-		r := tr.attempt(&t.j, &ex)
+		r = tr.attempt(&t.j, &ex)
 		var taken, has bool
 		if tr.inline != nil {
 			var next job
