@@ -134,7 +134,8 @@ func (tr *transport) launch(j job, out chan<- result) {
 // work runs attempts until the reaper tells the worker to leave or the
 // loop stops. An answer the worker takes in itself (transport.inline) may
 // start the next attempt (a closed-loop user with no think time), which the
-// worker runs at once: no hand-over to the loop and back, no park.
+// worker runs at once: no hand-over to the loop and back, no wait in the
+// pool.
 func (tr *transport) work(w *worker, t task) {
 	defer tr.wg.Done()
 	growStack(t.j.target)
@@ -150,9 +151,9 @@ func (tr *transport) work(w *worker, t task) {
 				// Let the other workers whose answers are in take them
 				// first: their next requests then go out together, and the
 				// server, woken by the first, reads the rest while awake
-				// (a wake-up of its thread on every request was most of
-				// the cost of a write on loopback), as wrk's event loop
-				// reads every ready answer before it writes.
+				// (waking its thread for every request was a third of the
+				// cost of a write on loopback), as wrk's event loop reads
+				// every ready answer before it writes.
 				runtime.Gosched()
 				continue
 			}
