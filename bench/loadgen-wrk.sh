@@ -17,20 +17,22 @@
 # sends what wrk sends, a GET of /.
 #
 # Usage: bench/loadgen-wrk.sh [seconds per row, default 10] [rounds, default 2]
-#        CONNS="1 32" OPEN="40000 40000:100" bench/loadgen-wrk.sh (the defaults)
+#        CONNS="1 32" OPEN="40000 40000:100" bench/loadgen-wrk.sh (the defaults;
+#        an empty CONNS or OPEN leaves those rows out)
+#        LOADGEN=/tmp/old/loadgen bench/loadgen-wrk.sh runs a given build
 # Record with the shared lock: flock /tmp/lblab-bench.lock bench/loadgen-wrk.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
 rounds=${2:-2}
-conns=(${CONNS:-1 32})
-opens=(${OPEN:-40000 40000:100})
+conns=(${CONNS-1 32}) # set but empty: no closed rows (CONNS="" OPEN="40000")
+opens=(${OPEN-40000 40000:100}) # set but empty: no open rows
 [ "$(nproc)" -ge 2 ] || { echo "needs 2 CPUs (nginx on one, the generator on the other)" >&2; exit 2; }
 . bench/lib.sh
 need wrk wrk
 need nginx nginx-light
-mkdir -p bin
-go build -o bin/ ./cmd/loadgen
+loadgen=${LOADGEN:-bin/loadgen} # LOADGEN=path runs that binary instead (A/B of two builds)
+if [ -z "${LOADGEN:-}" ]; then mkdir -p bin; go build -o bin/ ./cmd/loadgen; fi
 tmp=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
@@ -70,7 +72,7 @@ row_loadgen() { # row_loadgen closed N | row_loadgen open RATE[:CAP]
     f=$(lab open 1); extra=(--rate "${2%%:*}" --drain 2s)
     [[ $2 == *:* ]] && extra+=(--max-inflight "${2##*:}")
   fi
-  GOMAXPROCS=1 "${gen[@]}" /usr/bin/time -f "%U %S" -o "$tmp/time" bin/loadgen --lab "$f" --target "$url" --plain \
+  GOMAXPROCS=1 "${gen[@]}" /usr/bin/time -f "%U %S" -o "$tmp/time" "$loadgen" --lab "$f" --target "$url" --plain \
     --duration "${secs}s" --json "${extra[@]}" >"$tmp/r.json" 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
   python3 - "$tmp/r.json" "$1" "$2" "$secs" "$(cat "$tmp/time")" <<'PY'
 import json, sys

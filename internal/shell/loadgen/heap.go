@@ -1,10 +1,6 @@
 package loadgen
 
-import (
-	"container/heap"
-
-	"github.com/lblab/lblab/internal/clock"
-)
+import "github.com/lblab/lblab/internal/clock"
 
 // kind is what a timer event does when it fires.
 type kind uint8
@@ -32,20 +28,14 @@ type event struct {
 
 type events []event
 
-func (q events) Len() int { return len(q) }
-func (q events) Less(i, j int) bool {
+func (q events) less(i, j int) bool {
 	return q[i].at < q[j].at || (q[i].at == q[j].at && q[i].seq < q[j].seq)
 }
-func (q events) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *events) Push(x any)   { *q = append(*q, x.(event)) }
-func (q *events) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return e
-}
 
-// timerQueue is the heap of everything the loop must do at a given instant.
+// timerQueue is the heap of everything the loop must do at a given instant:
+// a binary heap of its own, not container/heap, whose Push and Pop take and
+// return an any (an allocation for every event boxed, two per request in a
+// closed loop).
 type timerQueue struct {
 	items events
 	seq   uint64
@@ -54,7 +44,16 @@ type timerQueue struct {
 func (q *timerQueue) push(e event) {
 	e.seq = q.seq
 	q.seq++
-	heap.Push(&q.items, e)
+	q.items = append(q.items, e)
+	h := q.items
+	for i := len(h) - 1; i > 0; {
+		up := (i - 1) / 2
+		if !h.less(i, up) {
+			break
+		}
+		h[i], h[up] = h[up], h[i]
+		i = up
+	}
 }
 
 // peek returns the earliest instant, or clock.Never when empty.
@@ -65,4 +64,27 @@ func (q *timerQueue) peek() clock.Instant {
 	return q.items[0].at
 }
 
-func (q *timerQueue) pop() event { return heap.Pop(&q.items).(event) }
+// pop takes the earliest event off; the heap must not be empty.
+func (q *timerQueue) pop() event {
+	h := q.items
+	e := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		m, l, r := i, 2*i+1, 2*i+2
+		if l < n && h.less(l, m) {
+			m = l
+		}
+		if r < n && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	q.items = h
+	return e
+}

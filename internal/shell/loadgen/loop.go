@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -24,7 +25,11 @@ import (
 )
 
 // loop is the run's single owner of the stream, the targets and the heap.
+// Its state is guarded by mu: the loop goroutine holds it except while it
+// waits, and a worker that finds it free takes its own answer in under it
+// (inline), running the same code the loop would.
 type loop struct {
+	mu     sync.Mutex
 	cfg    Config
 	lab    *labfile.Lab
 	log    *zap.Logger
@@ -45,6 +50,15 @@ type loop struct {
 	disc        *discover.Watcher // --servers-dns (discover.go), nil without
 	epoch       time.Time         // instant 0
 	ticked      clock.Instant     // when the timer last fired (arm, pacingGrain)
+	armedAt     clock.Instant     // the instant the timer is set for
+	wake        chan struct{}     // a worker's nudge: the timer or the end moved (inline)
+	over        bool              // run returned: workers post their answers again
+	// While a worker takes its answer in (inline), toSelf is set: the first
+	// attempt launched then is left in self for that worker to run.
+	toSelf  bool
+	self    job
+	selfHas bool
+	inlined uint64 // answers taken in by their workers (tests)
 
 	inflight int              // attempt goroutines not yet answered
 	peak     int              // the most attempts out at once
@@ -88,6 +102,10 @@ func (l *loop) launch(j job) {
 	l.peak = max(l.peak, l.inflight)
 	if ce := l.log.Check(zap.DebugLevel, "send"); ce != nil {
 		ce.Write(zap.Uint64("seq", j.seq), zap.Stringer("kind", j.kind), zap.Bool("reject", j.reject))
+	}
+	if l.toSelf {
+		l.toSelf, l.self, l.selfHas = false, j, true
+		return
 	}
 	l.tr.launch(j, l.results)
 }
@@ -156,15 +174,20 @@ func (l *loop) start() {
 // (or the drain limit cut the rest off); it returns the end instant.
 func (l *loop) run(ctx context.Context) clock.Instant {
 	done := ctx.Done()
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	for {
 		now := l.clock()
 		l.fireDue(now)
 		if l.finished(now) {
+			l.over = true
 			return max(now, l.stopAt)
 		}
 		l.arm(now)
+		l.mu.Unlock()
 		select {
 		case r := <-l.results:
+			l.mu.Lock()
 			l.onResult(&r)
 			// The answers already posted are taken in the same turn, one
 			// by one as above, without a select and a timer setting each.
@@ -178,14 +201,51 @@ func (l *loop) run(ctx context.Context) clock.Instant {
 				break
 			}
 		case <-l.timer.C:
+			l.mu.Lock()
 			l.ticked = l.clock()
+		case <-l.wake:
+			l.mu.Lock()
 		case c := <-l.cmds:
+			l.mu.Lock()
 			l.onCommand(l.clock(), c)
 		case <-done:
+			l.mu.Lock()
 			done = nil
 			l.interrupt(l.clock())
 		}
 	}
+}
+
+// inline takes attempt r's answer in on the worker that got it, when the
+// loop's state is free and the loop still runs (taken false otherwise: the
+// worker posts it). It does what the loop does with a posted answer, and
+// fires what is due then: a closed-loop user with no think time starts its
+// next request at once, and that attempt (next, has) goes back to this
+// worker to run, instead of a hand-over to the loop and from it to a worker.
+// The loop is nudged when its timer should now fire sooner, and after the
+// end of the arrivals (the run may be over).
+func (l *loop) inline(r *result) (next job, has, taken bool) {
+	if !l.mu.TryLock() {
+		return job{}, false, false
+	}
+	defer l.mu.Unlock()
+	if l.over {
+		return job{}, false, false
+	}
+	l.inlined++
+	l.toSelf = true
+	l.onResult(r)
+	now := l.clock()
+	l.fireDue(now)
+	next, has = l.self, l.selfHas
+	l.toSelf, l.self, l.selfHas = false, job{}, false
+	if now >= l.stopAt || l.cut || l.armAt(now) < l.armedAt {
+		select {
+		case l.wake <- struct{}{}:
+		default:
+		}
+	}
+	return next, has, true
 }
 
 // maxBatch is the most answers the loop takes in one turn before it looks
@@ -232,7 +292,10 @@ const pacingGrain = 100 * time.Microsecond
 
 // arm sets the single timer to the earliest heap entry, no sooner than
 // pacingGrain after its last firing.
-func (l *loop) arm(now clock.Instant) { l.timer.ResetAt(l.wall(l.armAt(now))) }
+func (l *loop) arm(now clock.Instant) {
+	l.armedAt = l.armAt(now)
+	l.timer.ResetAt(l.wall(l.armedAt))
+}
 
 // armAt is the instant arm sets the timer for.
 func (l *loop) armAt(now clock.Instant) clock.Instant {

@@ -118,8 +118,19 @@ func plainServer(t *testing.T) (*fasthttputil.InmemoryListener, func() []seen) {
 
 // --plain with a targets file: no X-Lab-* header goes out, each request
 // takes its entry's method, path, headers and body in turn, and the report
-// counts the answers against the host that gave them.
+// counts the answers against the host that gave them. In both loops: a
+// worker sends a plain request it built for an earlier attempt of the same
+// entry again as it is (exchangeBufs), and one of the other entry rebuilt.
 func TestPlainTargetsFile(t *testing.T) {
+	for name, set := range map[string]map[string]string{
+		"open":   {"clients.rate": "100"},
+		"closed": {"clients.mode": "closed", "clients.users": "4", "clients.think": "0s", "duration": "300ms"},
+	} {
+		t.Run(name, func(t *testing.T) { testPlainTargetsFile(t, set) })
+	}
+}
+
+func testPlainTargetsFile(t *testing.T, set map[string]string) {
 	dir := t.TempDir()
 	body := filepath.Join(dir, "body.json")
 	targets := filepath.Join(dir, "targets.txt")
@@ -134,7 +145,7 @@ func TestPlainTargetsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	ln, gotten := plainServer(t)
-	lab := testLab(t, map[string]string{"clients.rate": "100"})
+	lab := testLab(t, set)
 	rep, _ := runLive(t, Config{Lab: lab, Requests: reqs, HTTP: HTTP{Plain: true, Header: []Header{{"Authorization", "Bearer x"}}},
 		Dial: func(string) (net.Conn, error) { return ln.Dial() }})
 	run := rep.Runs[0]

@@ -53,7 +53,8 @@ func New(cfg Config) (*Runner, error) {
 		return nil, err
 	}
 	l := &loop{cfg: cfg, lab: cfg.Lab, log: cfg.Log, tr: newTransport(cfg.Dial, cfg.Token, cfg.TLS, cfg.Waits), net: assemble.Network(cfg.Lab),
-		results: make(chan result, 1024), cmds: make(chan command), lateness: stats.NewHistogram(), closeReplay: func() {}}
+		results: make(chan result, 1024), cmds: make(chan command), wake: make(chan struct{}, 1), lateness: stats.NewHistogram(), closeReplay: func() {}}
+	l.tr.inline = l.inline
 	if cfg.HTTP.Plain {
 		l.net = policy.Network{} // a real service over a real network: nothing to inject
 	}

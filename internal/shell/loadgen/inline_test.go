@@ -1,0 +1,51 @@
+package loadgen
+
+import (
+	"testing"
+	"time"
+)
+
+// A closed-loop user with no think time: the worker that gets an answer
+// takes it in itself (under the loop's lock, through the same client
+// runtime) and sends the user's next request at once, so most answers never
+// go through the loop goroutine and the run needs about one worker per user.
+// Every request is still sent once and ends once, and the run ends when the
+// last answer is in, not at the drain limit: the worker that takes in the
+// last answer after the end wakes the loop.
+func TestClosedLoopAnswersTakenByTheirWorkers(t *testing.T) {
+	const users = 8
+	lab := testLab(t, map[string]string{"clients.mode": "closed", "clients.users": "8", "clients.think": "0s",
+		"network.hop": "0s", "duration": "500ms"})
+	f := newFake(t, "b1", false, func(got, int) answer { return answer{status: 200, loadQ: -1} })
+	start := time.Now()
+	rep, r := runLive(t, Config{Lab: lab, Targets: []Target{toFakes("closed", f)}, Dial: dialer(f), Drain: time.Minute})
+	took := time.Since(start)
+	run := rep.Runs[0]
+	checkAccounted(t, run)
+	if run.Succeeded != run.Requests || run.Requests < 100 {
+		t.Fatalf("want every request served, and many: %s", describe(run))
+	}
+	seqs := map[uint64]bool{}
+	for _, g := range f.got() {
+		if seqs[g.Seq] {
+			t.Fatalf("request %d sent twice", g.Seq)
+		}
+		seqs[g.Seq] = true
+	}
+	if uint64(len(seqs)) != run.Requests {
+		t.Fatalf("%d requests received, %d in the report", len(seqs), run.Requests)
+	}
+	// The loop goroutine takes an answer only when a worker found the
+	// loop's state busy (it held it for a timer or another answer): rare.
+	if in := r.l.inlined; in < run.Requests*3/4 {
+		t.Errorf("%d of %d answers taken in by their workers, want at least three quarters", in, run.Requests)
+	}
+	if n := r.l.tr.pool.started.Load(); n > 2*users {
+		t.Errorf("%d workers started for %d users, want about one each", n, users)
+	}
+	// Without the wake-up the loop would sleep to the drain limit (a
+	// minute); 20 s leaves a loaded machine room.
+	if took > 20*time.Second {
+		t.Errorf("the run took %v, past the end of a 0.5 s run: the loop waited for the drain limit", took)
+	}
+}
