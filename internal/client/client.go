@@ -196,8 +196,8 @@ type Runtime[N any] struct {
 	cfg     Config
 	policy  policy.Client // calls point here: Reconfigure rewrites it in place
 	tr      Transport[N]
-	reqs    observe.Requests
-	atts    observe.Attempts
+	reqs    observe.Requests // nil when nobody listens: no call per request then
+	atts    observe.Attempts // nil when nobody listens
 	Rec     *report.Recorder
 	calls   slab.Slab[Call]
 	att     slab.Slab[Attempt[N]]
@@ -216,12 +216,6 @@ type Runtime[N any] struct {
 func New[N any](cfg Config, tr Transport[N]) *Runtime[N] {
 	rt := &Runtime[N]{cfg: cfg, policy: cfg.Policy, tr: tr, reqs: cfg.Requests, atts: cfg.Attempts,
 		Rec: report.NewRecorder(cfg.Series), log: cfg.Log}
-	if rt.reqs == nil {
-		rt.reqs = observe.Nop{}
-	}
-	if rt.atts == nil {
-		rt.atts = observe.Nop{}
-	}
 	if rt.cfg.Tier < 1 {
 		rt.cfg.Tier = 1
 	}
@@ -353,7 +347,9 @@ func (rt *Runtime[N]) Fire(now clock.Instant, t Timer) {
 	switch {
 	case t.Kind == Patience && c.Live(h):
 		rt.Rec.Result(policy.Timeout)
-		rt.atts.AttemptAnswered(int(policy.Timeout))
+		if rt.atts != nil {
+			rt.atts.AttemptAnswered(int(policy.Timeout))
+		}
 		if rt.log != nil {
 			a := rt.att.Get(t.Ref)
 			rt.log.AttemptAnswered(report.AttemptRecord{Call: a.Call, Kind: a.Kind, Sent: a.Left, At: now,
@@ -408,12 +404,16 @@ func (rt *Runtime[N]) Answer(now clock.Instant, h uint64, res policy.Result, rep
 	if c == nil || !c.Live(int(h)) { // abandoned, or lost the race: not counted again
 		if res == policy.OK {
 			rt.Rec.Wasted()
-			rt.atts.Wasted()
+			if rt.atts != nil {
+				rt.atts.Wasted()
+			}
 		}
 		return
 	}
 	rt.Rec.Result(res)
-	rt.atts.AttemptAnswered(int(res))
+	if rt.atts != nil {
+		rt.atts.AttemptAnswered(int(res))
+	}
 	if rt.log != nil {
 		ar := report.AttemptRecord{Call: a.Call, Kind: a.Kind, Sent: a.Left, At: now, Result: res, Server: rep.Server,
 			Queue: -1, Service: -1}
@@ -517,7 +517,9 @@ func (rt *Runtime[N]) Send(now clock.Instant, pc *policy.Call, kind server.Kind,
 	}
 	a.Left = now
 	rt.Rec.Attempt(kind)
-	rt.atts.AttemptSent(int(kind))
+	if rt.atts != nil {
+		rt.atts.AttemptSent(int(kind))
+	}
 	if rt.cfg.Balancers != nil {
 		a.Bal = a.Client
 		rt.pick(now, a)
@@ -584,7 +586,9 @@ func (rt *Runtime[N]) Arm(at clock.Instant, c *policy.Call, t policy.Timer, h in
 func (rt *Runtime[N]) Finish(now clock.Instant, pc *policy.Call) {
 	c := rt.calls.Get(pc.Tag)
 	rt.Rec.Finish(now, &c.Call)
-	rt.reqs.RequestEnded(int(c.Outcome), now.Sub(c.Start))
+	if rt.reqs != nil {
+		rt.reqs.RequestEnded(int(c.Outcome), now.Sub(c.Start))
+	}
 	if rt.log != nil {
 		r := rt.record(c, c.Start)
 		r.Server = rt.answeredBy

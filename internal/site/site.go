@@ -62,7 +62,14 @@ func Build(ctx context.Context, dir, goCmd string, stderr io.Writer) error {
 	if err := copyExec(strings.TrimSpace(string(root)), dir); err != nil {
 		return err
 	}
-	build := exec.CommandContext(ctx, goCmd, "build", "-ldflags=-s -w", "-o", filepath.Join(dir, WasmFile), Module)
+	// The module is built with lab's profile (cmd/lab/default.pgo, make pgo),
+	// as go build ./cmd/lab builds lab: the same hot paths inlined.
+	gomod, err := exec.CommandContext(ctx, goCmd, "env", "GOMOD").Output()
+	if err != nil {
+		return fmt.Errorf("%s env GOMOD: %w", goCmd, err)
+	}
+	profile := filepath.Join(filepath.Dir(strings.TrimSpace(string(gomod))), "cmd", "lab", "default.pgo")
+	build := exec.CommandContext(ctx, goCmd, "build", "-pgo="+profile, "-ldflags=-s -w", "-o", filepath.Join(dir, WasmFile), Module)
 	build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	build.Stdout, build.Stderr = stderr, stderr
 	if err := build.Run(); err != nil {

@@ -51,12 +51,13 @@ func (s *Slab[T]) New() (uint64, *T) {
 
 // Get returns the value of h, or nil if h was freed since.
 func (s *Slab[T]) Get(h uint64) *T {
-	idx, gen := unpack(h)
-	if idx >= s.n {
-		return nil
-	}
-	if sl := s.slot(idx); sl.live && sl.gen == gen {
-		return &sl.v
+	// Small enough to inline (the loops call it for every event): a slot
+	// past s.n in the last chunk was never taken, so it is not live.
+	idx := uint32(h)
+	if c := idx >> chunkBits; c < uint32(len(s.chunks)) {
+		if sl := &s.chunks[c][idx&(chunkLen-1)]; sl.live && sl.gen == uint32(h>>32) {
+			return &sl.v
+		}
 	}
 	return nil
 }

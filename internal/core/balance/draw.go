@@ -150,16 +150,36 @@ func rampOf(v View, j int) float64 {
 	return 1
 }
 
+// argminKept is how many members' costs argmin keeps on its stack between
+// its two passes; a larger fleet asks the View again in the second.
+const argminKept = 64
+
 // argmin returns the eligible member of lowest cost, ties broken uniformly by
 // the random bits u (two passes: count the ties, then take the r-th), or -1.
+// The first pass keeps each member's cost (NaN for an ineligible one: costOf
+// never returns NaN) so the second reads them back instead of asking the
+// View again: the same answers, since a View's answers at one instant do not
+// change, at half the calls (each a costly one in a WebAssembly build).
 func argmin(now clock.Instant, v View, cost costFunc, u uint64) int {
 	n := v.Len()
+	var kept [argminKept]float64
+	costs := kept[:0]
+	if n <= argminKept {
+		costs = kept[:n]
+	}
 	best, ties := math.Inf(1), 0
 	for j := 0; j < n; j++ {
 		if !v.Ok(j) {
+			if len(costs) > 0 {
+				costs[j] = math.NaN()
+			}
 			continue
 		}
-		switch c := costOf(now, v, j, cost); {
+		c := costOf(now, v, j, cost)
+		if len(costs) > 0 {
+			costs[j] = c
+		}
+		switch {
 		case ties == 0 || c < best:
 			best, ties = c, 1
 		case c == best:
@@ -170,6 +190,17 @@ func argmin(now clock.Instant, v View, cost costFunc, u uint64) int {
 		return -1
 	}
 	r := rng.Bounded(u, ties)
+	if len(costs) > 0 {
+		for j, c := range costs {
+			if c == best { // never an ineligible member's NaN
+				if r == 0 {
+					return j
+				}
+				r--
+			}
+		}
+		return -1
+	}
 	for j := 0; j < n; j++ {
 		if v.Ok(j) && costOf(now, v, j, cost) == best {
 			if r == 0 {
