@@ -54,6 +54,22 @@ func packLab(t *testing.T, name, kind string, duration time.Duration, settings .
 	return lab, lab.Compare
 }
 
+// rrAndLeastConns runs scenario name through kind for duration under
+// round robin and least connections, and checks both accounted for.
+func rrAndLeastConns(t *testing.T, name, kind string, duration time.Duration) (rr, lc *report.Run) {
+	t.Helper()
+	lab, settings := packLab(t, name, kind, duration, "round-robin", "least-outstanding")
+	rep, err := Run(ctxFor(t, 90*time.Second), lab, settings, RunOptions{Options: testOptions(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, lc = rep.Find("round-robin"), rep.Find("least-outstanding")
+	for _, run := range []*report.Run{rr, lc} {
+		accounted(t, kind, run)
+	}
+	return rr, lc
+}
+
 // serverShare is the share of server name in run.
 func serverShare(t *testing.T, run *report.Run, name string) float64 {
 	t.Helper()
@@ -74,16 +90,7 @@ func TestExternalPackSlowServer(t *testing.T) {
 	for _, kind := range packKinds("haproxy") {
 		t.Run(kind, func(t *testing.T) {
 			proxyTool(t, kind)
-			ctx := ctxFor(t, 90*time.Second)
-			lab, settings := packLab(t, "slow-server", kind, 6*time.Second, "round-robin", "least-outstanding")
-			rep, err := Run(ctx, lab, settings, RunOptions{Options: testOptions(t)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rr, lc := rep.Find("round-robin"), rep.Find("least-outstanding")
-			for _, run := range []*report.Run{rr, lc} {
-				accounted(t, kind, run)
-			}
+			rr, lc := rrAndLeastConns(t, "slow-server", kind, 6*time.Second)
 			srr, slc := serverShare(t, rr, "slow"), serverShare(t, lc, "slow")
 			t.Logf("%s: slow's share %.3f under round robin (%d 503s), %.3f under least connections (%d 503s)",
 				kind, srr, rr.Rejected, slc, lc.Rejected)
@@ -113,16 +120,7 @@ func TestExternalPackGCEWMA(t *testing.T) {
 	for _, kind := range packKinds("nginx") {
 		t.Run(kind, func(t *testing.T) {
 			proxyTool(t, kind)
-			ctx := ctxFor(t, 90*time.Second)
-			lab, settings := packLab(t, "gc-ewma", kind, 5*time.Second, "round-robin", "least-outstanding")
-			rep, err := Run(ctx, lab, settings, RunOptions{Options: testOptions(t)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rr, lc := rep.Find("round-robin"), rep.Find("least-outstanding")
-			for _, run := range []*report.Run{rr, lc} {
-				accounted(t, kind, run)
-			}
+			rr, lc := rrAndLeastConns(t, "gc-ewma", kind, 5*time.Second)
 			prr, plc := serverShare(t, rr, "paused"), serverShare(t, lc, "paused")
 			t.Logf("%s: p99 round robin %.1f ms, least connections %.1f ms; paused's share %.3f and %.3f",
 				kind, rr.Latency.P99, lc.Latency.P99, prr, plc)
