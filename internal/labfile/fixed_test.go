@@ -25,7 +25,14 @@ events:
 			t.Errorf("set %s=%s: %v; want refused at fixed.yaml%s, fixed for a run", c.path, c.value, err, c.col)
 		}
 	}
-	for _, path := range []string{"servers.workers", "balancers.decay", "clients.retries"} {
+	for path, want := range map[string]string{"servers[1].gc.every": "servers.gc", "servers.cache.size": "servers.cache.size",
+		"network.tls": "network.tls", "clients.keys": "clients.keys", "seed": "seed"} {
+		if FixedAtRunTime(path) == "" {
+			t.Errorf("%s is not held fixed; want it fixed as %s", path, want)
+		}
+	}
+	for _, path := range []string{"servers.workers", "balancers.decay", "clients.retries", "servers[0].queue_timeout",
+		"servers.cache.hit_factor", "network.hop", "network.jitter", "servers.speed"} {
 		if why := FixedAtRunTime(path); why != "" {
 			t.Errorf("%s is held fixed (%s); a set event carries it out", path, why)
 		}
