@@ -52,6 +52,10 @@ var ServerSettings = []ServerSetting{
 		func(s *server.Server, now clock.Instant, c server.Config) error {
 			return s.SetErrorTime(now, c.ErrorTime)
 		}},
+	{"cache.size", []string{"cache.size"}, func(s labfile.Server) any { return s.Cache.Size },
+		func(s *server.Server, now clock.Instant, c server.Config) error {
+			return s.SetCacheSize(now, c.CacheSize)
+		}},
 	{"cache.hit_factor", []string{"cache.hit_factor"}, func(s labfile.Server) any { return s.Cache.HitFactor },
 		func(s *server.Server, now clock.Instant, c server.Config) error {
 			return s.SetHitFactor(now, c.HitFactor)

@@ -230,7 +230,6 @@ var fixedForRun = []struct{ path, why string }{
 	{"servers.name", "the fleet is started once (add-server and remove-server change it)"},
 	{"servers.work", "a server and its limiter take their work distribution when the server starts"},
 	{"servers.gc", "a server's pause schedule is laid out when it starts"},
-	{"servers.cache.size", "a server's cache is allocated at its size when it starts"},
 }
 
 const (

@@ -93,6 +93,20 @@ events:
 				t.Errorf("median latency %v with every answer an error held 50ms", p50)
 			}
 		}},
+		{"cache.size", `
+duration: 2s
+clients: {rate: 100, keys: 5}
+servers:
+  - {count: 2}
+events:
+  - {at: 1s, action: set, set: {servers.cache.size: 100}}
+`, 1900 * time.Millisecond, func(t *testing.T, w *world) {
+			for _, s := range w.servers {
+				if snap := s.core.Snapshot(w.now); snap.CacheHits == 0 {
+					t.Errorf("%s: no cache hit on 5 keys after cache.size 100 (%d lookups)", s.spec.Name, snap.CacheLookups)
+				}
+			}
+		}},
 		{"cache.hit_factor", `
 duration: 2s
 network: {hop: 0s}

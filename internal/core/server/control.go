@@ -200,3 +200,16 @@ func (s *Server) SetHitFactor(now clock.Instant, f float64) error {
 	s.cfg.HitFactor = f
 	return nil
 }
+
+// SetCacheSize replaces the key cache with an empty one of size keys (0 =
+// none) from now: a resized cache starts cold, as a restarted server's
+// does. The jobs in service keep the cost their lookup gave them.
+func (s *Server) SetCacheSize(now clock.Instant, size int) error {
+	if size < 0 || size > MaxCacheSize {
+		return fmt.Errorf("server %q: cache.size = %d, must be in [0, %d] (0 = none)", s.cfg.Name, size, MaxCacheSize)
+	}
+	s.settle(now)
+	s.cache = newLRU(size)
+	s.cfg.CacheSize = size
+	return nil
+}

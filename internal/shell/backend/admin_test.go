@@ -168,9 +168,13 @@ func TestSetAppliesServerSettings(t *testing.T) {
 		if w := c.state().Workers; w != 4 {
 			t.Errorf("%d workers after set", w)
 		}
-		if r := c.admin("POST", "/admin/set", `{"path":"servers.cache.size","value":"500"}`); r.code != 400 ||
-			!contains(string(r.body), "servers.cache.size: is fixed for a run (") {
-			t.Errorf("set cache.size: %d %s, want 400: fixed for a run", r.code, r.body)
+		c.post("/admin/set", `{"path":"servers.cache.size","value":"500"}`, &res)
+		if !reflect.DeepEqual(res.Applied, []string{"cache.size"}) {
+			t.Errorf("set cache.size: %+v", res)
+		}
+		if r := c.admin("POST", "/admin/set", `{"path":"servers.count","value":"3"}`); r.code != 400 ||
+			!contains(string(r.body), "servers.count: is fixed for a run (") {
+			t.Errorf("set servers.count: %d %s, want 400: fixed for a run", r.code, r.body)
 		}
 		c.post("/admin/set", `{"path":"clients.rate","value":"300"}`, &res)
 		if len(res.Applied) != 0 {
