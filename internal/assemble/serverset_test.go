@@ -31,7 +31,7 @@ func TestEverySettableLeafIsCarriedOutOrFixed(t *testing.T) {
 	for name, kv := range map[string][]string{
 		"tier": {"balancers.breaker.enabled", "true", "balancers.outlier.enabled", "true",
 			"balancers.slow_start.enabled", "true", "balancers.algorithm", "p2c"},
-		"client-side": {"clients.algorithm", "p2c", "balancers.breaker.enabled", "true"},
+		"client-side": {"clients.algorithm", "p2c", "clients.sticky", "5", "balancers.breaker.enabled", "true"},
 	} {
 		lab := labfile.Default()
 		for i := 0; i < len(kv); i += 2 {
