@@ -17,6 +17,7 @@ func TestSetMaxOutstanding(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.arrive(ms(2), 3, 10*time.Millisecond)
+	r.until(ms(30)) // a driver sets at an instant it has woken the server up to
 	if err := r.s.SetMaxOutstanding(ms(30), 0); err != nil {
 		t.Fatal(err)
 	}
@@ -59,6 +60,7 @@ func TestSetErrorTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.arrive(ms(2), 2, 10*time.Millisecond)
+	r.until(ms(40))
 	if err := r.s.SetErrorTime(ms(40), 0); err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +78,7 @@ func TestSetHitFactor(t *testing.T) {
 	key := func(j *Job) { j.Key = 7 }
 	r.arrive(0, 1, 10*time.Millisecond, key)
 	r.arrive(ms(20), 2, 10*time.Millisecond, key)
+	r.until(ms(30))
 	if err := r.s.SetHitFactor(ms(30), 0.1); err != nil {
 		t.Fatal(err)
 	}
