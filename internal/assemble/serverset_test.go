@@ -31,9 +31,9 @@ func TestEverySettableLeafIsCarriedOutOrFixed(t *testing.T) {
 	for name, kv := range map[string][]string{
 		"tier": {"balancers.breaker.enabled", "true", "balancers.outlier.enabled", "true",
 			"balancers.slow_start.enabled", "true", "balancers.algorithm", "p2c"},
-		"tier aperture": {"balancers.algorithm", "p2c", "balancers.aperture", "3"},
+		"tier aperture":        {"balancers.algorithm", "p2c", "balancers.aperture", "3"},
 		"client-side aperture": {"clients.algorithm", "p2c", "clients.aperture", "3"},
-		"client-side": {"clients.algorithm", "p2c", "clients.sticky", "5", "balancers.breaker.enabled", "true"},
+		"client-side":          {"clients.algorithm", "p2c", "clients.sticky", "5", "balancers.breaker.enabled", "true"},
 	} {
 		lab := labfile.Default()
 		for i := 0; i < len(kv); i += 2 {
