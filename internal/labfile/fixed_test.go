@@ -51,3 +51,28 @@ events:
 		t.Errorf("a new load mode on a running lab: %v", err)
 	}
 }
+
+// clients.algorithm may change from one algorithm to another mid-run, but
+// not switch client-side balancing on or off: the set event is refused at
+// its entry, and so is the change through a live process's API.
+func TestSetClientSideOnOffRefused(t *testing.T) {
+	for _, c := range []struct{ lab, value string }{
+		{"clients: {algorithm: p2c}", `""`}, {"clients: {}", "p2c"},
+	} {
+		_, err := Parse("side.yaml", []byte("duration: 2s\n"+c.lab+"\nevents:\n  - {at: 1s, action: set, set: {clients.algorithm: "+c.value+"}}\n"))
+		if err == nil || !strings.Contains(err.Error(), "side.yaml:4:") || !strings.Contains(err.Error(), "set.clients.algorithm: is fixed for a run as on or off (") {
+			t.Errorf("%s, set clients.algorithm %s: %v; want refused at side.yaml:4", c.lab, c.value, err)
+		}
+	}
+	if _, err := Parse("side.yaml", []byte("duration: 2s\nclients: {algorithm: p2c}\nevents:\n  - {at: 1s, action: set, set: {clients.algorithm: random}}\n")); err != nil {
+		t.Errorf("one client-side algorithm for another: %v", err)
+	}
+	lab := Default()
+	side := lab.Clone()
+	if err := side.Apply("clients.algorithm", "p2c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := lab.FixedChange(side, "clients.algorithm"); err == nil || !strings.HasPrefix(err.Error(), "clients.algorithm: is fixed for a run as on or off (") {
+		t.Errorf("client-side balancing turned on through an API: %v", err)
+	}
+}

@@ -250,11 +250,24 @@ func FixedAtRunTime(path string) string {
 	return ""
 }
 
+// clientSideWhy is why clients.algorithm may not switch between a name and
+// "" in a running lab, though it may change from one algorithm to another.
+const clientSideWhy = "whether the clients balance themselves or go through a balancer tier is set up when the run starts; the algorithm they use may change"
+
+// switchesSide reports whether a change of clients.algorithm from was to
+// now turns client-side balancing on or off.
+func switchesSide(was, now string) bool { return (was == "") != (now == "") }
+
 // FixedChange returns an error naming the first path whose setting
 // FixedAtRunTime holds fixed and that next changes from l (a live process's
 // settings API refuses it, as the lab file refuses the set event), or nil.
+// clients.algorithm is refused only when it switches client-side
+// balancing on or off.
 func (l *Lab) FixedChange(next *Lab, paths ...string) error {
 	for _, p := range paths {
+		if p == "clients.algorithm" && switchesSide(l.Clients.Algorithm, next.Clients.Algorithm) {
+			return fmt.Errorf("%s: is fixed for a run as on or off (%s); it stays %q", p, clientSideWhy, l.Clients.Algorithm)
+		}
 		why := FixedAtRunTime(p)
 		if why == "" {
 			continue

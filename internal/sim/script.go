@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -182,6 +183,11 @@ func (w *world) applySet(set map[string]string) error {
 	lab, err := w.lab.WithSetting(labfile.Setting{Set: set})
 	if err != nil {
 		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(set)) { // the lab file refused these already; a drill too (CheckDrill)
+		if err := w.lab.FixedChange(lab, k); err != nil {
+			return err
+		}
 	}
 	was := w.lab
 	w.lab = lab

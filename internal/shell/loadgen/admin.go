@@ -183,6 +183,9 @@ func (l *loop) adminSet(now clock.Instant, path, value string) reply {
 	if err := next.Apply(path, value); err != nil {
 		return bad(err.Error())
 	}
+	if err := l.lab.FixedChange(next, path); err != nil { // clients.algorithm on or off
+		return bad(err.Error())
+	}
 	old := l.lab
 	l.lab = next
 	if err := l.reconfigure(now, path == "clients.rate"); err != nil {
