@@ -475,10 +475,11 @@ func (rt *Runtime[N]) ClientSide() bool { return rt.cfg.Balancers != nil }
 func (rt *Runtime[N]) Policy() *policy.Client { return &rt.policy }
 
 // Reconfigure applies what a running population can change: the client
-// policy (calls in flight see the new one at once) and how attempts are
-// addressed. The stream, the users and the balancers stay.
+// policy (calls in flight see the new one at once), how attempts are
+// addressed and the hops (network.hop and jitter, for the attempts sent
+// from then on). The stream, the users and the balancers stay.
 func (rt *Runtime[N]) Reconfigure(next Config) {
-	rt.policy = next.Policy
+	rt.policy, rt.cfg.Net = next.Policy, next.Net
 	rt.cfg.HashClient, rt.cfg.WorkAtServer = next.HashClient, next.WorkAtServer
 	rt.cfg.Sticky, rt.cfg.StickyAge, rt.cfg.RetryOther = next.Sticky, next.StickyAge, next.RetryOther
 }

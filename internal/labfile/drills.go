@@ -409,6 +409,10 @@ func checkSet(e *Event, p string, r *reporter, ch *setChecker) {
 			return
 		}
 	}
+	if v, ok := e.Set["clients.algorithm"]; ok && ch != nil && switchesSide(ch.lab.Clients.Algorithm, v) {
+		r.add(joinPath(joinPath(p, "set"), "clients.algorithm"), "is fixed for a run as on or off (%s): give it in the lab file, or in a compare setting", clientSideWhy)
+		return
+	}
 	if ch != nil {
 		ch.check(r, p, "", e.Set)
 	}

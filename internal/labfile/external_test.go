@@ -41,7 +41,7 @@ func TestExternalKindChecks(t *testing.T) {
 		{"nginx", "round-robin", "events:\n  - {at: 1s, action: algorithm, algorithm: maglev}\n", []string{"events[0]", "kind nginx has no \"maglev\""}},
 		{"nginx", "round-robin", "events:\n  - {at: 1s, action: set, set: {balancers.timeout: 1s}}\n  - {at: 2s, action: add-server}\n  - {at: 3s, action: remove-server, target: s1}\n", nil},
 		{"nginx", "round-robin", "events:\n  - {at: 1s, action: set, set: {balancers.decay: 2s}}\n", []string{"x.yaml:6:", "events[0].set.balancers.decay", "nginx's configuration has no such setting", "balancers.algorithm, balancers.timeout, balancers.choices, balancers.hash_on, balancers.breaker.* ("}},
-		{"nginx", "round-robin", "events:\n  - {at: 1s, action: set, set: {balancers.count: 2}}\n", []string{"balancers.count", "one proxy process"}},
+		{"nginx", "round-robin", "events:\n  - {at: 1s, action: set, set: {balancers.count: 2}}\n", []string{"events[0].set.balancers.count: is fixed for a run ("}},
 		{"nginx", "round-robin", "events:\n  - {at: 1s, action: slow, target: s1, speed: 0.5}\n", nil},
 	}
 	for _, c := range cases {

@@ -25,7 +25,13 @@ events:
 			t.Errorf("set %s=%s: %v; want refused at fixed.yaml%s, fixed for a run", c.path, c.value, err, c.col)
 		}
 	}
-	for _, path := range []string{"servers.workers", "balancers.decay", "clients.retries"} {
+	for _, path := range []string{"servers[1].gc.every", "servers.work.mean", "network.tls", "clients.keys", "seed"} {
+		if FixedAtRunTime(path) == "" {
+			t.Errorf("%s is not held fixed; a running lab does not carry it out", path)
+		}
+	}
+	for _, path := range []string{"servers.workers", "balancers.decay", "clients.retries", "servers[0].queue_timeout",
+		"servers.cache.hit_factor", "servers.cache.size", "network.hop", "network.jitter", "servers.speed"} {
 		if why := FixedAtRunTime(path); why != "" {
 			t.Errorf("%s is held fixed (%s); a set event carries it out", path, why)
 		}
@@ -43,5 +49,30 @@ events:
 	}
 	if err := lab.FixedChange(shared, "balancers.load"); err == nil || !strings.HasPrefix(err.Error(), "balancers.load: is fixed for a run (") {
 		t.Errorf("a new load mode on a running lab: %v", err)
+	}
+}
+
+// clients.algorithm may change from one algorithm to another mid-run, but
+// not switch client-side balancing on or off: the set event is refused at
+// its entry, and so is the change through a live process's API.
+func TestSetClientSideOnOffRefused(t *testing.T) {
+	for _, c := range []struct{ lab, value string }{
+		{"clients: {algorithm: p2c}", `""`}, {"clients: {}", "p2c"},
+	} {
+		_, err := Parse("side.yaml", []byte("duration: 2s\n"+c.lab+"\nevents:\n  - {at: 1s, action: set, set: {clients.algorithm: "+c.value+"}}\n"))
+		if err == nil || !strings.Contains(err.Error(), "side.yaml:4:") || !strings.Contains(err.Error(), "set.clients.algorithm: is fixed for a run as on or off (") {
+			t.Errorf("%s, set clients.algorithm %s: %v; want refused at side.yaml:4", c.lab, c.value, err)
+		}
+	}
+	if _, err := Parse("side.yaml", []byte("duration: 2s\nclients: {algorithm: p2c}\nevents:\n  - {at: 1s, action: set, set: {clients.algorithm: random}}\n")); err != nil {
+		t.Errorf("one client-side algorithm for another: %v", err)
+	}
+	lab := Default()
+	side := lab.Clone()
+	if err := side.Apply("clients.algorithm", "p2c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := lab.FixedChange(side, "clients.algorithm"); err == nil || !strings.HasPrefix(err.Error(), "clients.algorithm: is fixed for a run as on or off (") {
+		t.Errorf("client-side balancing turned on through an API: %v", err)
 	}
 }

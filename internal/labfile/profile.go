@@ -201,22 +201,47 @@ func (f FaultShare) String() string {
 // a set event or drill may not name one (nor its fields); a compare setting
 // may. Every other setting a set event takes is carried out on both clocks.
 var fixedForRun = []struct{ path, why string }{
-	{"clients.profile", streamBuilt},
-	{"clients.faults", streamBuilt},
+	{"seed", "every random stream of the run is drawn from it when the run starts"},
+	{"duration", "the run's end is set when it starts"},
+	{"network.handshake", connsBuilt},
+	{"network.keepalive", connsBuilt},
+	{"network.max_conns", connsBuilt},
+	{"network.tls", connsBuilt},
+	{"clients.mode", "the open or closed loop is built when the run starts"},
+	{"clients.users", "the closed loop's users are started once (a load profile changes them in the course of a run)"},
+	{"clients.think", streamBuilt},
 	// the stream draws each request's client id below it; clients that
 	// balance themselves are one balancer each, on a ring of that many
 	{"clients.count", "the request stream draws its client ids below it once, and clients that balance themselves are one balancer each"},
+	{"clients.activity", streamBuilt},
+	{"clients.keys", streamBuilt},
+	{"clients.zipf", streamBuilt},
+	{"clients.work", streamBuilt + ", and the servers and their limiters take their work from it when the run starts"},
+	{"clients.profile", streamBuilt},
+	{"clients.faults", streamBuilt},
+	{"balancers.kind", "the balancer tier's processes are started once"},
+	{"balancers.command", "the balancer tier's processes are started once"},
+	{"balancers.count", "the balancer tier's processes are started once"},
 	// a balancer's counts of the attempts in flight come from its own picks
 	// (local) or the servers' reports (shared): at a switch the new source
 	// has none of them (no pick counted, or no report yet)
 	{"balancers.load", "a balancer's counts of the attempts in flight come from its own picks or from the servers' reports, and the other source has not counted them"},
+	{"servers.count", "the fleet is started once (add-server and remove-server change it)"},
+	{"servers.name", "the fleet is started once (add-server and remove-server change it)"},
+	{"servers.work", "a server and its limiter take their work distribution when the server starts"},
+	{"servers.gc", "a server's pause schedule is laid out when it starts"},
 }
 
-const streamBuilt = "the request stream is built from it once"
+const (
+	streamBuilt = "the request stream is built from it once"
+	connsBuilt  = "the connection pools, their limits and the certificates are set up when the run starts"
+)
 
 // FixedAtRunTime says why a dotted path names a setting a running lab
-// cannot change (fixedForRun), or "" when a set event may change it.
+// cannot change (fixedForRun), or "" when a set event may change it. A
+// path into one server group (servers[1].gc.every) is the group's setting.
 func FixedAtRunTime(path string) string {
+	path = generalize(path) // servers[1].gc.every: servers.gc.every
 	for _, f := range fixedForRun {
 		if path == f.path || strings.HasPrefix(path, f.path+".") || strings.HasPrefix(path, f.path+"[") {
 			return f.why
@@ -225,11 +250,24 @@ func FixedAtRunTime(path string) string {
 	return ""
 }
 
+// clientSideWhy is why clients.algorithm may not switch between a name and
+// "" in a running lab, though it may change from one algorithm to another.
+const clientSideWhy = "whether the clients balance themselves or go through a balancer tier is set up when the run starts; the algorithm they use may change"
+
+// switchesSide reports whether a change of clients.algorithm from was to
+// now turns client-side balancing on or off.
+func switchesSide(was, now string) bool { return (was == "") != (now == "") }
+
 // FixedChange returns an error naming the first path whose setting
 // FixedAtRunTime holds fixed and that next changes from l (a live process's
 // settings API refuses it, as the lab file refuses the set event), or nil.
+// clients.algorithm is refused only when it switches client-side
+// balancing on or off.
 func (l *Lab) FixedChange(next *Lab, paths ...string) error {
 	for _, p := range paths {
+		if p == "clients.algorithm" && switchesSide(l.Clients.Algorithm, next.Clients.Algorithm) {
+			return fmt.Errorf("%s: is fixed for a run as on or off (%s); it stays %q", p, clientSideWhy, l.Clients.Algorithm)
+		}
 		why := FixedAtRunTime(p)
 		if why == "" {
 			continue

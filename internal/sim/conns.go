@@ -7,7 +7,6 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/conn"
 	"github.com/lblab/lblab/internal/core/server"
-	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
 )
@@ -167,14 +166,4 @@ func (w *world) checkConns() {
 	if c := run.Connections; c == nil || c.Handshakes != opened {
 		w.fail("the report counts %+v handshakes, the tables opened %d", c, opened)
 	}
-}
-
-// connsFixed refuses a run-time change of the connection model: pools,
-// limits and certificates are set up when a run starts.
-func connsFixed(was, is *labfile.Lab) error {
-	a, b := was.Network, is.Network
-	if a.Handshake != b.Handshake || a.Keepalive != b.Keepalive || a.MaxConns != b.MaxConns || a.TLS != b.TLS {
-		return fmt.Errorf("network.handshake, keepalive, max_conns and tls are fixed for a run: set them in the lab or a compare setting")
-	}
-	return nil
 }

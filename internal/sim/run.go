@@ -104,9 +104,7 @@ func (w *world) start() {
 		w.push(clock.Instant(ev.At), evScript, 0, int32(i))
 	}
 	w.startRefresh()
-	if w.lab.Balancers.Health.Enabled && !w.clientLB {
-		w.push(clock.Instant(w.lab.Balancers.Health.Interval), evHealth, 0, 0)
-	}
+	w.startHealth()
 	if w.col.Series() {
 		w.push(clock.Instant(binWidth), evBin, 0, 0)
 	}

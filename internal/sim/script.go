@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/lblab/lblab/internal/assemble"
@@ -182,21 +184,25 @@ func (w *world) applySet(set map[string]string) error {
 	if err != nil {
 		return err
 	}
-	if err := connsFixed(w.lab, lab); err != nil {
-		return err
+	for _, k := range slices.Sorted(maps.Keys(set)) { // the lab file refused these already; a drill too (CheckDrill)
+		if err := w.lab.FixedChange(lab, k); err != nil {
+			return err
+		}
 	}
-	oldRate := w.lab.Clients.Rate
+	was := w.lab
 	w.lab = lab
-	return w.reconfigure(oldRate)
+	return w.reconfigure(was)
 }
 
-// reconfigure brings the running parts in line with w.lab after a set.
-func (w *world) reconfigure(oldRate float64) error {
+// reconfigure brings the running parts in line with w.lab after a set
+// (was: the lab before it).
+func (w *world) reconfigure(was *labfile.Lab) error {
 	cc, err := assemble.ClientConfig(w.lab)
 	if err != nil {
 		return err
 	}
 	w.rt.Reconfigure(cc)
+	w.net = assemble.Network(w.lab) // network.hop and jitter: the legs that start from now
 	if err := w.retune(); err != nil {
 		return err
 	}
@@ -208,34 +214,31 @@ func (w *world) reconfigure(oldRate float64) error {
 			}
 		}
 	}
-	if w.lab.Clients.Rate != oldRate {
+	if w.lab.Clients.Rate != was.Clients.Rate {
 		w.setRate(w.lab.Clients.Rate)
 	}
 	w.startRefresh() // clients.refresh from 0 turns client-side reports on
+	if was.Balancers.Health.Enabled && !w.lab.Balancers.Health.Enabled {
+		w.healAll() // at once, as the live lb does
+	}
+	w.startHealth() // balancers.health.enabled turned on: the rounds start
 	return nil
 }
 
-// respec applies a server's changed workers, queue and limiter settings.
+// respec carries out a server's changed settings through the core's
+// setters (assemble.ApplyServer: the table the live backend applies from
+// too); the others are fixed for a run (labfile.FixedAtRunTime).
 func (w *world) respec(i int, s *srv, ns labfile.NamedServer) error {
-	cfg, err := assemble.ServerConfig(w.lab, ns)
+	applied, err := assemble.ApplyServer(s.core, w.now, w.lab, s.spec, ns)
 	if err != nil {
 		return err
 	}
-	if ns.Workers != s.spec.Workers {
-		if err := s.core.SetWorkers(w.now, cfg.Workers); err != nil {
-			return err
-		}
-		if _, busy := s.core.Load(); busy > cfg.Workers {
+	if slices.Contains(applied, "workers") {
+		if _, busy := s.core.Load(); busy > ns.Workers {
 			s.draining = busy // they finish; checkServer sees none start
 		}
 	}
 	s.spec = ns
-	if err := s.core.SetQueue(w.now, cfg.QueueCap, cfg.LIFO, cfg.DropExpired); err != nil {
-		return err
-	}
-	if (cfg.Limit == nil) != (s.core.Snapshot(w.now).Limit == 0) {
-		s.core.SetLimit(w.now, cfg.Limit)
-	}
 	w.schedWake(i)
 	return nil
 }
@@ -281,7 +284,11 @@ func (w *world) refreshEvery() time.Duration {
 // failing fails its check; core/health decides when it leaves rotation and
 // when it comes back.
 func (w *world) onHealth() {
+	w.checking = false
 	hc := w.lab.Balancers.Health
+	if !hc.Enabled { // a set turned the checks off (healAll ran then)
+		return
+	}
 	if err := w.health.SetConfig(health.Config{Fails: hc.Fails, Passes: hc.Passes}); err != nil {
 		w.col.log(w.now, "health checks: "+err.Error())
 	}
@@ -296,7 +303,31 @@ func (w *world) onHealth() {
 		}
 		w.col.log(w.now, fmt.Sprintf("health: %s %s", s.spec.Name, map[bool]string{true: "back in rotation", false: "ejected"}[ok]))
 	}
-	if w.now < w.cutAt {
-		w.push(w.now.Add(hc.Interval), evHealth, 0, 0)
+	w.startHealth()
+}
+
+// startHealth schedules the next round of active health checks, if they
+// are on (a set may turn them on or off; clients that balance themselves
+// have none) and none is pending.
+func (w *world) startHealth() {
+	if w.lab.Balancers.Health.Enabled && !w.clientLB && !w.checking && w.now < w.cutAt {
+		w.push(w.now.Add(w.lab.Balancers.Health.Interval), evHealth, 0, 0)
+		w.checking = true
+	}
+}
+
+// healAll puts every server back in rotation with fresh check counts, as
+// the live lb does when a set turns the health checks off.
+func (w *world) healAll() {
+	for i, s := range w.servers {
+		ok := w.health.Healthy(i)
+		w.health.Reset(i)
+		if ok {
+			continue
+		}
+		for _, b := range w.bals {
+			b.SetHealthy(i, true)
+		}
+		w.col.log(w.now, fmt.Sprintf("health: %s back in rotation (health checks off)", s.spec.Name))
 	}
 }

@@ -76,6 +76,7 @@ type world struct {
 	// refreshing: a load report round (evRefresh) is pending; a set that
 	// turns reports on starts one only when none is (script.go)
 	refreshing bool
+	checking   bool             // a round of health checks is pending (startHealth)
 	stream     workload.Source  // the arrivals: the lab's stream or a replayed trace
 	next       workload.Request // the pending open-loop arrival
 	// closeReplay closes the replayed trace (a no-op without one).

@@ -378,8 +378,8 @@ func (g *gen) drawField(f string, present []string, capacity float64, closed boo
 }
 
 // set draws one or two settings a running lab can change: any the
-// generator draws from the declaration (on and fill) in the clients, the
-// servers and the balancer tier, from the range or words the lab file
+// generator draws from the declaration (on and fill) in the network, the
+// clients, the servers and the balancer tier, from the range or words the lab file
 // allows (a boolean either way), the hedge, or in open loop the rate.
 // script and constrained keep the ones the lab stays valid with.
 func (g *gen) set(closed bool) Map {
@@ -410,7 +410,7 @@ func (g *gen) set(closed bool) Map {
 // (none the lab file holds fixed for a run, labfile.FixedAtRunTime).
 var settable = func() []labfile.Leaf {
 	var out []labfile.Leaf
-	for _, s := range []string{"clients", "servers", "balancers"} {
+	for _, s := range []string{"network", "clients", "servers", "balancers"} { // network: the hops (the rest is fixed for a run)
 		for _, p := range sections[s] {
 			for _, l := range p.leaves {
 				if _, ok := allowed[l.Path]; (ok || l.Type.Kind() == reflect.Bool) && labfile.FixedAtRunTime(l.Path) == "" {

@@ -280,7 +280,8 @@ func TestSetDrawsRunTimeSettings(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []string{"servers.workers", "balancers.decay"} {
+	for _, k := range []string{"servers.workers", "balancers.decay", "servers.speed", "servers.max_outstanding",
+		"servers.queue_timeout", "servers.error_time", "servers.cache.size", "network.hop"} {
 		if !seen[k] {
 			t.Errorf("%s: never drawn in a set event in 1500 labs", k)
 		}

@@ -145,3 +145,71 @@ func (s *Server) SetQueue(now clock.Instant, capacity int, lifo, dropExpired boo
 	}
 	return nil
 }
+
+// SetMaxOutstanding changes the cap on queued + in service (0 = none) from
+// now. A lower cap takes no job away: arrivals are rejected until the
+// server is under it.
+func (s *Server) SetMaxOutstanding(now clock.Instant, n int) error {
+	if n < 0 {
+		return fmt.Errorf("server %q: max_outstanding = %d, must be >= 0 (0 = no limit)", s.cfg.Name, n)
+	}
+	s.settle(now)
+	s.cfg.MaxOutstanding = n
+	return nil
+}
+
+// SetQueueTimeout changes how long a job may wait in the queue (0 = no
+// limit) from now. Jobs that have already waited at least the new timeout
+// end Rejected "queue-timeout" at now, oldest first, as they would have
+// had the timeout been in force; the rest time out at their enqueue + d.
+func (s *Server) SetQueueTimeout(now clock.Instant, d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("server %q: queue_timeout = %v, must be >= 0 (0 = none)", s.cfg.Name, d)
+	}
+	s.settle(now)
+	s.cfg.QueueTimeout = d
+	for d > 0 && s.q.n > 0 && s.q.at(0).enq.Add(d) <= s.last {
+		w := s.q.popFront()
+		s.rejected++
+		s.pending = s.end(w.reply(Rejected, "queue-timeout", s.last), w.inflight, w.gen, w.delay, s.pending)
+	}
+	return nil
+}
+
+// SetErrorTime changes how long a fast error takes (0 = DefaultErrorTime)
+// for the errors drawn from now; errors already answered keep theirs.
+func (s *Server) SetErrorTime(now clock.Instant, d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("server %q: error_time = %v, must be >= 0", s.cfg.Name, d)
+	}
+	if d == 0 {
+		d = DefaultErrorTime
+	}
+	s.settle(now)
+	s.cfg.ErrorTime = d
+	return nil
+}
+
+// SetHitFactor changes the cost of a cache hit, a share of the work in
+// [0, 1], for the jobs that start from now; jobs in service keep theirs.
+func (s *Server) SetHitFactor(now clock.Instant, f float64) error {
+	if !(f >= 0 && f <= 1) {
+		return fmt.Errorf("server %q: cache.hit_factor = %g, must be in [0, 1]", s.cfg.Name, f)
+	}
+	s.settle(now)
+	s.cfg.HitFactor = f
+	return nil
+}
+
+// SetCacheSize replaces the key cache with an empty one of size keys (0 =
+// none) from now: a resized cache starts cold, as a restarted server's
+// does. The jobs in service keep the cost their lookup gave them.
+func (s *Server) SetCacheSize(now clock.Instant, size int) error {
+	if size < 0 || size > MaxCacheSize {
+		return fmt.Errorf("server %q: cache.size = %d, must be in [0, %d] (0 = none)", s.cfg.Name, size, MaxCacheSize)
+	}
+	s.settle(now)
+	s.cache = newLRU(size)
+	s.cfg.CacheSize = size
+	return nil
+}

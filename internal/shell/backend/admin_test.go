@@ -155,30 +155,81 @@ func TestSetAppliesServerSettings(t *testing.T) {
 		c := client{t, n}
 		var res SetResult
 		c.post("/admin/set", `{"path":"servers.queue.capacity","value":"20"}`, &res)
-		if !reflect.DeepEqual(res.Applied, []string{"queue"}) || len(res.Static) != 0 {
+		if !reflect.DeepEqual(res.Applied, []string{"queue"}) {
 			t.Errorf("set capacity: %+v", res)
 		}
 		if q := c.state().Queue; q.Capacity != 20 {
 			t.Errorf("queue %+v after set", q)
 		}
 		c.post("/admin/set", `{"path":"servers[0].workers","value":4}`, &res)
-		if !reflect.DeepEqual(res.Applied, []string{"workers"}) || len(res.Static) != 0 {
+		if !reflect.DeepEqual(res.Applied, []string{"workers"}) {
 			t.Errorf("set workers: %+v", res)
 		}
 		if w := c.state().Workers; w != 4 {
 			t.Errorf("%d workers after set", w)
 		}
 		c.post("/admin/set", `{"path":"servers.cache.size","value":"500"}`, &res)
-		if len(res.Applied) != 0 || !reflect.DeepEqual(res.Static, []string{"cache"}) {
-			t.Errorf("set cache: %+v", res)
+		if !reflect.DeepEqual(res.Applied, []string{"cache.size"}) {
+			t.Errorf("set cache.size: %+v", res)
+		}
+		if r := c.admin("POST", "/admin/set", `{"path":"servers.count","value":"3"}`); r.code != 400 ||
+			!contains(string(r.body), "servers.count: is fixed for a run (") {
+			t.Errorf("set servers.count: %d %s, want 400: fixed for a run", r.code, r.body)
 		}
 		c.post("/admin/set", `{"path":"clients.rate","value":"300"}`, &res)
-		if len(res.Applied)+len(res.Static) != 0 {
+		if len(res.Applied) != 0 {
 			t.Errorf("a path outside servers changed this server: %+v", res)
+		}
+		c.post("/admin/set", `{"path":"network.hop","value":"7ms"}`, &res)
+		if !reflect.DeepEqual(res.Applied, []string{"hop"}) || c.state().HopMs != 7 {
+			t.Errorf("set network.hop: %+v, hop %g ms", res, c.state().HopMs)
 		}
 		c.post("/admin/set", `{"path":"servers.speed","value":"0.5"}`, &res)
 		if st := c.state(); st.Speed != 0.5 || st.ConfiguredSpeed != 0.5 {
 			t.Errorf("speed %g configured %g after set", st.Speed, st.ConfiguredSpeed)
+		}
+	})
+}
+
+// The server settings the simulator's set event carries out
+// (assemble.ServerSettings) are carried out here too: a lower
+// max_outstanding rejects the arrival over it, a queue timeout ends the
+// job that waited too long, a slower error_time holds a fast error longer.
+func TestSetCarriesOutOutstandingTimeoutAndErrorTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, n := startMem(t, labWith(t)) // one worker, an unbounded queue
+		c := client{t, n}
+		var res SetResult
+		twoAtOnce := func() (first, second result) {
+			a := async(func() result { return c.data("GET", "/", wire.HWork, "50ms", wire.HRequest, "1") })
+			synctest.Wait()
+			second = c.data("GET", "/", wire.HWork, "1ms", wire.HRequest, "2")
+			return <-a, second
+		}
+		c.post("/admin/set", `{"path":"servers.max_outstanding","value":1}`, &res)
+		if !reflect.DeepEqual(res.Applied, []string{"max_outstanding"}) {
+			t.Errorf("set max_outstanding: %+v", res)
+		}
+		if first, second := twoAtOnce(); first.code != 200 || second.code != 503 || second.header(wire.HReason) != "max-outstanding" {
+			t.Errorf("max_outstanding 1: %d, then %d %q; want 200, then 503 max-outstanding", first.code, second.code, second.header(wire.HReason))
+		}
+		c.post("/admin/set", `{"path":"servers.max_outstanding","value":0}`, nil)
+		c.post("/admin/set", `{"path":"servers.queue_timeout","value":"10ms"}`, &res)
+		if !reflect.DeepEqual(res.Applied, []string{"queue_timeout"}) {
+			t.Errorf("set queue_timeout: %+v", res)
+		}
+		if first, second := twoAtOnce(); first.code != 200 || second.code != 503 || second.header(wire.HReason) != "queue-timeout" {
+			t.Errorf("queue_timeout 10ms behind a 50ms job: %d, then %d %q; want 200, then 503 queue-timeout", first.code, second.code, second.header(wire.HReason))
+		}
+		c.post("/admin/set", `{"path":"servers.errors","value":1}`, nil)
+		fast := c.data("GET", "/", wire.HRequest, "3")
+		c.post("/admin/set", `{"path":"servers.error_time","value":"40ms"}`, &res)
+		if !reflect.DeepEqual(res.Applied, []string{"error_time"}) {
+			t.Errorf("set error_time: %+v", res)
+		}
+		slow := c.data("GET", "/", wire.HRequest, "4")
+		if fast.code != 500 || slow.code != 500 || slow.took-fast.took != 39*time.Millisecond {
+			t.Errorf("errors with error_time 1ms then 40ms: %d in %v, %d in %v; want two 500s 39ms apart", fast.code, fast.took, slow.code, slow.took)
 		}
 	})
 }

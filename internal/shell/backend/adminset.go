@@ -3,7 +3,6 @@ package backend
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -103,12 +102,11 @@ func (b *Backend) setQueueLocked(now clock.Instant, q queueSettings) {
 type SetResult struct {
 	Path  string `json:"path"`
 	Value string `json:"value"`
-	// Applied lists this server's settings the change altered and that
-	// were applied to the running server.
+	// Applied lists this server's settings the change altered, each
+	// carried out on the running server (assemble.ServerSettings, the
+	// table the simulator applies a set event from). A setting a running
+	// lab cannot change is refused (400) instead.
 	Applied []string `json:"applied"`
-	// Static lists altered settings the running server cannot take
-	// (gc, cache, ...): they hold in the lab copy only.
-	Static []string `json:"static,omitempty"`
 }
 
 // adminSet applies a lab-file dotted path to the process's lab copy and
@@ -139,71 +137,44 @@ func (b *Backend) adminSet(ctx *fasthttp.RequestCtx) bool {
 	return true
 }
 
-// setLocked does adminSet's work: all checks first, then the changes.
+// setLocked does adminSet's work: all checks first, then the changes,
+// through assemble.ApplyServer as the simulator's set event does.
 func (b *Backend) setLocked(now clock.Instant, path, value string) (SetResult, error) {
 	res := SetResult{Path: path, Value: value, Applied: []string{}}
 	lab := b.lab.Clone()
 	if err := lab.Apply(path, value); err != nil {
 		return res, err
 	}
+	if err := b.lab.FixedChange(lab, path); err != nil {
+		return res, err
+	}
 	ns, err := FindServer(lab, b.cfg.Server)
 	if err != nil {
 		return res, fmt.Errorf("%s: after this change %v", path, err)
 	}
-	spec := assemble.LimitSpec(lab, ns)
-	lim, err := limit.New(spec)
+	applied, err := assemble.ApplyServer(b.core, now, lab, b.spec, ns) // builds the config first: a bad limiter changes nothing
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", path, err)
 	}
-	old := b.spec.Server
-	for _, k := range knobs {
-		if reflect.DeepEqual(k.get(old), k.get(ns.Server)) {
-			continue
-		}
-		if k.apply == nil {
-			res.Static = append(res.Static, k.name)
-			continue
-		}
-		k.apply(b, now, ns.Server, spec, lim)
-		res.Applied = append(res.Applied, k.name)
+	res.Applied = applied
+	if slices.Contains(applied, "queue") {
+		b.queue = queueSettings{capacity: ns.Queue.Capacity, lifo: ns.Queue.Discipline == labfile.LIFO, dropExpired: ns.DropExpired}
+	}
+	if slices.Contains(applied, "limiter") {
+		b.limiter = assemble.LimitSpec(lab, ns)
+	}
+	// The server -> balancer hop is this process's leg of network.hop and
+	// jitter; one given on the command line instead of the lab's stays.
+	if n := lab.Network; b.cfg.Hop == b.lab.Network.Hop && n.Hop != b.cfg.Hop {
+		b.cfg.Hop = n.Hop
+		res.Applied = append(res.Applied, "hop")
+	}
+	if n := lab.Network; b.cfg.Jitter == b.lab.Network.Jitter && n.Jitter != b.cfg.Jitter {
+		b.cfg.Jitter = n.Jitter
+		res.Applied = append(res.Applied, "jitter")
 	}
 	b.lab, b.spec = lab, ns
 	return res, nil
-}
-
-// knob is one setting of a lab server; apply is nil when the running core
-// has no setter for it.
-type knob struct {
-	name  string
-	get   func(labfile.Server) any
-	apply func(b *Backend, now clock.Instant, s labfile.Server, spec limit.Spec, lim limit.Limit)
-}
-
-var knobs = []knob{
-	{"speed", func(s labfile.Server) any { return s.Speed }, func(b *Backend, now clock.Instant, s labfile.Server, _ limit.Spec, _ limit.Limit) {
-		_ = b.core.SetSpeed(now, s.Speed) // the lab validated it
-	}},
-	{"errors", func(s labfile.Server) any { return s.Errors }, func(b *Backend, now clock.Instant, s labfile.Server, _ limit.Spec, _ limit.Limit) {
-		_ = b.core.SetErrors(now, s.Errors)
-	}},
-	{"fail", func(s labfile.Server) any { return s.Fail }, func(b *Backend, now clock.Instant, s labfile.Server, _ limit.Spec, _ limit.Limit) {
-		b.core.SetFail(now, s.Fail)
-	}},
-	{"queue", func(s labfile.Server) any { return [2]any{s.Queue, s.DropExpired} }, func(b *Backend, now clock.Instant, s labfile.Server, _ limit.Spec, _ limit.Limit) {
-		b.setQueueLocked(now, queueSettings{capacity: s.Queue.Capacity, lifo: s.Queue.Discipline == labfile.LIFO, dropExpired: s.DropExpired})
-	}},
-	{"limiter", func(s labfile.Server) any { return s.Limiter }, func(b *Backend, now clock.Instant, _ labfile.Server, spec limit.Spec, lim limit.Limit) {
-		b.setLimitLocked(now, spec, lim)
-	}},
-	{"workers", func(s labfile.Server) any { return s.Workers }, func(b *Backend, now clock.Instant, s labfile.Server, _ limit.Spec, _ limit.Limit) {
-		_ = b.core.SetWorkers(now, s.Workers) // the lab validated it
-	}},
-	{"max_outstanding", func(s labfile.Server) any { return s.MaxOutstanding }, nil},
-	{"queue_timeout", func(s labfile.Server) any { return s.QueueTimeout }, nil},
-	{"work", func(s labfile.Server) any { return s.Work }, nil},
-	{"gc", func(s labfile.Server) any { return s.GC }, nil},
-	{"error_time", func(s labfile.Server) any { return s.ErrorTime }, nil},
-	{"cache", func(s labfile.Server) any { return s.Cache }, nil},
 }
 
 // scalarText is a set value as text: a JSON string, number or boolean.

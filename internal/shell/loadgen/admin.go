@@ -169,16 +169,21 @@ func (l *loop) adminRate(now clock.Instant, rate float64) reply {
 
 // adminSet applies a dotted-path setting to the run's lab copy and rebuilds
 // the client policy, as the simulator's set event does. Paths outside
-// clients.* belong to other processes: accepted and ignored.
+// clients.* and the hops (network.hop, network.jitter: the client -> balancer
+// leg is this process's) belong to other processes: accepted and ignored.
+// A setting fixed for a run is refused, wherever it belongs.
 func (l *loop) adminSet(now clock.Instant, path, value string) reply {
-	if !strings.HasPrefix(path, "clients.") {
-		return reply{fasthttp.StatusOK, map[string]any{"path": path, "applied": false}}
-	}
 	if why := labfile.FixedAtRunTime(path); why != "" {
 		return bad(path + " is fixed for a run (" + why + ")")
 	}
+	if !strings.HasPrefix(path, "clients.") && path != "network.hop" && path != "network.jitter" {
+		return reply{fasthttp.StatusOK, map[string]any{"path": path, "applied": false}}
+	}
 	next := l.lab.Clone()
 	if err := next.Apply(path, value); err != nil {
+		return bad(err.Error())
+	}
+	if err := l.lab.FixedChange(next, path); err != nil { // clients.algorithm on or off
 		return bad(err.Error())
 	}
 	old := l.lab
@@ -186,6 +191,9 @@ func (l *loop) adminSet(now clock.Instant, path, value string) reply {
 	if err := l.reconfigure(now, path == "clients.rate"); err != nil {
 		l.lab = old
 		return bad(err.Error())
+	}
+	if !l.cfg.HTTP.Plain { // a real service over a real network: nothing to inject
+		l.net = assemble.Network(l.lab)
 	}
 	l.note.Event("set")
 	l.logAll(now, "set "+path+"="+value)

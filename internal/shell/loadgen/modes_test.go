@@ -93,6 +93,9 @@ func TestAdminAPI(t *testing.T) {
 		{"POST", "/admin/set", `{"path": "clients.budget", "value": "lots"}`},
 		{"POST", "/admin/set", `{"path": "clients.nope", "value": "1"}`},
 		{"POST", "/admin/set", `{"value": "1"}`},
+		{"POST", "/admin/set", `{"path": "clients.keys", "value": "50"}`},      // fixed for a run: the stream is built once
+		{"POST", "/admin/set", `{"path": "servers.gc.every", "value": "1s"}`},  // fixed for a run, though not this process's
+		{"POST", "/admin/set", `{"path": "network.keepalive", "value": "1s"}`}, // fixed for a run
 	} {
 		if code, body := call(t, h, c.method, c.path, c.body); code != 400 || body["error"] == "" {
 			t.Errorf("%s %s %s: %d %v", c.method, c.path, c.body, code, body)
@@ -107,6 +110,9 @@ func TestAdminAPI(t *testing.T) {
 	if code, body := call(t, h, "POST", "/admin/set", `{"path": "clients.budget", "value": "0.1"}`); code != 200 || body["applied"] != true {
 		t.Errorf("set budget: %d %v", code, body)
 	}
+	if code, body := call(t, h, "POST", "/admin/set", `{"path": "network.hop", "value": "2ms"}`); code != 200 || body["applied"] != true {
+		t.Errorf("set hop (the client -> balancer leg is this process's): %d %v", code, body)
+	}
 	if code, body := call(t, h, "POST", "/admin/set", `{"path": "balancers.algorithm", "value": "random"}`); code != 200 || body["applied"] != false {
 		t.Errorf("set other: %d %v", code, body)
 	}
@@ -117,7 +123,7 @@ func TestAdminAPI(t *testing.T) {
 	run := rep.Runs[0]
 	checkAccounted(t, run)
 	if run.Requests < 400 || len(run.Log) < 2 || run.Log[0].Text != "rate 600" ||
-		run.Log[1].Text != "set clients.budget=0.1" { // about 600 requests in 1 s
+		run.Log[1].Text != "set clients.budget=0.1" || len(run.Log) < 3 || run.Log[2].Text != "set network.hop=2ms" { // about 600 requests in 1 s
 		t.Errorf("after the rate change: %s, log %v", describe(run), run.Log)
 	}
 	if code, _ := call(t, h, "GET", "/admin/state", ""); code != 503 {
