@@ -81,7 +81,7 @@ func Refuse(code int, msg string) Answer {
 
 // Decode reads req's body as a small strict JSON body into v
 // (state.DecodeStrict, as every admin API does); on bad input it returns
-// the refusal to answer with: 400, or 413 for a body over 64 KiB.
+// the refusal to answer with: 400, or 413 for a body over maxBody.
 func Decode(req Request, v any) (refusal Answer, ok bool) {
 	err := req.bodyErr
 	if errors.Is(err, errTooLarge) {
@@ -97,7 +97,7 @@ func Decode(req Request, v any) (refusal Answer, ok bool) {
 }
 
 // DecodeDrill reads a POST /api/chaos body as the live controller does
-// (strict JSON, at most 64 KiB); on bad input it returns the refusal (400
+// (strict JSON, at most maxBody); on bad input it returns the refusal (400
 // or 413).
 func DecodeDrill(req Request) (labfile.Event, Answer, bool) {
 	var ev labfile.Event

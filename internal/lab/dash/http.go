@@ -16,7 +16,7 @@ import (
 // leaves this file out and links no net/http.
 
 // ReadRequest is req as the API's handlers read it: its body read through
-// http.MaxBytesReader (over 64 KiB it stops there, the connection closes
+// http.MaxBytesReader (over maxBody it stops there, the connection closes
 // after the answer, and Decode refuses it with a 413).
 func ReadRequest(w http.ResponseWriter, req *http.Request) Request {
 	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, maxBody))
@@ -52,7 +52,7 @@ func HTTP(h Handle) http.HandlerFunc {
 }
 
 // DecodeBody is Decode over HTTP, for the live controller's handlers: on
-// bad input it has answered (400, or 413 over 64 KiB).
+// bad input it has answered (400, or 413 over maxBody).
 func DecodeBody(w http.ResponseWriter, req *http.Request, v any) bool {
 	refusal, ok := Decode(ReadRequest(w, req), v)
 	if !ok {
