@@ -3,7 +3,6 @@ package dash
 import (
 	"encoding/json"
 	"slices"
-	"sync"
 
 	"github.com/lblab/lblab/internal/report"
 )
@@ -85,11 +84,8 @@ func PageFigures() []PageFigure {
 // []PageFigure to read it).
 type FigureTable struct{}
 
-// MarshalJSON is PageFigures as JSON, encoded once: the table is the
-// build's own, and every snapshot (at max speed, one per tick) carries it.
-func (FigureTable) MarshalJSON() ([]byte, error) { return pageFiguresJSON() }
-
-var pageFiguresJSON = sync.OnceValues(func() ([]byte, error) { return json.Marshal(PageFigures()) })
+// MarshalJSON is PageFigures as JSON.
+func (FigureTable) MarshalJSON() ([]byte, error) { return json.Marshal(PageFigures()) }
 
 // UnmarshalJSON takes any value: the table is the build's own.
 func (*FigureTable) UnmarshalJSON([]byte) error { return nil }
