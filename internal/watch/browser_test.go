@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/lblab/lblab/internal/lab/dash"
@@ -370,19 +372,60 @@ func TestWatchPageComparesAll(t *testing.T) {
 // not yet run stays chosen after the picker loses focus (it used to snap
 // back to the running one within a second, so "run scenario" restarted
 // the wrong lab); running it then plays it.
+//
+// The choice is made both before the page drew its first snapshot (the
+// stream held back until then: the picker once took the first snapshot's
+// scenario for a switch, and CI saw it snap back when the stream was slower
+// than the scenario list) and after snapshots went by.
 func TestWatchPageKeepsThePickersChoice(t *testing.T) {
 	ctx := chromium(t)
 	base := startWatch(t, "rr-slow", false)
+	do(t, ctx, 10*time.Second, holdStream())
 	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
 	waitJS(t, ctx, 30*time.Second, `document.getElementById('scenario').value === 'rr-slow' && !document.getElementById('scenario').disabled`)
-	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('scenario');
-		s.focus(); s.value = 'herd'; s.dispatchEvent(new Event('change')); s.blur(); document.body.focus(); })()`))
-	time.Sleep(1500 * time.Millisecond) // six snapshots of rr-slow go by
+	choose := func(name string) {
+		do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('scenario');
+			s.focus(); s.value = '`+name+`'; s.dispatchEvent(new Event('change')); s.blur(); document.body.focus(); })()`))
+	}
+	choose("herd")
+	if name := evalJS[string](t, ctx, `document.getElementById('lab-name').textContent`); name != "" {
+		t.Fatalf("the page drew a snapshot of %q before the stream was let go", name)
+	}
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`window.lblabRelease()`))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('lab-name').textContent === 'rr-slow'`)
+	time.Sleep(750 * time.Millisecond) // three more snapshots of rr-slow go by
 	if v := evalJS[string](t, ctx, `document.getElementById('scenario').value`); v != "herd" {
+		t.Fatalf("the picker went back to %q after losing focus (chosen before the first snapshot)", v)
+	}
+	choose("breaker")
+	time.Sleep(1500 * time.Millisecond) // six snapshots of rr-slow go by
+	if v := evalJS[string](t, ctx, `document.getElementById('scenario').value`); v != "breaker" {
 		t.Fatalf("the picker went back to %q after losing focus", v)
 	}
+	choose("herd")
 	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#scenario-run")))
 	waitJS(t, ctx, 30*time.Second, `document.getElementById('lab-name').textContent === 'herd'`)
+}
+
+// holdStream makes the next page's snapshot stream hold every message until
+// the page calls window.lblabRelease(): a test can then act on the page
+// before its first snapshot is drawn, whatever the machine's speed.
+func holdStream() chromedp.Action[chromedp.Void] {
+	const script = `(() => {
+		const Real = window.EventSource;
+		window.lblabHeld = [];
+		let held = true, deliver = null;
+		window.lblabRelease = () => { held = false; for (const e of window.lblabHeld.splice(0)) deliver && deliver(e); };
+		window.EventSource = function (url) {
+			const es = new Real(url);
+			es.addEventListener('message', (e) => { if (held) window.lblabHeld.push(e); else if (deliver) deliver(e); });
+			return { set onmessage(f) { deliver = f; }, set onerror(f) { es.onerror = f; }, close() { es.close(); } };
+		};
+	})()`
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: script})
+		return err
+	})
 }
 
 // TestWatchPageStepSeekSave: the page's step button moves one 250 ms bin at

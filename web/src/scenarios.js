@@ -19,6 +19,9 @@ export async function initScenarios(box, narrationEl) {
     text: `${s.name}${s.setting ? ' (' + s.setting + ')' : ''}${s.live ? '' : ' – sim only'}`,
   })));
   select.value = list.current || '';
+  // The scenario the list names is the one running: the first snapshot's
+  // is no switch, and a choice made before it arrives stays chosen.
+  if (list.current) shown = list.current;
   runButton.disabled = select.disabled = !available;
   runButton.title = available ? 'stop this lab and start the scenario' : list.reason || '';
 }
