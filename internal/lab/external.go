@@ -99,9 +99,10 @@ func (x *externalProxy) set(ctx context.Context, set map[string]string) (string,
 
 // addServer adds a server (started by the fleet) to the proxy's servers
 // through a reload.
-func (x *externalProxy) addServer(ctx context.Context, name, addr string) (string, error) {
+func (x *externalProxy) addServer(ctx context.Context, b proxyBackend) (string, error) {
+	name := b.name
 	c, err := x.rewrite(ctx, func(c *proxyConfig) error {
-		c.backends = append(slices.DeleteFunc(slices.Clone(c.backends), func(b proxyBackend) bool { return b.name == name }), proxyBackend{name, addr})
+		c.backends = append(slices.DeleteFunc(slices.Clone(c.backends), func(o proxyBackend) bool { return o.name == name }), b)
 		return nil
 	})
 	if err != nil {
@@ -193,7 +194,12 @@ func (f *fleet) addProxied(ctx context.Context, x *externalProxy, ev labfile.Eve
 	if b == nil {
 		return fmt.Errorf("the added server %s is not in the fleet", ev.Target)
 	}
-	text, err := x.addServer(ctx, b.Name, b.Ready.Addr)
+	// weighed as behind lb: by the drill's speed, else the lab's for the name
+	speed := ev.Speed
+	if speed <= 0 {
+		speed = f.lab.ServerSpeed(b.Name)
+	}
+	text, err := x.addServer(ctx, proxyBackend{b.Name, b.Ready.Addr, speed})
 	if err == nil {
 		log.Add(time.Now(), text)
 	}
@@ -212,8 +218,29 @@ func freePort() (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// proxyBackend is one server as the proxy's configuration names it.
-type proxyBackend struct{ name, addr string }
+// proxyBackend is one server as the proxy's configuration names it, with
+// the speed its weight is written from (labfile.ProxyWeights).
+type proxyBackend struct {
+	name, addr string
+	speed      float64
+}
+
+// weights are the backends' weights in the proxy's syntax, each with its
+// leading space, when the lab's algorithm gives weights (else "").
+func (c proxyConfig) weights(p labfile.Proxy) []string {
+	out := make([]string, len(c.backends))
+	if !p.Weighted(c.lab.Balancers.Algorithm) {
+		return out
+	}
+	speeds := make([]float64, len(c.backends))
+	for i, b := range c.backends {
+		speeds[i] = b.speed
+	}
+	for i, w := range labfile.ProxyWeights(speeds) {
+		out[i] = " " + fmt.Sprintf(p.Weight, w)
+	}
+	return out
+}
 
 // proxyConfig is what a configuration writer is given.
 type proxyConfig struct {
@@ -287,8 +314,9 @@ func writeHAProxy(p labfile.Proxy, c proxyConfig) (string, []string) {
 	if br.Enabled { // error-limit 5xx answers (or failed connections) in a row mark it down
 		check += fmt.Sprintf(" observe layer7 error-limit %d on-error mark-down", breakerFails(br))
 	}
-	for _, s := range c.backends {
-		fmt.Fprintf(&b, "    server %s %s%s\n", s.name, s.addr, check)
+	weights := c.weights(p)
+	for i, s := range c.backends {
+		fmt.Fprintf(&b, "    server %s %s%s%s\n", s.name, s.addr, weights[i], check)
 	}
 	path := filepath.Join(c.dir, "haproxy.cfg")
 	return b.String(), []string{"-W", "-db", "-f", path} // master-worker: SIGUSR2 reloads
@@ -320,8 +348,9 @@ func writeNginx(p labfile.Proxy, c proxyConfig) (string, []string) {
 		fails = fmt.Sprintf("max_fails=%d fail_timeout=%ds", breakerFails(br), nginxSeconds(br.Open))
 		next = "proxy_next_upstream error timeout http_500 http_502 http_503 http_504 http_429;\n            proxy_next_upstream_tries 2;"
 	}
-	for _, s := range c.backends {
-		fmt.Fprintf(&b, "        server %s %s;\n", s.addr, fails)
+	weights := c.weights(p)
+	for i, s := range c.backends {
+		fmt.Fprintf(&b, "        server %s%s %s;\n", s.addr, weights[i], fails)
 	}
 	b.WriteString("        keepalive 1024;\n    }\n")
 	fmt.Fprintf(&b, "    server {\n        listen %s;\n        location / {\n            proxy_pass http://servers;\n", c.listen)
@@ -426,7 +455,7 @@ func (f *fleet) startExternal(ctx context.Context, p labfile.Proxy) error {
 	}
 	c := proxyConfig{lab: f.lab, dir: dir, listen: listen, stats: stats}
 	for _, b := range f.servers() {
-		c.backends = append(c.backends, proxyBackend{b.Name, b.Ready.Addr})
+		c.backends = append(c.backends, proxyBackend{b.Name, b.Ready.Addr, f.lab.ServerSpeed(b.Name)})
 	}
 	file := configFile[p.Kind]
 	var text string

@@ -1,7 +1,9 @@
 package lab
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,7 +39,7 @@ func TestProxyConfigs(t *testing.T) {
 				}
 			}
 			c := proxyConfig{lab: lab, dir: "/d", listen: "127.0.0.1:1001", stats: "127.0.0.1:1002",
-				backends: []proxyBackend{{"s1", "127.0.0.1:2001"}, {"s2", "127.0.0.1:2002"}}}
+				backends: []proxyBackend{{"s1", "127.0.0.1:2001", 2}, {"s2", "127.0.0.1:2002", 0.5}}}
 			text, args := proxyWriters[p.Kind](p, c)
 			d, _ := p.Directive(a.Algorithm, &lab.Balancers)
 			for _, line := range strings.Split(d, "\n") {
@@ -53,6 +55,15 @@ func TestProxyConfigs(t *testing.T) {
 			if !strings.Contains(strings.Join(args, " "), "/d/"+configFile[p.Kind]) {
 				t.Errorf("%s: command line %q does not name its configuration", p.Kind, args)
 			}
+			// weighted round robin weighs each server by its speed (2 and
+			// 0.5: 256 and 64); every other algorithm gives no weights
+			fast, slow := fmt.Sprintf(p.Weight, 256), fmt.Sprintf(p.Weight, 64)
+			if has := strings.Contains(text, "127.0.0.1:2001 "+fast) && strings.Contains(text, "127.0.0.1:2002 "+slow); has != a.Weighted {
+				t.Errorf("%s %s: servers weighted %v, want %v:\n%s", p.Kind, a.Algorithm, has, a.Weighted, text)
+			}
+			if !a.Weighted && p.Weight != "" && strings.Contains(text, strings.TrimSuffix(p.Weight, "%d")) {
+				t.Errorf("%s %s: a weight in an unweighted configuration:\n%s", p.Kind, a.Algorithm, text)
+			}
 		}
 	}
 	lab := labfile.Default()
@@ -60,7 +71,7 @@ func TestProxyConfigs(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := labfile.ProxyOf("haproxy")
-	text, _ := writeHAProxy(p, proxyConfig{lab: lab, dir: "/d", backends: []proxyBackend{{"s1", "127.0.0.1:2001"}}})
+	text, _ := writeHAProxy(p, proxyConfig{lab: lab, dir: "/d", backends: []proxyBackend{{"s1", "127.0.0.1:2001", 1}}})
 	if !strings.Contains(text, "option httpchk GET /healthz") || !strings.Contains(text, "server s1 127.0.0.1:2001 check inter 1000ms fall 3 rise 2") {
 		t.Errorf("HAProxy's health checks are not the lab's:\n%s", text)
 	}
@@ -83,7 +94,7 @@ func TestProxyBreakerConfigs(t *testing.T) {
 			t.Fatal(err)
 		}
 		text, _ := proxyWriters[p.Kind](p, proxyConfig{lab: lab, dir: "/d", listen: "127.0.0.1:1001", stats: "127.0.0.1:1002",
-			backends: []proxyBackend{{"s1", "127.0.0.1:2001"}}})
+			backends: []proxyBackend{{"s1", "127.0.0.1:2001", 1}}})
 		for _, w := range want[p.Kind] {
 			if !strings.Contains(text, w) {
 				t.Errorf("%s: the configuration lacks %q:\n%s", p.Kind, w, text)
@@ -354,5 +365,53 @@ func TestRenderCommand(t *testing.T) {
 	}
 	if _, _, err := renderCommand(labfile.ExternalCommand{Run: "{{if false}}x{{end}}", Config: "c"}, labfile.CommandData{}); err == nil {
 		t.Error("an empty command line was rendered")
+	}
+}
+
+// proxyCheck is each proxy's own check of a configuration, as its
+// command line after the program (the file's path appended).
+var proxyCheck = map[string][]string{
+	"haproxy": {"-c", "-q", "-f"},
+	"nginx":   {"-q", "-t", "-e", "stderr", "-c"},
+	"caddy":   {"validate", "--adapter", "caddyfile", "--config"},
+}
+
+// Every configuration lab writes is one the proxy itself accepts: each
+// algorithm of the table (weights, hash-balance-factor and all), plain,
+// with health checks where the proxy has them, and with the breaker as its
+// passive checks. (TestProxyConfigs reads the text; this asks the proxy.)
+func TestProxyConfigsPassTheProxysCheck(t *testing.T) {
+	for _, p := range labfile.Proxies {
+		t.Run(p.Kind, func(t *testing.T) {
+			proxyTool(t, p.Kind)
+			checked := 0
+			defer func() { t.Logf("%d configurations checked by %s", checked, p.Binary) }()
+			for _, a := range p.Algorithms {
+				for _, extra := range [][][2]string{nil, {{"balancers.health.enabled", "true"}, {"balancers.health.fails", "1"}, {"balancers.health.passes", "1"}}, {{"balancers.breaker.enabled", "true"}}} {
+					lab := labfile.Default()
+					sets := append([][2]string{{"balancers.kind", p.Kind}, {"balancers.algorithm", a.Algorithm}, {"balancers.timeout", "250ms"}}, extra...)
+					if err := lab.ApplyAll(sets); err != nil && extra == nil {
+						t.Fatalf("%s %s: %v", p.Kind, a.Algorithm, err)
+					} else if err != nil {
+						continue // a setting this proxy refuses (nginx's active checks)
+					}
+					checked++
+					dir := t.TempDir()
+					c := proxyConfig{lab: lab, dir: dir, listen: "127.0.0.1:1001", stats: "127.0.0.1:1002",
+						backends: []proxyBackend{{"s1", "127.0.0.1:2001", 2}, {"s2", "127.0.0.1:2002", 0.5}}}
+					text, _ := proxyWriters[p.Kind](p, c)
+					path := filepath.Join(dir, configFile[p.Kind])
+					if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					cmd := exec.Command(p.Binary, append(proxyCheck[p.Kind], path)...)
+					cmd.Dir = dir
+					cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CONFIG_HOME="+dir)
+					if out, err := cmd.CombinedOutput(); err != nil {
+						t.Errorf("%s %s %v: %s refuses the configuration: %v\n%s\n%s", p.Kind, a.Algorithm, extra, p.Binary, err, out, text)
+					}
+				}
+			}
+		})
 	}
 }

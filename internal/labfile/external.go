@@ -3,6 +3,7 @@ package labfile
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -31,13 +32,17 @@ type Proxy struct {
 	Package string // the Debian package that installs it
 	// Algorithms maps a lblab algorithm to the proxy's own, as the text
 	// the configuration carries. "{key}" stands for the hashed header in
-	// the proxy's syntax (KeyHeader), "{choices}" for balancers.choices;
-	// an entry without "{choices}" draws two (p2c) or one (random).
-	// "" is the proxy's default (no directive).
+	// the proxy's syntax (KeyHeader), "{choices}" for balancers.choices,
+	// "{factor}" for balancers.epsilon as a percentage of the mean load
+	// (HashBalanceFactor); an entry without "{choices}" draws two (p2c) or
+	// one (random). "" is the proxy's default (no directive).
 	Algorithms []ProxyAlgorithm
 	// Header writes a request header's name as the proxy's configuration
 	// names its value (for hash keys).
 	Header func(name string) string
+	// Weight is a server line's weight in the proxy's syntax, a format
+	// of one whole number (for the Weighted algorithms).
+	Weight string
 	// Refuses are the lab's settings this proxy cannot honour, besides
 	// those no external proxy honours (externalRefusals).
 	Refuses []Refusal
@@ -49,9 +54,12 @@ type Proxy struct {
 }
 
 // ProxyAlgorithm is one lblab algorithm and the proxy's directive for it.
+// Weighted: the configuration gives each server a weight, its speed in
+// the lab (ProxyWeights), as lb's weighted round robin weighs it.
 type ProxyAlgorithm struct {
 	Algorithm string
 	Directive string
+	Weighted  bool
 }
 
 // Refusal is a setting an external proxy does not have: the dotted path it
@@ -67,25 +75,30 @@ var Proxies = []Proxy{
 	{
 		Kind: "haproxy", Name: "HAProxy", Binary: "haproxy", Package: "haproxy",
 		Algorithms: []ProxyAlgorithm{
-			{"round-robin", "balance roundrobin"},
-			{"random", "balance random(1)"},
-			{"least-outstanding", "balance leastconn"},
-			{"p2c", "balance random({choices})"},
-			{"ring-hash", "balance hdr({key})\nhash-type consistent"},
+			{"round-robin", "balance roundrobin", false},
+			{"weighted-round-robin", "balance roundrobin", true},
+			{"random", "balance random(1)", false},
+			{"least-outstanding", "balance leastconn", false},
+			{"p2c", "balance random({choices})", false},
+			{"ring-hash", "balance hdr({key})\nhash-type consistent", false},
+			{"ring-hash-bounded", "balance hdr({key})\nhash-type consistent\nhash-balance-factor {factor}", false},
 		},
 		Header:   func(name string) string { return name },
-		Settings: []string{"balancers.algorithm", "balancers.timeout", "balancers.choices", "balancers.hash_on", "balancers.health.", "balancers.breaker."},
+		Weight:   "weight %d",
+		Settings: []string{"balancers.algorithm", "balancers.timeout", "balancers.choices", "balancers.hash_on", "balancers.health.", "balancers.breaker.", "balancers.epsilon"},
 	},
 	{
 		Kind: "nginx", Name: "nginx", Binary: "nginx", Package: "nginx",
 		Algorithms: []ProxyAlgorithm{
-			{"round-robin", ""},
-			{"random", "random"},
-			{"least-outstanding", "least_conn"},
-			{"p2c", "random two least_conn"},
-			{"ring-hash", "hash {key} consistent"},
+			{"round-robin", "", false},
+			{"weighted-round-robin", "", true},
+			{"random", "random", false},
+			{"least-outstanding", "least_conn", false},
+			{"p2c", "random two least_conn", false},
+			{"ring-hash", "hash {key} consistent", false},
 		},
 		Header:   func(name string) string { return "$http_" + strings.ToLower(strings.ReplaceAll(name, "-", "_")) },
+		Weight:   "weight=%d",
 		Settings: []string{"balancers.algorithm", "balancers.timeout", "balancers.choices", "balancers.hash_on", "balancers.breaker."},
 		Refuses: []Refusal{{Path: "balancers.health.enabled", Used: func(l *Lab) bool { return l.Balancers.Health.Enabled },
 			Why: "open-source nginx has no active health checks (only passive max_fails, which lblab turns off)"}},
@@ -93,10 +106,10 @@ var Proxies = []Proxy{
 	{
 		Kind: "caddy", Name: "Caddy", Binary: "caddy", Package: "caddy",
 		Algorithms: []ProxyAlgorithm{
-			{"round-robin", "lb_policy round_robin"},
-			{"random", "lb_policy random"},
-			{"least-outstanding", "lb_policy least_conn"},
-			{"p2c", "lb_policy random_choose {choices}"},
+			{"round-robin", "lb_policy round_robin", false},
+			{"random", "lb_policy random", false},
+			{"least-outstanding", "lb_policy least_conn", false},
+			{"p2c", "lb_policy random_choose {choices}", false},
 		},
 		Header:   func(name string) string { return name },
 		Settings: []string{"balancers.algorithm", "balancers.timeout", "balancers.choices", "balancers.health.", "balancers.breaker."},
@@ -143,10 +156,10 @@ func dropsBalancerDeadline(l *Lab) bool {
 	return true
 }
 
-// nearest is, for a lblab algorithm no proxy maps, the one a proxy may
-// have that comes closest to it: what a refusal suggests instead.
+// nearest is, for a lblab algorithm some proxy lacks, the one it may have
+// that comes closest to it: what a refusal suggests instead.
 var nearest = map[string]string{
-	"weighted-round-robin": "round-robin", // the proxies are given no weights: every server alike
+	"weighted-round-robin": "round-robin", // Caddy 2.6 has no weights: every server alike
 	"least-latency":        "least-outstanding",
 	"least-response-time":  "least-outstanding",
 	"p2c-peak-ewma":        "least-outstanding",
@@ -237,11 +250,48 @@ func (p Proxy) Directive(algorithm string, b *Balancers) (string, bool) {
 				key = "X-Lab-Client"
 			}
 			d := strings.ReplaceAll(a.Directive, "{key}", p.Header(key))
+			d = strings.ReplaceAll(d, "{factor}", fmt.Sprint(HashBalanceFactor(b.Epsilon)))
 			return strings.ReplaceAll(d, "{choices}", fmt.Sprint(b.Choices)), true
 		}
 	}
 	return "", false
 }
+
+// HashBalanceFactor is balancers.epsilon as HAProxy's hash-balance-factor
+// takes it: the most a server may hold as a percentage of the mean load,
+// 100 × (1 + epsilon) rounded, and at least 101 (HAProxy's least: 100
+// would turn bounded loads off).
+func HashBalanceFactor(epsilon float64) int {
+	return max(101, int(math.Round(100*(1+epsilon))))
+}
+
+// ProxyWeights are the servers' weights in a proxy's configuration: the
+// speeds (lb's weighted round robin weighs a server by its speed; 0 or
+// less counts as 1) as whole numbers from 1 to 256 (HAProxy's greatest;
+// nginx takes any), the fastest at 256, so their ratios are the speeds'
+// to within half a unit.
+func ProxyWeights(speeds []float64) []int {
+	top := 0.0
+	for _, v := range speeds {
+		top = max(top, speedWeight(v))
+	}
+	out := make([]int, len(speeds))
+	for i, v := range speeds {
+		out[i] = max(1, int(math.Round(256*speedWeight(v)/top)))
+	}
+	return out
+}
+
+func speedWeight(v float64) float64 {
+	if v > 0 && !math.IsInf(v, 1) {
+		return v
+	}
+	return 1
+}
+
+// Weighted says whether the proxy's configuration for algorithm gives the
+// servers weights.
+func (p Proxy) Weighted(algorithm string) bool { return p.algorithm(algorithm).Weighted }
 
 // AlgorithmNames are the lblab algorithms the proxy maps.
 func (p Proxy) AlgorithmNames() []string {
@@ -365,10 +415,19 @@ func (p Proxy) expresses(path string) bool {
 	return false
 }
 
+// weights is how the table says a Weighted algorithm's servers carry
+// weights.
+func weights(p Proxy, a ProxyAlgorithm) string {
+	if !a.Weighted {
+		return ""
+	}
+	return ", `" + strings.ReplaceAll(p.Weight, "%d", "W") + "` per server"
+}
+
 // ExternalTable is the algorithm mapping as docs/external.md shows it: a
 // row per lblab algorithm any proxy maps, a column per proxy ("-": it
-// lacks it; "(default)": no directive). {key} and {choices} stay as
-// written.
+// lacks it; "(default)": no directive; W: a server's weight). {key},
+// {choices} and {factor} stay as written.
 func ExternalTable() string {
 	var rows []string
 	var algorithms []string
@@ -393,9 +452,9 @@ func ExternalTable() string {
 			case a.Algorithm == "":
 				row += " - |"
 			case a.Directive == "":
-				row += " (default) |"
+				row += " (default)" + weights(p, a) + " |"
 			default:
-				row += " `" + strings.ReplaceAll(a.Directive, "\n", "; ") + "` |"
+				row += " `" + strings.ReplaceAll(a.Directive, "\n", "; ") + "`" + weights(p, a) + " |"
 			}
 		}
 		rows = append(rows, row)

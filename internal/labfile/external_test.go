@@ -20,10 +20,14 @@ func TestExternalKindChecks(t *testing.T) {
 		{"nginx", "p2c", "", nil},
 		{"caddy", "round-robin", "", nil},
 		{"lb", "p2c-peak-ewma", "", nil},
-		{"haproxy", "p2c-peak-ewma", "", []string{"x.yaml:4:14", "balancers.algorithm", "haproxy has no \"p2c-peak-ewma\"", "round-robin, random, least-outstanding, p2c, ring-hash"}},
+		{"haproxy", "p2c-peak-ewma", "", []string{"x.yaml:4:14", "balancers.algorithm", "haproxy has no \"p2c-peak-ewma\"", "round-robin, weighted-round-robin, random, least-outstanding, p2c, ring-hash, ring-hash-bounded"}},
 		{"caddy", "ring-hash", "", []string{"x.yaml:4:14", "caddy has no \"ring-hash\"", "round-robin, random, least-outstanding, p2c"}},
 		{"nginx", "p2c-peak-ewma", "", []string{"nginx has no \"p2c-peak-ewma\" (the nearest it has: least-outstanding, least_conn); the algorithms"}},
-		{"nginx", "weighted-round-robin", "", []string{"(the nearest it has: round-robin, its default)"}},
+		{"caddy", "weighted-round-robin", "", []string{"caddy has no \"weighted-round-robin\" (the nearest it has: round-robin, lb_policy round_robin)"}},
+		{"haproxy", "weighted-round-robin", "", nil},
+		{"nginx", "weighted-round-robin", "", nil},
+		{"haproxy", "ring-hash-bounded", "", nil},
+		{"nginx", "ring-hash-bounded", "", []string{"nginx has no \"ring-hash-bounded\" (the nearest it has: ring-hash, hash $http_x_lab_key consistent)"}},
 		{"caddy", "maglev", "", []string{"caddy has no \"maglev\"; the algorithms it maps"}}, // nor ring hashing
 		// drop_expired by the balancer's timeout: a proxy passes the servers
 		// no deadline; by a client's no later than it, the attempt carries it
@@ -206,20 +210,42 @@ func TestCommandTemplateChains(t *testing.T) {
 	}
 }
 
-// The nearest a refusal suggests is for an algorithm of lblab's that no
-// proxy maps, and is one some proxy does.
+// The nearest a refusal suggests is for an algorithm of lblab's that some
+// proxy lacks, and is one such a proxy has.
 func TestExternalNearest(t *testing.T) {
 	for from, to := range nearest {
 		if !slices.Contains(Algorithms, from) {
 			t.Errorf("nearest: %q is not a lblab algorithm", from)
 		}
-		var mapped, near bool
+		used := false
 		for _, p := range Proxies {
-			mapped = mapped || slices.Contains(p.AlgorithmNames(), from)
-			near = near || slices.Contains(p.AlgorithmNames(), to)
+			used = used || !slices.Contains(p.AlgorithmNames(), from) && slices.Contains(p.AlgorithmNames(), to)
 		}
-		if mapped || !near {
-			t.Errorf("nearest: %s -> %s, but a proxy maps %s (%v) or none maps %s (%v)", from, to, from, mapped, to, !near)
+		if !used {
+			t.Errorf("nearest: %s -> %s, but no proxy lacks %s and has %s", from, to, from, to)
+		}
+	}
+}
+
+// The proxies' weights keep the speeds' ratios in HAProxy's 1..256, and
+// hash-balance-factor is epsilon as a percentage of the mean, over 100.
+func TestProxyWeightsAndFactor(t *testing.T) {
+	for _, c := range []struct {
+		speeds []float64
+		want   []int
+	}{
+		{[]float64{2, 2, 1, 1}, []int{256, 256, 128, 128}},
+		{[]float64{1, 0.25, 0}, []int{256, 64, 256}}, // 0: no speed given, as 1
+		{[]float64{1000, 1}, []int{256, 1}},          // never 0: HAProxy's 0 takes a server out
+		{[]float64{0.4, 1, 1, 1, 1}, []int{102, 256, 256, 256, 256}},
+	} {
+		if got := ProxyWeights(c.speeds); !slices.Equal(got, c.want) {
+			t.Errorf("ProxyWeights(%v) = %v, want %v", c.speeds, got, c.want)
+		}
+	}
+	for eps, want := range map[float64]int{0.25: 125, 1: 200, 0.001: 101, 10: 1100} {
+		if got := HashBalanceFactor(eps); got != want {
+			t.Errorf("HashBalanceFactor(%v) = %d, want %d", eps, got, want)
 		}
 	}
 }

@@ -38,6 +38,18 @@ func (l *Lab) ExpandServers() []NamedServer {
 	return out
 }
 
+// ServerSpeed is the speed the lab gives the server of that name, 1 when it
+// has none (or no such server): the weight weighted round robin gives it,
+// in lb and behind a proxy, as in the simulator.
+func (l *Lab) ServerSpeed(name string) float64 {
+	for _, ns := range l.ExpandServers() {
+		if ns.Name == name && ns.Speed > 0 {
+			return ns.Speed
+		}
+	}
+	return 1
+}
+
 // ServerWork returns the work distribution of server s: its own Work, or
 // else the clients' work (for requests that carry no work of their own). On a
 // lab that does not validate it falls back to exponential with mean 10ms.

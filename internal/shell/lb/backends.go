@@ -37,7 +37,7 @@ type backend struct {
 
 func (l *LB) newBackend(s BackendSpec) *backend {
 	if s.Weight == 0 {
-		s.Weight = l.labWeight(s.Name)
+		s.Weight = l.lab.ServerSpeed(s.Name) // weighted round robin weighs servers by speed, as in the simulator
 	}
 	b := &backend{BackendSpec: s, present: true, healthy: true, hc: l.hostClient(s.Addr, l.cfg.MaxRespBody),
 		fw: l.obs.Backend(s.Name), live: map[conn.ID]*conns.Conn{}}
@@ -48,17 +48,6 @@ func (l *LB) newBackend(s BackendSpec) *backend {
 		b.adminHC = l.hostClient(s.Admin, 64<<10)
 	}
 	return b
-}
-
-// labWeight is the speed the lab gives a server of that name (1 if none):
-// weighted round robin weighs servers by speed, as in the simulator.
-func (l *LB) labWeight(name string) float64 {
-	for _, ns := range l.lab.ExpandServers() {
-		if ns.Name == name && ns.Speed > 0 {
-			return ns.Speed
-		}
-	}
-	return 1
 }
 
 // hostClient returns a pooled client for addr. The balancer decides retries
