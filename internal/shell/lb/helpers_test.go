@@ -43,6 +43,7 @@ type fake struct {
 	hits      atomic.Int64 // data requests received
 	completed atomic.Int64 // data requests answered
 	probes    atomic.Int64 // requests tagged X-Lab-Attempt: probe
+	checks    atomic.Int64 // health checks (GET /healthz) received
 	closed    atomic.Bool
 	// token, when set before the lb starts, guards /load and
 	// /admin/cancel as a backend's admin API does.
@@ -79,6 +80,7 @@ func (f *fake) addr() string { return f.ln.Addr().String() }
 func (f *fake) handle(ctx *fasthttp.RequestCtx) {
 	switch string(ctx.Path()) {
 	case "/healthz":
+		f.checks.Add(1)
 		if f.down.Load() {
 			ctx.SetStatusCode(503)
 		}

@@ -215,26 +215,38 @@ func (l *LB) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// loop runs round every period while period says it is on; a kick makes it
-// re-read the period at once (settings changed).
+// loop runs round every period while period says it is on. A kick
+// (settings changed) schedules a round if none is pending and the rounds
+// are on; a pending round keeps its time, and one that comes due after
+// they were turned off does nothing: the simulator's schedule
+// (sim.startHealth, sim.startRefresh), so a set of another setting moves
+// no health check or load poll.
 func (l *LB) loop(kick <-chan struct{}, period func() (time.Duration, bool), round func()) {
 	defer l.wg.Done()
-	for {
-		var tick <-chan time.Time
-		d, on := period()
-		var t *time.Timer
-		if on {
+	var t *time.Timer
+	var tick <-chan time.Time
+	arm := func() {
+		t, tick = nil, nil
+		if d, on := period(); on {
 			t = time.NewTimer(d)
 			tick = t.C
 		}
+	}
+	arm()
+	for {
 		select {
 		case <-l.done:
 			stopTimer(t)
 			return
 		case <-kick:
-			stopTimer(t)
+			if t == nil {
+				arm()
+			}
 		case <-tick:
-			round()
+			if _, on := period(); on {
+				round()
+			}
+			arm()
 		}
 	}
 }

@@ -71,3 +71,50 @@ func TestTimeoutInVirtualTime(t *testing.T) {
 type quiet struct{}
 
 func (quiet) Printf(string, ...any) {}
+
+// TestSettingsKeepTheHealthSchedule: a settings change moves no pending
+// health check, as in the simulator (sim.startHealth): with checks every
+// second, a set of the timeout at 0.5 s leaves the first check at 1 s (it
+// used to restart the timer: 1.5 s); a new interval applies from the
+// round after the pending one; turned off, the pending round does
+// nothing, and turned on again before it, that round comes at its time.
+func TestSettingsKeepTheHealthSchedule(t *testing.T) {
+	_, _, hc, stop := memLB(t, Config{Lab: testLab(t)}, 0)
+	do(t, hc, "GET", "/", "")
+	stop()
+	synctest.Test(t, func(t *testing.T) {
+		lab := testLab(t, "balancers.health.enabled", "true", "balancers.health.interval", "1s", "network.hop", "0s")
+		l, f, _, stop := memLB(t, Config{Lab: lab, Waits: pace.Runtime}, 0)
+		start := time.Now()
+		set := func(path, value string) {
+			if err := l.change([]change{{path, path, value}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		at := func(d time.Duration, want int64, what string) {
+			time.Sleep(d - time.Since(start))
+			synctest.Wait()
+			if n := f.checks.Load(); n != want {
+				t.Errorf("at %v: %d health checks, want %d (%s)", d, n, want, what)
+			}
+		}
+		at(500*time.Millisecond, 0, "none before the first interval")
+		set("balancers.timeout", "2s")
+		at(999*time.Millisecond, 0, "the first check is due at 1 s")
+		at(1100*time.Millisecond, 1, "a set of the timeout moves no check")
+		set("balancers.health.interval", "300ms")
+		at(1999*time.Millisecond, 1, "the pending round keeps its time")
+		at(2050*time.Millisecond, 2, "the pending round at 2 s")
+		at(2350*time.Millisecond, 3, "then every 300 ms")
+		set("balancers.health.enabled", "false")
+		set("balancers.health.enabled", "true")
+		at(2650*time.Millisecond, 4, "off and on again: the round pending at 2.6 s comes at its time")
+		set("balancers.health.enabled", "false")
+		at(3500*time.Millisecond, 4, "off: the round due at 2.9 s did nothing")
+		set("balancers.health.enabled", "true")
+		at(3750*time.Millisecond, 4, "on again at 3.5 s: the first round 300 ms later")
+		at(3850*time.Millisecond, 5, "on again at 3.5 s: the first round at 3.8 s")
+		stop()
+		time.Sleep(15 * time.Second) // fasthttp's cleaners (see TestTimeoutInVirtualTime)
+	})
+}
