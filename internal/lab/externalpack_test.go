@@ -234,7 +234,7 @@ func TestExternalPackMixedFleetWeights(t *testing.T) {
 		}
 		t.Run(kind, func(t *testing.T) {
 			proxyTool(t, kind)
-			lab, settings := packLab(t, "mixed-fleet", kind, 3*time.Second, "round-robin", "weighted-round-robin")
+			lab, settings := packLab(t, "mixed-fleet", kind, 2*time.Second, "round-robin", "weighted-round-robin")
 			rep, err := Run(ctxFor(t, 90*time.Second), lab, settings, RunOptions{Options: testOptions(t)})
 			if err != nil {
 				t.Fatal(err)
@@ -272,7 +272,7 @@ func TestExternalPackBoundedLoads(t *testing.T) {
 		}
 		t.Run(kind, func(t *testing.T) {
 			proxyTool(t, kind)
-			lab, settings := packLab(t, "ch-bounded", kind, 5*time.Second, "ring-hash", "ring-hash-bounded")
+			lab, settings := packLab(t, "ch-bounded", kind, 3*time.Second, "ring-hash", "ring-hash-bounded")
 			rep, err := Run(ctxFor(t, 90*time.Second), lab, settings, RunOptions{Options: testOptions(t)})
 			if err != nil {
 				t.Fatal(err)
