@@ -21,7 +21,20 @@ import { setFigures } from './figures.js';
 const $ = (id) => document.getElementById(id);
 let last = null;
 
+/**
+ * render draws one snapshot and counts it in lblab.frames, with the time
+ * it took (the layout it reads included), which the browser tests and the
+ * benchmark of a big fleet read (docs/BENCHMARKS.md).
+ */
 function render(snap) {
+  const t0 = performance.now();
+  draw(snap);
+  const f = window.lblab.frames;
+  f.count++;
+  f.lastMs = performance.now() - t0;
+}
+
+function draw(snap) {
   if (!last) window.lblab.firstFrameMs = performance.now(); // the first frame, in ms since the page was opened
   last = snap;
   setFigures(snap.figures); // the figures' words, units and directions, from the engine
@@ -66,6 +79,7 @@ function start() {
   connect();
 }
 
-// For the browser tests and the curious: engine.request(method, path, body).
-window.lblab = { engine, firstFrameMs: null };
+// For the browser tests and the curious: engine.request(method, path, body);
+// frames: how many snapshots were drawn and how long the last one took (render).
+window.lblab = { engine, firstFrameMs: null, frames: { count: 0, lastMs: null } };
 start();
