@@ -1,7 +1,7 @@
 // The lblab dashboard: follows the engine's stream (GET /api/stream, one snapshot every 250 ms)
 // and draws the diagram, counters, charts, controls, inspector and log.
 import './style.css';
-import { setText, secs } from './dom.js';
+import { setText } from './dom.js';
 import { initDiagram, renderDiagram } from './diagram.js';
 import { initCounters, renderCounters } from './counters.js';
 import { initCharts, renderCharts } from './charts.js';
@@ -9,7 +9,7 @@ import { initControls, renderControls } from './controls.js';
 import { initInspector, openInspector, renderInspector } from './inspector.js';
 import { initLog, renderLog } from './log.js';
 import { initScenarios, renderScenario } from './scenarios.js';
-import { renderPlayback } from './playback.js';
+import { renderPlayback, clockText } from './playback.js';
 import { renderCaption } from './captions.js';
 import { renderOwnLab } from './ownlab.js';
 import { engine } from './engine.js';
@@ -39,7 +39,7 @@ function draw(snap) {
   last = snap;
   setFigures(snap.figures); // the figures' words, units and directions, from the engine
   renderStatus(snap);
-  setText($('clock'), secs(snap.t_s));
+  setText($('clock'), clockText(snap)); // the instant, or where the seek slider is held
   renderPlayback(snap);
   renderOwnLab(snap);
   if (snap.virtual) $('status').className = 'status virtual';
