@@ -13,10 +13,10 @@ let els = null;
 
 // The seek slider. While it is held (dragged, or a key pressed on it) the
 // clock shows the instant under the thumb and snapshots move neither; once
-// released, it seeks there and both stay at that instant until a snapshot
-// published after the seek was asked for comes (one already on its way
-// shows the instant left).
-const seek = { held: false, target: null, sentAt: null };
+// released, it seeks there and both stay at that instant until the
+// snapshot showing the seek comes (the answer's playback.published: one
+// already on its way shows the instant left).
+const seek = { held: false, target: null, until: null };
 
 // The slider's steps: about a thousandth of the lab's length, from 1 ms (the
 // API's resolution) to 250 ms (a bin), each a divisor of the 250 ms bin, so
@@ -57,11 +57,15 @@ async function release() {
   const at = Math.round(Number(els.seek.value) * 1000) / 1000; // the API takes the millisecond
   seek.held = false;
   seek.target = at;
-  seek.sentAt = Date.now(); // a snapshot published from now on shows the seek
+  seek.until = null;
   showClock(null);
   const out = await playback({ seek_s: at });
-  if (!out) seek.target = seek.sentAt = null; // refused: the next snapshot says where playback is
+  if (!out) seek.target = null; // refused: the next snapshot says where playback is
+  else if (!seek.held) seek.until = out.published;
+  if (latest) renderPlayback(latest); // the snapshot showing it may have come first
 }
+
+let latest = null; // the newest snapshot drawn
 
 function playback(body) {
   return post('/api/playback', body);
@@ -110,6 +114,7 @@ export function renderPlayback(snap) {
     return;
   }
   if (!els) build(box);
+  latest = snap;
   const p = snap.playback || {};
   const value = p.max ? 'max' : String(p.speed);
   if (document.activeElement !== els.speed && els.speed.value !== value) {
@@ -123,7 +128,7 @@ export function renderPlayback(snap) {
   const step = String(seekStep(p.duration_s || 0));
   if (els.seek.step !== step) els.seek.step = step;
   if (els.seek.max !== String(end)) els.seek.max = String(end);
-  if (seek.sentAt !== null && !seek.held && snap.at_unix_ms >= seek.sentAt) seek.target = seek.sentAt = null; // the seek is shown
+  if (seek.until !== null && !seek.held && (p.published ?? Infinity) >= seek.until) seek.target = seek.until = null; // the seek is shown
   if (seek.target === null) els.seek.value = String(p.t_s || 0);
   showClock(snap);
   const at = seek.target ?? p.t_s ?? 0;
