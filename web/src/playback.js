@@ -24,7 +24,7 @@ const seek = { held: false, target: null, until: null };
 const SEEK_STEPS = [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.125, 0.25];
 
 /** seekStep is the slider's step for a lab of length seconds. */
-export function seekStep(length) {
+function seekStep(length) {
   return SEEK_STEPS.find((x) => x >= length / 1000) || SEEK_STEPS[SEEK_STEPS.length - 1];
 }
 
