@@ -5,19 +5,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/goccy/go-yaml"
 )
 
-// An event has three forms besides the lab file's: its text, a drill line
-// as `lab chaos` takes it and the event logs show it (String, ParseDrill),
-// and its JSON, as POST /api/chaos and the backend's POST /admin/drill take
-// it. All three read the fields of Event by their lab-file names and the
-// fields each drill takes from Drills, so a drill or a field is declared
-// once, there and in Event.
+// An event has four forms: the lab file's (read by Parse, written by
+// MarshalYAML), its text, a drill line as `lab chaos` takes it and the event
+// logs show it (String, ParseDrill), and its JSON, as POST /api/chaos and the
+// backend's POST /admin/drill take it. They read the fields of Event by their
+// lab-file names and the fields each drill takes from Drills (given), so a
+// drill or a field is declared once, there and in Event.
 
 // eventFields are the fields of Event, by their lab-file names.
 var eventFields = fieldsOf(reflect.TypeOf(Event{}))
@@ -25,32 +28,93 @@ var eventFields = fieldsOf(reflect.TypeOf(Event{}))
 // String is the event as a drill line, as `lab chaos` takes it and the
 // event logs show it: "slow s2 speed=0.25", "set clients.budget=0.1",
 // "kill s3 for=30s". It writes the action, the target, then the drill's
-// fields (Drill.Fields) as key=value, a set's paths in order, then for.
+// fields (given) as key=value, a set's paths in order, then for.
 func (e Event) String() string {
 	parts := []string{string(e.Action)}
 	if e.Target != "" {
 		parts = append(parts, e.Target)
 	}
-	if d, ok := DrillOf(e.Action); ok {
-		v := reflect.ValueOf(e)
-		for _, name := range d.Fields {
-			f, _ := lookupField(eventFields, name)
-			switch fv := v.FieldByIndex(f.index); {
-			case name == "target":
-			case fv.IsZero() && slices.Contains(d.Optional, name):
-			case fv.Kind() == reflect.Map:
-				for _, k := range slices.Sorted(maps.Keys(e.Set)) {
-					parts = append(parts, k+"="+e.Set[k])
-				}
-			default:
-				parts = append(parts, name+"="+scalarText(fv))
+	for _, f := range e.given() {
+		if f.value.Kind() == reflect.Map {
+			for _, k := range slices.Sorted(maps.Keys(e.Set)) {
+				parts = append(parts, k+"="+e.Set[k])
 			}
+			continue
 		}
+		parts = append(parts, f.name+"="+scalarText(f.value))
 	}
 	if e.For > 0 {
 		parts = append(parts, "for="+e.For.String())
 	}
 	return strings.Join(parts, " ")
+}
+
+// givenField is one field of an event by its lab-file name.
+type givenField struct {
+	name  string
+	value reflect.Value
+}
+
+// given are the fields e's drill takes besides at, action, target and for
+// (Drill.Fields, in order), but an Optional one left at zero (the drill's
+// default): what each form of the event writes. An event of no known
+// action gives every field it has set.
+func (e Event) given() []givenField {
+	v := reflect.ValueOf(e)
+	d, ok := DrillOf(e.Action)
+	var out []givenField
+	for _, f := range eventFields {
+		fv := v.FieldByIndex(f.index)
+		switch {
+		case f.name == "at" || f.name == "action" || f.name == "target" || f.name == "for":
+		case !ok:
+			if !fv.IsZero() {
+				out = append(out, givenField{f.name, fv})
+			}
+		case !d.Takes(f.name), fv.IsZero() && slices.Contains(d.Optional, f.name):
+		default:
+			out = append(out, givenField{f.name, fv})
+		}
+	}
+	if ok { // in the drill's order
+		slices.SortStableFunc(out, func(a, b givenField) int {
+			return slices.Index(d.Fields, a.name) - slices.Index(d.Fields, b.name)
+		})
+	}
+	return out
+}
+
+// MarshalYAML writes the event as a person writes it in a lab file: at and
+// action, the target when there is one, the fields its drill takes
+// (given), and for when it is time-boxed; not every field of every
+// action at its zero. Parse reads it back to the same event.
+func (e Event) MarshalYAML() (any, error) {
+	out := yaml.MapSlice{{Key: "at", Value: e.At.String()}, {Key: "action", Value: string(e.Action)}}
+	if e.Target != "" {
+		out = append(out, yaml.MapItem{Key: "target", Value: e.Target})
+	}
+	for _, f := range e.given() {
+		var val any
+		switch {
+		case f.value.Type() == durationType:
+			val = time.Duration(f.value.Int()).String()
+		case f.value.Kind() == reflect.Float64 && f.value.Float() == math.Trunc(f.value.Float()) && math.Abs(f.value.Float()) < 1<<53:
+			val = int64(f.value.Float()) // 400, not 400.0
+		case f.value.Kind() == reflect.Map:
+			set := yaml.MapSlice{}
+			for _, k := range slices.Sorted(maps.Keys(e.Set)) {
+				set = append(set, yaml.MapItem{Key: k, Value: e.Set[k]})
+			}
+			val = set
+		default:
+			val = f.value.Interface()
+		}
+		out = append(out, yaml.MapItem{Key: f.name, Value: val})
+	}
+	if e.For > 0 {
+		out = append(out, yaml.MapItem{Key: "for", Value: e.For.String()})
+	}
+	return out, nil
 }
 
 // ParseDrill reads a drill line, `ACTION [TARGET] [key=value...]`, back

@@ -217,6 +217,10 @@ type Playback struct {
 	Drills    []string `json:"drills"` // the drills taken, as script events
 	Demo      bool     `json:"demo"`   // the demo loops until the first touch
 	Loops     int      `json:"loops"`  // times it started again
+	// Published counts the snapshots published: in a snapshot, its own
+	// number; in a POST's answer, that of the snapshot showing the change
+	// (the page's seek slider waits for it).
+	Published uint64 `json:"published"`
 }
 
 // snapshot is what /api/stream and /api/snapshot carry: the live
@@ -231,7 +235,7 @@ type snapshot struct {
 func (s *Server) playbackLocked() Playback {
 	p := Playback{Speed: s.speed, Max: s.max, Paused: s.paused, Ended: s.sess.Ended(),
 		T: time.Duration(s.sess.Now()).Seconds(), DurationS: s.base.Duration.Seconds(), MinSpeed: MinSpeed, MaxSpeed: MaxSpeed,
-		Drills: []string{}, Demo: s.demo, Loops: s.loops}
+		Drills: []string{}, Demo: s.demo, Loops: s.loops, Published: s.seq}
 	if s.pauseAt != clock.Never {
 		v := time.Duration(s.pauseAt).Seconds()
 		p.PauseAtS = &v
@@ -269,7 +273,9 @@ func (s *Server) build() *dash.Snapshot {
 func (s *Server) publishLocked() {
 	snap := s.build()
 	snap.AtUnixMs = time.Now().UnixMilli()
-	data, err := json.Marshal(snapshot{Snapshot: snap, Virtual: true, Playback: s.playbackLocked(), Trips: trips(s.sess)})
+	pb := s.playbackLocked()
+	pb.Published++ // this one
+	data, err := json.Marshal(snapshot{Snapshot: snap, Virtual: true, Playback: pb, Trips: trips(s.sess)})
 	if err != nil {
 		s.warn("cannot encode a snapshot", err)
 		return

@@ -25,6 +25,14 @@ export function setText(el, text) {
   if (el.textContent !== s) el.textContent = s;
 }
 
+/**
+ * MANY: above this many servers (balls-bins has 1,000) what is out of
+ * sight is drawn only once it comes into view: the server cards (style.css's
+ * .servers.many) and the servers' small charts (sparks.js). A smaller fleet
+ * is drawn whole, every frame.
+ */
+export const MANY = 64;
+
 /** isNum is true for a finite number (the API sends null for unknown). */
 export const isNum = (x) => typeof x === 'number' && Number.isFinite(x);
 
@@ -49,10 +57,12 @@ export function pct(x, digits = 1) {
   return (x * 100).toFixed(digits) + '%';
 }
 
+const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 }); // made once: toLocaleString makes one a call
+
 /** count formats a whole number with thin grouping. */
 export function count(x) {
   if (!isNum(x)) return '–';
-  return Math.round(x).toLocaleString('en-US');
+  return grouped.format(Math.round(x));
 }
 
 /** secs formats a time since the lab started. */

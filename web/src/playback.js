@@ -10,7 +10,62 @@ const SEEDS = [1, 5, 10, 20]; // compare all's choices (the API takes 2 to 30)
 const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
 
 let els = null;
-let seeking = false; // while the slider is held, snapshots do not move it
+
+// The seek slider. While it is held (dragged, or a key pressed on it) the
+// clock shows the instant under the thumb and snapshots move neither; once
+// released, it seeks there and both stay at that instant until the
+// snapshot showing the seek comes (the answer's playback.published: one
+// already on its way shows the instant left).
+const seek = { held: false, target: null, until: null };
+
+// The slider's steps: about a thousandth of the lab's length, from 1 ms (the
+// API's resolution) to 250 ms (a bin), each a divisor of the 250 ms bin, so
+// every bin's end is a position of the thumb.
+const SEEK_STEPS = [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.125, 0.25];
+
+/** seekStep is the slider's step for a lab of length seconds. */
+function seekStep(length) {
+  return SEEK_STEPS.find((x) => x >= length / 1000) || SEEK_STEPS[SEEK_STEPS.length - 1];
+}
+
+/** seekText is an instant as the clock shows it while the slider is held: to the slider's step. */
+function seekText(t, step) {
+  const decimals = Math.max(1, (String(step).split('.')[1] || '').length);
+  return t.toFixed(decimals) + ' s';
+}
+
+/** clockText is what the header's clock shows for snap: its instant, or the one the slider is held at. */
+export function clockText(snap) {
+  return seek.target !== null && els ? seekText(seek.target, Number(els.seek.step)) : secs(snap.t_s);
+}
+
+function hold() {
+  seek.held = true;
+  seek.target = Number(els.seek.value);
+  showClock(null);
+}
+
+/** showClock writes the clock: the slider's instant while it is held or seeking, else snap's. */
+function showClock(snap) {
+  const clock = document.getElementById('clock');
+  if (seek.target === null && !snap) return;
+  setText(clock, clockText(snap || {}));
+  clock.classList.toggle('seeking', seek.target !== null);
+}
+
+async function release() {
+  const at = Math.round(Number(els.seek.value) * 1000) / 1000; // the API takes the millisecond
+  seek.held = false;
+  seek.target = at;
+  seek.until = null;
+  showClock(null);
+  const out = await playback({ seek_s: at });
+  if (!out) seek.target = null; // refused: the next snapshot says where playback is
+  else if (!seek.held) seek.until = out.published;
+  if (latest) renderPlayback(latest); // the snapshot showing it may have come first
+}
+
+let latest = null; // the newest snapshot drawn
 
 function playback(body) {
   return post('/api/playback', body);
@@ -25,9 +80,14 @@ function build(box) {
   const step = h('button', { id: 'pb-step', text: 'step 250 ms', title: 'pause and play to the end of this 250 ms bin', onclick: () => playback({ step: true }) });
   const next = h('button', { id: 'pb-next', text: 'next event', title: 'pause and play to the next line of the event log (a script event, a breaker transition, ...)',
     onclick: () => playback({ step_event: true }) });
-  const seek = h('input', { id: 'pb-seek', type: 'range', min: 0, max: 1, step: 0.25, value: 0, 'aria-label': 'virtual time',
-    onpointerdown: () => { seeking = true; },
-    onchange: async () => { seeking = false; await playback({ seek_s: Number(seek.value) }); } });
+  const slider = h('input', { id: 'pb-seek', type: 'range', min: 0, max: 1, step: 0.001, value: 0, 'aria-label': 'virtual time',
+    onpointerdown: hold, oninput: hold, onchange: release });
+  // a press that moved nothing fires no change: let go of the slider then
+  const letGo = () => setTimeout(() => {
+    if (seek.held) { seek.held = false; seek.target = null; }
+  }, 0);
+  window.addEventListener('pointerup', letGo);
+  window.addEventListener('pointercancel', letGo);
   const restart = h('button', { id: 'pb-restart', text: 'restart', title: 'back to 0 without the drills taken', onclick: () => playback({ restart: true }) });
   const save = downloadLink(h('a', { id: 'pb-save', class: 'button', href: '/api/lab.yaml', download: '', text: 'save lab file',
     title: 'the lab with the drills taken in its script: lab sim on it gives these numbers' }));
@@ -40,10 +100,10 @@ function build(box) {
     title: 'one seed, as lab sim; or seeds 1 to N, as lab sim --seeds N: intervals and whether each setting is told apart from the next' },
   ...SEEDS.map((n) => h('option', { value: n, text: n === 1 ? '1 seed' : `${n} seeds` })));
   const drills = h('span', { id: 'pb-drills', class: 'pb-drills' });
-  box.replaceChildren(h('span', { id: 'virtual', class: 'status virtual', text: 'virtual' }), speed, pause, step, next, seek,
+  box.replaceChildren(h('span', { id: 'virtual', class: 'status virtual', text: 'virtual' }), speed, pause, step, next, slider,
     restart, save, report, compare, seeds, drills);
   box.hidden = false;
-  els = { speed, pause, step, next, seek, drills };
+  els = { speed, pause, step, next, seek: slider, drills };
 }
 
 /** renderPlayback shows the playback state of a virtual snapshot (nothing otherwise). */
@@ -54,6 +114,7 @@ export function renderPlayback(snap) {
     return;
   }
   if (!els) build(box);
+  latest = snap;
   const p = snap.playback || {};
   const value = p.max ? 'max' : String(p.speed);
   if (document.activeElement !== els.speed && els.speed.value !== value) {
@@ -64,8 +125,18 @@ export function renderPlayback(snap) {
   setText(els.pause, p.paused ? 'play' : 'pause');
   els.pause.disabled = els.step.disabled = els.next.disabled = !!p.ended;
   const end = Math.max(p.duration_s || 0, p.t_s || 0);
-  els.seek.max = String(end);
-  if (!seeking) els.seek.value = String(p.t_s || 0);
+  const step = String(seekStep(p.duration_s || 0));
+  if (els.seek.step !== step) els.seek.step = step;
+  if (els.seek.max !== String(end)) els.seek.max = String(end);
+  if (seek.until !== null && !seek.held && (p.published ?? Infinity) >= seek.until) seek.target = seek.until = null; // the seek is shown
+  if (seek.target === null) els.seek.value = String(p.t_s || 0);
+  showClock(snap);
+  const at = seek.target ?? p.t_s ?? 0;
+  const said = `${seekText(at, 0.001)} of ${seekText(end, 0.001)}`;
+  if (els.seek.getAttribute('aria-valuetext') !== said) {
+    els.seek.setAttribute('aria-valuetext', said);
+    els.seek.title = 'virtual time: ' + said;
+  }
   const state = p.demo ? 'demo (touch to stop)' : p.ended ? 'ended' : p.paused ? 'paused' : (p.max ? 'max' : p.speed + '×');
   if (p.demo) armTouch();
   setText(document.getElementById('status'), 'virtual · ' + state);

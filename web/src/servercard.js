@@ -53,9 +53,8 @@ function drawWorkers(box, workers, busy) {
     box.replaceChildren(h('span', { class: 'wtext', text: `${busy}/${workers} busy` }));
     return;
   }
-  const squares = [];
-  for (let i = 0; i < workers; i++) squares.push(h('i', { class: i < busy ? 'w busy' : 'w' }));
-  box.replaceChildren(...squares);
+  if (box.querySelector('.wtext')) box.replaceChildren();
+  keep(box, 'i', workers, (el, i) => setClass(el, i < busy ? 'w busy' : 'w'));
 }
 
 /**
@@ -67,13 +66,44 @@ function drawQueue(box, kinds, abandoned) {
   const key = kinds.join(',') + '|' + abandoned.map((a) => (a ? 1 : 0)).join('');
   if (box.dataset.key === key) return;
   box.dataset.key = key;
-  const bars = kinds.slice(0, MAX_BARS).map((k, i) => abandoned[i]
-    ? h('i', { class: 'q abandoned', title: k + ', abandoned: its client no longer waits for it' })
-    : h('i', { class: 'q ' + k, title: k }));
-  if (kinds.length > MAX_BARS) bars.push(h('span', { class: 'more', text: '+' + (kinds.length - MAX_BARS) }));
-  if (kinds.length === 0) bars.push(h('span', { class: 'empty', text: 'no queue' }));
-  box.replaceChildren(...bars);
+  const bars = Math.min(kinds.length, MAX_BARS);
+  keep(box, 'i', bars, (el, i) => {
+    const k = kinds[i];
+    setClass(el, abandoned[i] ? 'q abandoned' : 'q ' + k);
+    const title = abandoned[i] ? k + ', abandoned: its client no longer waits for it' : k;
+    if (el.title !== title) el.title = title;
+  });
+  // after the bars: "+N" beyond MAX_BARS, "no queue" when empty, else nothing
+  const tail = kinds.length > MAX_BARS ? ['more', '+' + (kinds.length - MAX_BARS)] : kinds.length === 0 ? ['empty', 'no queue'] : null;
+  let last = box.lastElementChild;
+  if (last && last.localName !== 'span') last = null;
+  if (!tail) {
+    if (last) last.remove();
+  } else {
+    if (!last) box.append(last = h('span'));
+    setClass(last, tail[0]);
+    setText(last, tail[1]);
+  }
   if (abandoned.some(Boolean)) document.getElementById('legend-abandoned').hidden = false;
+}
+
+/**
+ * keep makes box's leading children n elements of tag, updating the ones
+ * there and creating only those it lacks (a card is redrawn 4 times a
+ * second, and balls-bins has 1,000), before whatever follows them (the
+ * queue's "+N").
+ */
+function keep(box, tag, n, update) {
+  const have = [];
+  let el = box.firstElementChild;
+  while (el && el.localName === tag) { have.push(el); el = el.nextElementSibling; }
+  while (have.length > n) have.pop().remove();
+  while (have.length < n) { const x = document.createElement(tag); box.insertBefore(x, el); have.push(x); }
+  have.forEach(update);
+}
+
+function setClass(el, cls) {
+  if (el.className !== cls) el.className = cls;
 }
 
 /** figures is the line under a card: queue, completed, hits, limit, EWMA, outstanding. */
