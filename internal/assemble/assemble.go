@@ -219,9 +219,9 @@ func ClientConfig(lab *labfile.Lab) (client.Config, error) {
 	if lab.Clients.Mode == labfile.ClosedLoop {
 		usersProfile = Profile(lab)
 	}
-	cfg := client.Config{Policy: pol, Stream: s, Users: users, UsersProfile: usersProfile, StopAt: clock.Instant(lab.Duration),
-		HashClient: lab.Balancers.HashOn == labfile.HashClient, WorkAtServer: lab.Clients.WorkAt == labfile.WorkAtServer,
-		Tier: lab.Balancers.Count, Sticky: lab.Clients.Sticky, StickyAge: lab.Clients.StickyAge, RetryOther: lab.Clients.RetryOther, Net: Network(lab)}
+	cfg := client.Config{Stream: s, Users: users, UsersProfile: usersProfile, StopAt: clock.Instant(lab.Duration), Tier: lab.Balancers.Count,
+		Live: client.Live{Policy: pol, HashClient: lab.Balancers.HashOn == labfile.HashClient, WorkAtServer: lab.Clients.WorkAt == labfile.WorkAtServer,
+			Sticky: lab.Clients.Sticky, StickyAge: lab.Clients.StickyAge, RetryOther: lab.Clients.RetryOther, Net: Network(lab)}}
 	if cc, ok := Conns(lab); ok {
 		cfg.Conns = &cc
 	}

@@ -43,7 +43,9 @@ import (
 // Config is one population of clients: its policy, its requests and how its
 // attempts are addressed. internal/assemble builds it from a lab file.
 type Config struct {
-	Policy policy.Client
+	// Live is what a running population can change (Reconfigure).
+	Live
+
 	Stream *workload.Stream
 	Users  int           // closed loop: users (with UsersProfile, the most there will be); 0 = open loop
 	StopAt clock.Instant // no request starts at or after it
@@ -52,15 +54,35 @@ type Config struct {
 	// stop after their request (or think) ends, new ones start with a think.
 	UsersProfile *workload.Profile
 
-	HashClient   bool // affinity algorithms hash the client id, not the key
-	WorkAtServer bool // attempts carry no work: each server draws its own
-
 	// Tier is the number of balancers in front of the servers: client c
 	// sends to balancer c mod Tier. Unused when Balancers is set.
 	Tier int
 	// Balancers, when set, are the clients' own (one per client id): the
 	// clients balance themselves and each attempt is picked here.
 	Balancers []*policy.Balancer
+
+	// Conns, when set, models the clients' connections (to their balancer,
+	// or to the servers they pick): which attempts pay a handshake and
+	// which wait for a connection (conns.go); a handshake's round trips
+	// are counted in Live.Net.
+	Conns *conn.Config
+
+	Series   bool             // keep 250 ms bins
+	Requests observe.Requests // nil = none
+	Attempts observe.Attempts // nil = none
+	// Log is told about every request and the answers it used (the
+	// exports: trace, CSV, HdrHistogram log); nil = none.
+	Log report.RequestLog
+}
+
+// Live is the part of a Config a running population takes from a set
+// event (Reconfigure): the client policy, how attempts are addressed and
+// the hops. The rest (the stream, the users, the balancers) stays.
+type Live struct {
+	Policy policy.Client
+
+	HashClient   bool // affinity algorithms hash the client id, not the key
+	WorkAtServer bool // attempts carry no work: each server draws its own
 
 	// Sticky, when the clients balance themselves, is how many requests in
 	// a row an owner (Attempt.Owner) sends to the server it picked; 0 = a
@@ -74,19 +96,9 @@ type Config struct {
 	// (Envoy's previous_hosts retry predicate); false: a retry picks as
 	// any attempt does and may land on the server it just failed on.
 	RetryOther bool
-	// Conns, when set, models the clients' connections (to their balancer,
-	// or to the servers they pick): which attempts pay a handshake and
-	// which wait for a connection (conns.go). Net is the hop model a
-	// handshake's round trips are counted in.
-	Conns *conn.Config
-	Net   policy.Network
-
-	Series   bool             // keep 250 ms bins
-	Requests observe.Requests // nil = none
-	Attempts observe.Attempts // nil = none
-	// Log is told about every request and the answers it used (the
-	// exports: trace, CSV, HdrHistogram log); nil = none.
-	Log report.RequestLog
+	// Net is the hop model: the attempts' delays and the round trips of a
+	// handshake (Conns).
+	Net policy.Network
 }
 
 // Call is one request and its lifecycle.
@@ -474,14 +486,13 @@ func (rt *Runtime[N]) ClientSide() bool { return rt.cfg.Balancers != nil }
 // Policy is the client policy in force.
 func (rt *Runtime[N]) Policy() *policy.Client { return &rt.policy }
 
-// Reconfigure applies what a running population can change: the client
-// policy (calls in flight see the new one at once), how attempts are
-// addressed and the hops (network.hop and jitter, for the attempts sent
-// from then on). The stream, the users and the balancers stay.
+// Reconfigure applies what a running population can change, next.Live:
+// the client policy (calls in flight see the new one at once), how
+// attempts are addressed and the hops (network.hop and jitter, for the
+// attempts sent from then on). The stream, the users and the balancers
+// stay.
 func (rt *Runtime[N]) Reconfigure(next Config) {
-	rt.policy, rt.cfg.Net = next.Policy, next.Net
-	rt.cfg.HashClient, rt.cfg.WorkAtServer = next.HashClient, next.WorkAtServer
-	rt.cfg.Sticky, rt.cfg.StickyAge, rt.cfg.RetryOther = next.Sticky, next.StickyAge, next.RetryOther
+	rt.policy, rt.cfg.Live = next.Policy, next.Live
 }
 
 // The runtime is the policy.Driver of its calls: it prepares their attempts

@@ -71,8 +71,8 @@ func req(seq uint64, client int) workload.Request {
 // key, work and tightest deadline.
 func TestAttemptPreparation(t *testing.T) {
 	n := &net{}
-	rt := New[tag](Config{Policy: policy.Client{Cfg: policy.ClientConfig{Timeout: 100 * time.Millisecond,
-		AttemptTimeout: 30 * time.Millisecond}}, Stream: stream(t, 0), StopAt: clock.Never, Tier: 3, HashClient: true}, n)
+	rt := New[tag](Config{Live: Live{Policy: policy.Client{Cfg: policy.ClientConfig{Timeout: 100 * time.Millisecond,
+		AttemptTimeout: 30 * time.Millisecond}}, HashClient: true}, Stream: stream(t, 0), StopAt: clock.Never, Tier: 3}, n)
 	rt.Begin(10*ms, req(5, 4), -1)
 	a := rt.Attempt(n.sent[0])
 	if a.Pick != policy.PickNumber(5, 1) || a.Kind != server.First || a.Bal != 4%3 || a.Net.hops != 1 {
@@ -84,7 +84,7 @@ func TestAttemptPreparation(t *testing.T) {
 	if a.Deadline != 40*ms { // the attempt timeout comes before the call's deadline at 110 ms
 		t.Errorf("deadline %v, want 40ms", a.Deadline)
 	}
-	rt.Reconfigure(Config{Policy: *rt.Policy(), WorkAtServer: true})
+	rt.Reconfigure(Config{Live: Live{Policy: *rt.Policy(), WorkAtServer: true}})
 	rt.Begin(20*ms, req(6, 1), -1)
 	if b := rt.Attempt(n.sent[1]); b.Work >= 0 || b.HashKey != 3 {
 		t.Errorf("after reconfiguring: work %v, hashed %d; want none, the key", b.Work, b.HashKey)
@@ -95,8 +95,8 @@ func TestAttemptPreparation(t *testing.T) {
 // each request ends exactly once and the recorder counts what the client saw.
 func TestRetryThenSuccessIsCountedOnce(t *testing.T) {
 	n := &net{}
-	rt := New[tag](Config{Policy: policy.Client{Cfg: policy.ClientConfig{Retries: 2,
-		Backoff: retry.Backoff{Base: 10 * time.Millisecond}}}, Stream: stream(t, 0), StopAt: clock.Never}, n)
+	rt := New[tag](Config{Live: Live{Policy: policy.Client{Cfg: policy.ClientConfig{Retries: 2,
+		Backoff: retry.Backoff{Base: 10 * time.Millisecond}}}}, Stream: stream(t, 0), StopAt: clock.Never}, n)
 	rt.Begin(0, req(9, 0), -1)
 	rt.Answer(5*ms, n.sent[0], policy.Error, Reply{})
 	rt.Release(n.sent[0])
@@ -122,7 +122,7 @@ func TestHedgeLoserIsCancelledAndWasted(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := &net{}
-	rt := New[tag](Config{Policy: policy.Client{Hedger: h}, Stream: stream(t, 0), StopAt: clock.Never}, n)
+	rt := New[tag](Config{Live: Live{Policy: policy.Client{Hedger: h}}, Stream: stream(t, 0), StopAt: clock.Never}, n)
 	rt.Begin(0, req(1, 0), -1)
 	tm := n.last(t, Hedge)
 	rt.Fire(tm.at, tm.t)
@@ -144,8 +144,8 @@ func TestHedgeLoserIsCancelledAndWasted(t *testing.T) {
 // the deadline ends the call; the cut-off ends what is left.
 func TestTimersAndCutOff(t *testing.T) {
 	n := &net{}
-	rt := New[tag](Config{Policy: policy.Client{Cfg: policy.ClientConfig{Timeout: 50 * time.Millisecond,
-		AttemptTimeout: 20 * time.Millisecond}}, Stream: stream(t, 0), StopAt: clock.Never}, n)
+	rt := New[tag](Config{Live: Live{Policy: policy.Client{Cfg: policy.ClientConfig{Timeout: 50 * time.Millisecond,
+		AttemptTimeout: 20 * time.Millisecond}}}, Stream: stream(t, 0), StopAt: clock.Never}, n)
 	rt.Begin(0, req(1, 0), -1)
 	p := n.last(t, Patience)
 	rt.Fire(p.at, p.t)
@@ -194,8 +194,7 @@ func TestClientSidePick(t *testing.T) {
 	}
 	h, _ := hedge.New(hedge.Config{Delay: 5 * time.Millisecond})
 	n := &net{}
-	rt := New[tag](Config{Policy: policy.Client{Hedger: h}, Stream: stream(t, 0), StopAt: clock.Never,
-		Balancers: []*policy.Balancer{b}}, n)
+	rt := New[tag](Config{Live: Live{Policy: policy.Client{Hedger: h}}, Stream: stream(t, 0), StopAt: clock.Never, Balancers: []*policy.Balancer{b}}, n)
 	for range 3 { // whatever round robin's turn, the hedge goes elsewhere
 		n.sent, n.timers = nil, nil
 		rt.Begin(0, req(1, 0), -1)
@@ -239,8 +238,8 @@ func (n *lateNet) Send(now clock.Instant, h uint64, a *Attempt[tag]) {
 // whose answer ended it, and when each attempt really left.
 func TestRequestLog(t *testing.T) {
 	n, log := &lateNet{}, &logged{}
-	rt := New[tag](Config{Policy: policy.Client{Cfg: policy.ClientConfig{Retries: 1, AttemptTimeout: 20 * time.Millisecond,
-		Backoff: retry.Backoff{Base: time.Millisecond}}}, Stream: stream(t, 0), StopAt: clock.Never, Log: log}, n)
+	rt := New[tag](Config{Live: Live{Policy: policy.Client{Cfg: policy.ClientConfig{Retries: 1, AttemptTimeout: 20 * time.Millisecond,
+		Backoff: retry.Backoff{Base: time.Millisecond}}}}, Stream: stream(t, 0), StopAt: clock.Never, Log: log}, n)
 	rt.Begin(10*ms, req(7, 2), -1)
 	rt.Fire(30*ms, n.last(t, Patience).t) // the first attempt's client-side timeout
 	rt.Fire(31*ms, n.last(t, Retry).t)
@@ -290,8 +289,7 @@ func TestRetryOtherAvoidsThePreviousServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := &net{}
-		rt := New[tag](Config{Policy: policy.Client{Cfg: policy.ClientConfig{Retries: 1, Backoff: retry.Backoff{Base: 10 * time.Millisecond}}},
-			Stream: stream(t, 0), StopAt: clock.Never, Balancers: []*policy.Balancer{b}, RetryOther: other}, n)
+		rt := New[tag](Config{Live: Live{Policy: policy.Client{Cfg: policy.ClientConfig{Retries: 1, Backoff: retry.Backoff{Base: 10 * time.Millisecond}}}, RetryOther: other}, Stream: stream(t, 0), StopAt: clock.Never, Balancers: []*policy.Balancer{b}}, n)
 		rt.Begin(0, req(9, 0), -1)
 		owner := rt.Attempt(n.sent[0]).Ticket.Server
 		rt.Answer(5*ms, n.sent[0], policy.Error, Reply{})

@@ -17,8 +17,7 @@ import (
 func connected(t *testing.T, n *net, maxConns int) *Runtime[tag] {
 	t.Helper()
 	cc := conn.Config{Keepalive: time.Second, MaxConns: maxConns, Handshake: conn.Cost{Rounds: 2}}
-	return New[tag](Config{Stream: stream(t, 0), StopAt: clock.Never, Conns: &cc,
-		Net: policy.Network{Hop: 5 * time.Millisecond}}, n)
+	return New[tag](Config{Live: Live{Net: policy.Network{Hop: 5 * time.Millisecond}}, Stream: stream(t, 0), StopAt: clock.Never, Conns: &cc}, n)
 }
 
 // The first request of a client opens a connection and pays the handshake;
@@ -122,7 +121,7 @@ func TestStickyTenRequestsPerPick(t *testing.T) {
 	}
 	b := bals[0]
 	n := &net{}
-	rt := New[tag](Config{Stream: stream(t, 0), StopAt: clock.Never, Balancers: bals, Sticky: 10}, n)
+	rt := New[tag](Config{Live: Live{Sticky: 10}, Stream: stream(t, 0), StopAt: clock.Never, Balancers: bals}, n)
 	var got []int
 	for i := range 35 {
 		rt.Begin(clock.Instant(i)*ms, req(uint64(i), 0), -1)
@@ -182,7 +181,7 @@ func TestStickyAgeEndsARun(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := &net{}
-		rt := New[tag](Config{Stream: stream(t, 0), StopAt: clock.Never, Balancers: []*policy.Balancer{b}, Sticky: 1000000, StickyAge: age}, n)
+		rt := New[tag](Config{Live: Live{Sticky: 1000000, StickyAge: age}, Stream: stream(t, 0), StopAt: clock.Never, Balancers: []*policy.Balancer{b}}, n)
 		var changes []clock.Instant
 		last := -1
 		for i := range 1000 { // one request a millisecond for a second
