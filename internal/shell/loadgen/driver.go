@@ -16,7 +16,7 @@ import (
 // straight to the server the client picked. The goroutine answers later,
 // never inside Send.
 func (t *target) Send(now clock.Instant, h uint64, a *attempt) {
-	a.Left = t.l.clock() // the generator may lag behind now, the intended instant
+	a.Left = t.l.leftAt() // the generator may lag behind now, the intended instant
 	j := t.l.job(t, h, a, now)
 	tm := -1 // the template it sends
 	switch {

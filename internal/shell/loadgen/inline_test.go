@@ -49,3 +49,39 @@ func TestClosedLoopAnswersTakenByTheirWorkers(t *testing.T) {
 		t.Errorf("the run took %v, past the end of a 0.5 s run: the loop waited for the drain limit", took)
 	}
 }
+
+// The loop reads the clock once for an answer and once for a request it
+// starts, and passes each reading on (the answer's to what it makes due,
+// the start's to the attempts that leave then): in a closed loop and in an
+// open one, two readings a request, and in an open loop slow enough that
+// the timer wakes the loop for every arrival one more for the wake-up. Each
+// reading more is a vDSO call on the hot path; it took four a request in a
+// closed loop before, five in the open one.
+func TestLoopReadsTheClockTwiceARequest(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  map[string]string
+		max  float64
+	}{
+		{"closed", map[string]string{"clients.mode": "closed", "clients.users": "8", "clients.think": "0s"}, 2.2},
+		{"open", map[string]string{"clients.mode": "open", "clients.rate": "2000"}, 3.2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.set["network.hop"], c.set["duration"] = "0s", "500ms"
+			lab := testLab(t, c.set)
+			f := newFake(t, "b1", false, func(got, int) answer { return answer{status: 200, loadQ: -1} })
+			rep, r := runLive(t, Config{Lab: lab, Targets: []Target{toFakes(c.name, f)}, Dial: dialer(f), Drain: time.Minute})
+			run := rep.Runs[0]
+			checkAccounted(t, run)
+			if run.Succeeded != run.Requests || run.Requests < 100 {
+				t.Fatalf("want every request served, and many: %s", describe(run))
+			}
+			// The rest: the timer's wake-ups, the series bins, the end.
+			per := float64(r.l.reads) / float64(run.Requests)
+			if per > c.max {
+				t.Errorf("%d clock readings for %d requests (%.2f a request), want at most %v", r.l.reads, run.Requests, per, c.max)
+			}
+			t.Logf("%.2f clock readings a request", per)
+		})
+	}
+}
