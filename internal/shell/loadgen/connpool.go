@@ -203,3 +203,25 @@ func (p *connPool) openConns() int {
 	defer p.mu.Unlock()
 	return p.open
 }
+
+// prime opens up to n connections idle (fewer when the bound is lower or
+// a dial fails), by deadline; it returns how many it opened.
+func (p *connPool) prime(n int, deadline time.Time) int {
+	opened := 0
+	for range n {
+		p.mu.Lock()
+		if p.open >= p.max {
+			p.mu.Unlock()
+			break
+		}
+		p.open++
+		p.mu.Unlock()
+		c, err := p.dialNew(deadline)
+		if err != nil {
+			break // the attempts will meet the error and report it
+		}
+		p.release(c)
+		opened++
+	}
+	return opened
+}

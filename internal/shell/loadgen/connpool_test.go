@@ -142,3 +142,44 @@ func TestConnPoolClosesAndReaps(t *testing.T) {
 		t.Errorf("%d counted open after refused dials", n)
 	}
 }
+
+// As a load tool (--plain), the loadgen opens before its clock starts the
+// connections its first requests want, as wrk does: a user's worth in a
+// closed loop, 10 ms of arrivals in an open one (within the bound), so the
+// first requests do not each pay a dial. A closed port fails the warm-up
+// quietly: the requests meet the refusal and report it.
+func TestPlainRunOpensItsConnectionsFirst(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  map[string]string
+		conn int
+		want int
+	}{
+		{"closed", map[string]string{"clients.mode": "closed", "clients.users": "6", "clients.think": "0s"}, 256, 6},
+		{"open", map[string]string{"clients.mode": "open", "clients.rate": "1500"}, 256, 15},
+		{"bound", map[string]string{"clients.mode": "open", "clients.rate": "1500"}, 4, 4},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			addr, cl := foreignServer(t, func(ctx *fasthttp.RequestCtx, _ int) {})
+			c.set["duration"] = "200ms"
+			lab := testLab(t, c.set)
+			rep, r := runLive(t, Config{Lab: lab, Targets: plainTarget(addr), HTTP: HTTP{Plain: true}, Connections: c.conn})
+			run := rep.Runs[0]
+			checkAccounted(t, run)
+			if r.l.warmed != c.want || cl.accepted.Load() < int64(c.want) || cl.accepted.Load() > int64(c.conn) {
+				t.Errorf("%d connections opened before the start, %d accepted in all (bound %d), want %d first",
+					r.l.warmed, cl.accepted.Load(), c.conn, c.want)
+			}
+			if run.Succeeded != run.Requests || run.Requests == 0 {
+				t.Errorf("want every request served: %s", describe(run))
+			}
+		})
+	}
+	t.Run("refused", func(t *testing.T) {
+		lab := testLab(t, map[string]string{"clients.rate": "200", "duration": "100ms"})
+		rep, r := runLive(t, Config{Lab: lab, Targets: plainTarget(closedPort(t)), HTTP: HTTP{Plain: true}})
+		if r.l.warmed != 0 || rep.Runs[0].Load.ErrorKinds[report.ErrRefused] == 0 {
+			t.Errorf("warmed %d against a closed port, errors %v: want none warmed, the refusals reported", r.l.warmed, rep.Runs[0].Load.ErrorKinds)
+		}
+	})
+}
