@@ -209,9 +209,10 @@ const warmFor = 10 * time.Millisecond
 // the first requests each paid a dial, which made the next ones late and
 // dial too: at 40,000/s on one core, 200-odd connections in the first 15 ms
 // and requests started 20-35 ms late, every run (lateness p99 4-19 ms in a
-// 3 s run, 0.15-2.2 ms with the connections open before). Only as a load tool (--plain) against connections the lab does not
-// model: a lab's servers and balancers count what they accept, and the
-// connection model dials its own.
+// 3 s run, 0.15-2.2 ms with the connections open before). Only as a load
+// tool (--plain) against connections the lab does not model: a lab's
+// servers and balancers count what they accept, and the connection model
+// dials its own.
 func (l *loop) warm() {
 	if !l.cfg.HTTP.Plain {
 		return
