@@ -12,7 +12,10 @@
 # Each row gives requests/s and the generator's CPU per request (user +
 # system, from GNU time); the loadgen's rows give their ratio to wrk's at the
 # same N in the same round, the open row its pacing lateness (p50/p99/max:
-# how far behind its intended time each request started) from --json.
+# how far behind its intended time each request started) from --json, and
+# every loadgen row how long its threads waited for a CPU while ready to run
+# (the report's generator.waited_for_cpu_s: another process on the pinned
+# CPU, which makes a round's lateness spike).
 # The loadgen runs with --plain (no X-Lab-* headers, no injected hop): it
 # sends what wrk sends, a GET of /.
 #
@@ -56,7 +59,7 @@ LAB
   echo "$tmp/lab-$1-$2.yaml"
 }
 
-# Each row prints: kind conns requests/s cpu_us_per_req [p50 p99 max late]
+# Each row prints: kind conns requests/s cpu_us_per_req [p50 p99 max late cpu_wait]
 row_wrk() {
   "${gen[@]}" /usr/bin/time -f "%U %S" -o "$tmp/time" wrk -t1 -c"$1" -d"${secs}s" "$url" >"$tmp/wrk.out" 2>&1
   awk -v t="$(cat "$tmp/time")" -v secs="$secs" -v c="$1" '
@@ -84,9 +87,10 @@ bad = run["failed"]
 if bad:
     print(f"loadgen {kind} {n}: {bad} of {reqs} requests failed", file=sys.stderr)
 p = run["pacing"]
+wait = run.get("load", {}).get("generator", {}).get("waited_for_cpu_s", 0)
 # achieved: requests over the time it took to start them all
 took = secs + (p["lateness_max_ms"] / 1000 if kind == "open" else 0)
-print(f"loadgen-{kind} {n} {reqs/took:.0f} {(user+sys_)*1e6/reqs:.1f} {p['lateness_p50_ms']:.3f} {p['lateness_p99_ms']:.3f} {p['lateness_max_ms']:.3f} {p['late']}")
+print(f"loadgen-{kind} {n} {reqs/took:.0f} {(user+sys_)*1e6/reqs:.1f} {p['lateness_p50_ms']:.3f} {p['lateness_p99_ms']:.3f} {p['lateness_max_ms']:.3f} {p['late']} {wait*1000:.0f}ms")
 PY
 }
 
@@ -95,7 +99,7 @@ rows="$tmp/rows"; : >"$rows"
 jobs=()
 for c in "${conns[@]}"; do jobs+=("wrk:$c" "closed:$c"); done
 for o in "${opens[@]}"; do jobs+=("open:$o"); done
-printf "%-5s %-14s %7s %11s %9s %8s %8s %10s %10s %10s %8s\n" round generator conns "requests/s" "x wrk" "us/req" "x wrk" "late p50" "late p99" "late max" ">10ms"
+printf "%-5s %-14s %7s %11s %9s %8s %8s %10s %10s %10s %8s %9s\n" round generator conns "requests/s" "x wrk" "us/req" "x wrk" "late p50" "late p99" "late max" ">10ms" "cpu wait"
 for r in $(seq 1 "$rounds"); do
   k=$(( (r - 1) % ${#jobs[@]} )); order=("${jobs[@]:$k}" "${jobs[@]:0:$k}")
   for j in "${order[@]}"; do
@@ -103,13 +107,13 @@ for r in $(seq 1 "$rounds"); do
     if [ "$kind" = wrk ]; then row_wrk "$n"; else row_loadgen "$kind" "$n"; fi | sed "s/^/$r /" >>"$rows"
   done
   # this round's rows, with ratios to wrk at the same connection count
-  awk -v r="$r" '$1==r { n++; k[n]=$2; c[n]=$3; rps[n]=$4; cpu[n]=$5; rest[n]=$6" "$7" "$8" "$9; if ($2=="wrk") { wr[$3]=$4; wc[$3]=$5 } }
+  awk -v r="$r" '$1==r { n++; k[n]=$2; c[n]=$3; rps[n]=$4; cpu[n]=$5; rest[n]=$6" "$7" "$8" "$9" "$10; if ($2=="wrk") { wr[$3]=$4; wc[$3]=$5 } }
     END { for (i=1;i<=n;i++) { xr="-"; xc="-"
             if (k[i]=="loadgen-closed" && c[i] in wr) { xr=sprintf("%.2f", rps[i]/wr[c[i]]); xc=sprintf("%.2f", cpu[i]/wc[c[i]]) }
             if (k[i]=="loadgen-open") { m=""; for (x in wc) if (m=="" || x+0<m+0) m=x; if (m!="") xc=sprintf("%.2f", cpu[i]/wc[m]) }
             split(rest[i], p, " ")
-            printf "%-5s %-14s %7s %11s %9s %8s %8s %10s %10s %10s %8s\n", r, k[i], c[i], rps[i], xr, cpu[i], xc,
-              (p[1]==""?"-":p[1]"ms"), (p[2]==""?"-":p[2]"ms"), (p[3]==""?"-":p[3]"ms"), (p[4]==""?"-":p[4]) } }' "$rows"
+            printf "%-5s %-14s %7s %11s %9s %8s %8s %10s %10s %10s %8s %9s\n", r, k[i], c[i], rps[i], xr, cpu[i], xc,
+              (p[1]==""?"-":p[1]"ms"), (p[2]==""?"-":p[2]"ms"), (p[3]==""?"-":p[3]"ms"), (p[4]==""?"-":p[4]), (p[5]==""?"-":p[5]) } }' "$rows"
 done
 echo "# open rows: conns is the target rate[:in-flight cap], requests/s what was achieved (requests over the run plus the worst lateness);"
 echo "# their CPU ratio is to wrk at the fewest connections (each request on its own, as in an open loop below saturation)"

@@ -16,7 +16,7 @@ import (
 // straight to the server the client picked. The goroutine answers later,
 // never inside Send.
 func (t *target) Send(now clock.Instant, h uint64, a *attempt) {
-	a.Left = t.l.clock() // the generator may lag behind now, the intended instant
+	a.Left = t.l.leftAt() // the generator may lag behind now, the intended instant
 	j := t.l.job(t, h, a, now)
 	tm := -1 // the template it sends
 	switch {
@@ -58,7 +58,10 @@ func (l *loop) job(t *target, h uint64, a *attempt, now clock.Instant) job {
 	hop := l.net.Delay(a.Pick, policy.ClientOut)
 	seq, n := policy.SplitPick(a.Pick)
 	j := job{target: t.idx, h: h, seq: seq, try: n, client: int(a.Client), key: a.Key,
-		work: a.Work, kind: a.Kind, sendAt: l.wall(now.Add(a.Handshake + hop)), plain: l.cfg.HTTP.Plain, fault: a.Fault}
+		work: a.Work, kind: a.Kind, plain: l.cfg.HTTP.Plain, fault: a.Fault}
+	if d := a.Handshake + hop; d > 0 { // none: sent at once, without a look at the clock
+		j.sendAt = l.wall(now.Add(d))
+	}
 	if a.Deadline != clock.Never { // the server may drop work past it
 		j.labDL = l.wall(a.Deadline).UnixNano()
 	}

@@ -109,7 +109,7 @@ func (l *loop) removeServer(now clock.Instant, name string) error {
 		for _, b := range t.rt.Balancers() {
 			b.RemoveServer(i)
 		}
-		t.eps[i].hc.CloseIdleConnections()
+		t.eps[i].pool.CloseIdleConnections()
 	}
 	if !found {
 		return errNotFound{fmt.Errorf("name: no server %q", name)}

@@ -22,11 +22,11 @@ import (
 var errClosed = errors.New("loadgen: shutting down")
 
 // endpoint is one host the loadgen talks to (a balancer URL, or a server in
-// client-side mode), with its own pooled fasthttp.HostClient.
+// client-side mode), with its own bounded pool of connections.
 type endpoint struct {
 	name string
 	spec endpointSpec
-	hc   *fasthttp.HostClient
+	pool *connPool
 }
 
 // transport owns the HTTP side: endpoints, every connection they opened (so
@@ -40,6 +40,7 @@ type transport struct {
 	quit    chan struct{} // closed when the loop stops reading results
 	mu      sync.Mutex
 	conns   map[*trackedConn]struct{}
+	eps     []*endpoint    // every endpoint made (their pools' idle connections: reaper)
 	wg      sync.WaitGroup // every goroutine the transport started
 	cancels sync.WaitGroup // the cancellations among them
 	pool    workerPool
@@ -67,25 +68,33 @@ func newTransport(dial func(string) (net.Conn, error), token string, tlsCfg *tls
 	return tr
 }
 
+// endpoint makes the endpoint at spec with a pool of at most maxConns
+// connections. With every connection busy an attempt waits for one, until
+// its own deadline: the loop's in-flight cap keeps first attempts from
+// queueing there; retries and hedges of requests already out may. The most
+// recently used idle connection goes first (LIFO): taking the oldest spreads
+// the load over every connection a burst ever opened, so after a stall that
+// opened thousands each request paid a cold socket; with LIFO the surplus
+// goes unused and is closed when idle. Nothing is retried on another
+// connection: retries are the policy's business. Over TLS only modelled
+// connections (conns.go) shake hands; these are plain TCP.
 func (tr *transport) endpoint(name string, spec endpointSpec, maxConns int) *endpoint {
-	hc := &fasthttp.HostClient{
-		Addr: spec.addr, Dial: tr.dialTracked, MaxConns: maxConns,
-		// With every connection busy an attempt waits for one, until its
-		// own deadline (fasthttp waits the lesser of the two). The loop's
-		// in-flight cap keeps first attempts from queueing here; retries
-		// and hedges of requests already out may.
-		MaxConnWaitTimeout:        time.Hour,
-		MaxIdemponentCallAttempts: 1, // retries are the policy's business, never fasthttp's
-		NoDefaultUserAgentHeader:  true,
-		// The most recently used idle connection first: fasthttp's default
-		// (FIFO) takes the oldest, shifting the whole idle list down on
-		// every request, and spreads the load over every connection a burst
-		// ever opened, so after a stall that opened thousands each request
-		// paid a long copy and a cold socket. With LIFO the surplus goes
-		// unused and is closed when idle (MaxIdleConnDuration).
-		ConnPoolStrategy: fasthttp.LIFO,
+	ep := &endpoint{name: name, spec: spec, pool: newConnPool(spec.addr, &conns.Dialer{Dial: tr.dialTracked}, maxConns, tr.quit)}
+	tr.mu.Lock()
+	tr.eps = append(tr.eps, ep)
+	tr.mu.Unlock()
+	return ep
+}
+
+// reapIdle closes the endpoints' connections idle too long (all: every
+// idle one).
+func (tr *transport) reapIdle(all bool) {
+	tr.mu.Lock()
+	eps := tr.eps
+	tr.mu.Unlock()
+	for _, ep := range eps {
+		ep.pool.reapIdle(all)
 	}
-	return &endpoint{name: name, spec: spec, hc: hc}
 }
 
 func (tr *transport) dialTracked(addr string) (net.Conn, error) {
@@ -194,7 +203,7 @@ type job struct {
 	ep       *endpoint
 	tmpl     *template // method, path, headers, body (read-only, shared)
 	plain    bool      // no X-Lab-* headers
-	sendAt   time.Time // after the client -> balancer hop
+	sendAt   time.Time // after the client -> balancer hop; zero: no hop, sent at once
 	deadline time.Time // give up on the HTTP exchange here
 	reject   bool      // no eligible server (client-side): answer 503 after the hop
 	seq      uint64    // the request (X-Lab-Request)
@@ -245,7 +254,9 @@ func (tr *transport) attempt(j *job, ex *exchangeBufs) result {
 	if j.dial && !tr.closing.Load() { // a new connection: the real handshake within the emulated one
 		dialErr = j.conn.Open(tr.dialer, j.deadline)
 	}
-	tr.waits.SleepUntil(pace.Hop, j.sendAt) // the injected network hop (and handshake)
+	if !j.sendAt.IsZero() {
+		tr.waits.SleepUntil(pace.Hop, j.sendAt) // the injected network hop (and handshake)
+	}
 	switch {
 	case j.reject:
 		r.status, r.res = fasthttp.StatusServiceUnavailable, policy.Rejected
@@ -312,7 +323,7 @@ func (tr *transport) exchange(j *job, r *result, ex *exchangeBufs) {
 	if j.conn != nil {
 		err = tr.onConn(j, r, req, resp)
 	} else {
-		err = j.ep.hc.DoDeadline(req, resp, j.deadline)
+		err = j.ep.pool.do(req, resp, j.deadline)
 	}
 	if err != nil {
 		ex.built = nil // built again next time, whatever a failed exchange left in it

@@ -79,7 +79,7 @@ func (l *loop) shutdown() {
 	l.tr.shutdown()
 	for _, t := range l.targets {
 		for _, ep := range t.eps {
-			ep.hc.CloseIdleConnections()
+			ep.pool.CloseIdleConnections()
 		}
 	}
 	limit := time.NewTimer(5 * time.Second)

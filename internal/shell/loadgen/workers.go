@@ -26,7 +26,9 @@ const idleWorker = 2 * time.Second
 // reaper sends a leave (a task without out) to those parked reapTicks ticks
 // or more before, which have been idle more than idleWorker: an idle worker
 // leaves between idleWorker and idleWorker + reapEvery after its last
-// attempt. With no worker left the reaper exits too.
+// attempt. With no worker left the reaper exits too. Each tick also closes
+// the connections idle for idleConnFor (connpool.go), and the reaper's exit
+// every idle one.
 type workerPool struct {
 	mu      sync.Mutex
 	idle    []*worker     // by park, oldest first: their ticks never decrease
@@ -107,8 +109,10 @@ func (tr *transport) reaper() {
 		select {
 		case <-t.C:
 			if !tr.pool.reap() {
+				tr.reapIdle(true) // no worker left: no connection idles on
 				return
 			}
+			tr.reapIdle(false)
 		case <-tr.quit:
 			return
 		}
