@@ -66,7 +66,14 @@ func (x *externalProxy) reload(ctx context.Context, algorithm string) (string, e
 		return "", err
 	}
 	d, _ := x.kind.Directive(algorithm, &c.lab.Balancers)
-	return fmt.Sprintf("%s reloaded gracefully with %s (%s)", x.kind.Name, algorithm, strings.ReplaceAll(d, "\n", "; ")), nil
+	d = strings.ReplaceAll(d, "\n", "; ")
+	if d == "" {
+		d = "its default"
+	}
+	if x.kind.Weighted(algorithm) {
+		d += ", the servers weighted by their speeds"
+	}
+	return fmt.Sprintf("%s reloaded gracefully with %s (%s)", x.kind.Name, algorithm, d), nil
 }
 
 // set applies a set drill's balancers settings (those the configuration is
