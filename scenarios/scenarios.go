@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/lblab/lblab/internal/labfile"
 )
 
 //go:embed *.yaml
@@ -21,6 +23,19 @@ func Names() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// File is the name the scenario called name goes by in messages (its
+// problems are named at file:line:col there): scenarios/NAME.yaml.
+func File(name string) string { return "scenarios/" + name + ".yaml" }
+
+// Lab parses the scenario called name (its problems named at File(name)).
+func Lab(name string) (*labfile.Lab, error) {
+	data, err := Get(name)
+	if err != nil {
+		return nil, err
+	}
+	return labfile.Parse(File(name), data)
 }
 
 // Get returns the lab file of the scenario called name.

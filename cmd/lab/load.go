@@ -22,11 +22,7 @@ func loadLab(arg string) (*labfile.Lab, error) {
 	if strings.ContainsAny(arg, "/\\") || strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml") {
 		return nil, usageError{fmt.Errorf("%s: no such lab file", arg)}
 	}
-	data, err := scenarios.Get(arg)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	lab, err := labfile.Parse("scenarios/"+arg+".yaml", data)
+	lab, err := scenarios.Lab(arg)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -40,7 +36,7 @@ func locate(err error, arg string, set ...string) error {
 	if _, serr := os.Stat(arg); serr == nil {
 		data, _ = os.ReadFile(arg)
 	} else if d, gerr := scenarios.Get(arg); gerr == nil {
-		file, data = "scenarios/"+arg+".yaml", d
+		file, data = scenarios.File(arg), d
 	}
 	if data == nil {
 		return err

@@ -80,11 +80,7 @@ func TestEventsCountOnlyInTheSimulator(t *testing.T) {
 // generator's labs run under the default budget, in the simulator and live.
 func TestDefaultBudgetFitsTheBuiltIns(t *testing.T) {
 	for _, name := range scenarios.Names() {
-		data, err := scenarios.Get(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lab, err := labfile.Parse(name+".yaml", data)
+		lab, err := scenarios.Lab(name)
 		if err != nil {
 			t.Fatal(err)
 		}

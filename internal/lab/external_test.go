@@ -191,11 +191,7 @@ func TestExternalProxyAccounting(t *testing.T) {
 // rrSlowLab is rr-slow made short: s2 slows to quarter speed at 1 s of 5.
 func rrSlowLab(t *testing.T) *labfile.Lab {
 	t.Helper()
-	data, err := scenarios.Get("rr-slow")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lab, err := labfile.Parse("rr-slow.yaml", data)
+	lab, err := scenarios.Lab("rr-slow")
 	if err != nil {
 		t.Fatal(err)
 	}

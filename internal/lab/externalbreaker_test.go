@@ -13,11 +13,7 @@ import (
 // fast from failAt to recoverAt.
 func breakerLab(t *testing.T, kind string, failAt, recoverAt, duration time.Duration) *labfile.Lab {
 	t.Helper()
-	data, err := scenarios.Get("breaker")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lab, err := labfile.Parse("breaker.yaml", data)
+	lab, err := scenarios.Lab("breaker")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,11 +35,7 @@ func packKinds(one string) []string {
 // compare settings named (each must be one the proxy can run).
 func packLab(t *testing.T, name, kind string, duration time.Duration, settings ...string) (*labfile.Lab, []labfile.Setting) {
 	t.Helper()
-	data, err := scenarios.Get(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lab, err := labfile.Parse(name+".yaml", data)
+	lab, err := scenarios.Lab(name)
 	if err != nil {
 		t.Fatal(err)
 	}

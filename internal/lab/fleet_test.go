@@ -56,11 +56,7 @@ func TestFailedStartStopsTheBackendsThatStarted(t *testing.T) {
 // longer balance themselves), and the processes refused the file.
 func TestWrittenLabParsesWithASettingApplied(t *testing.T) {
 	for _, c := range []struct{ scenario, setting string }{{"client-side", "balancers-p2c"}, {"handshakes", "balancers-2-tls"}} {
-		data, err := scenarios.Get(c.scenario)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lab, err := labfile.Parse(c.scenario+".yaml", data)
+		lab, err := scenarios.Lab(c.scenario)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -68,11 +68,7 @@ func TestParseVary(t *testing.T) {
 // sequential compare per seed does, and a failing run is reported (run
 // under -race, this also checks the workers share nothing).
 func TestBatchSimulateMatchesSequential(t *testing.T) {
-	data, err := scenarios.Get("rr-slow")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lab, err := labfile.Parse("rr-slow.yaml", data)
+	lab, err := scenarios.Lab("rr-slow")
 	if err != nil {
 		t.Fatal(err)
 	}

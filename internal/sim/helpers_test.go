@@ -11,11 +11,7 @@ import (
 // loadScenario parses a built-in scenario.
 func loadScenario(t *testing.T, name string) *labfile.Lab {
 	t.Helper()
-	data, err := scenarios.Get(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lab, err := labfile.Parse(name+".yaml", data)
+	lab, err := scenarios.Lab(name)
 	if err != nil {
 		t.Fatalf("scenario %s: %v", name, err)
 	}

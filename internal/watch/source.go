@@ -47,7 +47,7 @@ func scenarioSource(name string) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	file := "scenarios/" + name + ".yaml"
+	file := scenarios.File(name)
 	l, err := labfile.Parse(file, data)
 	if err != nil {
 		return nil, err

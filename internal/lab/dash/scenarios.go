@@ -19,11 +19,7 @@ type ScenarioInfo struct {
 // setting applied (if it has any), for its own duration; it returns the
 // setting's name.
 func ScenarioSetting(name string) (*labfile.Lab, string, error) {
-	data, err := scenarios.Get(name)
-	if err != nil {
-		return nil, "", err
-	}
-	lab, err := labfile.Parse("scenarios/"+name+".yaml", data)
+	lab, err := scenarios.Lab(name)
 	if err != nil {
 		return nil, "", err
 	}
