@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/lblab/lblab/internal/core/balance"
 )
 
 // An external balancer tier (balancers.kind: haproxy | nginx | caddy) runs
@@ -266,27 +268,20 @@ func HashBalanceFactor(epsilon float64) int {
 }
 
 // ProxyWeights are the servers' weights in a proxy's configuration: the
-// speeds (lb's weighted round robin weighs a server by its speed; 0 or
+// speeds as lb's weighted round robin takes them (balance.Weight: 0 or
 // less counts as 1) as whole numbers from 1 to 256 (HAProxy's greatest;
 // nginx takes any), the fastest at 256, so their ratios are the speeds'
 // to within half a unit.
 func ProxyWeights(speeds []float64) []int {
 	top := 0.0
 	for _, v := range speeds {
-		top = max(top, speedWeight(v))
+		top = max(top, balance.Weight(v))
 	}
 	out := make([]int, len(speeds))
 	for i, v := range speeds {
-		out[i] = max(1, int(math.Round(256*speedWeight(v)/top)))
+		out[i] = max(1, int(math.Round(256*balance.Weight(v)/top)))
 	}
 	return out
-}
-
-func speedWeight(v float64) float64 {
-	if v > 0 && !math.IsInf(v, 1) {
-		return v
-	}
-	return 1
 }
 
 // Weighted says whether the proxy's configuration for algorithm gives the

@@ -212,10 +212,14 @@ func argmin(now clock.Instant, v View, cost costFunc, u uint64) int {
 	return -1
 }
 
-// weightOf returns a server's weight, 1 when it is not a finite number > 0.
-func weightOf(s Server) float64 {
-	if s.Weight > 0 && !math.IsInf(s.Weight, 1) {
-		return s.Weight
+// weightOf returns a server's weight (Weight).
+func weightOf(s Server) float64 { return Weight(s.Weight) }
+
+// Weight is w as the weighted algorithms take a server's weight: 1 when it
+// is not a finite number > 0.
+func Weight(w float64) float64 {
+	if w > 0 && !math.IsInf(w, 1) {
+		return w
 	}
 	return 1
 }
