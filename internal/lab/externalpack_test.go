@@ -31,6 +31,14 @@ func packKinds(one string) []string {
 	return []string{one}
 }
 
+// packKindsWith are packKinds(one) but those that lack algorithm.
+func packKindsWith(one, algorithm string) []string {
+	return slices.DeleteFunc(packKinds(one), func(kind string) bool {
+		p, _ := labfile.ProxyOf(kind)
+		return !slices.Contains(p.AlgorithmNames(), algorithm)
+	})
+}
+
 // packLab is scenario name through kind, run for duration, with the
 // compare settings named (each must be one the proxy can run).
 func packLab(t *testing.T, name, kind string, duration time.Duration, settings ...string) (*labfile.Lab, []labfile.Setting) {
@@ -224,10 +232,7 @@ func TestExternalPackRetryStorm(t *testing.T) {
 // lb's and the simulator's weighted round robin give it. Every request is
 // accounted for.
 func TestExternalPackMixedFleetWeights(t *testing.T) {
-	for _, kind := range packKinds("haproxy") {
-		if kind == "caddy" {
-			continue // Caddy 2.6 has no weights (refused at check time)
-		}
+	for _, kind := range packKindsWith("haproxy", "weighted-round-robin") { // Caddy 2.6 has no weights
 		t.Run(kind, func(t *testing.T) {
 			proxyTool(t, kind)
 			lab, settings := packLab(t, "mixed-fleet", kind, 2*time.Second, "round-robin", "weighted-round-robin")
@@ -262,10 +267,7 @@ func TestExternalPackMixedFleetWeights(t *testing.T) {
 // server holds much over a fifth and the p99 falls. Every request is
 // accounted for.
 func TestExternalPackBoundedLoads(t *testing.T) {
-	for _, kind := range packKinds("haproxy") {
-		if p, _ := labfile.ProxyOf(kind); !slices.Contains(p.AlgorithmNames(), "ring-hash-bounded") {
-			continue
-		}
+	for _, kind := range packKindsWith("haproxy", "ring-hash-bounded") {
 		t.Run(kind, func(t *testing.T) {
 			proxyTool(t, kind)
 			lab, settings := packLab(t, "ch-bounded", kind, 3*time.Second, "ring-hash", "ring-hash-bounded")
