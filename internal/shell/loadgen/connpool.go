@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -120,7 +121,7 @@ func (p *connPool) leave(w chan *pooled) *pooled {
 	defer p.mu.Unlock()
 	for i, x := range p.waiters {
 		if x == w {
-			p.waiters = append(p.waiters[:i], p.waiters[i+1:]...)
+			p.waiters = slices.Delete(p.waiters, i, i+1)
 			return nil
 		}
 	}
@@ -140,15 +141,25 @@ func (p *connPool) dialNew(deadline time.Time) (*pooled, error) {
 // release gives a healthy connection back: to the first waiter, else idle.
 func (p *connPool) release(c *pooled) {
 	p.mu.Lock()
-	if len(p.waiters) > 0 {
-		w := p.waiters[0]
-		p.waiters = p.waiters[1:]
+	if w := p.nextWaiter(); w != nil {
 		w <- c
 		p.mu.Unlock()
 		return
 	}
 	p.idle = append(p.idle, idleConn{p: c, parked: p.tick})
 	p.mu.Unlock()
+}
+
+// nextWaiter takes the first waiter off the list (nil: none). Caller
+// holds mu.
+func (p *connPool) nextWaiter() chan *pooled {
+	if len(p.waiters) == 0 {
+		return nil
+	}
+	w := p.waiters[0]
+	p.waiters[0] = nil // the array keeps no channel of a waiter served
+	p.waiters = p.waiters[1:]
+	return w
 }
 
 // discard closes a connection that failed or was to be closed.
@@ -162,9 +173,7 @@ func (p *connPool) discard(c *pooled) {
 func (p *connPool) closed() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.waiters) > 0 {
-		w := p.waiters[0]
-		p.waiters = p.waiters[1:]
+	if w := p.nextWaiter(); w != nil {
 		w <- &pooled{} // no connection: dial one
 		return
 	}
@@ -186,7 +195,7 @@ func (p *connPool) reapIdle(all bool) {
 	for i := range n {
 		gone[i] = p.idle[i].p
 	}
-	p.idle = append(p.idle[:0], p.idle[n:]...)
+	p.idle = slices.Delete(p.idle, 0, n) // which clears the tail it leaves: no closed connection is kept
 	p.open -= n
 	p.mu.Unlock()
 	for _, c := range gone {

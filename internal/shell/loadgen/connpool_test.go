@@ -55,6 +55,7 @@ func TestConnPoolBoundsAndWaits(t *testing.T) {
 	if a, open := cl.accepted.Load(), p.openConns(); a > 2 || open > 2 || a == 0 {
 		t.Fatalf("%d connections accepted, %d open: the bound is 2", a, open)
 	}
+
 	// Both connections busy for longer than the third attempt's deadline.
 	slow := make(chan struct{})
 	addr2, cl2 := foreignServer(t, func(ctx *fasthttp.RequestCtx, _ int) { <-slow })
@@ -69,6 +70,13 @@ func TestConnPoolBoundsAndWaits(t *testing.T) {
 	if _, err := poolGet(p2, addr2, time.Now().Add(30*time.Millisecond)); !errors.Is(err, fasthttp.ErrNoFreeConns) {
 		t.Errorf("a wait for a connection past its deadline: %v, want ErrNoFreeConns", err)
 	}
+	p2.mu.Lock()
+	for i, w := range p2.waiters[:cap(p2.waiters)] { // what the list's array still holds
+		if w != nil {
+			t.Errorf("the waiters' list still holds the channel of the waiter that gave up, in slot %d of %d", i, cap(p2.waiters))
+		}
+	}
+	p2.mu.Unlock()
 	close(slow)
 	wg.Wait()
 	if a, open := cl2.accepted.Load(), p2.openConns(); a != 2 || open != 2 {
@@ -120,6 +128,11 @@ func TestConnPoolClosesAndReaps(t *testing.T) {
 	p.reapIdle(false)
 	if n := p.openConns(); n != 0 {
 		t.Errorf("%d open after idling %v, want none", n, idleConnFor)
+	}
+	for i, c := range p.idle[:cap(p.idle)] { // what the slice's array still holds
+		if c.p != nil {
+			t.Errorf("the idle list's array still holds a closed connection in slot %d of %d", i, cap(p.idle))
+		}
 	}
 	if _, err := poolGet(p, addr, time.Now().Add(10*time.Second)); err != nil {
 		t.Fatal(err)
