@@ -18,7 +18,7 @@ import (
 
 func watchCommand() *cobra.Command {
 	var listen, setting string
-	var speed float64
+	var speed, maxCost float64
 	var paused, verbose bool
 	var af accessFlags
 	cmd := &cobra.Command{
@@ -52,9 +52,12 @@ make site serves the same page with no process behind it (docs/site.md).`,
 			if err := watch.CheckSpeed(speed); err != nil {
 				return usageError{fmt.Errorf("--%w", err)}
 			}
+			b, err := budget(maxCost)
+			if err != nil {
+				return err
+			}
 			demo := len(args) == 0
 			var lab *labfile.Lab
-			var err error
 			if demo {
 				lab, err = watch.DemoLab()
 			} else {
@@ -86,7 +89,7 @@ make site serves the same page with no process behind it (docs/site.md).`,
 				}
 			}
 			srv, err := watch.New(watch.Options{Lab: lab, Scenario: scenario, Setting: name, Speed: speed,
-				Paused: paused, Demo: demo, Access: af.access, Log: wire.Logger("lab", verbose)})
+				Paused: paused, Demo: demo, Access: af.access, Log: wire.Logger("lab", verbose), Budget: b})
 			if err != nil {
 				return usageError{err}
 			}
@@ -113,6 +116,7 @@ make site serves the same page with no process behind it (docs/site.md).`,
 	cmd.Flags().Float64Var(&speed, "speed", 1, fmt.Sprintf("playback speed, virtual seconds per second (%g to %g)", watch.MinSpeed, watch.MaxSpeed))
 	cmd.Flags().BoolVar(&paused, "paused", false, "start paused at virtual 0")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logging")
+	costFlag(cmd, &maxCost)
 	af.add(cmd, "the token the dashboard requires (default: $"+wire.TokenEnv+"; none on loopback)")
 	return cmd
 }

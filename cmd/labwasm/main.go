@@ -17,7 +17,9 @@
 //
 // snapshot is there when one was published since the last call (what
 // GET /api/stream would send); again asks for the next tick at once (max
-// speed), else after interval_ms.
+// speed), else after interval_ms. While a request runs long (compare all,
+// the JSON report), the module calls the worker's postSnapshot(snapshot)
+// with each snapshot showing its progress (watch.Options.Busy).
 package main
 
 import (
@@ -45,10 +47,7 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	srv, err := watch.New(watch.Options{Lab: l, Demo: true})
-	if err != nil {
-		panic(err)
-	}
+	var srv *watch.Server
 	var shown uint64
 	fresh := func(out map[string]any) map[string]any { // with the snapshot, if a new one was published
 		if seq, data := srv.Latest(); seq != shown && data != nil {
@@ -56,6 +55,18 @@ func main() {
 			out["snapshot"] = string(data)
 		}
 		return out
+	}
+	// While a long request runs (compare all, the JSON report) the worker
+	// cannot tick: the snapshots showing its progress go out through the
+	// worker's postSnapshot as they are published.
+	busy := func() {
+		if out := fresh(map[string]any{}); out["snapshot"] != nil {
+			js.Global().Call("postSnapshot", out["snapshot"])
+		}
+	}
+	srv, err = watch.New(watch.Options{Lab: l, Demo: true, Busy: busy, Budget: watch.PageBudget()})
+	if err != nil {
+		panic(err)
 	}
 	api := js.Global().Get("Object").New()
 	api.Set("request", js.FuncOf(func(_ js.Value, args []js.Value) any {

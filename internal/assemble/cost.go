@@ -48,11 +48,15 @@ const MaxCostFlag = "max-cost"
 type Budget struct {
 	Memory float64
 	CPU    time.Duration
+	// Raise is how the one refused raises the budget N times, as
+	// CheckCost's message ends ("" means "--max-cost N", the command
+	// line's flag).
+	Raise string
 }
 
 // Scaled is the budget times factor.
 func (b Budget) Scaled(factor float64) Budget {
-	return Budget{Memory: b.Memory * factor, CPU: time.Duration(float64(b.CPU) * factor)}
+	return Budget{Memory: b.Memory * factor, CPU: time.Duration(float64(b.CPU) * factor), Raise: b.Raise}
 }
 
 // Term is one product of the estimate: what multiplies to what.
@@ -206,8 +210,27 @@ func CheckCost(lab *labfile.Lab, settings []labfile.Setting, sim bool, b Budget)
 		}
 		lines = append(lines, line)
 	}
-	return fmt.Errorf("the lab %q would take %s; its largest costs:\n%s\nmake them smaller, or raise the budget with --%s N (N times %s of memory and %v of CPU)",
-		lab.Name, strings.Join(over, "; and "), strings.Join(lines, "\n"), MaxCostFlag, Bytes(DefaultBudget.Memory), DefaultBudget.CPU)
+	raise := b.Raise
+	if raise == "" {
+		raise = "--" + MaxCostFlag + " N"
+	}
+	return fmt.Errorf("the lab %q would take %s; its largest costs:\n%s\nmake them smaller, or raise the budget to N times %s of memory and %v of CPU with %s",
+		lab.Name, strings.Join(over, "; and "), strings.Join(lines, "\n"), Bytes(DefaultBudget.Memory), DefaultBudget.CPU, raise)
+}
+
+// CheckDrillCost refuses a drill that would make lab cost more than b:
+// the lab as the drill changes its settings (labfile.Lab.Record, the drill
+// table's record: set servers.cache.size=1000000 on a large fleet) is
+// checked as CheckCost checks the same lab given with settings, sim as
+// there. A drill that changes no setting leaves lab as it was admitted,
+// and is not checked. lab must be the caller's copy: the drill is
+// recorded in it.
+func CheckDrillCost(lab *labfile.Lab, settings []labfile.Setting, ev labfile.Event, sim bool, b Budget) error {
+	if d, ok := labfile.DrillOf(ev.Action); !ok || !d.ChangesSettings() {
+		return nil
+	}
+	lab.Record(ev)
+	return CheckCost(lab, settings, sim, b)
 }
 
 // share is how much of budget b a term takes (the larger of its two shares).

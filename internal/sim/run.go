@@ -24,8 +24,39 @@ type Options struct {
 	// requests, requests at one server or queued events pass it stops with
 	// an *OverflowError. 0 means DefaultMaxPending.
 	MaxPending int
+	// Progress, when set, is told the share of the work done, from 0 to 1:
+	// the runs ended, and of the one going on the virtual time reached
+	// over its duration, every 1,024 events and after each run (1 after
+	// the last). It is the host's (the page shows it during Compare all
+	// and the JSON report) and changes nothing in the runs.
+	Progress func(done float64)
 
-	trips int // sessions: how many requests to follow (SessionOptions.Trips)
+	trips      int                     // sessions: how many requests to follow (SessionOptions.Trips)
+	runReached func(now clock.Instant) // Progress of the run going on: told its virtual time
+}
+
+// forRun is opts for the i-th of n runs of lab: Progress, if set, told
+// of the run's virtual time as the share of all n runs done.
+func (opts Options) forRun(lab *labfile.Lab, i, n int) Options {
+	if opts.Progress == nil {
+		return opts
+	}
+	dur := float64(lab.Duration)
+	opts.runReached = func(now clock.Instant) {
+		f := 1.0
+		if dur > 0 {
+			f = min(float64(now)/dur, 1)
+		}
+		opts.Progress((float64(i) + f) / float64(n))
+	}
+	return opts
+}
+
+// ran tells Progress, if set, that i of n runs have ended.
+func (opts Options) ran(i, n int) {
+	if opts.Progress != nil {
+		opts.Progress(float64(i) / float64(n))
+	}
 }
 
 // Result is one simulated run's report row.
@@ -40,7 +71,11 @@ func Run(lab *labfile.Lab, opts Options) (Result, error) {
 	if lab.Clients.Algorithm != "" {
 		name = lab.Clients.Algorithm
 	}
-	return run(lab.Clone(), name, opts)
+	res, err := run(lab.Clone(), name, opts.forRun(lab, 0, 1))
+	if err == nil {
+		opts.ran(1, 1)
+	}
+	return res, err
 }
 
 // Compare sends the same seeded request stream through each setting and
@@ -48,16 +83,17 @@ func Run(lab *labfile.Lab, opts Options) (Result, error) {
 func Compare(lab *labfile.Lab, settings []labfile.Setting, opts Options) (*report.Report, error) {
 	rep := &report.Report{Mode: "sim", Lab: lab.Name, Seed: lab.Seed, DurationS: lab.Duration.Seconds(),
 		Narration: lab.Narration, Headline: lab.Report.Headline}
-	for _, s := range settings {
+	for i, s := range settings {
 		l, err := lab.WithSetting(s)
 		if err != nil {
 			return nil, fmt.Errorf("setting %q: %w", s.Name, err)
 		}
-		res, err := run(l, s.Name, opts)
+		res, err := run(l, s.Name, opts.forRun(l, i, len(settings)))
 		if err != nil {
 			return nil, fmt.Errorf("setting %q: %w", s.Name, err)
 		}
 		rep.Runs = append(rep.Runs, res.Run)
+		opts.ran(i+1, len(settings))
 	}
 	return rep, nil
 }
@@ -171,6 +207,9 @@ func (w *world) loopUntil(limit clock.Instant) bool {
 		if w.events%guardEvery == 0 {
 			if w.overflow = w.guard(); w.overflow != nil {
 				break
+			}
+			if w.reached != nil {
+				w.reached(w.now)
 			}
 		}
 	}

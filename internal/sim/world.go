@@ -92,9 +92,10 @@ type world struct {
 	replyBuf []server.Reply
 
 	col        *collector
-	maxPending int   // the memory guard's bound
-	stalled    int   // events fired since virtual time last moved on
-	overflow   error // set when the guard stopped the run
+	maxPending int                     // the memory guard's bound
+	reached    func(now clock.Instant) // Options.Progress of this run (nil: none), told at the guard's looks
+	stalled    int                     // events fired since virtual time last moved on
+	overflow   error                   // set when the guard stopped the run
 	check      bool
 	fault      []string     // invariant violations (check mode)
 	open       []int        // check mode: per tier balancer, picks not yet answered (check_inflight.go)

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 	browsertest "github.com/lblab/lblab/internal/testbin/browser"
@@ -179,7 +181,8 @@ func scenarioFile(t *testing.T, name string) *labfile.Lab {
 
 // TestPagePastedLabErrorNamesFileLineCol: a lab file pasted with a mistake
 // is refused with labfile.Parse's message, file:line:col, as lab sim gives
-// it; the lab playing stays.
+// it; the lab playing stays. So is a lab over the cost budget, with the
+// estimate's message, until the cost budget field allows it.
 func TestPagePastedLabErrorNamesFileLineCol(t *testing.T) {
 	ctx := page(t)
 	bad := "name: mine\nservers:\n  - name: s1\n    speed: fast\n"
@@ -204,6 +207,27 @@ func TestPagePastedLabErrorNamesFileLineCol(t *testing.T) {
 	if got := evalJS[string](t, ctx, 5*time.Second, `document.getElementById('lab-name').textContent`); got != before {
 		t.Fatalf("a refused lab changed the lab playing from %q to %q", before, got)
 	}
+
+	// A lab over the cost budget is refused with lab sim's message, told how
+	// the page raises the budget; with the cost budget field at 100 it runs.
+	heavy := "name: heavy\nduration: 5s\nclients:\n  rate: 50\n  keys: 1000000\nservers:\n  - count: 1000\n    cache:\n      size: 1000000\n"
+	l, err := labfile.Parse("heavy.yaml", []byte(heavy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = assemble.CheckCost(l, nil, true, watch.PageBudget()).Error()
+	run(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+		document.getElementById('own-yaml').value = %q;
+		document.getElementById('own-file').value = 'heavy.yaml';
+		document.getElementById('own-run').click(); })()`, heavy)))
+	waitJS(t, ctx, 20*time.Second, `document.getElementById('own-error').textContent.includes('heavy')`)
+	if got := evalJS[string](t, ctx, 5*time.Second, `document.getElementById('own-error').textContent`); got != want {
+		t.Fatalf("the page shows %q, want %q", got, want)
+	}
+	run(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => {
+		document.getElementById('own-cost').value = '100';
+		document.getElementById('own-run').click(); })()`))
+	waitJS(t, ctx, 30*time.Second, `document.getElementById('lab-name').textContent === 'heavy' && document.getElementById('own-error').hidden`)
 }
 
 // TestPageControlsInTheWorker: the page's own controls, answered by the
@@ -261,6 +285,28 @@ func TestPageControlsInTheWorker(t *testing.T) {
 	waitJS(t, ctx, 60*time.Second, `document.querySelectorAll('#compare tbody tr').length === 6`)
 	if w := evalJS[string](t, ctx, 5*time.Second, `document.querySelector('#compare tr.watched').dataset.name`); w != "round-robin" {
 		t.Errorf("compare all marks %q as watched, want round-robin", w)
+	}
+	// Over 20 seeds (120 runs) the button and the status line show the share
+	// done while the worker runs them: snapshots it posts mid-request.
+	evalJS[bool](t, ctx, 5*time.Second, `(() => { window.lblabShown = []; const b = document.getElementById('pb-compare'), st = document.getElementById('status');
+		new MutationObserver(() => lblabShown.push(b.textContent + ' | ' + st.textContent)).observe(b, {childList: true, characterData: true, subtree: true});
+		document.getElementById('pb-seeds').value = '20'; document.querySelector('#compare tbody').replaceChildren(); return true; })()`)
+	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-compare")))
+	waitJS(t, ctx, 120*time.Second, `document.querySelectorAll('#compare tbody tr').length === 6`)
+	shown := evalJS[[]string](t, ctx, 5*time.Second, `lblabShown`)
+	var shares []int
+	for _, x := range shown {
+		var n int
+		if _, err := fmt.Sscanf(x, "comparing… %d%%", &n); err == nil {
+			shares = append(shares, n)
+			if !strings.Contains(x, fmt.Sprintf("compare all %d%%", n)) {
+				t.Errorf("the button says %q but the status line does not", x)
+			}
+		}
+	}
+	t.Logf("compare all over 20 seeds: the button showed %v", shares)
+	if len(shares) < 2 || shares[0] != 0 || !slices.IsSorted(shares) || shares[len(shares)-1] == 0 {
+		t.Errorf("compare all over 20 seeds showed %v on its button (all it showed: %q), want from 0%% up", shares, shown)
 	}
 
 	// At max, the worker's ticks follow each other at once and play to the

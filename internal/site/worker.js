@@ -19,6 +19,11 @@ const ready = WebAssembly.instantiateStreaming(fetch('lab.wasm'), go.importObjec
   throw err;
 });
 
+// The module posts, through this, the snapshots showing a long request's
+// progress (compare all, the JSON report) while it answers it: no tick
+// runs until it has.
+self.postSnapshot = (snapshot) => postMessage({ snapshot });
+
 // A zero-delay turn of the event loop (setTimeout(0) is clamped to 4 ms).
 const chan = new MessageChannel();
 chan.port1.onmessage = () => loop();

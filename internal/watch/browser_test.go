@@ -784,8 +784,14 @@ func TestWatchPageComparesOverSeedsInSmallMultiples(t *testing.T) {
 		}
 	}
 	wantVerdicts = append(wantVerdicts, "")
+	evalJS[bool](t, ctx, `(() => { window.lblabShown = []; const b = document.getElementById('pb-compare');
+		new MutationObserver(() => lblabShown.push(b.textContent)).observe(b, {childList: true, characterData: true, subtree: true}); return true; })()`)
 	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`document.getElementById('pb-seeds').value = '5'`), chromedp.Click(chromedp.CSS("#pb-compare")))
 	waitJS(t, ctx, 60*time.Second, `!!document.querySelector('#compare table.ranking.seeds') && document.querySelectorAll('#compare tbody tr').length === 6`)
+	// while it ran, the stream's snapshots carried its progress to the button
+	if shown := evalJS[[]string](t, ctx, `lblabShown`); !slices.ContainsFunc(shown, func(x string) bool { return strings.HasPrefix(x, "comparing… ") && strings.HasSuffix(x, "%") }) {
+		t.Errorf("the compare all button said %q while it ran, want its share done (comparing… N%%)", shown)
+	}
 	got := evalJS[[]string](t, ctx, `[...document.querySelectorAll('#compare tbody tr')].map(e => e.dataset.name)`)
 	if !reflect.DeepEqual(got, wantOrder) {
 		t.Errorf("over 5 seeds the page ranks %v, lab sim --seeds 5 %v", got, wantOrder)

@@ -60,8 +60,9 @@ type SeedsVerdict struct {
 
 // compareSeeds runs l once per seed 1 to n with every setting, as lab sim
 // --seeds n does, and ranks the settings by mean p99 with lab sim's
-// verdicts (report.CombineSeeds).
-func compareSeeds(l *labfile.Lab, settings []labfile.Setting, watched string, n int) (map[string]any, error) {
+// verdicts (report.CombineSeeds). progress hears the share of the n
+// seeds' runs done.
+func compareSeeds(l *labfile.Lab, settings []labfile.Setting, watched string, n int, progress func(float64)) (map[string]any, error) {
 	if n < 2 || n > MaxCompareSeeds {
 		return nil, fmt.Errorf("seeds: must be from 2 to %d (seeds 1 to N, as lab sim --seeds N), got %d", MaxCompareSeeds, n)
 	}
@@ -71,7 +72,8 @@ func compareSeeds(l *labfile.Lab, settings []labfile.Setting, watched string, n 
 		seeds[i] = uint64(i + 1)
 		sl := l.Clone()
 		sl.Seed = seeds[i]
-		rep, err := sim.Compare(sl, settings, sim.Options{Series: i == 0})
+		k := float64(i)
+		rep, err := sim.Compare(sl, settings, sim.Options{Series: i == 0, Progress: func(f float64) { progress((k + f) / float64(n)) }})
 		if err != nil {
 			return nil, err
 		}

@@ -89,7 +89,7 @@ func (s *Server) handleFleet(req dash.Request) dash.Answer {
 	if err != nil {
 		return badRequest(err.Error())
 	}
-	if err := s.load(l, "", s.setting); err != nil {
+	if err := s.load(l, "", s.setting, s.allowed); err != nil {
 		return badRequest(err.Error())
 	}
 	s.source = &source{file: l.Name + "-fleet.yaml", text: text, lab: l}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
@@ -58,8 +59,11 @@ func scenarioSource(name string) (*source, error) {
 // SimReport is `lab sim LAB --json` of l (the seed in l): every compare
 // setting of it, or its own algorithm, with the recovery verdicts and
 // without the series. The page's "JSON report" is these bytes.
-func SimReport(l *labfile.Lab) ([]byte, error) {
-	rep, err := sim.Report(l, sim.DefaultSettings(l), sim.Options{})
+func SimReport(l *labfile.Lab) ([]byte, error) { return simReport(l, nil) }
+
+// simReport is SimReport, its progress told to progress (nil: none).
+func simReport(l *labfile.Lab, progress func(float64)) ([]byte, error) {
+	rep, err := sim.Report(l, sim.DefaultSettings(l), sim.Options{Progress: progress})
 	if err != nil {
 		return nil, err
 	}
@@ -71,11 +75,26 @@ func SimReport(l *labfile.Lab) ([]byte, error) {
 }
 
 // labIn is POST /api/lab: a lab file's text, the name its errors give
-// (default lab.yaml) and, optionally, the seed to run it with (seedOf).
+// (default lab.yaml) and, optionally, the seed to run it with (seedOf) and
+// the factor its cost budget is raised by (as lab sim --max-cost; default
+// lab watch's own).
 type labIn struct {
-	File string          `json:"file"`
-	YAML string          `json:"yaml"`
-	Seed json.RawMessage `json:"seed"`
+	File    string          `json:"file"`
+	YAML    string          `json:"yaml"`
+	Seed    json.RawMessage `json:"seed"`
+	MaxCost *float64        `json:"max_cost"`
+}
+
+// raiseCost is how a lab refused in the page raises its budget, as the
+// refusal tells it (assemble.Budget.Raise).
+const raiseCost = "the cost budget N under Your lab (max_cost in POST /api/lab)"
+
+// PageBudget is the page's budget (cmd/labwasm's Options.Budget): the
+// default, raised through Your lab's field, as its refusals say.
+func PageBudget() assemble.Budget {
+	b := assemble.DefaultBudget
+	b.Raise = raiseCost
+	return b
 }
 
 // seedOf reads POST /api/lab's seed, a whole number from 0 to 2^64-1 (a
@@ -116,6 +135,14 @@ func (s *Server) handleLab(req dash.Request) dash.Answer {
 	if seed != nil {
 		l.Seed = *seed
 	}
+	b := s.budget // the server's own is read without mu: New sets it, nothing changes it
+	if in.MaxCost != nil {
+		if !(*in.MaxCost > 0) || math.IsInf(*in.MaxCost, 1) {
+			return badRequest(fmt.Sprintf("max_cost: must be a number over 0 (the factor the cost budget is raised by, as lab sim --max-cost), got %g", *in.MaxCost))
+		}
+		b = assemble.DefaultBudget.Scaled(*in.MaxCost)
+	}
+	b.Raise = raiseCost
 	played, setting := l, ""
 	if len(l.Compare) > 0 {
 		if played, err = l.WithSetting(l.Compare[0]); err != nil {
@@ -125,7 +152,7 @@ func (s *Server) handleLab(req dash.Request) dash.Answer {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.load(played, "", setting); err != nil {
+	if err := s.load(played, "", setting, b); err != nil {
 		return badRequest(err.Error())
 	}
 	s.source = &source{file: in.File, text: []byte(in.YAML), seed: seed, lab: l}
@@ -151,7 +178,9 @@ func (s *Server) handleReport(dash.Request) dash.Answer {
 	s.mu.Lock()
 	src := s.source
 	s.mu.Unlock()
-	data, err := SimReport(src.lab.Clone())
+	progress, end := s.working("JSON report")
+	defer end()
+	data, err := simReport(src.lab.Clone(), progress)
 	if err != nil {
 		return dash.Refuse(400, err.Error())
 	}

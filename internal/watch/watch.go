@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
@@ -50,7 +51,30 @@ type Options struct {
 	Demo              bool   // loop the run until the first touch (a POST to the API)
 	Access            access // wire.Access (lab watch's server only)
 	Log               logger // *zap.Logger (lab watch's server only)
+	// Budget is what a lab may cost (zero: assemble.DefaultBudget), checked
+	// as lab sim checks it, with its compare settings, before it plays:
+	// the lab given, a scenario switched to, a fleet rebuilt and a drill
+	// that changes settings (lab watch --max-cost N). A lab run from the
+	// page (POST /api/lab) may ask for more with max_cost.
+	Budget assemble.Budget
+	// Busy, when set, is called after each snapshot published to show a
+	// long request's progress (Work), from the goroutine answering it. The
+	// page's wasm module sets it: its ticks wait while it answers, so it
+	// hands the page those snapshots itself. lab watch's stream carries
+	// them anyway.
+	Busy func()
 }
+
+// Work is a long request going on (Compare all, the JSON report): what
+// it is and the share of its runs done, in every snapshot while it lasts
+// (playback.work). It is told at most every workEvery of wall time.
+type Work struct {
+	What string  `json:"what"` // the request, as the page names it: "compare all", "JSON report"
+	Done float64 `json:"done"` // from 0 to 1 (sim.Options.Progress)
+}
+
+// workEvery is how often a long request's progress is published.
+const workEvery = 250 * time.Millisecond
 
 // Server plays one lab and serves the dashboard.
 type Server struct {
@@ -71,16 +95,25 @@ type Server struct {
 	stream   *dash.Stream
 	log      logger
 	access   access
-	demo     bool    // looping until the first touch
-	loops    int     // times the demo started again
-	source   *source // the lab file as given (GET /api/source, /api/report.json)
-	seq      uint64  // snapshots published
-	api      []route // routeTable
+	demo     bool            // looping until the first touch
+	loops    int             // times the demo started again
+	source   *source         // the lab file as given (GET /api/source, /api/report.json)
+	seq      uint64          // snapshots published
+	api      []route         // routeTable
+	budget   assemble.Budget // Options.Budget: what a lab may cost
+	allowed  assemble.Budget // what the lab playing may cost: budget, or what POST /api/lab asked for
+	work     *Work           // the long request going on, if any (the newest when several are)
+	busy     func()          // Options.Busy
+	every    time.Duration   // workEvery (tests set 0: every step published)
 }
 
 // New prepares a server for opts (nothing runs before Serve).
 func New(opts Options) (*Server, error) {
-	s := &Server{stream: dash.NewStream(), log: opts.Log, access: opts.Access, demo: opts.Demo, speed: opts.Speed, paused: opts.Paused, pauseAt: clock.Never}
+	s := &Server{stream: dash.NewStream(), log: opts.Log, access: opts.Access, demo: opts.Demo, speed: opts.Speed, paused: opts.Paused, pauseAt: clock.Never,
+		busy: opts.Busy, every: workEvery, budget: opts.Budget}
+	if s.budget == (assemble.Budget{}) {
+		s.budget = assemble.DefaultBudget
+	}
 	s.log = orNop(s.log)
 	s.api = s.routeTable()
 	if s.speed == 0 {
@@ -89,7 +122,7 @@ func New(opts Options) (*Server, error) {
 	if err := CheckSpeed(s.speed); err != nil {
 		return nil, err
 	}
-	if err := s.load(opts.Lab, opts.Scenario, opts.Setting); err != nil {
+	if err := s.load(opts.Lab, opts.Scenario, opts.Setting, s.budget); err != nil {
 		return nil, err
 	}
 	src, err := sourceOf(opts)
@@ -108,8 +141,14 @@ func CheckSpeed(v float64) error {
 	return nil
 }
 
-// load starts a session of l at virtual 0. Caller holds mu (or is New).
-func (s *Server) load(l *labfile.Lab, scenario, setting string) error {
+// load starts a session of l at virtual 0, if the lab with its compare
+// settings (what Compare all and the JSON report run) costs no more than
+// b, which is then what its drills may take it to. Caller holds mu (or is
+// New).
+func (s *Server) load(l *labfile.Lab, scenario, setting string, b assemble.Budget) error {
+	if err := assemble.CheckCost(l, l.Compare, true, b); err != nil {
+		return err
+	}
 	l = l.Clone()
 	compare := l.Compare
 	l.Compare = nil // the saved lab runs what was watched, alone
@@ -122,6 +161,7 @@ func (s *Server) load(l *labfile.Lab, scenario, setting string) error {
 		s.compare = nil
 	}
 	s.first = s.build().Settings
+	s.allowed = b
 	s.anchor(time.Now())
 	return nil
 }
@@ -221,6 +261,7 @@ type Playback struct {
 	// number; in a POST's answer, that of the snapshot showing the change
 	// (the page's seek slider waits for it).
 	Published uint64 `json:"published"`
+	Work      *Work  `json:"work,omitempty"` // a long request going on (Compare all, the JSON report)
 }
 
 // snapshot is what /api/stream and /api/snapshot carry: the live
@@ -236,6 +277,10 @@ func (s *Server) playbackLocked() Playback {
 	p := Playback{Speed: s.speed, Max: s.max, Paused: s.paused, Ended: s.sess.Ended(),
 		T: time.Duration(s.sess.Now()).Seconds(), DurationS: s.base.Duration.Seconds(), MinSpeed: MinSpeed, MaxSpeed: MaxSpeed,
 		Drills: []string{}, Demo: s.demo, Loops: s.loops, Published: s.seq}
+	if s.work != nil { // a copy: the request goes on telling its own
+		w := *s.work
+		p.Work = &w
+	}
 	if s.pauseAt != clock.Never {
 		v := time.Duration(s.pauseAt).Seconds()
 		p.PauseAtS = &v
@@ -268,6 +313,41 @@ func (s *Server) build() *dash.Snapshot {
 		v.WindowP50, v.WindowP99 = report.Ms(p50), report.Ms(p99)
 	}
 	return dash.VirtualSnapshot(v)
+}
+
+// working starts a long request called what: its sim.Options.Progress,
+// which publishes a snapshot showing the share done (at most every
+// s.every, and the start at once), and the func that ends it (the next
+// snapshot shows no work, unless another request's).
+func (s *Server) working(what string) (progress func(done float64), end func()) {
+	w := &Work{What: what}
+	var last time.Time
+	show := func(done float64) {
+		s.mu.Lock()
+		w.Done = done
+		s.work = w
+		s.publishLocked()
+		s.mu.Unlock()
+		if s.busy != nil {
+			s.busy()
+		}
+	}
+	show(0)
+	last = time.Now()
+	progress = func(done float64) {
+		if now := time.Now(); now.Sub(last) >= s.every {
+			last = now
+			show(done)
+		}
+	}
+	end = func() {
+		s.mu.Lock()
+		if s.work == w {
+			s.work, s.dirty = nil, true
+		}
+		s.mu.Unlock()
+	}
+	return progress, end
 }
 
 func (s *Server) publishLocked() {
@@ -487,6 +567,9 @@ func (s *Server) handleChaos(req dash.Request) dash.Answer {
 	if err := dash.ValidateDrill(s.sess.Lab(), &ev); err != nil {
 		return badRequest(err.Error())
 	}
+	if err := assemble.CheckDrillCost(s.sess.Settings(), s.compare, ev, true, s.allowed); err != nil {
+		return badRequest(err.Error())
+	}
 	rec, err := s.sess.Drill(ev)
 	if err != nil {
 		return badRequest(err.Error())
@@ -550,7 +633,7 @@ func (s *Server) handleScenario(req dash.Request) dash.Answer {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.load(l, body.Name, setting); err != nil {
+	if err := s.load(l, body.Name, setting, s.budget); err != nil {
 		return badRequest(err.Error())
 	}
 	if s.source, err = scenarioSource(body.Name); err != nil {
@@ -603,15 +686,17 @@ func (s *Server) handleCompare(req dash.Request) dash.Answer {
 			}
 		}
 	}
+	progress, end := s.working("compare all")
+	defer end()
 	if body.Seeds != 0 {
-		out, err := compareSeeds(l, settings, watched, body.Seeds)
+		out, err := compareSeeds(l, settings, watched, body.Seeds, progress)
 		if err != nil {
 			return badRequest(err.Error())
 		}
 		out["drills"] = drills
 		return dash.JSON(200, out)
 	}
-	rep, err := sim.Compare(l, settings, sim.Options{Series: true})
+	rep, err := sim.Compare(l, settings, sim.Options{Series: true, Progress: progress})
 	if err != nil {
 		return dash.Refuse(400, err.Error())
 	}

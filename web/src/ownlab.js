@@ -1,7 +1,8 @@
 // Your own lab, on the virtual clock (lab watch, and make site's page):
 // paste or upload a lab file, run it (POST /api/lab; its errors show with
 // file:line:col as lab sim gives them), download it, and share a link
-// whose fragment carries the file and its seed (#lab=BASE64URL&seed=N&file=NAME).
+// whose fragment carries the file, its seed and its cost budget
+// (#lab=BASE64URL&seed=N&file=NAME&cost=N).
 import { h } from './dom.js';
 import { engine } from './engine.js';
 import { getText, saveFile, toast } from './api.js';
@@ -15,6 +16,9 @@ function build() {
   // text, not type=number: what was typed reaches the API as it is (a
   // seed past 2^53 digit for digit, and a mistake in the API's refusal)
   const seed = h('input', { id: 'own-seed', type: 'text', inputmode: 'numeric', placeholder: "file's", 'aria-label': 'seed', class: 'own-seed' });
+  // the factor the lab's cost budget is raised by, as lab sim --max-cost
+  const cost = h('input', { id: 'own-cost', type: 'text', inputmode: 'decimal', placeholder: '1', size: 4, 'aria-label': 'cost budget',
+    class: 'own-seed', title: 'a lab over the cost budget (1 GiB of memory, 2 minutes of CPU) is refused before it runs; N allows N times it, as lab sim --max-cost N' });
   const upload = h('input', { id: 'own-upload', type: 'file', accept: '.yaml,.yml,text/yaml', 'aria-label': 'upload a lab file',
     onchange: async () => {
       const f = upload.files[0];
@@ -27,7 +31,7 @@ function build() {
   const panel = h('details', { id: 'ownlab', class: 'panel ownlab-panel' },
     h('summary', {}, h('h2', { text: 'Your lab' })),
     yaml,
-    h('div', { class: 'own-row' }, h('label', {}, 'file ', file), h('label', {}, 'seed ', seed), upload),
+    h('div', { class: 'own-row' }, h('label', {}, 'file ', file), h('label', {}, 'seed ', seed), h('label', {}, 'cost budget ', cost), upload),
     h('div', { class: 'own-row' },
       h('button', { id: 'own-edit', text: 'edit the lab playing', title: 'its lab file as given, and its seed', onclick: edit }),
       h('button', { id: 'own-run', text: 'run', title: 'play this lab file from 0 (its first compare setting, if it has any)', onclick: run }),
@@ -35,7 +39,7 @@ function build() {
       h('button', { id: 'own-share', text: 'share link', title: 'a link to this page that carries the lab file and its seed', onclick: share })),
     error, link);
   document.querySelector('.col-side').append(panel);
-  els = { panel, yaml, file, seed, error, link };
+  els = { panel, yaml, file, seed, cost, error, link };
 }
 
 /** edit fills the editor with the lab playing, as it was given. */
@@ -71,14 +75,19 @@ async function run() {
 
 /**
  * labBody is POST /api/lab's body: the seed as typed, digits as a JSON
- * number (exact: no JavaScript number in between), anything else as a
+ * number (exact: no JavaScript number in between), and the cost budget's
+ * factor as a JSON number when it reads as one; anything else goes as a
  * string, which the API refuses with its message.
  */
 function labBody() {
-  const body = JSON.stringify({ file: els.file.value || 'lab.yaml', yaml: els.yaml.value });
-  const seed = els.seed.value.trim();
-  if (seed === '') return body;
-  return body.slice(0, -1) + ',"seed":' + (/^[0-9]+$/.test(seed) ? seed : JSON.stringify(seed)) + '}';
+  let body = JSON.stringify({ file: els.file.value || 'lab.yaml', yaml: els.yaml.value });
+  const add = (key, raw, isNumber) => {
+    const v = raw.trim();
+    if (v !== '') body = body.slice(0, -1) + `,"${key}":` + (isNumber(v) ? v : JSON.stringify(v)) + '}';
+  };
+  add('seed', els.seed.value, (v) => /^[0-9]+$/.test(v));
+  add('max_cost', els.cost.value, (v) => /^[0-9]+(\.[0-9]+)?$/.test(v));
+  return body;
 }
 
 /** showError shows a message under the editor, the panel open. */
@@ -100,11 +109,12 @@ function unbase64url(s) {
   return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
 }
 
-/** share puts the lab file and its seed in the page's address (the fragment). */
+/** share puts the lab file, its seed and its cost budget in the page's address (the fragment). */
 async function share() {
   if (!els.yaml.value) await edit();
   const params = new URLSearchParams({ lab: base64url(els.yaml.value), file: els.file.value || 'lab.yaml' });
   if (els.seed.value !== '') params.set('seed', els.seed.value);
+  if (els.cost.value !== '') params.set('cost', els.cost.value);
   history.replaceState(null, '', '#' + params.toString());
   els.link.value = location.href;
   els.link.hidden = false;
@@ -129,6 +139,7 @@ function fromFragment() {
   }
   els.file.value = params.get('file') || 'lab.yaml';
   els.seed.value = params.get('seed') || '';
+  els.cost.value = params.get('cost') || '';
   els.panel.open = true;
   run();
 }

@@ -103,7 +103,7 @@ function build(box) {
   box.replaceChildren(h('span', { id: 'virtual', class: 'status virtual', text: 'virtual' }), speed, pause, step, next, slider,
     restart, save, report, compare, seeds, drills);
   box.hidden = false;
-  els = { speed, pause, step, next, seek: slider, drills };
+  els = { speed, pause, step, next, seek: slider, drills, compare };
 }
 
 /** renderPlayback shows the playback state of a virtual snapshot (nothing otherwise). */
@@ -139,7 +139,10 @@ export function renderPlayback(snap) {
   }
   const state = p.demo ? 'demo (touch to stop)' : p.ended ? 'ended' : p.paused ? 'paused' : (p.max ? 'max' : p.speed + '×');
   if (p.demo) armTouch();
-  setText(document.getElementById('status'), 'virtual · ' + state);
+  // a long request going on (compare all, the JSON report): its share done
+  const done = p.work ? Math.floor(p.work.done * 100) + '%' : '';
+  setText(document.getElementById('status'), 'virtual · ' + state + (p.work ? ` · ${p.work.what} ${done}` : ''));
+  if (els.compare.disabled) setText(els.compare, p.work && p.work.what === 'compare all' ? 'comparing… ' + done : 'comparing…');
   setText(els.drills, (p.drills || []).length ? 'drills: ' + p.drills.join(' · ') : '');
   els.drills.title = 'taken at these virtual instants; they are in the saved lab file\'s script';
   if (p.ended && !box.dataset.endedToast) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
@@ -72,7 +73,7 @@ func (c *Controller) handleChaos(w http.ResponseWriter, req *http.Request) {
 	}
 	err := validate(run.Lab(), &ev)
 	if err == nil {
-		err = checkDrillCost(run.Lab(), ev, c.opts.budget())
+		err = assemble.CheckDrillCost(run.Lab(), nil, ev, false, c.opts.budget()) // run.Lab is a copy
 	}
 	if err != nil {
 		writeJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
