@@ -222,6 +222,17 @@ func (f *facts) peers(name string) (lo, hi int) {
 	return lo, hi
 }
 
+// keysMoved is the share of keys setting name moved when its server set
+// changed (nil: none); only the simulator counts them (it knows every
+// key's owner before and after).
+func (f *facts) keysMoved(name string) *report.KeysMoved {
+	k := f.run(name).KeysMoved
+	if k == nil {
+		f.fail(fmt.Errorf("%s: no keys moved (the simulator's): %w", name, report.ErrUnmeasured))
+	}
+	return k
+}
+
 // logAt is the first log line of setting name starting with prefix (see
 // logText), and its instant; ok false when there is none.
 func (f *facts) logAt(name, prefix string) (t float64, text string, ok bool) {

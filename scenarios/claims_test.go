@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/report"
 )
 
 // Every scenario declares claims, every claim quotes its narration (parts
@@ -46,5 +47,34 @@ func TestEveryScenarioHasClaimsQuotingItsNarration(t *testing.T) {
 				t.Errorf("%s: claim %q is %s a trigger, but the lab has no script", name, c.Says, c.Phase)
 			}
 		}
+	}
+}
+
+// A claim on a figure only the simulator measures is unmeasured on a
+// report that lacks it (a live one), not failed: ch-bounded's keys moved.
+func TestSimulatorOnlyFiguresAreUnmeasuredWhenMissing(t *testing.T) {
+	lab, err := Lab("ch-bounded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &report.Report{Mode: "live", Lab: lab.Name}
+	for _, s := range lab.Compare {
+		rep.Runs = append(rep.Runs, report.Run{Name: s.Name})
+	}
+	results, err := Check("ch-bounded", rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range results {
+		if strings.Contains(r.Checks, "keys moved") {
+			found = true
+			if !r.Unmeasured() {
+				t.Errorf("the keys-moved claim on a report without them: %v, want unmeasured", r.Err)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("ch-bounded has no claim on the keys moved")
 	}
 }

@@ -301,7 +301,7 @@ func (w *world) onHealth() {
 		for _, b := range w.bals {
 			b.SetHealthy(i, ok)
 		}
-		w.col.log(w.now, fmt.Sprintf("health: %s %s", s.spec.Name, map[bool]string{true: "back in rotation", false: "ejected"}[ok]))
+		w.col.log(w.now, w.health.Describe(i, s.spec.Name))
 	}
 	w.startHealth()
 }
@@ -328,6 +328,6 @@ func (w *world) healAll() {
 		for _, b := range w.bals {
 			b.SetHealthy(i, true)
 		}
-		w.col.log(w.now, fmt.Sprintf("health: %s back in rotation (health checks off)", s.spec.Name))
+		w.col.log(w.now, health.DescribeOff(s.spec.Name))
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/lblab/lblab/internal/core/health"
 )
 
 // Config is one torture run: labs drawn from seeds First, First+1, ...
@@ -129,7 +131,7 @@ func (s *Summary) add(d Drawn, o Outcome) {
 // ejection, a breaker opening; "" for the rest.
 func kind(line string) string {
 	switch {
-	case strings.HasPrefix(line, "health: ") && strings.HasSuffix(line, " ejected"):
+	case health.IsDown(line):
 		return "ejected"
 	case strings.HasPrefix(line, "breaker ") && strings.HasSuffix(line, "-> open"):
 		return "opened"

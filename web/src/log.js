@@ -6,9 +6,9 @@ import { h, setText } from './dom.js';
 /**
  * The lines the balancers write themselves, by how they start: live each is
  * prefixed with its balancer (lb1: breaker s2: closed -> open; lb1: health
- * s2: down ...), the simulator's are not (breaker s2: ...; health: s2 ejected).
+ * s2: down ...), the simulator's are not (breaker s2: ...; health s2: down ...).
  */
-const BALANCER_LINES = /^(lb\d+: )?(breaker |health[: ]|outlier )/;
+const BALANCER_LINES = /^(lb\d+: )?(breaker |health |outlier )/;
 
 let list, hideBox, hiddenNote;
 let shown = '';

@@ -8,7 +8,10 @@
 // Not safe for concurrent use; the driver serializes calls.
 package health
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Config is the hysteresis.
 type Config struct {
@@ -84,6 +87,32 @@ func (c *Checker) Run(i int) (fails, passes int) {
 	}
 	return c.servers[i].fails, c.servers[i].passes
 }
+
+// Describe is the event-log line of server i's verdict as it just changed
+// (Observe said so), for server name: "health s3: down after 2 failed
+// checks" or "health s3: up after 2 passed checks". Both clocks write it.
+func (c *Checker) Describe(i int, name string) string {
+	fails, passes := c.Run(i)
+	if c.Healthy(i) {
+		return fmt.Sprintf("health %s: up after %d passed checks", name, passes)
+	}
+	return fmt.Sprintf("health %s: down after %d failed checks", name, fails)
+}
+
+// IsDown reports whether an event-log line is Describe's of a server
+// taken out of rotation (the live lb's lines may start with its name:
+// "lb1: health s3: down ...").
+func IsDown(line string) bool {
+	if i := strings.Index(line, "health "); i >= 0 {
+		_, rest, ok := strings.Cut(line[i:], ": ")
+		return ok && strings.HasPrefix(rest, "down after ")
+	}
+	return false
+}
+
+// DescribeOff is the event-log line of server name put back in rotation
+// because the checks were turned off.
+func DescribeOff(name string) string { return "health " + name + ": up (health checks off)" }
 
 // SetConfig changes the hysteresis; runs and verdicts are kept.
 func (c *Checker) SetConfig(cfg Config) error {

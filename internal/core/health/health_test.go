@@ -65,3 +65,36 @@ func TestConfigIsValidated(t *testing.T) {
 		t.Error("the new threshold did not apply to the running count")
 	}
 }
+
+// Describe words a verdict that just changed as both clocks log it, and
+// IsDown reads it back, with or without the live lb's name in front.
+func TestDescribeAndIsDown(t *testing.T) {
+	c, err := New(Config{Fails: 2, Passes: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Observe(0, false)
+	if !c.Observe(0, false) {
+		t.Fatal("two failed checks did not take the server out")
+	}
+	down := c.Describe(0, "s3")
+	if down != "health s3: down after 2 failed checks" {
+		t.Errorf("down: %q", down)
+	}
+	for range 2 {
+		c.Observe(0, true)
+	}
+	if !c.Observe(0, true) {
+		t.Fatal("three passed checks did not bring it back")
+	}
+	up := c.Describe(0, "s3")
+	if up != "health s3: up after 3 passed checks" {
+		t.Errorf("up: %q", up)
+	}
+	for line, want := range map[string]bool{down: true, "lb1: " + down: true, up: false, "lb2: " + up: false,
+		DescribeOff("s3"): false, "outlier s3: ejected for 5s (3 failures in a row)": false, "kill s3": false} {
+		if IsDown(line) != want {
+			t.Errorf("IsDown(%q) = %v, want %v", line, !want, want)
+		}
+	}
+}

@@ -81,12 +81,7 @@ func (l *LB) verdict(t target, ok bool) {
 	if !l.checks.Observe(t.i, ok) {
 		return
 	}
-	fails, passes := l.checks.Run(t.i)
-	if l.checks.Healthy(t.i) {
-		l.setHealthy(t.i, true, fmt.Sprintf("health %s: up after %d passed checks", b.Name, passes))
-	} else {
-		l.setHealthy(t.i, false, fmt.Sprintf("health %s: down after %d failed checks", b.Name, fails))
-	}
+	l.setHealthy(t.i, l.checks.Healthy(t.i), l.checks.Describe(t.i, b.Name))
 }
 
 // setHealthy changes a backend's verdict and logs it. Caller holds mu.
@@ -102,7 +97,7 @@ func (l *LB) healAll() {
 	for i, b := range l.backends {
 		l.checks.Reset(i)
 		if !b.healthy {
-			l.setHealthy(i, true, fmt.Sprintf("health %s: up (health checks off)", b.Name))
+			l.setHealthy(i, true, health.DescribeOff(b.Name))
 		}
 	}
 }
