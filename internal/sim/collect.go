@@ -36,7 +36,7 @@ func (c *collector) serverTouched(si int) {
 }
 
 func (c *collector) breaker(now clock.Instant, bal, si int, from, to breaker.State) {
-	c.log(now, "breaker "+c.w.servers[si].spec.Name+": "+from.String()+" -> "+to.String())
+	c.log(now, breaker.Describe(c.w.servers[si].spec.Name, from, to))
 }
 
 func (c *collector) log(now clock.Instant, text string) {

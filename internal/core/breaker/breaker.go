@@ -45,6 +45,13 @@ func (s State) String() string {
 	return fmt.Sprintf("state(%d)", uint8(s))
 }
 
+// Describe is the event-log line of server name's breaker going from one
+// state to another: "breaker s2: closed -> open". The simulator, the lb
+// and the loadgen's client-side breakers all write it.
+func Describe(name string, from, to State) string {
+	return "breaker " + name + ": " + from.String() + " -> " + to.String()
+}
+
 // Limits on Config.Window: at least 10 results, at most 10,000 (memory).
 // The lab file checks its window against these.
 const (

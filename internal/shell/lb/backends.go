@@ -109,7 +109,7 @@ func (l *LB) rebuild() error {
 
 // onBreaker logs a breaker transition (called under mu by the pipeline).
 func (l *LB) onBreaker(now clock.Instant, i int, from, to breaker.State) {
-	l.publish(now, "breaker", fmt.Sprintf("breaker %s: %s -> %s", l.backends[i].Name, from, to))
+	l.publish(now, "breaker", breaker.Describe(l.backends[i].Name, from, to))
 }
 
 // onOutlier logs an outlier ejection or return (called under mu by the pipeline).

@@ -506,6 +506,6 @@ func (e *event) startsRequest() bool {
 func (l *loop) breakerLogger(t *target) func(clock.Instant, int, breaker.State, breaker.State) {
 	return func(now clock.Instant, s int, from, to breaker.State) {
 		l.note.Event("breaker")
-		t.logf(now, "breaker "+t.servers[s].name+": "+from.String()+" -> "+to.String())
+		t.logf(now, breaker.Describe(t.servers[s].name, from, to))
 	}
 }
