@@ -21,10 +21,11 @@ func costFlag(cmd *cobra.Command, factor *float64) {
 // budget is the budget --max-cost asks for; a factor that is not positive
 // is a usage error.
 func budget(factor float64) (assemble.Budget, error) {
-	if !(factor > 0) {
-		return assemble.Budget{}, usageError{fmt.Errorf("--%s: must be > 0, got %g", assemble.MaxCostFlag, factor)}
+	b, err := assemble.Times(factor)
+	if err != nil {
+		return assemble.Budget{}, usageError{fmt.Errorf("--%s: %w", assemble.MaxCostFlag, err)}
 	}
-	return assemble.DefaultBudget.Scaled(factor), nil
+	return b, nil
 }
 
 // checkCost refuses, before anything runs, a lab whose estimate is over

@@ -34,7 +34,7 @@ func TestCostRefusedBeforeAnythingRuns(t *testing.T) {
 		{[]string{"sim", maglev}, "1000000 balancers (clients.count: client-side, one per client) x a maglev table"},
 		{[]string{"run", maglev, "--max-servers", "20000", "--dashboard", ""}, "x a maglev table"},
 		{[]string{"up", caches, "--max-servers", "20000", "--listen", "127.0.0.1:0", "--lb", "127.0.0.1:0"}, "10000 servers x 1000000 cache entries"},
-		{[]string{"sim", caches, "--max-cost", "0"}, "--max-cost: must be > 0"},
+		{[]string{"sim", caches, "--max-cost", "0"}, "--max-cost: must be a number over 0"},
 		{[]string{"sweep", write("sweep.yaml", "duration: 10ms\nbalancers: {algorithm: ring-hash}\nservers: [{count: 10000}]\n"), "--vary", "balancers.vnodes=100,10000"},
 			"at balancers.vnodes=10000: the lab"},
 	} {

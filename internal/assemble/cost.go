@@ -54,6 +54,16 @@ type Budget struct {
 	Raise string
 }
 
+// Times is DefaultBudget times factor, the rule of --max-cost and of the
+// page's max_cost: a factor that is not over 0 is refused (the caller
+// names its flag or field in front of the message).
+func Times(factor float64) (Budget, error) {
+	if !(factor > 0) {
+		return Budget{}, fmt.Errorf("must be a number over 0 (the factor the cost budget is raised by), got %g", factor)
+	}
+	return DefaultBudget.Scaled(factor), nil
+}
+
 // Scaled is the budget times factor.
 func (b Budget) Scaled(factor float64) Budget {
 	return Budget{Memory: b.Memory * factor, CPU: time.Duration(float64(b.CPU) * factor), Raise: b.Raise}

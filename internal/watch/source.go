@@ -137,10 +137,9 @@ func (s *Server) handleLab(req dash.Request) dash.Answer {
 	}
 	b := s.budget // the server's own is read without mu: New sets it, nothing changes it
 	if in.MaxCost != nil {
-		if !(*in.MaxCost > 0) || math.IsInf(*in.MaxCost, 1) {
-			return badRequest(fmt.Sprintf("max_cost: must be a number over 0 (the factor the cost budget is raised by, as lab sim --max-cost), got %g", *in.MaxCost))
+		if b, err = assemble.Times(*in.MaxCost); err != nil {
+			return badRequest("max_cost: " + err.Error())
 		}
-		b = assemble.DefaultBudget.Scaled(*in.MaxCost)
 	}
 	b.Raise = raiseCost
 	played, setting := l, ""
