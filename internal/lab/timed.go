@@ -43,21 +43,26 @@ func (u *undoTimers) stop() {
 // drill says whether it is a drill (an add-server or remove-server drill
 // joins the lab copy's events, a script's is there already). A time-boxed
 // event's undo (labfile.Undo, from the lab as it is just before ev) is then
-// scheduled For later on the run's own timer; it is logged as the event's
-// end when it applies. The returned undo is the zero Event when there is
-// none.
+// scheduled For after the instant ev was applied, on the run's own timer;
+// it is logged as the event's end when it applies. The returned undo is the
+// zero Event when there is none.
 func (r *liveRun) fire(ctx context.Context, ev labfile.Event, prefix string, drill bool) (labfile.Event, error) {
 	var undo labfile.Event
 	var undoErr error
 	if ev.For > 0 {
 		undo, undoErr = labfile.Undo(r.Lab(), ev)
 	}
+	// The event's instant is when it is applied, as in the simulator: its
+	// line is stamped then and its undo comes For after it, not after the
+	// processes answered (a backend's kill waits for its data listener to
+	// close: about 100 ms).
+	at := time.Now()
 	err := r.sc.apply(ctx, ev)
 	text := prefix + ev.String()
 	if err != nil {
 		text += " failed: " + err.Error()
 	}
-	r.sc.events.Add(time.Now(), text)
+	r.sc.events.Add(at, text)
 	if err != nil {
 		return labfile.Event{}, err
 	}
@@ -69,7 +74,7 @@ func (r *liveRun) fire(ctx context.Context, ev labfile.Event, prefix string, dri
 		r.sc.events.Add(time.Now(), prefix+ev.String()+": no undo: "+undoErr.Error())
 		return labfile.Event{}, nil
 	}
-	r.undos.after(ev.For, func() { r.undo(undo, ev, prefix) })
+	r.undos.after(ev.For-time.Since(at), func() { r.undo(undo, ev, prefix) })
 	return undo, nil
 }
 
@@ -80,12 +85,13 @@ func (r *liveRun) undo(undo, cause labfile.Event, prefix string) {
 		return
 	}
 	text := prefix + labfile.UndoText(undo, cause)
+	at := time.Now() // stamped when applied, as fire stamps its event
 	if err := r.sc.apply(r.ctx, undo); err != nil {
 		r.sc.log.Warn("an undo failed", zap.String("undo", undo.String()), zap.Error(err))
-		r.sc.events.Add(time.Now(), text+" failed: "+err.Error())
+		r.sc.events.Add(at, text+" failed: "+err.Error())
 		return
 	}
-	r.sc.events.Add(time.Now(), text)
+	r.sc.events.Add(at, text)
 	r.record(undo, true)
 }
 
