@@ -321,7 +321,6 @@ func (s *Server) build() *dash.Snapshot {
 // snapshot shows no work, unless another request's).
 func (s *Server) working(what string) (progress func(done float64), end func()) {
 	w := &Work{What: what}
-	var last time.Time
 	show := func(done float64) {
 		s.mu.Lock()
 		w.Done = done
@@ -333,7 +332,7 @@ func (s *Server) working(what string) (progress func(done float64), end func()) 
 		}
 	}
 	show(0)
-	last = time.Now()
+	last := time.Now()
 	progress = func(done float64) {
 		if now := time.Now(); now.Sub(last) >= s.every {
 			last = now
