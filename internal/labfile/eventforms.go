@@ -188,8 +188,16 @@ func setEventText(fv reflect.Value, name, text string) error {
 			return fmt.Errorf("%s: %q is not a number", name, text)
 		}
 		fv.SetFloat(x)
-	default:
+	case fv.CanInt():
+		x, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
+		if err != nil || fv.OverflowInt(x) {
+			return fmt.Errorf("%s: %q is not a whole number", name, text)
+		}
+		fv.SetInt(x)
+	case fv.Kind() == reflect.String:
 		fv.SetString(text)
+	default: // a field of a kind no drill line can give: a programming error
+		return fmt.Errorf("%s: a drill line cannot give a %s", name, fv.Type())
 	}
 	return nil
 }
