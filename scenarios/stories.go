@@ -172,6 +172,9 @@ func claims() map[string][]Claim {
 					}
 					f.want(best <= 0.5, "retries: a bin after the slowdown recovered to %.3f", best)
 				}},
+			{Phase: After, Says: "it stays overloaded after the slowdown ends: a metastable failure.",
+				Checks: "the table ranks every setting that did not recover (metastable) below every one that did",
+				check:  func(f *facts) { f.collapsesRankLast() }},
 			{Phase: After, Says: "A 10% retry budget stops the amplification.",
 				Checks: "retry-budget: <= 1.15 attempts per request, goodput >= 95% in every bin from 5 s after the slowdown",
 				check: func(f *facts) {
@@ -549,6 +552,9 @@ func claims() map[string][]Claim {
 		},
 	}
 	addFailModeClaims(m)
+	for name, cs := range rankingClaims() {
+		m[name] = append(m[name], cs...)
+	}
 	return m
 }
 

@@ -98,6 +98,11 @@ type FigureSpec struct {
 	// request that succeeded, goodput a request. A table prints "-" for a
 	// figure the run has not; a headline ranks such a run last.
 	Has func(*Run) bool
+	// OfServed marks a figure of the successful requests alone (the
+	// latencies): it says nothing of the requests that failed, so a
+	// ranking by it compares only runs that serve (Serves) and puts every
+	// run that fails most of its requests below them (rank.go).
+	OfServed bool
 }
 
 // Words is what the dashboard calls the figure: its Label, else its Name.
@@ -122,22 +127,22 @@ func requestsAny(r *Run) bool  { return r.Requests > 0 }
 
 // Figures are the figures of a run, in the order of the report's table.
 var Figures = []FigureSpec{
-	{Name: "p50", JSON: "latency_ms.p50", Head: "p50", Unit: Millis, Seeds: true, Dashboard: "p50_ms", Series: "p50", Has: succeededAny,
+	{Name: "p50", JSON: "latency_ms.p50", OfServed: true, Head: "p50", Unit: Millis, Seeds: true, Dashboard: "p50_ms", Series: "p50", Has: succeededAny,
 		Doc: "median latency of the successful requests, from the intended send to the answer",
 		Of:  func(r *Run) float64 { return r.Latency.P50 }},
-	{Name: "p95", JSON: "latency_ms.p95", Head: "p95", Unit: Millis, Seeds: true, Series: "p95", Has: succeededAny,
+	{Name: "p95", JSON: "latency_ms.p95", OfServed: true, Head: "p95", Unit: Millis, Seeds: true, Series: "p95", Has: succeededAny,
 		Doc: "95th percentile of that latency",
 		Of:  func(r *Run) float64 { return r.Latency.P95 }},
-	{Name: "p99", JSON: "latency_ms.p99", Head: "p99", Unit: Millis, Seeds: true, Dashboard: "p99_ms", Series: "p99", Has: succeededAny,
+	{Name: "p99", JSON: "latency_ms.p99", OfServed: true, Head: "p99", Unit: Millis, Seeds: true, Dashboard: "p99_ms", Series: "p99", Has: succeededAny,
 		Doc: "99th percentile of that latency",
 		Of:  func(r *Run) float64 { return r.Latency.P99 }},
-	{Name: "p999", JSON: "latency_ms.p999", Head: "p99.9", Unit: Millis, Seeds: true, Has: succeededAny,
+	{Name: "p999", JSON: "latency_ms.p999", OfServed: true, Head: "p99.9", Unit: Millis, Seeds: true, Has: succeededAny,
 		Doc: "99.9th percentile of that latency",
 		Of:  func(r *Run) float64 { return r.Latency.P999 }},
-	{Name: "mean", JSON: "latency_ms.mean", Head: "mean", Unit: Millis, Seeds: true, Series: "mean", Has: succeededAny,
+	{Name: "mean", JSON: "latency_ms.mean", OfServed: true, Head: "mean", Unit: Millis, Seeds: true, Series: "mean", Has: succeededAny,
 		Doc: "mean of that latency",
 		Of:  func(r *Run) float64 { return r.Latency.Mean }},
-	{Name: "max", JSON: "latency_ms.max", Unit: Millis, Seeds: true, Has: succeededAny,
+	{Name: "max", JSON: "latency_ms.max", OfServed: true, Unit: Millis, Seeds: true, Has: succeededAny,
 		Doc: "the longest of those latencies",
 		Of:  func(r *Run) float64 { return r.Latency.Max }},
 	{Name: "goodput", JSON: "goodput", Head: "goodput", Unit: Share, Higher: true, Seeds: true, Dashboard: "goodput", Has: requestsAny,

@@ -15,13 +15,15 @@ type headlineFigure struct {
 	column  string // its column, when the main table does not already have one
 	value   func(r *Run) (v float64, ok bool)
 	higher  bool // higher is better
+	// ofServed: a figure of the successful requests alone (rank.go)
+	ofServed bool
 }
 
 // fromTable is the headline of a figure of the table (Figures), which says
 // how to read it, whether the run has it and which way is better.
 func fromTable(name, caption string) headlineFigure {
 	f := mustFigure(name)
-	return headlineFigure{caption: caption, higher: f.Higher,
+	return headlineFigure{caption: caption, higher: f.Higher, ofServed: f.OfServed,
 		value: func(r *Run) (float64, bool) { return f.Of(r), f.Has == nil || f.Has(r) }}
 }
 
@@ -45,21 +47,27 @@ func (r *Report) headline() headlineFigure {
 	return headlines[labfile.HeadlineP99]
 }
 
-// Ranked returns the runs best first by the headline figure (then by name);
-// runs without the figure come last.
+// SeedsFigure is the figure the settings are ranked by over seeds: the
+// headline when it is a figure carried over seeds (p99, goodput), else p99.
+func (r *Report) SeedsFigure() string {
+	if f, ok := FigureOf(string(r.Headline)); ok && f.Seeds {
+		return f.Name
+	}
+	return "p99"
+}
+
+// Ranked returns the runs best first by the headline figure, by the
+// report's one rule (rank.go): by a latency, the runs that serve most of
+// their requests first; runs without the figure come last.
 func (r *Report) Ranked() []Run {
 	h := r.headline()
 	runs := append([]Run(nil), r.Runs...)
+	at := func(run *Run) standing {
+		v, ok := h.value(run)
+		return standing{has: ok, value: v, goodput: run.Goodput, name: run.Name}
+	}
 	sort.SliceStable(runs, func(i, j int) bool {
-		a, aok := h.value(&runs[i])
-		b, bok := h.value(&runs[j])
-		switch {
-		case aok != bok:
-			return aok
-		case a != b:
-			return a < b != h.higher
-		}
-		return runs[i].Name < runs[j].Name
+		return rankBefore(h.higher, h.ofServed, at(&runs[i]), at(&runs[j]))
 	})
 	return runs
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -170,5 +171,57 @@ func TestTableInterrupted(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the table lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// The report's one ranking rule (rank.go): by a latency, which counts only
+// the requests that succeeded, a run that fails most of its requests ranks
+// below every run that serves most of them, whatever its latency, and such
+// runs rank among themselves by goodput; a ranking by goodput is not
+// changed. retry-storm's metastable retries (goodput 18.5%, the lowest p99)
+// ranked first before.
+func TestRankingPutsCollapsesBelowServing(t *testing.T) {
+	rep := reporttest.TwoSettings() // slow: p99 10x fast's
+	rep.Runs = append(rep.Runs, rep.Runs[1], rep.Runs[1])
+	rep.Runs[2].Name, rep.Runs[3].Name = "collapsed", "collapsed-less"
+	rep.Runs[2].Latency.P99, rep.Runs[3].Latency.P99 = 1, 2 // the lowest p99s
+	rep.Runs[0].Goodput, rep.Runs[1].Goodput, rep.Runs[2].Goodput, rep.Runs[3].Goodput = 0.6, 0.97, 0.185, 0.3
+	var names []string
+	for _, r := range rep.Ranked() {
+		names = append(names, r.Name)
+	}
+	if want := []string{"fast", "slow", "collapsed-less", "collapsed"}; !slices.Equal(names, want) {
+		t.Errorf("ranked by p99: %v, want %v", names, want)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteTable(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); strings.Index(out, "  slow ") > strings.Index(out, "  collapsed-less ") {
+		t.Errorf("the table does not follow the ranking:\n%s", out)
+	}
+	// over seeds: the same rule on the means, and a verdict across the line
+	// compares goodput, higher first
+	sums := make([]report.Summary, len(rep.Runs))
+	for i := range rep.Runs {
+		sums[i] = report.Summarize([]report.Run{rep.Runs[i], rep.Runs[i]})
+	}
+	names = names[:0]
+	for _, s := range report.Ranked(sums, "p99") {
+		names = append(names, s.Name)
+	}
+	if want := []string{"fast", "slow", "collapsed-less", "collapsed"}; !slices.Equal(names, want) {
+		t.Errorf("ranked by mean p99 over seeds: %v, want %v", names, want)
+	}
+	vs := report.Rank(sums, "p99")
+	if vs[0].Figure != "p99" || vs[1].Figure != "goodput" || vs[1].Better != "slow" || vs[1].Wins != 2 || vs[2].Figure != "goodput" {
+		t.Errorf("verdicts: %+v", vs)
+	}
+	buf.Reset()
+	if err := report.WriteVerdicts(&buf, vs); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); !strings.Contains(out, "slow's goodput > collapsed-less's") || !strings.Contains(out, "2/2 seeds higher; diff +30.0 pts") || !strings.Contains(out, "serves under 50%") {
+		t.Errorf("verdicts across the line:\n%s", out)
 	}
 }

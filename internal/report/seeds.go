@@ -50,16 +50,16 @@ type Figure struct {
 	PerSeed []float64 `json:"per_seed,omitempty"` // absent only for a verdict's difference
 }
 
-// Verdict compares two settings' figure over the same seeds. Better has
-// the lower mean. The verdict is the paired test: the 95% interval of the
+// Verdict compares two settings' figure over the same seeds. Better is the
+// one ranked better (rank.go): the lower mean, or the higher for goodput. The verdict is the paired test: the 95% interval of the
 // per-seed differences (Better - Worse) excludes zero. Wins and the
 // disjointness of the two settings' own intervals are shown beside it.
 type Verdict struct {
 	Figure          string  `json:"figure"`          // "p99"
-	Better          string  `json:"better"`          // setting with the lower mean
+	Better          string  `json:"better"`          // the setting ranked better (rank.go)
 	Worse           string  `json:"worse"`           // the next setting in rank
-	Wins            int     `json:"wins"`            // seeds on which Better's value is lower
-	Losses          int     `json:"losses"`          // seeds on which it is higher (the rest are ties)
+	Wins            int     `json:"wins"`            // seeds on which Better's value is better (lower; higher for goodput)
+	Losses          int     `json:"losses"`          // seeds on which it is worse (the rest are ties)
 	Seeds           int     `json:"seeds"`           // pairs compared
 	Diff            Figure  `json:"diff"`            // of Better - Worse per seed: mean, paired interval, sd
 	Disjoint        bool    `json:"ci_disjoint"`     // the two settings' own intervals do not overlap
@@ -143,41 +143,47 @@ func CombineSeeds(seeds []uint64, reps []*Report) (*Report, error) {
 		}
 		out.Seeds.Settings = append(out.Seeds.Settings, Summarize(runs))
 	}
-	out.Seeds.Ranking = Rank(out.Seeds.Settings, "p99")
+	out.Seeds.Ranking = Rank(out.Seeds.Settings, out.SeedsFigure())
 	return &out, nil
 }
 
-// Ranked orders summaries by the mean of a lower-is-better figure (then by
-// name), best first.
+// Ranked orders summaries best first by the mean of a figure, by the
+// report's one rule (rank.go): by a latency, the settings whose mean goodput
+// serves most requests first, the others after them by goodput.
 func Ranked(sums []Summary, name string) []Summary {
+	f := mustFigure(name)
 	out := slices.Clone(sums)
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].Figures[name].Mean, out[j].Figures[name].Mean
-		if a != b {
-			return a < b
-		}
-		return out[i].Name < out[j].Name
-	})
+	at := func(s *Summary) standing {
+		return standing{has: true, value: s.Figures[name].Mean, goodput: s.Figures["goodput"].Mean, name: s.Name}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return rankBefore(f.Higher, f.OfServed, at(&out[i]), at(&out[j])) })
 	return out
 }
 
-// Rank compares each setting with the next in rank by a lower-is-better
-// figure: n-1 verdicts for n settings, which is enough to read the whole
-// order (A < B < C) without n² lines.
+// Rank compares each setting with the next in rank by a figure: n-1
+// verdicts for n settings, which is enough to read the whole order (A < B <
+// C) without n² lines. A pair the ranking put in order by goodput (rank.go)
+// is judged on goodput.
 func Rank(sums []Summary, name string) []Verdict {
 	ranked := Ranked(sums, name)
 	var out []Verdict
 	for i := 0; i+1 < len(ranked); i++ {
-		out = append(out, Judge(ranked[i], ranked[i+1], name))
+		out = append(out, Judge(ranked[i], ranked[i+1], judgedBy(name, ranked[i], ranked[i+1])))
 	}
 	return out
 }
 
-// Judge compares a and b's figure seed by seed.
+// Judge compares a and b's figure seed by seed, a being the one ranked
+// better: its wins are the seeds on which its value is better (lower, or
+// higher for a figure where higher is).
 func Judge(a, b Summary, name string) Verdict {
 	fa, fb := a.Figures[name], b.Figures[name]
 	p := confidence.Compare(fa.PerSeed, fb.PerSeed, confidence.Level)
-	v := Verdict{Figure: name, Better: a.Name, Worse: b.Name, Wins: p.Less, Losses: p.More, Seeds: p.N,
+	wins, losses := p.Less, p.More
+	if f, ok := FigureOf(name); ok && f.Higher {
+		wins, losses = losses, wins
+	}
+	v := Verdict{Figure: name, Better: a.Name, Worse: b.Name, Wins: wins, Losses: losses, Seeds: p.N,
 		Diff:     Figure{Mean: p.Diff.Mean, Lo: p.Diff.Lo, Hi: p.Diff.Hi, SD: p.Diff.SD},
 		Disjoint: fa.interval().Disjoint(fb.interval()), Distinguishable: p.Distinct()}
 	if fb.Mean != 0 {

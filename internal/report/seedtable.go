@@ -19,7 +19,7 @@ func (r *Report) writeSeedsTable(w io.Writer) error {
 		fmt.Fprintf(w, "\n%s\n", wrap(r.Narration, 78))
 	}
 	fmt.Fprintf(w, "\n%s\n", IntervalNote(len(s.List), s.Confidence))
-	ranked := Ranked(s.Settings, "p99")
+	ranked := Ranked(s.Settings, r.SeedsFigure())
 	rows := make([]labeled, len(ranked))
 	for i, x := range ranked {
 		rows[i] = labeled{labels: []string{x.Name}, sum: x}
@@ -140,10 +140,20 @@ func WriteVerdicts(w io.Writer, vs []Verdict) error {
 		return nil
 	}
 	fmt.Fprintf(w, "%s, ranked by mean, each against the next on the same seeds\n", vs[0].Figure)
+	if slices.ContainsFunc(vs, func(v Verdict) bool { return v.Figure != vs[0].Figure }) {
+		fmt.Fprintf(w, "(a setting that serves under %.0f%% of its requests ranks below those that serve, by goodput)\n", 100*MinServed)
+	}
 	fmt.Fprintln(w, "(distinguishable: the paired 95% interval of the per-seed differences excludes 0)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, v := range vs {
-		rel := "<"
+		f, _ := FigureOf(v.Figure)
+		rel, way, diff := "<", "lower", signedMs
+		if f != nil && f.Higher {
+			rel, way = ">", "higher"
+		}
+		if f != nil && f.Unit == Share {
+			diff = signedPoints
+		}
 		if !v.Distinguishable {
 			rel = "~"
 		}
@@ -155,9 +165,9 @@ func WriteVerdicts(w io.Writer, vs []Verdict) error {
 		if !v.Distinguishable {
 			verdict = "; not distinguishable"
 		}
-		fmt.Fprintf(tw, "  %s's %s %s %s's\t(%d/%d seeds lower; diff %s [%s, %s] %s; %s%s)\n",
-			v.Better, v.Figure, rel, v.Worse, v.Wins, v.Seeds, signedMs(v.Diff.Mean),
-			signedMs(v.Diff.Lo), signedMs(v.Diff.Hi), signedPct(v.DiffRatio), cis, verdict)
+		fmt.Fprintf(tw, "  %s's %s %s %s's\t(%d/%d seeds %s; diff %s [%s, %s] %s; %s%s)\n",
+			v.Better, v.Figure, rel, v.Worse, v.Wins, v.Seeds, way, diff(v.Diff.Mean),
+			diff(v.Diff.Lo), diff(v.Diff.Hi), signedPct(v.DiffRatio), cis, verdict)
 	}
 	return tw.Flush()
 }
@@ -168,6 +178,9 @@ func signedMs(v float64) string {
 	}
 	return "+" + ms(v)
 }
+
+// signedPoints is a difference of shares in percentage points: "+78.8 pts".
+func signedPoints(v float64) string { return fmt.Sprintf("%+.1f pts", 100*v) }
 
 func signedPct(v float64) string { return fmt.Sprintf("%+.0f%%", 100*v) }
 

@@ -51,11 +51,15 @@ type SeedsRow struct {
 
 // SeedsVerdict is report.Verdict's reading for the page.
 type SeedsVerdict struct {
-	Next            string        `json:"next"`
+	Next string `json:"next"`
+	// Figure is what the two are compared on: the headline (p99), or
+	// goodput when one of them fails most of its requests (the report's
+	// ranking rule, internal/report/rank.go)
+	Figure          string        `json:"figure"`
 	Distinguishable bool          `json:"distinguishable"` // the paired interval of the differences excludes 0
 	Wins            int           `json:"wins"`
 	Losses          int           `json:"losses"`
-	Diff            report.Figure `json:"diff_ms"` // this p99 minus the next's, per seed
+	Diff            report.Figure `json:"diff_ms"` // this figure minus the next's, per seed (ms; a share for goodput)
 }
 
 // compareSeeds runs l once per seed 1 to n with every setting, as lab sim
@@ -94,16 +98,16 @@ func compareSeeds(l *labfile.Lab, settings []labfile.Setting, watched string, n 
 		}
 	}
 	rows := []SeedsRow{}
-	for i, sum := range report.Ranked(rep.Seeds.Settings, "p99") {
+	for i, sum := range report.Ranked(rep.Seeds.Settings, rep.SeedsFigure()) {
 		row := SeedsRow{Rank: i + 1, Name: sum.Name, Algorithm: sum.Algorithm, P99: sum.Figures["p99"],
 			P50: sum.Figures["p50"], Goodput: sum.Figures["goodput"], Failed: failed[sum.Name],
 			Watched: sum.Name == watched, Series: seriesOf(runs[sum.Name])}
 		if i < len(rep.Seeds.Ranking) {
 			v := rep.Seeds.Ranking[i]
-			row.VsNext = &SeedsVerdict{Next: v.Worse, Distinguishable: v.Distinguishable, Wins: v.Wins, Losses: v.Losses, Diff: v.Diff}
+			row.VsNext = &SeedsVerdict{Next: v.Worse, Figure: v.Figure, Distinguishable: v.Distinguishable, Wins: v.Wins, Losses: v.Losses, Diff: v.Diff}
 		}
 		rows = append(rows, row)
 	}
-	return map[string]any{"lab": l.Name, "headline": "p99", "seeds": seeds, "confidence": rep.Seeds.Confidence,
+	return map[string]any{"lab": l.Name, "headline": rep.SeedsFigure(), "seeds": seeds, "confidence": rep.Seeds.Confidence,
 		"method": rep.Seeds.Method, "note": report.IntervalNote(n, rep.Seeds.Confidence), "ranking": rows}, nil
 }

@@ -25,7 +25,7 @@ export function showCompare(out) {
     h('td', { text: r.rank }), h('td', { text: r.name + (r.watched ? ' (watched)' : '') }),
     ...(seeds ? seedCells(r) : [h('td', { text: formatOf('p99', r.p99_ms) }), h('td', { text: formatOf('p50', r.p50_ms) }),
       h('td', { text: formatOf('failed', r.failed) }), h('td', { text: formatOf('goodput', r.goodput) })])));
-  const ranked = seeds ? `ranked by mean ${figs[0]} over seeds ${seeds[0]}–${seeds[seeds.length - 1]} (as lab sim --seeds ${seeds.length} ranks them)`
+  const ranked = seeds ? `ranked by mean ${label(out.headline)} over seeds ${seeds[0]}–${seeds[seeds.length - 1]} (as lab sim --seeds ${seeds.length} ranks them)`
     : `ranked by ${out.headline} (as lab sim ranks them)`;
   panel.replaceChildren(
     h('h2', {}, 'Compare all ', h('button', { class: 'small', text: '✕', title: 'close', onclick: () => panel.remove() })),
@@ -39,8 +39,11 @@ export function showCompare(out) {
 
 function seedCells(r) {
   const v = r.vs_next;
-  const verdict = !v ? '' : v.distinguishable ? `better than ${v.next} (${v.wins} of ${v.wins + v.losses} seeds)`
-    : `not told apart from ${v.next}`;
+  // a pair the ranking put in order by goodput (one of them fails most of
+  // its requests) is compared on goodput, as lab sim --seeds says
+  const on = v && v.figure && v.figure !== 'p99' ? ` on ${label(v.figure)}` : '';
+  const verdict = !v ? '' : v.distinguishable ? `better than ${v.next}${on} (${v.wins} of ${v.wins + v.losses} seeds)`
+    : `not told apart from ${v.next}${on}`;
   const p99 = (x) => formatOf('p99', x);
   return [h('td', { class: 'ci', text: `${p99(r.p99_ms.mean)} [${p99(r.p99_ms.lo)}, ${p99(r.p99_ms.hi)}]` }),
     h('td', { text: formatOf('p50', r.p50_ms.mean) }), h('td', { text: formatOf('failed', r.failed) }),
