@@ -98,6 +98,7 @@ var importRules = []importRule{
 		allow: []edge{
 			{from: "./internal/core/balance", to: "./internal/core/load", why: "the pickers read the per-server load figures (load.Stat, load.Table)"},
 			{from: "./internal/core/server", to: "./internal/core/limit", why: "a server admits work through its concurrency limit (limit.Limit)"},
+			{from: "./internal/core/server", to: "./internal/core/load", why: "a server makes the one load report (load.Report) about itself"},
 		},
 		why: "cores are composed by internal/policy, not by each other, except for the edges listed",
 	},

@@ -45,8 +45,24 @@ func ServerConfig(lab *labfile.Lab, ns labfile.NamedServer) (server.Config, erro
 		DropExpired: ns.DropExpired, MaxOutstanding: ns.MaxOutstanding, QueueTimeout: ns.QueueTimeout,
 		Speed: ns.Speed, Work: work, GCEvery: ns.GC.Every, GCPause: ns.GC.Pause, Errors: ns.Errors,
 		Fail: ns.Fail, ErrorTime: ns.ErrorTime, CacheSize: ns.Cache.Size, HitFactor: ns.Cache.HitFactor,
-		Limit: lim, Seed: lab.Seed,
+		Limit: lim, Seed: lab.Seed, Meter: ReadsReports(lab),
 	}, nil
+}
+
+// ReadsReports reports whether an algorithm of the lab, at its start or
+// after a script event, reads the servers' load reports beyond their queue
+// (balance.Caps.Reports): then the servers measure them (server.Config.Meter).
+func ReadsReports(lab *labfile.Lab) bool {
+	reads := func(name string) bool { return balance.CapsOf(name).Reports }
+	if reads(lab.Balancers.Algorithm) || reads(lab.Clients.Algorithm) {
+		return true
+	}
+	for _, ev := range lab.Events {
+		if reads(ev.Algorithm) || reads(ev.Set["balancers.algorithm"]) || reads(ev.Set["clients.algorithm"]) {
+			return true
+		}
+	}
+	return false
 }
 
 // Client builds the client-side policy: retries, backoff, budget, hedging.

@@ -32,6 +32,7 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/conn"
+	"github.com/lblab/lblab/internal/core/load"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/observe"
 	"github.com/lblab/lblab/internal/policy"
@@ -374,17 +375,9 @@ func (rt *Runtime[N]) Fire(now clock.Instant, t Timer) {
 	c.OnTimer(now, t.Kind.policy(), h, rt)
 }
 
-// LoadReport is a server's load as an answer carried it back (client-side
-// balancing learns loads from the answers).
-type LoadReport struct {
-	At           clock.Instant // when the server measured it
-	Queued, Busy int
-	Known        bool
-}
-
 // Reply is what an attempt's answer told the client besides its result.
 type Reply struct {
-	Load    LoadReport
+	Load    load.Report   // the server's load report the answer carried (Valid false: none)
 	Server  string        // who answered ("" = no server was picked, or the answer did not say)
 	Queue   time.Duration // time queued at the server, as answered (when Timed)
 	Service time.Duration // time in service, as answered (when Timed)
@@ -397,7 +390,6 @@ type Reply struct {
 // success nobody waits for any more counts as wasted work. The driver frees
 // the attempt with Release when it is done with it.
 func (rt *Runtime[N]) Answer(now clock.Instant, h uint64, res policy.Result, rep Reply) {
-	load := rep.Load
 	a := rt.att.Get(h)
 	if a == nil || a.Answered {
 		return
@@ -406,8 +398,8 @@ func (rt *Runtime[N]) Answer(now clock.Instant, h uint64, res policy.Result, rep
 	rt.unstick(a, res)
 	if rt.cfg.Balancers != nil && a.Ticket.Valid {
 		b := rt.cfg.Balancers[a.Bal]
-		if load.Known {
-			b.Loads().Report(load.At, a.Ticket.Server, load.Queued, load.Busy)
+		if rep.Load.Valid {
+			b.Loads().Report(a.Ticket.Server, rep.Load)
 		}
 		b.Done(now, a.Ticket, res, now.Sub(a.SentAt))
 	}

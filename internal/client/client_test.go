@@ -204,7 +204,7 @@ func TestClientSidePick(t *testing.T) {
 		if !first.Ticket.Valid || !hedged.Ticket.Valid || first.Ticket.Server == hedged.Ticket.Server {
 			t.Fatalf("first on %d, hedge on %d", first.Ticket.Server, hedged.Ticket.Server)
 		}
-		rt.Answer(10*ms, n.sent[1], policy.OK, Reply{Load: LoadReport{At: 9 * ms, Queued: 4, Busy: 1, Known: true}})
+		rt.Answer(10*ms, n.sent[1], policy.OK, Reply{Load: load.Report{At: 9 * ms, Valid: true, Queued: 4, InService: 1}})
 		if q := b.Loads().Stats[hedged.Ticket.Server].Queued; q != 4 {
 			t.Fatalf("the piggybacked queue of 4 reached the balancer as %d", q)
 		}

@@ -62,17 +62,17 @@ func (w *world) checkSharedCounts() {
 			continue
 		}
 		for si, st := range b.Loads().Stats {
-			var rep loadReport
+			var rep load.Report
 			if si < len(w.reported) {
 				rep = w.reported[si]
 			}
 			name := w.servers[si].spec.Name
-			if st.Outstanding != rep.queued+rep.busy {
-				w.fail("balancer %d counts %d outstanding at %s, whose last report said %d", bi, st.Outstanding, name, rep.queued+rep.busy)
+			if st.Outstanding != rep.InFlight() {
+				w.fail("balancer %d counts %d outstanding at %s, whose last report said %d", bi, st.Outstanding, name, rep.InFlight())
 			}
-			if st.Queued < rep.queued || st.InService != rep.busy || st.Queued < 0 {
+			if st.Queued < rep.Queued || st.Last.InService != rep.InService || st.Queued < 0 {
 				w.fail("balancer %d sees %d queued and %d in service at %s, whose last report said %d and %d",
-					bi, st.Queued, st.InService, name, rep.queued, rep.busy)
+					bi, st.Queued, st.Last.InService, name, rep.Queued, rep.InService)
 			}
 		}
 	}
@@ -95,6 +95,3 @@ func (w *world) checkClientCounts() {
 		}
 	}
 }
-
-// loadReport is what a server said in the last shared load report.
-type loadReport struct{ queued, busy int }

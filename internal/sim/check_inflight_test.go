@@ -3,6 +3,8 @@ package sim
 import (
 	"strings"
 	"testing"
+
+	"github.com/lblab/lblab/internal/core/load"
 )
 
 // stepCheck runs the periodic checks once on a fresh world of lab text
@@ -67,7 +69,7 @@ func TestInFlightInvariantsHoldForSharedAndClientSide(t *testing.T) {
 // the last report, and a lost optimistic increment.
 func TestCheckerCatchesSharedLoadFaults(t *testing.T) {
 	wantFault(t, stepCheck(t, sharedLab, func(w *world) { w.openTicket(1) }), "picks without an answer")
-	wantFault(t, stepCheck(t, sharedLab, func(w *world) { w.bals[0].Loads().Report(0, 2, 3, 1) }), "last report said")
+	wantFault(t, stepCheck(t, sharedLab, func(w *world) { w.bals[0].Loads().Report(2, load.Report{At: 0, Valid: true, Queued: 3, InService: 1}) }), "last report said")
 	wantFault(t, stepCheck(t, sharedLab, func(w *world) {
 		w.onRefresh()
 		w.bals[1].Loads().Stats[0].Queued = -1

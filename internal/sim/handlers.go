@@ -102,7 +102,7 @@ func (w *world) deliver(si int) {
 			continue
 		}
 		n := &a.Net
-		n.status, n.repAt, n.repQueue, n.repSvc = r.Status, r.At, r.Queue, r.Service
+		n.status, n.repQueue, n.repSvc = r.Status, r.Queue, r.Service
 		if a.Net.traced {
 			w.trace.replied(r)
 		}
@@ -112,8 +112,8 @@ func (w *world) deliver(si int) {
 		if r.Served() {
 			s.completed++
 		}
-		q, in := s.core.Load()
-		n.repLoadQ, n.repLoadS = int32(q), int32(in)
+		n.repLoad = s.core.Report(w.now) // measured as the server replies, stamped when the answer leaves it
+		n.repLoad.At = r.At
 		if w.clientLB {
 			n.srvDone = true
 			w.pushHop(r.At.Add(w.hopDelay(a, policy.ServerBack)), evReplyAtClient, r.ID)
@@ -188,7 +188,7 @@ func (w *world) onReplyAtClient(h uint64) {
 	}
 	n := &a.Net
 	n.clientGot = true
-	rep := client.Reply{Load: client.LoadReport{At: n.repAt, Queued: int(n.repLoadQ), Busy: int(n.repLoadS), Known: true}}
+	rep := client.Reply{Load: n.repLoad}
 	if n.server >= 0 { // who the balancer (or the client) picked: it answered, or the balancer gave up on it
 		rep.Server = w.servers[n.server].spec.Name
 		// Times only when the server itself answered: not after a balancer's

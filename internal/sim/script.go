@@ -246,15 +246,13 @@ func (w *world) respec(i int, s *srv, ns labfile.NamedServer) error {
 func (w *world) onRefresh() {
 	for _, b := range w.bals {
 		for i, s := range w.servers {
-			q, in := s.core.Load()
-			b.Loads().Report(w.now, i, q, in)
+			b.Loads().Report(i, s.core.Report(w.now))
 		}
 	}
 	if w.check {
 		w.reported = w.reported[:0]
 		for _, s := range w.servers {
-			q, in := s.core.Load()
-			w.reported = append(w.reported, loadReport{q, in})
+			w.reported = append(w.reported, s.core.Report(w.now))
 		}
 	}
 	w.refreshing = false

@@ -385,8 +385,8 @@ func (s *Session) state(at clock.Instant, queues bool) State {
 			if i < len(loads.Stats) {
 				ls := &loads.Stats[i]
 				v.Outstanding, v.EWMA = ls.Outstanding, time.Duration(ls.Latency.Value())
-				if ls.HasReport {
-					v.Queued, v.InService = ls.Queued, ls.InService
+				if ls.Last.Valid {
+					v.Queued, v.InService = ls.Queued, ls.Last.InService
 				}
 			}
 			bs.Picks += v.Picks

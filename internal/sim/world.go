@@ -14,6 +14,7 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/conn"
 	"github.com/lblab/lblab/internal/core/health"
+	"github.com/lblab/lblab/internal/core/load"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
@@ -40,9 +41,7 @@ type transit struct {
 	lbSent    clock.Instant // when it was forwarded to the server
 	status    server.Status
 	result    policy.Result
-	repLoadQ  int32 // the server's queue when it replied (piggybacked load)
-	repLoadS  int32 // ... and requests in service
-	repAt     clock.Instant
+	repLoad   load.Report   // the server's load report when it replied (piggybacked on the answer; At: when)
 	repQueue  time.Duration // the server's reply: time queued
 	repSvc    time.Duration // ... and in service
 	lbDone    bool          // the balancer has answered the client (forwarded or 504)
@@ -97,11 +96,11 @@ type world struct {
 	stalled    int                     // events fired since virtual time last moved on
 	overflow   error                   // set when the guard stopped the run
 	check      bool
-	fault      []string     // invariant violations (check mode)
-	open       []int        // check mode: per tier balancer, picks not yet answered (check_inflight.go)
-	reported   []loadReport // check mode: each server's last shared load report
-	onBin      func()       // a session's look at the world as each series bin closes (nil outside sessions)
-	trace      *tracer      // the requests a session follows (nil when none)
+	fault      []string      // invariant violations (check mode)
+	open       []int         // check mode: per tier balancer, picks not yet answered (check_inflight.go)
+	reported   []load.Report // check mode: each server's last shared load report
+	onBin      func()        // a session's look at the world as each series bin closes (nil outside sessions)
+	trace      *tracer       // the requests a session follows (nil when none)
 }
 
 // attemptOf returns the attempt for h, or nil if it was released since.

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/rng"
 )
@@ -451,7 +452,7 @@ func (g *gen) constrained(lab Map, duration time.Duration, capacity float64, ser
 		if g.chance(0.4) {
 			load = round(g.floatIn(0.5, 20))
 		}
-		alg := pick(g, []string{"p2c", "p2c-latency-load", "p2c-peak-ewma", "p2c-stale"})
+		alg := pick(g, balance.ApertureAlgorithms) // the algorithms with an aperture (balance.Caps)
 		try("aperture", func(m Map) {
 			sec := m.Get(section).(Map)
 			sec.Set("algorithm", alg)

@@ -776,10 +776,14 @@ func TestWatchPageComparesOverSeedsInSmallMultiples(t *testing.T) {
 		wantOrder = append(wantOrder, s.Name)
 		if i < len(combined.Seeds.Ranking) {
 			v := combined.Seeds.Ranking[i]
+			on := "" // a pair across the ranking's goodput line is judged on goodput (report.Rank)
+			if v.Figure != "p99" {
+				on = " on " + v.Figure
+			}
 			if v.Distinguishable {
-				wantVerdicts = append(wantVerdicts, fmt.Sprintf("better than %s (%d of %d seeds)", v.Worse, v.Wins, v.Wins+v.Losses))
+				wantVerdicts = append(wantVerdicts, fmt.Sprintf("better than %s%s (%d of %d seeds)", v.Worse, on, v.Wins, v.Wins+v.Losses))
 			} else {
-				wantVerdicts = append(wantVerdicts, "not told apart from "+v.Worse)
+				wantVerdicts = append(wantVerdicts, "not told apart from "+v.Worse+on)
 			}
 		}
 	}

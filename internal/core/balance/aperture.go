@@ -63,12 +63,12 @@ func newAperture(c Config) *aperture {
 }
 
 // SupportsAperture reports whether the named algorithm draws its choices
-// from an aperture when Config.Aperture is set.
-func SupportsAperture(name string) bool { return slices.Contains(ApertureAlgorithms, name) }
+// from an aperture when Config.Aperture is set (Caps.Aperture).
+func SupportsAperture(name string) bool { return CapsOf(name).Aperture }
 
 // ApertureAlgorithms are the algorithms Config.Aperture works with: the
-// random-choice ones.
-var ApertureAlgorithms = []string{"p2c", "p2c-latency-load", "p2c-peak-ewma", "p2c-stale"}
+// random-choice ones (Caps.Aperture).
+var ApertureAlgorithms = With(func(c Caps) bool { return c.Aperture })
 
 // update places the servers on the ring and sizes the window.
 func (a *aperture) update(servers []Server) {

@@ -110,22 +110,79 @@ var Names = []string{"round-robin", "weighted-round-robin", "random", "least-out
 type entry struct {
 	build func(c Config) Algorithm
 	about string
+	caps  Caps
+}
+
+// Caps is what an algorithm needs and does, declared with it here so that
+// what reads it (the lab file's checks, the aperture, the cost estimate,
+// the torture generator, the simulator's and the servers' measuring, lab
+// algorithms) keeps no list of its own.
+type Caps struct {
+	// Draws: it draws random choices among the members (Config.Choices and
+	// Replacement apply to it).
+	Draws bool
+	// Aperture: it can draw its choices from an aperture window
+	// (Config.Aperture, aperture.go).
+	Aperture bool
+	// Keyed: it picks by the request's key (a Hasher); its setup builds a
+	// table (Table).
+	Keyed bool
+	// Weighted: it reads the servers' weights (Server.Weight).
+	Weighted bool
+	// Scans: each pick looks at every member, O(members) a pick.
+	Scans bool
+	// Reports: it reads the servers' load reports beyond their queue
+	// (utilization and rates, load.Report): the servers measure them.
+	Reports bool
+}
+
+// Table is the size of the table a keyed algorithm builds per balancer for
+// n members (ring points, lookup slots; 0 for the others): its setup's
+// memory and, times its log, its time. Fields of c left at zero take their
+// defaults.
+func Table(name string, c Config, n int) int {
+	if !CapsOf(name).Keyed {
+		return 0
+	}
+	c.Name = name
+	if d, err := c.withDefaults(); err == nil {
+		c = d
+	}
+	if name == "maglev" {
+		return c.MaglevSize
+	}
+	return n * c.VNodes
 }
 
 var registry = map[string]entry{
-	"round-robin":          {newRoundRobin, "servers in turn, skipping ineligible ones"},
-	"weighted-round-robin": {newWeightedRoundRobin, "nginx smooth weighted round robin on server weights"},
-	"random":               {newRandom, "uniform among eligible servers"},
-	"least-outstanding":    {newLeastOutstanding, "fewest outstanding requests; ties at random or by rotating start"},
-	"least-latency":        {newLeastLatency, "lowest time-decayed EWMA latency; unsampled servers count as 0 (herds)"},
-	"least-response-time":  {newLeastResponseTime, "every eligible server scanned: lowest EWMA latency x (outstanding + 1), ties at random"},
-	"p2c":                  {newP2C, "power of two choices: two different random servers, fewer outstanding wins"},
-	"p2c-latency-load":     {newP2CLatencyLoad, "two random choices, lower EWMA latency x (outstanding + 1) wins"},
-	"p2c-peak-ewma":        {newP2CPeakEWMA, "two random choices, lower Finagle peak EWMA x (outstanding + 1) wins"},
-	"ring-hash":            {newRingHash, "consistent hashing with virtual nodes (Karger et al. 1997) on the request key"},
-	"ring-hash-bounded":    {newRingHashBounded, "consistent hashing with bounded loads (Mirrokni, Thorup, Zadimoghaddam 2018)"},
-	"maglev":               {newMaglev, "Google Maglev lookup table (NSDI 2016) on the request key"},
-	"p2c-stale":            {newP2CStale, "client-side p2c on stale queue counts: random with probability sqrt(staleness ms)%"},
+	"round-robin":          {newRoundRobin, "servers in turn, skipping ineligible ones", Caps{}},
+	"weighted-round-robin": {newWeightedRoundRobin, "nginx smooth weighted round robin on server weights", Caps{Weighted: true, Scans: true}},
+	"random":               {newRandom, "uniform among eligible servers", Caps{Draws: true}},
+	"least-outstanding":    {newLeastOutstanding, "fewest outstanding requests; ties at random or by rotating start", Caps{Scans: true}},
+	"least-latency":        {newLeastLatency, "lowest time-decayed EWMA latency; unsampled servers count as 0 (herds)", Caps{Scans: true}},
+	"least-response-time":  {newLeastResponseTime, "every eligible server scanned: lowest EWMA latency x (outstanding + 1), ties at random", Caps{Scans: true}},
+	"p2c":                  {newP2C, "power of two choices: two different random servers, fewer outstanding wins", Caps{Draws: true, Aperture: true}},
+	"p2c-latency-load":     {newP2CLatencyLoad, "two random choices, lower EWMA latency x (outstanding + 1) wins", Caps{Draws: true, Aperture: true}},
+	"p2c-peak-ewma":        {newP2CPeakEWMA, "two random choices, lower Finagle peak EWMA x (outstanding + 1) wins", Caps{Draws: true, Aperture: true}},
+	"ring-hash":            {newRingHash, "consistent hashing with virtual nodes (Karger et al. 1997) on the request key", Caps{Keyed: true}},
+	"ring-hash-bounded":    {newRingHashBounded, "consistent hashing with bounded loads (Mirrokni, Thorup, Zadimoghaddam 2018)", Caps{Keyed: true}},
+	"maglev":               {newMaglev, "Google Maglev lookup table (NSDI 2016) on the request key", Caps{Keyed: true}},
+	"p2c-stale":            {newP2CStale, "client-side p2c on stale queue counts: random with probability sqrt(staleness ms)%", Caps{Draws: true, Aperture: true}},
+}
+
+// CapsOf returns the named algorithm's capabilities (zero for an unknown
+// name).
+func CapsOf(name string) Caps { return registry[name].caps }
+
+// With lists the algorithms whose capabilities have has, in Names order.
+func With(has func(Caps) bool) []string {
+	var out []string
+	for _, n := range Names {
+		if has(registry[n].caps) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // New validates cfg and returns the algorithm it names. Every field is

@@ -227,7 +227,7 @@ func TestPickDoesNotAllocate(t *testing.T) {
 			a, v := build(t, name, n), newView(n, load.Local)
 			for j := range v.down {
 				v.down[j] = j%4 == 1
-				v.tb.Report(ms(1), j, j%3, 1)
+				v.tb.Report(j, load.Report{At: ms(1), Valid: true, Queued: j % 3, InService: 1})
 			}
 			var seq uint64
 			allocs := testing.AllocsPerRun(200, func() {
@@ -266,7 +266,7 @@ func BenchmarkPick(b *testing.B) {
 					v.tb.Sent(0, j)
 				}
 				v.tb.Done(ms(1), j, time.Duration(j+1)*time.Millisecond)
-				v.tb.Report(ms(1), j, j%3, j%2)
+				v.tb.Report(j, load.Report{At: ms(1), Valid: true, Queued: j % 3, InService: j % 2})
 			}
 			b.ReportAllocs()
 			var seq uint64
@@ -329,7 +329,7 @@ func fuzzView(n int, b []byte) *testView {
 			v.tb.Sent(0, j)
 		}
 		if x%5 != 0 {
-			v.tb.Report(clock.Instant(x)*clock.Instant(time.Millisecond), j, x%11, x%4)
+			v.tb.Report(j, load.Report{At: clock.Instant(x) * clock.Instant(time.Millisecond), Valid: true, Queued: x % 11, InService: x % 4})
 		}
 		if x%2 == 0 {
 			v.tb.Done(clock.Instant(at(j+1))*clock.Instant(time.Millisecond), j, time.Duration(x)*time.Millisecond)

@@ -169,9 +169,9 @@ func ExampleNew_maglev() {
 func ExampleNew_p2cStale() {
 	alg, v := run(Config{Name: "p2c-stale", Seed: 1})
 	v.tb.Mode = load.Shared
-	v.tb.Report(at(1000), 0, 4, 1)
-	v.tb.Report(at(1000), 1, 0, 1)
-	v.tb.Report(at(1000), 2, 0, 2)
+	v.tb.Report(0, load.Report{At: at(1000), Valid: true, Queued: 4, InService: 1})
+	v.tb.Report(1, load.Report{At: at(1000), Valid: true, Queued: 0, InService: 1})
+	v.tb.Report(2, load.Report{At: at(1000), Valid: true, Queued: 0, InService: 2})
 	// Fresh reports: the least queued of two wins (b before c on in-service);
 	// each send counts optimistically in Queued until the next report.
 	fmt.Println(picks(alg, v, at(1000), 0, 8))

@@ -104,9 +104,9 @@ func TestP2CStaleFresh(t *testing.T) {
 	a, v := build(t, "p2c-stale", n), newView(n, load.Shared)
 	now := ms(5000)
 	for j := 0; j < n; j++ {
-		v.tb.Report(now, j, n-1-j, 0) // member n-1 least queued
+		v.tb.Report(j, load.Report{At: now, Valid: true, Queued: n - 1 - j, InService: 0}) // member n-1 least queued
 	}
-	v.tb.Report(now, 3, 0, 2) // ties with 4 on Queued, more in service
+	v.tb.Report(3, load.Report{At: now, Valid: true, Queued: 0, InService: 2}) // ties with 4 on Queued, more in service
 	for seq := uint64(0); seq < 20000; seq++ {
 		var buf [2]int
 		drawDistinct(v, 42, seq, 7, buf[:])
@@ -126,7 +126,7 @@ func TestP2CStaleFresh(t *testing.T) {
 func TestP2CStaleVeryStaleIsUniform(t *testing.T) {
 	a, v := build(t, "p2c-stale", 5), newView(5, load.Shared)
 	for j := 0; j < 5; j++ {
-		v.tb.Report(0, j, 10*j, j)
+		v.tb.Report(j, load.Report{At: 0, Valid: true, Queued: 10 * j, InService: j})
 	}
 	v.down[4] = true
 	checkShares(t, "p2c-stale 10 s stale", sharesAt(t, a, v, ms(10000)), uniform(5, 4), 0.01)
@@ -138,8 +138,8 @@ func TestP2CStaleVeryStaleIsUniform(t *testing.T) {
 // the time, so the worse of two members gets 5% of the picks.
 func TestP2CStaleInterpolates(t *testing.T) {
 	a, v := build(t, "p2c-stale", 2), newView(2, load.Shared)
-	v.tb.Report(ms(1000), 0, 0, 0)
-	v.tb.Report(ms(1000), 1, 10, 0)
+	v.tb.Report(0, load.Report{At: ms(1000), Valid: true, Queued: 0, InService: 0})
+	v.tb.Report(1, load.Report{At: ms(1000), Valid: true, Queued: 10, InService: 0})
 	got := sharesAt(t, a, v, ms(1100))
 	if math.Abs(got[1]-0.05) > 0.01 {
 		t.Errorf("worse member share %.4f, want 0.05", got[1])
@@ -148,8 +148,8 @@ func TestP2CStaleInterpolates(t *testing.T) {
 
 func TestP2CStaleOptimisticIncrement(t *testing.T) {
 	a, v := build(t, "p2c-stale", 2), newView(2, load.Local)
-	v.tb.Report(0, 0, 0, 0)
-	v.tb.Report(0, 1, 0, 1)
+	v.tb.Report(0, load.Report{At: 0, Valid: true, Queued: 0, InService: 0})
+	v.tb.Report(1, load.Report{At: 0, Valid: true, Queued: 0, InService: 1})
 	var picks [2]int
 	for seq := uint64(0); seq < 10; seq++ {
 		j := a.Pick(0, Request{Seq: seq}, v)

@@ -78,10 +78,10 @@ func randomShare(now clock.Instant, v View, cand []int) float64 {
 	var worst clock.Instant
 	for _, j := range cand {
 		s := stat(v, j)
-		if !s.HasReport {
+		if !s.Last.Valid {
 			return 1
 		}
-		worst = max(worst, clock.Instant(max(now.Sub(s.Reported), 0)))
+		worst = max(worst, clock.Instant(max(now.Sub(s.Last.At), 0)))
 	}
 	ms := float64(worst) / 1e6
 	return min(1, math.Sqrt(ms)/100)
@@ -96,5 +96,5 @@ func lessLoaded(v View, a, b int) bool {
 	if qa != qb {
 		return qa < qb
 	}
-	return sa.InService < sb.InService
+	return sa.Last.InService < sb.Last.InService
 }

@@ -60,8 +60,8 @@ func TestRampLeastOutstanding(t *testing.T) {
 
 func TestRampP2CStale(t *testing.T) {
 	a, v := build(t, "p2c-stale", 2), newView(2, load.Shared)
-	v.tb.Report(ms(1000), 0, 0, 0)
-	v.tb.Report(ms(1000), 1, 2, 0)
+	v.tb.Report(0, load.Report{At: ms(1000), Valid: true, Queued: 0, InService: 0})
+	v.tb.Report(1, load.Report{At: ms(1000), Valid: true, Queued: 2, InService: 0})
 	v.ramp = []float64{0.25, 1} // (0+1)/0.25 = 4 > 3
 	checkShares(t, "p2c-stale ramped", sharesAt(t, a, v, ms(1000)), []float64{0, 1}, 0)
 	v.ramp = nil

@@ -19,9 +19,9 @@ func TestReplacementPicksTheBusierOfTwoAQuarterOfTheTime(t *testing.T) {
 			v := newView(2, load.Local)
 			for range 5 {
 				v.tb.Sent(0, 1)
-				v.tb.Report(0, 1, 5, 0) // p2c-stale reads the reported queue
+				v.tb.Report(1, load.Report{At: 0, Valid: true, Queued: 5, InService: 0}) // p2c-stale reads the reported queue
 			}
-			v.tb.Report(0, 0, 0, 0)
+			v.tb.Report(0, load.Report{At: 0, Valid: true, Queued: 0, InService: 0})
 			busy := 0.0
 			for seq := uint64(0); seq < distPicks; seq++ {
 				if a.Pick(0, Request{Seq: seq}, v) == 1 {

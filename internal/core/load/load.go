@@ -42,13 +42,12 @@ const DefaultDecay = time.Second
 
 // Stat is one server's load as one balancer sees it.
 type Stat struct {
-	Outstanding int           // Local: requests this balancer sent and not yet answered. Shared: last report's queued+in service.
-	Queued      int           // last reported queue length, plus optimistic local increments on send (p2c-stale)
-	InService   int           // last reported requests in service
-	Reported    clock.Instant // when Queued/InService were last reported
-	HasReport   bool
-	Latency     stats.EWMA     // response time in ns (float), time-decayed
-	Peak        stats.PeakEWMA // peak EWMA of response time in ns
+	Outstanding int // Local: requests this balancer sent and not yet answered. Shared: last report's queued+in service.
+	Queued      int // the last report's queue, plus optimistic local increments on send (p2c-stale)
+	// Last is the server's last load report (Valid false until one came).
+	Last    Report
+	Latency stats.EWMA     // response time in ns (float), time-decayed
+	Peak    stats.PeakEWMA // peak EWMA of response time in ns
 }
 
 // Table holds one Stat per member server, indexed like the balancer's member
@@ -178,18 +177,19 @@ func (t *Table) Failed(now clock.Instant, i int, rtt time.Duration) {
 	t.Done(now, i, max(rtt, t.Penalty))
 }
 
-// Report records server i's load report taken at now: queued requests and
-// requests in service (negative values count as 0). In Shared mode
-// Outstanding becomes queued+inService.
-func (t *Table) Report(now clock.Instant, i int, queued, inService int) {
+// Report records server i's load report (rep.At: when it was taken).
+// In Shared mode Outstanding becomes its queued + in service. A report that
+// is not Valid or not Sane is a broken invariant of the driver, which hands
+// over only what it could read: the table keeps the last good one.
+func (t *Table) Report(i int, rep Report) {
 	s := t.at(i)
-	if s == nil {
+	if s == nil || !rep.Valid || !rep.Sane() {
 		return
 	}
-	s.Queued, s.InService = max(queued, 0), max(inService, 0)
-	s.Reported, s.HasReport = now, true
+	s.Last = rep
+	s.Queued = rep.Queued
 	if t.Mode == Shared {
-		s.Outstanding = s.Queued + s.InService
+		s.Outstanding = rep.InFlight()
 	}
 }
 

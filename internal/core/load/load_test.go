@@ -61,9 +61,9 @@ func TestSharedReport(t *testing.T) {
 	if got := tb.Stats[0].Queued; got != 1 {
 		t.Fatalf("Shared Sent: Queued = %d, want 1", got)
 	}
-	tb.Report(at(500), 0, 4, 3)
+	tb.Report(0, Report{At: at(500), Valid: true, Queued: 4, InService: 3})
 	s := tb.Stats[0]
-	if s.Outstanding != 7 || s.Queued != 4 || s.InService != 3 || s.Reported != at(500) || !s.HasReport {
+	if s.Outstanding != 7 || s.Queued != 4 || s.Last.InService != 3 || s.Last.At != at(500) || !s.Last.Valid {
 		t.Fatalf("after report: %+v", s)
 	}
 	tb.Done(at(600), 0, time.Millisecond)
@@ -78,8 +78,8 @@ func TestSharedReport(t *testing.T) {
 func TestLocalReportKeepsOutstanding(t *testing.T) {
 	tb := NewTable(1, Local, 0)
 	tb.Sent(at(0), 0)
-	tb.Report(at(1), 0, 9, 2)
-	if s := tb.Stats[0]; s.Outstanding != 1 || s.Queued != 9 || s.InService != 2 {
+	tb.Report(0, Report{At: at(1), Valid: true, Queued: 9, InService: 2})
+	if s := tb.Stats[0]; s.Outstanding != 1 || s.Queued != 9 || s.Last.InService != 2 {
 		t.Fatalf("after local report: %+v", s)
 	}
 }
@@ -108,7 +108,7 @@ func TestOutOfRangeIgnored(t *testing.T) {
 	tb := NewTable(1, Local, 0)
 	tb.Sent(at(0), 5)
 	tb.Done(at(0), -1, time.Millisecond)
-	tb.Report(at(0), 1, 1, 1)
+	tb.Report(1, Report{At: at(0), Valid: true, Queued: 1, InService: 1})
 	if tb.InFlight() != 0 {
 		t.Fatalf("out-of-range calls changed the table")
 	}
@@ -147,10 +147,10 @@ func TestSetDecayKeepsCounts(t *testing.T) {
 	tb.Sent(0, 0)
 	tb.Sent(0, 0)
 	tb.Done(clock.Instant(time.Millisecond), 0, 5*time.Millisecond)
-	tb.Report(clock.Instant(time.Millisecond), 1, 3, 2)
+	tb.Report(1, Report{At: clock.Instant(time.Millisecond), Valid: true, Queued: 3, InService: 2})
 	tb.SetDecay(clock.Instant(2*time.Millisecond), 10*time.Second)
 	s := tb.Stats
-	if s[0].Outstanding != 1 || s[0].Latency.Value() != float64(5*time.Millisecond) || s[1].Queued != 3 || !s[1].HasReport {
+	if s[0].Outstanding != 1 || s[0].Latency.Value() != float64(5*time.Millisecond) || s[1].Queued != 3 || !s[1].Last.Valid {
 		t.Fatalf("after SetDecay: %+v", s)
 	}
 	if s[0].Latency.Tau != 10*time.Second || s[0].Peak.Tau != 10*time.Second || tb.Decay() != 10*time.Second {

@@ -28,6 +28,12 @@ type Config struct {
 	HitFactor        float64       // cost of a cache hit as a share of work, [0, 1]
 	Limit            limit.Limit   // nil = none (at run time: SetLimit)
 	Seed             uint64        // the server's own random stream (rng.Split(Seed, Name)) and error draws
+	// Meter: the load report measures its window's figures (utilization,
+	// rps, eps: report.go); off, it gives the queue and the workers in
+	// service only, and the server does no measuring. On when something
+	// reads them (assemble.ServerConfig), always in the live backend,
+	// whose answers anyone may ask for them.
+	Meter bool
 }
 
 // Defaults of Config's fields, taken when they are 0 (the lab file's

@@ -46,6 +46,7 @@ func (s *Server) kill(now clock.Instant, out []Reply) []Reply {
 	}
 	s.lost += uint64(s.svc.busy() + s.q.n)
 	s.svc.clear()
+	s.meter.busy = 0
 	s.q.clear()
 	s.up = false
 	return out

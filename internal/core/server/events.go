@@ -41,6 +41,7 @@ func (s *Server) advance(now clock.Instant, out []Reply) []Reply {
 		if t > now {
 			break
 		}
+		s.tick(t)
 		switch ev {
 		case evFinish:
 			out = s.finish(t, out)
@@ -53,6 +54,7 @@ func (s *Server) advance(now clock.Instant, out []Reply) []Reply {
 		}
 	}
 	s.last = now
+	s.tick(now) // what a caller then changes at now falls after it
 	return out
 }
 
@@ -82,6 +84,7 @@ func (s *Server) timeoutAt() clock.Instant {
 // finish completes the job at the top of the heap at t and refills its worker.
 func (s *Server) finish(t clock.Instant, out []Reply) []Reply {
 	a := s.svc.pop() // read before startNext, whose push may reuse the slot
+	s.meter.busy = s.svc.busy()
 	r := reply(a.id, a.kind, OK, "", t, a.enq, a.start)
 	r.Hit = a.hit
 	s.completed++
@@ -127,6 +130,7 @@ func (s *Server) start(t clock.Instant, w waiting) {
 		id: w.id, kind: w.kind, enq: w.enq, start: t, target: s.wc.at(t) + cost,
 		seq: s.seq, inflight: w.inflight, gen: w.gen, hit: hit, delay: w.delay,
 	})
+	s.meter.busy = s.svc.busy()
 }
 
 // end appends r for an admitted job and feeds it to the limit that admitted

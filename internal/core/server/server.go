@@ -40,6 +40,7 @@ type Server struct {
 	q       deque
 	cache   lru
 	pending []Reply // replies caused by setters, delivered with the next reply-returning call
+	meter   meter   // what the load report measures over its window (report.go)
 
 	arrived, completed, errors, rejected, dropped, lost, hits, lookups, faults uint64
 	maxQueue                                                                   int

@@ -42,6 +42,9 @@ type reqInfo struct {
 	hasReq  bool
 	try     int // X-Lab-Try: the attempt's number in its request (1 when absent)
 	kind    server.Kind
+	// loadFormat is the form the caller asked the load report in
+	// (endpoint-load-metrics-format), NoLoad when it did not
+	loadFormat wire.LoadFormat
 }
 
 // parseJob builds the job from the request headers (docs/admin-api-backend.md):
@@ -51,6 +54,7 @@ func (b *Backend) parseJob(ctx *fasthttp.RequestCtx) (server.Job, reqInfo, error
 	h := &ctx.Request.Header
 	info := reqInfo{request: string(h.Peek(wire.HRequest)), kind: wire.ParseKind(h.Peek(wire.HAttempt))}
 	info.req, info.hasReq = wire.ParseUint(h.Peek(wire.HRequest))
+	info.loadFormat = wire.LoadFormatOf(h.Peek(wire.HLoadMetricsFormat))
 	info.try = 1
 	if n, ok := wire.ParseUint(h.Peek(wire.HTry)); ok && n >= 1 && n < 16 {
 		info.try = int(n)
@@ -162,8 +166,10 @@ func (b *Backend) answer(ctx *fasthttp.RequestCtx, info reqInfo, o outcome) {
 	if r.Reason != "" {
 		h.SetCanonical(keyReason, []byte(r.Reason))
 	}
-	h.SetCanonical(keyLoadQueue, strconv.AppendInt(num[:0], int64(o.queued), 10))
-	h.SetCanonical(keyLoadBusy, strconv.AppendInt(num[:0], int64(o.busy), 10))
+	if info.loadFormat != wire.NoLoad { // asked for with endpoint-load-metrics-format
+		var orca [192]byte
+		h.SetCanonical(keyLoadMetrics, wire.AppendLoad(orca[:0], o.load, info.loadFormat))
+	}
 	h.SetCanonical(keyHit, strconv.AppendBool(num[:0], r.Hit))
 	switch {
 	case r.Reason == server.ReasonFault && code >= 300:

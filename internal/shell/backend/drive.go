@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/load"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/policy"
 )
@@ -19,7 +20,7 @@ type waiter struct {
 // outcome is a reply with the server's load when it was produced.
 type outcome struct {
 	server.Reply
-	queued, busy int
+	load load.Report // the server's load report as it replied
 }
 
 // apply runs f on the core at the current instant under the lock, delivers
@@ -48,7 +49,7 @@ func (b *Backend) applyLocked(f func(now clock.Instant, out []server.Reply) []se
 		}
 		b.out = b.core.Advance(now, b.out)
 	}
-	b.dispatchLocked()
+	b.dispatchLocked(now)
 	b.rearmLocked()
 }
 
@@ -109,18 +110,18 @@ func (b *Backend) killCore() {
 }
 
 // dispatchLocked hands each reply in b.out to its waiter.
-func (b *Backend) dispatchLocked() {
+func (b *Backend) dispatchLocked(now clock.Instant) {
 	if len(b.out) == 0 {
 		return
 	}
-	q, busy := b.core.Load()
+	rep := b.core.Report(now)
 	for _, r := range b.out {
 		w, ok := b.waiters[r.ID]
 		if !ok {
 			continue
 		}
 		delete(b.waiters, r.ID)
-		w.ch <- outcome{Reply: r, queued: q, busy: busy}
+		w.ch <- outcome{Reply: r, load: rep}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/textproto"
 	"reflect"
 	"strings"
 	"sync"
@@ -109,7 +110,7 @@ type result struct {
 	took    time.Duration
 }
 
-func (r result) header(name string) string { return r.headers[name] }
+func (r result) header(name string) string { return r.headers[textproto.CanonicalMIMEHeaderKey(name)] }
 
 // do sends one request on a fresh connection from dial and reads the answer.
 func do(dial func() (net.Conn, error), method, path string, body string, hdr ...string) result {

@@ -13,13 +13,12 @@ import (
 // The answer's headers, as fasthttp stores them (canonical already), so
 // setting them skips its key normalization.
 var (
-	keyServer    = []byte(wire.HServer)
-	keyQueueMs   = []byte(wire.HQueueMs)
-	keyServiceMs = []byte(wire.HServiceMs)
-	keyReason    = []byte(wire.HReason)
-	keyLoadQueue = []byte(wire.HLoadQueue)
-	keyLoadBusy  = []byte(wire.HLoadBusy)
-	keyHit       = []byte(wire.HHit)
+	keyServer      = []byte(wire.HServer)
+	keyQueueMs     = []byte(wire.HQueueMs)
+	keyServiceMs   = []byte(wire.HServiceMs)
+	keyReason      = []byte(wire.HReason)
+	keyLoadMetrics = []byte(wire.HLoadMetrics)
+	keyHit         = []byte(wire.HHit)
 )
 
 // writeReply answers code with r's JSON body: the bytes wire.WriteJSON

@@ -24,7 +24,7 @@ func TestServiceTimeAndHeaders(t *testing.T) {
 			t.Errorf("took %v, want 20ms work + 5ms hop", r.took)
 		}
 		want := map[string]string{wire.HServer: "s1", wire.HQueueMs: "0", wire.HServiceMs: "20",
-			wire.HLoadQueue: "0", wire.HLoadBusy: "0", wire.HHit: "false"}
+			wire.HHit: "false", wire.HLoadMetrics: ""} // the load report only when asked for
 		for k, v := range want {
 			if got := r.header(k); got != v {
 				t.Errorf("header %s = %q, want %q", k, got, v)
@@ -56,7 +56,9 @@ func sendInOrder(c client, works ...string) []result {
 	chans := make([]<-chan result, len(works))
 	for i, w := range works {
 		id := strconv.Itoa(i + 1)
-		chans[i] = async(func() result { return c.data("GET", "/", wire.HWork, w, wire.HRequest, id) })
+		chans[i] = async(func() result {
+			return c.data("GET", "/", wire.HWork, w, wire.HRequest, id, wire.HLoadMetricsFormat, "text")
+		})
 		synctest.Wait()
 	}
 	out := make([]result, len(works))
@@ -159,8 +161,8 @@ func TestBoundedQueueFullRejectsAtOnce(t *testing.T) {
 		if r.code != 503 || r.header(wire.HReason) != "queue-full" || r.took != 5*time.Millisecond {
 			t.Errorf("third: %d %q in %v, want 503 queue-full after the hop only", r.code, r.header(wire.HReason), r.took)
 		}
-		if r.header(wire.HLoadQueue) != "1" || r.header(wire.HLoadBusy) != "1" {
-			t.Errorf("load headers %s/%s, want 1 queued 1 busy", r.header(wire.HLoadQueue), r.header(wire.HLoadBusy))
+		if rep, err := wire.ParseLoad([]byte(r.header(wire.HLoadMetrics))); err != nil || rep.Queued != 1 || rep.InService != 1 {
+			t.Errorf("load report %q: %+v, %v; want 1 queued 1 in service", r.header(wire.HLoadMetrics), rep, err)
 		}
 		errorBody(t, r)
 	})

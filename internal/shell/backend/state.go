@@ -77,7 +77,7 @@ func (b *Backend) load() Load {
 	var l Load
 	b.apply(func(now clock.Instant, out []server.Reply) []server.Reply {
 		out = b.core.Advance(now, out) // the load as of now, not as of the last event
-		l.Queued, l.InService = b.core.Load()
+		l.Report = b.core.Report(now)
 		l.Up, l.AtUnixNs = b.addrs.open, b.unixNano(now)
 		return out
 	})

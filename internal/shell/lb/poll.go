@@ -11,6 +11,7 @@ import (
 
 	"github.com/lblab/lblab/internal/core/health"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/shell/state"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -34,12 +35,6 @@ func (l *LB) checkPeriod() (time.Duration, bool) {
 	return h.Interval, h.Enabled
 }
 
-// loadReport is a backend's GET /load answer.
-type loadReport struct {
-	Queued    int `json:"queued"`
-	InService int `json:"in_service"`
-}
-
 // pollLoads asks every present backend's admin API for its load, in
 // parallel, and reports each answer to the pipeline as it arrives.
 func (l *LB) pollLoads() {
@@ -48,13 +43,18 @@ func (l *LB) pollLoads() {
 		if t.b.adminHC == nil {
 			return
 		}
-		var rep loadReport
+		var rep state.Load
 		if err := getJSON(t.b.adminHC, t.b.Admin, "/load", min(wait, maxProbeWait), l.cfg.Access.Token, &rep); err != nil {
 			l.log.Debug("load poll", zap.String("backend", t.b.Name), zap.Error(err))
 			return
 		}
+		if !rep.Report.Sane() {
+			l.log.Debug("load poll: a report out of range", zap.String("backend", t.b.Name), zap.Any("report", rep.Report))
+			return
+		}
 		l.mu.Lock()
-		l.bal.Loads().Report(l.nowLocked(), t.i, rep.Queued, rep.InService)
+		rep.Report.At, rep.Report.Valid = l.nowLocked(), true
+		l.bal.Loads().Report(t.i, rep.Report)
 		l.mu.Unlock()
 	})
 }

@@ -40,8 +40,8 @@ func (l *LB) backendAt(now clock.Instant, i int, member bool) BackendState {
 		EWMAMs:      st.Latency.Value() / 1e6, PeakEWMAMs: st.Peak.At(now) / 1e6,
 		Breaker: l.bal.BreakerState(now, i).String(), Healthy: b.healthy, Ejected: l.bal.Ejected(i), Member: member,
 		Picks: b.picks, Present: b.present}
-	if st.HasReport { // without reports Queued only counts sends
-		bs.Queued, bs.InService = st.Queued, st.InService
+	if st.Last.Valid { // without reports Queued only counts sends
+		bs.Queued, bs.InService = st.Queued, st.Last.InService
 	}
 	if l.picks > 0 {
 		bs.Share = float64(b.picks) / float64(l.picks)

@@ -42,7 +42,7 @@ type got struct {
 type answer struct {
 	status int
 	delay  time.Duration
-	loadQ  int  // X-Lab-Load-Queued (with X-Lab-Load-Busy 0); -1 = no header
+	loadQ  int  // the queue the load report says (endpoint-load-metrics, none in service); -1 = no header
 	close  bool // Connection: close
 }
 
@@ -106,8 +106,7 @@ func (f *fake) serve(ctx *fasthttp.RequestCtx) {
 	time.Sleep(a.delay)
 	ctx.Response.Header.Set(wire.HServer, f.name)
 	if a.loadQ >= 0 {
-		ctx.Response.Header.Set(wire.HLoadQueue, strconv.Itoa(a.loadQ))
-		ctx.Response.Header.Set(wire.HLoadBusy, "0")
+		ctx.Response.Header.Set(wire.HLoadMetrics, "TEXT named_metrics.queued:"+strconv.Itoa(a.loadQ)+", named_metrics.in_service:0")
 	}
 	ctx.SetStatusCode(a.status)
 	if a.close {

@@ -83,8 +83,8 @@ func TestLoopTimerGrain(t *testing.T) {
 // lab header: the first value, whatever the case the server wrote the name
 // in, nothing for a header absent or merely prefixed alike.
 func TestLabAnswerReadsAsPeek(t *testing.T) {
-	raw := "HTTP/1.1 200 OK\r\nServer: nginx\r\nx-lab-server: s3\r\nX-LAB-LOAD-QUEUED: 7\r\nX-Lab-Load-Busy: 2\r\n" +
-		"X-Lab-Load-Busy: 9\r\nX-Lab-Queue-Ms: 1.5\r\nX-Lab-Service-Msx: 4\r\nX-Lab-Reason: queue-full\r\nContent-Length: 0\r\n\r\n"
+	raw := "HTTP/1.1 200 OK\r\nServer: nginx\r\nx-lab-server: s3\r\nENDPOINT-LOAD-METRICS: TEXT eps:2\r\n" +
+		"Endpoint-Load-Metrics: TEXT eps:9\r\nX-Lab-Queue-Ms: 1.5\r\nX-Lab-Service-Msx: 4\r\nX-Lab-Reason: queue-full\r\nContent-Length: 0\r\n\r\n"
 	var resp fasthttp.Response
 	if err := resp.Read(bufio.NewReader(strings.NewReader(raw))); err != nil {
 		t.Fatal(err)
@@ -92,13 +92,13 @@ func TestLabAnswerReadsAsPeek(t *testing.T) {
 	var a labAnswer
 	a.read(&resp.Header)
 	got := map[string][]byte{wire.HReason: a.reason, wire.HServer: a.server, wire.HBalancer: a.balancer,
-		wire.HLoadQueue: a.loadQ, wire.HLoadBusy: a.loadB, wire.HQueueMs: a.queueMs, wire.HServiceMs: a.serviceMs}
+		wire.HLoadMetrics: a.load, wire.HQueueMs: a.queueMs, wire.HServiceMs: a.serviceMs}
 	for name, v := range got {
 		if want := resp.Header.Peek(name); string(v) != string(want) {
 			t.Errorf("%s: read %q, Peek %q", name, v, want)
 		}
 	}
-	if string(a.server) != "s3" || string(a.loadB) != "2" || a.serviceMs != nil || a.balancer != nil {
-		t.Errorf("server %q, busy %q, service %q, balancer %q: want s3, 2 (the first), none, none", a.server, a.loadB, a.serviceMs, a.balancer)
+	if string(a.server) != "s3" || string(a.load) != "TEXT eps:2" || a.serviceMs != nil || a.balancer != nil {
+		t.Errorf("server %q, load %q, service %q, balancer %q: want s3, TEXT eps:2 (the first), none, none", a.server, a.load, a.serviceMs, a.balancer)
 	}
 }

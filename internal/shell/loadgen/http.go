@@ -12,6 +12,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/lblab/lblab/internal/core/load"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/shell/conns"
@@ -232,9 +233,7 @@ type result struct {
 	err     error
 	res     policy.Result // status, X-Lab-Reason and err as the policies read them
 	server  string
-	loadQ   int
-	loadB   int
-	hasLoad bool
+	load    load.Report   // the server's load report the answer carried (endpoint-load-metrics), At unset
 	queue   time.Duration // X-Lab-Queue-Ms
 	service time.Duration // X-Lab-Service-Ms
 	timed   bool          // both were given
@@ -339,10 +338,10 @@ func (tr *transport) exchange(j *job, r *result, ex *exchangeBufs) {
 	if r.server == "" && j.plain {
 		r.server = j.ep.spec.addr // a service that is not lblab's: the host that answered
 	}
-	q, okQ := wire.ParseUint(h.loadQ)
-	b, okB := wire.ParseUint(h.loadB)
-	if okQ && okB {
-		r.loadQ, r.loadB, r.hasLoad = int(min(q, 1<<30)), int(min(b, 1<<30)), true
+	if h.load != nil {
+		if rep, err := wire.ParseLoad(h.load); err == nil {
+			r.load = rep
+		}
 	}
 	qm, okQ := parseMs(h.queueMs)
 	sm, okS := parseMs(h.serviceMs)
@@ -354,7 +353,7 @@ func (tr *transport) exchange(j *job, r *result, ex *exchangeBufs) {
 // labAnswer is the lab headers of an answer, each its first value (nil
 // when absent), as Peek gives them.
 type labAnswer struct {
-	reason, server, balancer, loadQ, loadB, queueMs, serviceMs []byte
+	reason, server, balancer, load, queueMs, serviceMs []byte
 }
 
 // labPrefix starts every lab header's name.
@@ -365,6 +364,12 @@ const labPrefix = "X-Lab-"
 // (1.5% of the loadgen's CPU against nginx, whose answers have none).
 func (a *labAnswer) read(h *fasthttp.ResponseHeader) {
 	for k, v := range h.All() {
+		if len(k) == len(wire.HLoadMetrics) && strings.EqualFold(string(k), wire.HLoadMetrics) {
+			if a.load == nil {
+				a.load = v
+			}
+			continue
+		}
 		if len(k) <= len(labPrefix) || !strings.EqualFold(string(k[:len(labPrefix)]), labPrefix) {
 			continue
 		}
@@ -376,10 +381,6 @@ func (a *labAnswer) read(h *fasthttp.ResponseHeader) {
 			dst = &a.server
 		case strings.EqualFold(name, wire.HBalancer):
 			dst = &a.balancer
-		case strings.EqualFold(name, wire.HLoadQueue):
-			dst = &a.loadQ
-		case strings.EqualFold(name, wire.HLoadBusy):
-			dst = &a.loadB
 		case strings.EqualFold(name, wire.HQueueMs):
 			dst = &a.queueMs
 		case strings.EqualFold(name, wire.HServiceMs):
@@ -426,4 +427,5 @@ func labHeaders(j *job, h *fasthttp.RequestHeader) {
 	if !j.fault.IsZero() {
 		h.Set(wire.HFault, j.fault.String())
 	}
+	h.Set(wire.HLoadMetricsFormat, "TEXT") // the server's load report on the answer (client-side balancing, each server's longest queue)
 }

@@ -78,8 +78,8 @@ func (t *target) onResult(now clock.Instant, r *result) {
 	t.noteAnswer(now, a, r)
 	t.noteServer(a, r)
 	t.noteConn(now, r)
-	t.rt.Answer(now, r.h, r.res, client.Reply{Load: client.LoadReport{At: now, Queued: r.loadQ, Busy: r.loadB, Known: r.hasLoad},
-		Server: a.Net.server, Queue: r.queue, Service: r.service, Timed: r.timed})
+	r.load.At = now
+	t.rt.Answer(now, r.h, r.res, client.Reply{Load: r.load, Server: a.Net.server, Queue: r.queue, Service: r.service, Timed: r.timed})
 	t.rt.Release(r.h)
 }
 
@@ -111,8 +111,8 @@ func (t *target) noteServer(a *attempt, r *result) {
 	if r.status == 200 {
 		s.completed++
 	}
-	if r.hasLoad && r.loadQ > s.maxQueue {
-		s.maxQueue = r.loadQ
+	if r.load.Valid && r.load.Queued > s.maxQueue {
+		s.maxQueue = r.load.Queued
 	}
 }
 

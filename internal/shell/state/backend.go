@@ -1,5 +1,7 @@
 package state
 
+import "github.com/lblab/lblab/internal/core/load"
+
 // The backend's answers (internal/shell/backend).
 
 // Backend is the backend's GET /admin/state: the core's snapshot plus the settings in force.
@@ -69,10 +71,11 @@ type Counters struct {
 	Faults       uint64 `json:"faults"` // answered with the status a request's fault asked for
 }
 
-// Load is the backend's GET /load, the report balancers poll for shared load.
+// Load is the backend's GET /load, the report balancers poll for shared load
+// (and for weights out of band): the server's load report (load.Report, its
+// figures by their ORCA names), whether it is up and when it was taken.
 type Load struct {
-	Up        bool  `json:"up"`
-	Queued    int   `json:"queued"`
-	InService int   `json:"in_service"`
-	AtUnixNs  int64 `json:"at_unix_ns"`
+	Up bool `json:"up"`
+	load.Report
+	AtUnixNs int64 `json:"at_unix_ns"`
 }

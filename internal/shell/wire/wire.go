@@ -35,9 +35,7 @@ const (
 	HQueueMs   = "X-Lab-Queue-Ms"
 	HServiceMs = "X-Lab-Service-Ms"
 	HBalancer  = "X-Lab-Balancer"
-	HReason    = "X-Lab-Reason"      // why a request was not served (queue-full, limit, ...)
-	HLoadQueue = "X-Lab-Load-Queued" // piggybacked load for client-side balancing
-	HLoadBusy  = "X-Lab-Load-Busy"
+	HReason    = "X-Lab-Reason" // why a request was not served (queue-full, limit, ...)
 	HHit       = "X-Lab-Cache-Hit"
 )
 
