@@ -133,6 +133,26 @@ func TestDashboardInBrowser(t *testing.T) {
 		b.do(t, 5*time.Second, chromedp.Evaluate[chromedp.Void](`document.querySelector('#time-box').value = ''`))
 	})
 
+	// lab chaos set balancers.timeout=2s (the same POST /api/chaos): the
+	// timeout box shows the 2 s in force, not a tick beside "100 ms"; untick
+	// turns it off and names the preset, a tick sets the preset.
+	t.Run("a valued box shows the value in force", func(t *testing.T) {
+		box := `(() => { const i = document.querySelector('#timeout'); return (i.checked ? 'on ' : 'off ') + i.parentElement.textContent.trim(); })()`
+		b.do(t, 10*time.Second, chromedp.Evaluate[chromedp.Void](`lblab.engine.request('POST', '/api/chaos', JSON.stringify({action: 'set', set: {'balancers.timeout': '2s'}})).then(r => r.ok || Promise.reject(r.text))`, chromedp.EvalAwaitPromise))
+		b.wait(t, 5*time.Second, box+` === 'on 2 s timeout'`)
+		b.do(t, 5*time.Second, click(`#timeout`))
+		b.wait(t, 5*time.Second, box+` === 'off 100 ms timeout'`)
+		b.do(t, 5*time.Second, click(`#timeout`))
+		b.wait(t, 5*time.Second, box+` === 'on 100 ms timeout'`)
+		b.wait(t, 5*time.Second, `[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('chaos: set balancers.timeout=100ms'))`)
+		ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+		defer cancel()
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`fetch('/api/snapshot').then(r => r.json()).then(s => s.settings.timeout_ms)`, chromedp.EvalAwaitPromise))
+		if err != nil || got != 100 {
+			t.Errorf("after the tick the lab's timeout is %v ms (%v), want the preset 100", got, err)
+		}
+	})
+
 	t.Run("one column at phone width", func(t *testing.T) {
 		b.do(t, 5*time.Second, chromedp.EmulateViewport(390, 844))
 		b.wait(t, 3*time.Second, `getComputedStyle(document.querySelector('.layout')).gridTemplateColumns.trim().split(/\s+/).length === 1`)

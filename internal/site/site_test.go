@@ -231,7 +231,8 @@ func TestPagePastedLabErrorNamesFileLineCol(t *testing.T) {
 }
 
 // TestPageControlsInTheWorker: the page's own controls, answered by the
-// worker: the demo loops until touched; then rr-slow, paused, steps two
+// worker: the demo loops until touched; then rr-slow, picked while paused,
+// plays; paused and restarted, it steps two
 // bins, seeks to 7.5 s (its caption of 5 s shown), takes a kill from the
 // controls (saved in the lab file's script at 7.5 s), and Compare all ranks
 // its six settings; then at max it plays to the end, as lab watch's page does (internal/watch's browser
@@ -247,7 +248,12 @@ func TestPageControlsInTheWorker(t *testing.T) {
 	scenariosListed(t, ctx)
 	run(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('scenario');
 		s.value = 'rr-slow'; document.getElementById('scenario-run').click(); })()`))
-	waitJS(t, ctx, 20*time.Second, `document.getElementById('lab-name').textContent === 'rr-slow' && document.getElementById('clock').textContent === '0.0 s'`)
+	// Run means play, paused or not; paused again and restarted, it stands at 0.
+	waitJS(t, ctx, 20*time.Second, `document.getElementById('lab-name').textContent === 'rr-slow' && document.getElementById('pb-pause').dataset.paused === 'false'`)
+	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-pause")))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-pause').dataset.paused === 'true'`)
+	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-restart")))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('clock').textContent === '0.0 s' && document.getElementById('pb-pause').dataset.paused === 'true'`)
 	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-step")))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-seek').value === '0.25'`)
 	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-step")))
@@ -344,6 +350,23 @@ func TestPageSharedLinkRunsItsLabAndSeed(t *testing.T) {
 	}
 	if !strings.Contains(got, `"seed": 7`) {
 		t.Fatalf("the report does not say seed 7: %.300s", got)
+	}
+}
+
+// TestPageSharedLinkInAnOpenTab: a shared link opened in a tab already
+// showing the page changes only its fragment (no reload): the page runs
+// the link's lab and seed then, and plays it though it was paused.
+func TestPageSharedLinkInAnOpenTab(t *testing.T) {
+	ctx := page(t)
+	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-pause")))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-pause').dataset.paused === 'true'`)
+	text := "name: linked\nduration: 60s\nservers:\n  - count: 2\nclients:\n  rate: 20\n"
+	fragment := url.Values{"lab": {base64.RawURLEncoding.EncodeToString([]byte(text))}, "file": {"linked.yaml"}, "seed": {"7"}}.Encode()
+	run(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`location.hash = %q`, "#"+fragment)))
+	waitJS(t, ctx, 20*time.Second, `document.getElementById('lab-name').textContent === 'linked' && document.getElementById('own-seed').value === '7'`)
+	waitJS(t, ctx, 20*time.Second, `document.getElementById('pb-pause').dataset.paused === 'false' && parseFloat(document.getElementById('clock').textContent) >= 0.5`)
+	if got := evalJS[string](t, ctx, 10*time.Second, `lblab.engine.request('GET', '/api/source').then(r => r.text)`); !strings.Contains(got, `"seed":7`) || !strings.Contains(got, "linked.yaml") {
+		t.Errorf("GET /api/source after the link: %.300s, want linked.yaml with seed 7", got)
 	}
 }
 

@@ -5,19 +5,66 @@
 // timer, as lab watch's ticker does, and posts each new snapshot.
 //
 // page -> worker: {id, method, path, body}
-// worker -> page: {id, status, type, disposition, body} | {snapshot} | {ready, load_ms} | {failed}
+// worker -> page: {id, status, type, disposition, body} | {snapshot} |
+//   {loading: {phase, bytes, total}} | {ready, load_ms, phases} | {failed}
+//
+// While the module loads the worker says how far it is, for the page's
+// status line: phase "download" with the bytes received of total (0 when
+// the host compresses it: the Content-Length then counts the compressed
+// bytes, and the body comes decompressed), "compile" once the last byte is
+// in (the streaming compile runs during the download and finishes after
+// it), and "start" while the Go program starts (runtime, package
+// initialisation, the first lab). The first tick's snapshot ends it.
 importScripts('wasm_exec.js');
 
 const started = performance.now();
 const go = new Go();
-const ready = WebAssembly.instantiateStreaming(fetch('lab.wasm'), go.importObject).then((r) => {
-  go.run(r.instance); // main sets the global lblab, then waits for calls
-  postMessage({ ready: true, load_ms: performance.now() - started });
+// ms each phase ended at, since the worker started (origin: when that was,
+// as performance.timeOrigin, for the page to place it)
+const phases = { origin: performance.timeOrigin };
+const ready = load().then((instance) => {
+  postMessage({ loading: { phase: 'start' } });
+  go.run(instance); // main sets the global lblab, then waits for calls
+  phases.start_ms = performance.now() - started;
+  postMessage({ ready: true, load_ms: phases.start_ms, phases });
   loop();
 }).catch((err) => {
   postMessage({ failed: 'the simulator did not load: ' + err.message });
   throw err;
 });
+
+// PROGRESS_MS spaces the download's progress messages.
+const PROGRESS_MS = 50;
+
+/** load fetches and compiles lab.wasm, posting its progress; it resolves to the instance. */
+async function load() {
+  const res = await fetch('lab.wasm');
+  if (!res.ok) throw new Error(`lab.wasm: HTTP ${res.status}`);
+  const total = res.headers.get('Content-Encoding') ? 0 : Number(res.headers.get('Content-Length')) || 0;
+  let bytes = 0;
+  let said = -Infinity;
+  const say = (phase) => postMessage({ loading: { phase, bytes, total } });
+  say('download');
+  const counted = res.body.pipeThrough(new TransformStream({
+    transform(chunk, out) {
+      bytes += chunk.byteLength;
+      if (performance.now() - said >= PROGRESS_MS) {
+        said = performance.now();
+        say('download');
+      }
+      out.enqueue(chunk);
+    },
+    flush() {
+      phases.download_ms = performance.now() - started;
+      say('download'); // every byte in
+      say('compile');
+    },
+  }));
+  const r = await WebAssembly.instantiateStreaming(new Response(counted, { headers: { 'Content-Type': 'application/wasm' } }), go.importObject);
+  phases.compile_ms = performance.now() - started;
+  phases.bytes = bytes;
+  return r.instance;
+}
 
 // The module posts, through this, the snapshots showing a long request's
 // progress (compare all, the JSON report) while it answers it: no tick

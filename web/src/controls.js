@@ -1,5 +1,5 @@
 // The controls: every drill and setting, each a POST /api/chaos.
-import { h } from './dom.js';
+import { h, setText } from './dom.js';
 import { chaos, toast } from './api.js';
 import { speedPicker, addServerChoices } from './shape.js';
 
@@ -68,6 +68,48 @@ function check(id, label, onchange) {
   return h('label', { class: 'check' }, input, ' ', label);
 }
 
+/**
+ * VALUED are the boxes that set a setting to a preset value or turn it off.
+ * A lab file or `lab chaos set` may put another value in force: the box is
+ * ticked whenever the setting is on, and its label names the value in force
+ * (2 s timeout), or, when off, the preset a tick sets (100 ms timeout).
+ * - path: the dotted setting; preset: the value a tick sets, in the
+ *   snapshot's units; arg(v): v as the setting's text; off: the text that
+ *   turns it off
+ * - now(s): the value in force in the snapshot's settings (null: off)
+ * - text(v): the label for value v
+ */
+const VALUED = [
+  { id: 'budget', path: 'clients.budget', preset: 0.1, arg: String, off: '0',
+    now: (s) => (s.budget > 0 ? s.budget : null), text: (v) => `retry budget ${+(v * 100).toFixed(2)}%` },
+  { id: 'hedge', path: 'clients.hedge', preset: 'p95', arg: String, off: '',
+    now: (s) => s.hedge || null, text: (v) => `hedge at ${v}` },
+  { id: 'timeout', path: 'balancers.timeout', preset: 100, arg: (v) => `${v}ms`, off: '0s',
+    now: (s) => (s.timeout_ms > 0 ? s.timeout_ms : null), text: (v) => `${duration(v)} timeout` },
+  { id: 'bounded', path: 'servers.queue.capacity', preset: 20, arg: String, off: '0',
+    now: (s) => (s.queue_capacity > 0 ? s.queue_capacity : null), text: (v) => `bounded queue (${v})` },
+];
+const valued = Object.fromEntries(VALUED.map((b) => [b.id, b]));
+
+/** duration writes milliseconds as a setting would: 100 ms, 2 s, 1.5 s. */
+function duration(msValue) {
+  return msValue >= 1000 ? `${+(msValue / 1000).toFixed(3)} s` : `${+msValue.toFixed(3)} ms`;
+}
+
+/** valuedCheck is the box of VALUED entry id. */
+function valuedCheck(id) {
+  const b = valued[id];
+  els[id + 'Label'] = h('span', { class: 'value-label', text: b.text(b.preset) });
+  return check(id, els[id + 'Label'], (on) => setting({ [b.path]: on ? b.arg(b.preset) : b.off }));
+}
+
+/** showValued ticks box b as its setting is in force and names the value. */
+function showValued(b, s) {
+  const v = b.now(s);
+  els[b.id].checked = v !== null;
+  setText(els[b.id + 'Label'], b.text(v ?? b.preset));
+}
+
 function group(title, ...children) {
   return h('fieldset', { class: 'group' }, h('legend', { text: title }), ...children);
 }
@@ -99,13 +141,12 @@ export function initControls(el) {
         h('button', { text: 'restore all', onclick: () => act({ action: 'restore', target: 'all' }) }),
         els.addServer, ...added.els)),
     group('Clients', els.retries,
-      check('budget', 'retry budget 10%', (on) => setting({ 'clients.budget': on ? '0.1' : '0' })),
-      check('hedge', 'hedge at p95', (on) => setting({ 'clients.hedge': on ? 'p95' : '' }))),
+      valuedCheck('budget'), valuedCheck('hedge')),
     group('Balancer',
-      check('timeout', '100 ms timeout', (on) => setting({ 'balancers.timeout': on ? '100ms' : '0s' })),
+      valuedCheck('timeout'),
       check('breaker', 'circuit breakers', (on) => setting({ 'balancers.breaker.enabled': String(on) }))),
     group('Server queues',
-      check('bounded', 'bounded queue (20)', (on) => setting({ 'servers.queue.capacity': on ? '20' : '0' })),
+      valuedCheck('bounded'),
       check('lifo', 'LIFO', (on) => setting({ 'servers.queue.discipline': on ? 'lifo' : 'fifo' })),
       check('drop', 'drop expired', (on) => setting({ 'servers.drop_expired': String(on) })),
       els.limiter),
@@ -125,11 +166,8 @@ export function renderControls(snap) {
   ensureOption(els.retries, String(s.retries ?? 0), `${s.retries} retries`);
   keep(els.retries, String(s.retries ?? 0));
   keep(els.limiter, s.limiter || '');
-  els.budget.checked = s.budget > 0;
-  els.hedge.checked = !!s.hedge;
-  els.timeout.checked = s.timeout_ms > 0;
+  for (const b of VALUED) showValued(b, s);
   els.breaker.checked = !!s.breaker;
-  els.bounded.checked = s.queue_capacity > 0;
   els.lifo.checked = s.discipline === 'lifo';
   els.drop.checked = !!s.drop_expired;
 }

@@ -35,7 +35,10 @@ export function renderCounters(snap) {
     built = key;
   }
   const w = snap.window || {};
-  for (const f of list) setText(values.get(f.name), format(f, w[f.window]));
+  // A percentile past the latency histogram's largest bucket is only a
+  // lower bound (window.beyond): "> 30.00 s", not a measured 30.00 s.
+  const beyond = new Set(w.beyond || []);
+  for (const f of list) setText(values.get(f.name), (beyond.has(f.window) ? '> ' : '') + format(f, w[f.window]));
   const latency = list.filter((f) => f.unit === 'ms').map((f) => f.label).join(' and ');
   setText(note, w.latency_note ? `${latency}: ${w.latency_note}` : '');
 }

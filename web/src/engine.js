@@ -7,7 +7,9 @@
 //   WebAssembly (worker.js, lab.wasm) and answers the very same requests
 //   (same paths, same JSON bodies) with no server behind the page.
 // request(method, path, body) resolves to {ok, status, type, disposition,
-// text}; subscribe(onSnapshot, onTrouble) delivers each snapshot decoded.
+// text}; subscribe(onSnapshot, onTrouble, onLoading) delivers each snapshot
+// decoded, and (wasm) the module's loading progress, {phase, bytes, total}
+// (worker.js), until the first snapshot.
 
 function httpEngine() {
   return {
@@ -36,9 +38,14 @@ function wasmEngine() {
   let next = 1;
   let onSnapshot = () => {};
   let onTrouble = () => {};
+  let onLoading = () => {};
   const engine = {
     kind: 'wasm',
     loadMs: null, // the module's fetch, compile and start, in ms (null until ready)
+    // when each phase of the load ended, in ms since the worker started:
+    // {download_ms, compile_ms, start_ms, bytes}, and worker_ms, when the
+    // worker started since the page was opened (null until ready)
+    phases: null,
     request(method, path, body) {
       return new Promise((resolve) => {
         const id = next++;
@@ -46,9 +53,10 @@ function wasmEngine() {
         worker.postMessage({ id, method, path, body: body === undefined ? '' : body });
       });
     },
-    subscribe(snap, trouble) {
+    subscribe(snap, trouble, loading) {
       onSnapshot = snap;
       onTrouble = trouble;
+      if (loading) onLoading = loading;
     },
   };
   // Only the newest snapshot is drawn, as lab watch's stream hands a slow
@@ -71,8 +79,11 @@ function wasmEngine() {
       pending.delete(m.id);
       resolve({ ok: m.status >= 200 && m.status < 300, status: m.status, type: m.type,
         disposition: m.disposition, text: m.body });
-    } else if (m.ready) engine.loadMs = m.load_ms;
-    else if (m.failed) onTrouble(m.failed);
+    } else if (m.loading) onLoading(m.loading);
+    else if (m.ready) {
+      engine.loadMs = m.load_ms;
+      engine.phases = { ...m.phases, worker_ms: m.phases.origin - performance.timeOrigin };
+    } else if (m.failed) onTrouble(m.failed);
   };
   worker.onerror = (e) => onTrouble('the simulator failed: ' + (e.message || 'error'));
   return engine;

@@ -14,7 +14,7 @@ import { renderCaption } from './captions.js';
 import { renderOwnLab } from './ownlab.js';
 import { engine } from './engine.js';
 import { initTrips, renderTrips } from './trips.js';
-import { renderStatus, streamLost } from './status.js';
+import { renderStatus, streamLost, showLoading } from './status.js';
 import { renderFleet } from './shape.js';
 import { setFigures } from './figures.js';
 
@@ -64,6 +64,8 @@ function connect() {
     }
     setText($('status'), trouble);
     $('status').className = 'status wait';
+  }, (loading) => {
+    if (!last) showLoading(loading); // the static page's module loading: until the first frame
   });
 }
 

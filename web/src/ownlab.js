@@ -6,6 +6,7 @@
 import { h } from './dom.js';
 import { engine } from './engine.js';
 import { getText, saveFile, toast } from './api.js';
+import { playNew } from './playback.js';
 
 let els = null;
 
@@ -40,6 +41,9 @@ function build() {
     error, link);
   document.querySelector('.col-side').append(panel);
   els = { panel, yaml, file, seed, cost, error, link };
+  // A shared link opened in a tab already showing the page changes only
+  // the fragment: no reload, so its lab runs from here.
+  window.addEventListener('hashchange', fromFragment);
 }
 
 /** edit fills the editor with the lab playing, as it was given. */
@@ -70,6 +74,7 @@ async function run() {
       : out.error || 'HTTP ' + res.status);
     return;
   }
+  await playNew(); // a new lab keeps the pause: run means play
   toast(`${out.lab} is running (seed ${out.seed})`);
 }
 

@@ -151,6 +151,17 @@ export function renderPlayback(snap) {
   } else if (!p.ended) delete box.dataset.endedToast;
 }
 
+/**
+ * playNew sets the lab just started playing. POST /api/scenario and
+ * /api/lab start a lab at 0 with the speed and the pause as they were, so
+ * a scenario picked (or a lab run) while paused stayed at 0 while the page
+ * said it was running: the picker's and Your lab's run ask for play too.
+ * On the live clock (no playback controls) it does nothing.
+ */
+export async function playNew() {
+  if (els) await playback({ paused: false });
+}
+
 /** compareAll asks the simulator to rank the lab's settings (on the seeds chosen) and shows the table. */
 async function compareAll(button, seeds) {
   button.disabled = true;

@@ -1,6 +1,7 @@
 // The scenario picker and the narration of the lab running.
 import { h, setText } from './dom.js';
 import { getJSON, post, toast } from './api.js';
+import { playNew } from './playback.js';
 
 let select, runButton, narration, available = false;
 let shown = ''; // the running scenario the picker last followed
@@ -33,7 +34,10 @@ async function run() {
   toast(`starting ${name}…`);
   try {
     const out = await post('/api/scenario', { name });
-    if (out) toast(`${name} is running`);
+    if (out) {
+      await playNew(); // on the virtual clock a switch keeps the pause
+      toast(`${name} is running`);
+    }
   } finally {
     runButton.disabled = !available;
   }

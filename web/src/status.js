@@ -55,3 +55,23 @@ function watchdog() {
   const s = Math.round((Date.now() - lastAt) / 1000);
   if (Date.now() - lastAt > STALE_MS) show(`the controller is not answering (no news for ${s} s)`, 'wait');
 }
+
+const MB = (n) => (n / 1e6).toFixed(1);
+
+/**
+ * loadingText says how far the static page's simulator is in loading
+ * (worker.js's phases): the bytes downloaded of the module's size (only
+ * the bytes when the host compresses it), then compiling, then starting.
+ */
+export function loadingText(l) {
+  switch (l.phase) {
+    case 'download': return l.total > 0 ? `loading the simulator: ${MB(l.bytes)} of ${MB(l.total)} MB` : `loading the simulator: ${MB(l.bytes)} MB`;
+    case 'compile': return `compiling the simulator (${MB(l.bytes)} MB)…`;
+    default: return 'starting the simulator…';
+  }
+}
+
+/** showLoading puts loadingText in the status until the first frame. */
+export function showLoading(l) {
+  show(loadingText(l), 'wait');
+}

@@ -45,6 +45,7 @@ func TestWindowFiguresAreTheTables(t *testing.T) {
 		"seconds":       "the window's length",
 		"offered_per_s": "a rate, the offered figure per second",
 		"latency_note":  "where the percentiles come from",
+		"beyond":        "which percentiles are past the histogram's largest bound",
 	}
 	typ := reflect.TypeFor[Window]()
 	var keys []string

@@ -104,23 +104,31 @@ func (b *Buckets) plus(o *Buckets) *Buckets {
 // at 0; a quantile in the +Inf bucket is the largest finite bound). NaN
 // without observations.
 func (b *Buckets) quantile(q float64) float64 {
+	v, _ := b.quantileOver(q)
+	return v
+}
+
+// quantileOver is quantile, and whether the quantile lies in the +Inf
+// bucket: beyond the largest finite bound (the loadgen's is 30 s), where
+// the value given is only a lower bound.
+func (b *Buckets) quantileOver(q float64) (float64, bool) {
 	if b == nil || len(b.n) == 0 || b.n[len(b.n)-1] == 0 {
-		return math.NaN()
+		return math.NaN(), false
 	}
 	rank := q * b.n[len(b.n)-1]
 	lower, below := 0.0, 0.0
 	for i, le := range b.le {
 		if b.n[i] >= rank {
 			if math.IsInf(le, 1) {
-				return lower * 1000
+				return lower * 1000, true
 			}
 			in := b.n[i] - below
 			if in <= 0 {
-				return le * 1000
+				return le * 1000, false
 			}
-			return (lower + (le-lower)*(rank-below)/in) * 1000
+			return (lower + (le-lower)*(rank-below)/in) * 1000, false
 		}
 		lower, below = le, b.n[i]
 	}
-	return lower * 1000
+	return lower * 1000, true
 }

@@ -1,7 +1,9 @@
 package dash
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/lblab/lblab/internal/report"
@@ -182,8 +184,24 @@ func (d *Deriver) window() Window {
 		Hedges: c.hedges, Wasted: c.wasted, Failed: c.failed, P50Ms: null, P99Ms: null}
 	switch {
 	case d.histogram():
-		w.P50Ms, w.P99Ms = num(lat.quantile(0.5)), num(lat.quantile(0.99))
+		p50, over50 := lat.quantileOver(0.5)
+		p99, over99 := lat.quantileOver(0.99)
+		w.P50Ms, w.P99Ms = num(p50), num(p99)
 		w.LatencyNote = "last 2 s, from the loadgen's latency histogram"
+		// A quantile in the histogram's +Inf bucket is only known to be
+		// over its largest bound: a backlog answered after 30 s would
+		// otherwise read as a p99 of exactly 30.00 s.
+		for _, o := range []struct {
+			over  bool
+			field string
+			ms    float64
+		}{{over50, "p50_ms", p50}, {over99, "p99_ms", p99}} {
+			if o.over {
+				w.Beyond = append(w.Beyond, o.field)
+				w.LatencyNote = fmt.Sprintf("%s; %s is over the histogram's largest bucket, %s: at least that", w.LatencyNote,
+					strings.TrimSuffix(o.field, "_ms"), time.Duration(math.Round(o.ms))*time.Millisecond)
+			}
+		}
 	case len(bins) > 0:
 		last := bins[len(bins)-1]
 		w.P50Ms, w.P99Ms = num(last.cumP50), num(last.cumP99)

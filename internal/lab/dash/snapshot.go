@@ -168,13 +168,17 @@ type Window struct {
 	P50Ms              num    `json:"p50_ms"`
 	P99Ms              num    `json:"p99_ms"`
 	LatencyNote        string `json:"latency_note"`
-	Timeouts           uint64 `json:"timeouts"`
-	Errors             uint64 `json:"errors"`
-	Rejected           uint64 `json:"rejected"`
-	Retries            uint64 `json:"retries"`
-	Hedges             uint64 `json:"hedges"`
-	Wasted             uint64 `json:"wasted"`
-	Failed             uint64 `json:"failed"`
+	// Beyond names the latency fields (p50_ms, p99_ms) whose quantile lies
+	// beyond the latency histogram's largest bucket: their value is that
+	// bound (the loadgen's is 30 s), a lower bound, not a measurement.
+	Beyond   []string `json:"beyond,omitempty"`
+	Timeouts uint64   `json:"timeouts"`
+	Errors   uint64   `json:"errors"`
+	Rejected uint64   `json:"rejected"`
+	Retries  uint64   `json:"retries"`
+	Hedges   uint64   `json:"hedges"`
+	Wasted   uint64   `json:"wasted"`
+	Failed   uint64   `json:"failed"`
 }
 
 // Series are the last 20 s, one point per 250 ms reading, as columns. Rates
