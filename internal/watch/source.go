@@ -117,7 +117,8 @@ func seedOf(raw json.RawMessage) (*uint64, error) {
 }
 
 // handleLab is POST /api/lab: play that lab file from 0 instead, its first
-// compare setting if it has any (as lab watch FILE does). A file that does
+// compare setting if it has any (as lab watch FILE does), playing even if
+// playback was paused (the page's "run"); the answer carries the playback. A file that does
 // not parse is a 400 whose error names file:line:col as lab sim's does.
 func (s *Server) handleLab(req dash.Request) dash.Answer {
 	var in labIn
@@ -157,9 +158,9 @@ func (s *Server) handleLab(req dash.Request) dash.Answer {
 		return badRequest(err.Error())
 	}
 	s.source = &source{file: in.File, text: []byte(in.YAML), seed: seed, lab: l}
-	s.pauseAt = clock.Never
+	s.pauseAt, s.paused = clock.Never, false
 	s.publishLocked()
-	return dash.JSON(200, map[string]any{"ok": true, "lab": l.Name, "setting": setting.Name, "seed": l.Seed})
+	return dash.JSON(200, map[string]any{"ok": true, "lab": l.Name, "setting": setting.Name, "seed": l.Seed, "playback": s.playbackLocked()})
 }
 
 // handleSource is GET /api/source: the lab file being played as given,

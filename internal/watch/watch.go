@@ -510,6 +510,19 @@ func (s *Server) handlePlayback(req dash.Request) dash.Answer {
 			return badRequest(fmt.Sprintf("%s: must be from 0 to %g (the lab's duration and the drain limit after it), got %g", f.name, end.Seconds(), *f.v))
 		}
 	}
+	if in.PauseAtS != nil { // checked before anything of the request applies
+		at := s.sess.Now() // where the request's restart and seek_s leave playback
+		if in.Restart {
+			at = 0
+		}
+		if in.SeekS != nil {
+			at = seconds(*in.SeekS)
+		}
+		if seconds(*in.PauseAtS) < at {
+			return badRequest(fmt.Sprintf("pause_at_s: %g is before the instant playback is at (%g s): pause at an instant still to come, or seek back first",
+				*in.PauseAtS, time.Duration(at).Seconds()))
+		}
+	}
 	if in.Restart { // the same lab and compare settings, without the drills
 		sess, err := newSession(s.base)
 		if err != nil {
@@ -531,11 +544,8 @@ func (s *Server) handlePlayback(req dash.Request) dash.Answer {
 	if in.Paused != nil {
 		s.paused = *in.Paused
 	}
-	if in.PauseAtS != nil {
+	if in.PauseAtS != nil { // at the instant reached, the next tick pauses there
 		s.pauseAt = seconds(*in.PauseAtS)
-		if s.pauseAt <= s.sess.Now() {
-			s.pauseAt = clock.Never
-		}
 	}
 	if in.Step {
 		s.paused = true
@@ -592,6 +602,7 @@ func (s *Server) handleChaos(req dash.Request) dash.Answer {
 	if err := dash.ValidateDrill(s.sess.Lab(), &ev); err != nil {
 		return badRequest(err.Error())
 	}
+	before := s.sess.Settings() // what a time-boxed drill's undo goes back to
 	if err := assemble.CheckDrillCost(s.sess.Settings(), s.compare, ev, true, s.allowed); err != nil {
 		return badRequest(err.Error())
 	}
@@ -603,7 +614,9 @@ func (s *Server) handleChaos(req dash.Request) dash.Answer {
 	s.publishLocked()
 	out := map[string]any{"ok": true, "applied": rec.String(), "at_s": rec.At.Seconds()}
 	if rec.For > 0 {
-		if undo, err := labfile.Undo(s.sess.Settings(), rec); err == nil {
+		// the undo as the script computes it when the drill applies: from
+		// the settings just before it, not after (a set's own values)
+		if undo, err := labfile.Undo(before, rec); err == nil {
 			out["undo"], out["undo_in_s"] = undo.String(), rec.For.Seconds()
 		}
 	}
@@ -644,7 +657,8 @@ func (s *Server) handleScenarios(dash.Request) dash.Answer {
 }
 
 // handleScenario is POST /api/scenario {"name": "rr-slow"}: play that
-// scenario from 0 instead (playback speed and pause stay).
+// scenario from 0 instead, at the same speed, playing even if playback was
+// paused (the page's "run scenario"); the answer carries the playback.
 func (s *Server) handleScenario(req dash.Request) dash.Answer {
 	var body struct {
 		Name string `json:"name"`
@@ -665,9 +679,9 @@ func (s *Server) handleScenario(req dash.Request) dash.Answer {
 	if s.source, err = scenarioSource(body.Name); err != nil {
 		return badRequest(err.Error())
 	}
-	s.pauseAt = clock.Never
+	s.pauseAt, s.paused = clock.Never, false
 	s.publishLocked()
-	return dash.JSON(200, map[string]any{"ok": true, "scenario": body.Name, "setting": setting.Name})
+	return dash.JSON(200, map[string]any{"ok": true, "scenario": body.Name, "setting": setting.Name, "playback": s.playbackLocked()})
 }
 
 // CompareRow is one setting of POST /api/compare's ranking.
