@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"slices"
-	"strings"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	labcontrol "github.com/lblab/lblab/internal/lab/control"
 	"github.com/lblab/lblab/internal/labfile"
-	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/shell/wire"
 	"github.com/lblab/lblab/internal/watch"
 )
@@ -66,13 +64,15 @@ make site serves the same page with no process behind it (docs/site.md).`,
 			if err != nil {
 				return err
 			}
-			name, err := pickSetting(lab, setting)
+			played, err := pickSetting(lab, setting)
 			if err != nil {
 				return usageError{err}
 			}
+			name := played.Name
 			if name != "" {
-				s := settingNamed(lab, name)
-				if lab, err = lab.WithSetting(s); err != nil {
+				// checked here to name the flag; watch applies it as lab
+				// sim applies a compare setting, to the lab as given
+				if _, err := lab.WithSetting(played); err != nil {
 					return usageError{fmt.Errorf("--setting %s: %w", name, err)}
 				}
 			}
@@ -82,13 +82,16 @@ make site serves the same page with no process behind it (docs/site.md).`,
 			if listen, err = labcontrol.ListenAddr("--listen", listen); err != nil {
 				return usageError{err}
 			}
-			scenario := ""
+			scenario, file := "", []byte(nil)
 			if !demo {
 				if _, err := os.Stat(args[0]); err != nil { // not a file: a built-in scenario
 					scenario = args[0]
+				} else if file, err = os.ReadFile(args[0]); err != nil { // GET /api/source: the file as given
+					return usageError{err}
 				}
 			}
 			srv, err := watch.New(watch.Options{Lab: lab, Scenario: scenario, Setting: name, Speed: speed,
+				File: fileName(args), Source: file,
 				Paused: paused, Demo: demo, Access: af.access, Log: wire.Logger("lab", verbose), Budget: b})
 			if err != nil {
 				return usageError{err}
@@ -129,35 +132,24 @@ func speedOr1(v float64) float64 {
 }
 
 // pickSetting is the compare setting lab watch plays: --setting (a compare
-// entry's name or an algorithm), else the lab's first compare entry ("" if
-// it has none).
-func pickSetting(lab *labfile.Lab, flag string) (string, error) {
+// entry's name or an algorithm), else the lab's first compare entry (the
+// zero setting if it has none).
+func pickSetting(lab *labfile.Lab, flag string) (labfile.Setting, error) {
 	if flag == "" {
-		if len(lab.Compare) > 0 {
-			return lab.Compare[0].Name, nil
-		}
-		return "", nil
+		return watch.FirstSetting(lab), nil
 	}
-	if settingNamed(lab, flag).Name != "" {
-		return flag, nil
+	s, err := watch.SettingNamed(lab, flag)
+	if err != nil {
+		return s, fmt.Errorf("--setting %w", err)
 	}
-	var names []string
-	for _, s := range lab.Compare {
-		names = append(names, s.Name)
-	}
-	return "", fmt.Errorf("--setting %q: not a compare setting of %s (%s) nor an algorithm (lab algorithms)", flag, lab.Name, strings.Join(names, ", "))
+	return s, nil
 }
 
-// settingNamed is lab's compare setting called name, or the algorithm name
-// as a setting (zero when neither).
-func settingNamed(lab *labfile.Lab, name string) labfile.Setting {
-	for _, s := range lab.Compare {
-		if s.Name == name {
-			return s
-		}
+// fileName is the name GET /api/source gives a lab file watched (its
+// base name; "" for the demo).
+func fileName(args []string) string {
+	if len(args) == 0 {
+		return ""
 	}
-	if slices.Contains(policy.Algorithms(), name) {
-		return labfile.Setting{Name: name, Algorithm: name}
-	}
-	return labfile.Setting{}
+	return filepath.Base(args[0])
 }

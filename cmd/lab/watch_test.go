@@ -243,3 +243,69 @@ network: {hop: 2ms}
 		}
 	}
 }
+
+// lab watch FILE --setting S, S a compare setting with a set:, plays S as
+// lab sim applies a compare setting, on the lab as the file gives it: the
+// page's JSON report is lab sim FILE --json byte for byte, GET /api/source
+// is the file's own bytes (its comments too), and Compare all is lab sim
+// FILE's table, the no-breaker row without breakers. The setting used to
+// be written into the lab: every compare setting then ran with breakers
+// on (the no-breaker row: 1 failed, lab sim: 383) and the source was the
+// lab marshalled again. The built-in scenario alike (lab watch breaker
+// --setting breaker).
+func TestWatchSettingIsAppliedAsASetting(t *testing.T) {
+	data, err := os.ReadFile("../../scenarios/breaker.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append([]byte("# my breaker lab: a comment lab sim ignores\n"), data...)
+	file := filepath.Join(t.TempDir(), "mine.yaml")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ arg, file string }{{file, "mine.yaml"}, {"breaker", "scenarios/breaker.yaml"}} {
+		simJSON, errOut, code := lab(t, "sim", c.arg, "--json")
+		if code != 0 {
+			t.Fatalf("lab sim %s: exit %d: %s", c.arg, code, errOut)
+		}
+		var want struct {
+			Runs []struct {
+				Name   string
+				Failed uint64
+			}
+		}
+		if err := json.Unmarshal([]byte(simJSON), &want); err != nil || len(want.Runs) != 2 {
+			t.Fatalf("lab sim %s: %v, %d runs", c.arg, err, len(want.Runs))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		post, get := startLabWatch(t, ctx, c.arg, "--setting", "breaker")
+		if got := get("/api/report.json"); string(got) != simJSON {
+			t.Errorf("lab watch %s --setting breaker: its JSON report (%d bytes) is not lab sim %s --json's (%d bytes)", c.arg, len(got), c.arg, len(simJSON))
+		}
+		var src struct{ File, YAML string }
+		if err := json.Unmarshal(get("/api/source"), &src); err != nil {
+			t.Fatal(err)
+		}
+		if c.arg == file && (src.YAML != string(data) || src.File != c.file) {
+			t.Errorf("GET /api/source: %q, %d bytes; want %s's own %d bytes", src.File, len(src.YAML), c.file, len(data))
+		}
+		rows := map[string]uint64{}
+		watched := ""
+		for _, r := range post("/api/compare", `{}`)["ranking"].([]any) {
+			row := r.(map[string]any)
+			rows[row["name"].(string)] = uint64(row["failed"].(float64))
+			if row["watched"] == true {
+				watched = row["name"].(string)
+			}
+		}
+		for _, w := range want.Runs {
+			if rows[w.Name] != w.Failed {
+				t.Errorf("lab watch %s --setting breaker: Compare all's %s row failed %d, lab sim's %d", c.arg, w.Name, rows[w.Name], w.Failed)
+			}
+		}
+		if watched != "breaker" {
+			t.Errorf("Compare all marks %q watched, want breaker", watched)
+		}
+	}
+}

@@ -65,15 +65,18 @@ func (x *externalProxy) reload(ctx context.Context, algorithm string) (string, e
 	if err != nil {
 		return "", err
 	}
-	d, _ := x.kind.Directive(algorithm, &c.lab.Balancers)
-	d = strings.ReplaceAll(d, "\n", "; ")
-	if d == "" {
-		d = "its default"
-	}
-	if x.kind.Weighted(algorithm) {
+	return fmt.Sprintf("%s reloaded gracefully with %s (%s)", x.kind.Name, algorithm, proxyRuns(x.kind, algorithm, &c.lab.Balancers)), nil
+}
+
+// proxyRuns says how proxy p runs algorithm, for lab's messages: its
+// directive on one line ("random two least_conn"), "its default" when it
+// has none (nginx's round robin), and whether the servers are weighted.
+func proxyRuns(p labfile.Proxy, algorithm string, b *labfile.Balancers) string {
+	d, _ := p.DirectiveText(algorithm, b)
+	if p.Weighted(algorithm) {
 		d += ", the servers weighted by their speeds"
 	}
-	return fmt.Sprintf("%s reloaded gracefully with %s (%s)", x.kind.Name, algorithm, d), nil
+	return d
 }
 
 // set applies a set drill's balancers settings (those the configuration is

@@ -77,6 +77,32 @@ func TestProxyConfigs(t *testing.T) {
 	}
 }
 
+// lab up's welcome names how the proxy runs the lab's algorithm: its
+// directive, or its default when it has none (nginx's round robin printed
+// "round-robin through nginx ()"), for every algorithm of every proxy.
+func TestWelcomeSaysHowTheProxyBalances(t *testing.T) {
+	b := labfile.Default().Balancers
+	for _, p := range labfile.Proxies {
+		for _, a := range p.Algorithms {
+			got := throughProxy(p, a.Algorithm, &b)
+			d, _ := p.Directive(a.Algorithm, &b)
+			if !strings.HasPrefix(got, a.Algorithm+" through "+p.Name+" (") || strings.Contains(got, "()") ||
+				!strings.Contains(got, strings.Split(d, "\n")[0]) || (d == "") != strings.Contains(got, "its default") ||
+				a.Weighted != strings.Contains(got, "weighted by their speeds") {
+				t.Errorf("%s %s: welcome says %q (directive %q)", p.Kind, a.Algorithm, got, d)
+			}
+		}
+	}
+	nginx, _ := labfile.ProxyOf("nginx")
+	if got, want := throughProxy(nginx, "round-robin", &b), "round-robin through nginx (its default)"; got != want {
+		t.Errorf("welcome says %q, want %q", got, want)
+	}
+	own := labfile.Proxy{Kind: labfile.KindCommand, Name: "envoy"}
+	if got := throughProxy(own, "p2c", &b); strings.Contains(got, "p2c") || strings.Contains(got, "()") || !strings.HasPrefix(got, "envoy") {
+		t.Errorf("a proxy of the user's own: welcome says %q", got)
+	}
+}
+
 // lblab's breaker is written as each proxy's passive health checks: the
 // failures that open it (threshold of window) and its open time, with
 // HAProxy's checks only bringing a server back and nginx's one retry that

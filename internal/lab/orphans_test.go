@@ -80,6 +80,49 @@ func TestChildrenDieWithLab(t *testing.T) {
 	t.Fatalf("children of a killed lab still run: %v", kids)
 }
 
+// A terminal's Ctrl-C signals lab's whole process group. The children are
+// in groups of their own, so it does not reach them (lab reads their
+// counters first, cmd/lab's TestRunInterruptedByTerminalKeepsItsServers),
+// and lab, which it does reach, still stops every one of them.
+func TestTerminalCtrlCLeavesNoChild(t *testing.T) {
+	cmd := exec.Command(labBin, "up", "--listen", freeAddr(t), "--lb", freeAddr(t),
+		"--logs", filepath.Join(t.TempDir(), "logs"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // lab's group: the terminal's job
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // only if the test fails before its wait
+	var kids []int
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if kids = childrenOf(cmd.Process.Pid); len(kids) >= 7 {
+			break
+		}
+	}
+	if len(kids) < 7 {
+		t.Fatalf("lab up started %d processes, want 7", len(kids))
+	}
+	for _, pid := range kids {
+		if g, err := syscall.Getpgid(pid); err != nil || g == cmd.Process.Pid {
+			t.Errorf("child %d is in process group %d (%v), lab's: a terminal's Ctrl-C kills it", pid, g, err)
+		}
+	}
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case <-waited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("lab up did not stop within 30 s of the terminal's Ctrl-C")
+	}
+	for _, pid := range kids {
+		if alive(pid) && !zombie(pid) {
+			t.Errorf("child %d still runs after lab up stopped", pid)
+		}
+	}
+}
+
 // zombie reports whether pid has exited and waits to be reaped.
 func zombie(pid int) bool {
 	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -138,6 +137,17 @@ func scenarioOf(lab *labfile.Lab) string {
 	return ""
 }
 
+// throughProxy is the welcome's algorithm behind an external proxy:
+// "round-robin through nginx (its default)", "p2c through HAProxy (balance
+// random(2))", or for a proxy of the user's own, whose algorithm is not
+// lab's, "envoy, balancing as its configuration (balancers.command) says".
+func throughProxy(p labfile.Proxy, algorithm string, b *labfile.Balancers) string {
+	if p.Kind == labfile.KindCommand {
+		return p.Name + ", balancing as its configuration (balancers.command) says"
+	}
+	return fmt.Sprintf("%s through %s (%s)", algorithm, p.Name, proxyRuns(p, algorithm, b))
+}
+
 // printWelcome prints where everything is, with hints that work as
 // printed: the lab binary as it was run, and the drill (drillHint).
 func printWelcome(c *control.Controller, w io.Writer, r *liveRun, command string) {
@@ -153,8 +163,7 @@ func printWelcome(c *control.Controller, w io.Writer, r *liveRun, command string
 	if lbs := r.balancers(); len(lbs) > 0 {
 		lbAddr = lbs[0].Ready.Addr
 	} else if x := r.f.external(); x != nil {
-		d, _ := x.kind.Directive(algorithm, &lab.Balancers)
-		algorithm += fmt.Sprintf(" through %s (%s)", x.kind.Name, strings.ReplaceAll(d, "\n", "; "))
+		algorithm = throughProxy(x.kind, algorithm, &lab.Balancers)
 		lbAddr = x.proc.Ready.Addr
 	}
 	fmt.Fprintf(w, "lab %s is up: %d servers, %s, %g requests/s from the loadgen\n",

@@ -259,6 +259,17 @@ func (p Proxy) Directive(algorithm string, b *Balancers) (string, bool) {
 	return "", false
 }
 
+// DirectiveText is Directive as messages print it: on one line, and "its
+// default" for an algorithm the proxy runs with no directive (nginx's
+// round robin); ok is false when the proxy lacks the algorithm.
+func (p Proxy) DirectiveText(algorithm string, b *Balancers) (string, bool) {
+	d, ok := p.Directive(algorithm, b)
+	if ok && d == "" {
+		d = "its default"
+	}
+	return strings.ReplaceAll(d, "\n", "; "), ok
+}
+
 // HashBalanceFactor is balancers.epsilon as HAProxy's hash-balance-factor
 // takes it: the most a server may hold as a percentage of the mean load,
 // 100 × (1 + epsilon) rounded, and at least 101 (HAProxy's least: 100
@@ -332,14 +343,11 @@ func validateExternal(l *Lab, r *reporter) {
 // directive ("" when it has none near).
 func (p Proxy) nearestTo(algorithm string, b *Balancers) string {
 	n := nearest[algorithm]
-	d, ok := p.Directive(n, b)
+	d, ok := p.DirectiveText(n, b)
 	if n == "" || !ok {
 		return ""
 	}
-	if d == "" {
-		d = "its default"
-	}
-	return fmt.Sprintf(" (the nearest it has: %s, %s)", n, strings.ReplaceAll(d, "\n", "; "))
+	return fmt.Sprintf(" (the nearest it has: %s, %s)", n, d)
 }
 
 func (p Proxy) algorithm(name string) ProxyAlgorithm {

@@ -199,9 +199,11 @@ func usedEventFields(e *Event) []string {
 }
 
 // checkTarget checks an event's target against the servers present at its
-// time, and tracks add-server and remove-server; problems are reported at
-// field (the event's target, or the for: of the event an undo ends).
-func checkTarget(e *Event, field string, fl *fleet, r *reporter) {
+// time (e.At: an undo carries its own instant), and tracks add-server and
+// remove-server; problems are reported at field (the event's target, or the
+// for: of the event an undo ends). It reports whether the target was fine.
+func checkTarget(e *Event, field string, fl *fleet, r *reporter) bool {
+	before := len(r.errs)
 	switch {
 	case e.Action == ActionAddServer:
 		if e.Target == "" {
@@ -227,6 +229,7 @@ func checkTarget(e *Event, field string, fl *fleet, r *reporter) {
 	case e.Action == ActionRemoveServer:
 		fl.remove(e.Target)
 	}
+	return len(r.errs) == before
 }
 
 func allHint(action Action) string {

@@ -209,3 +209,18 @@ func TestMarshalKeepsProfileFaultsAndFor(t *testing.T) {
 		}
 	}
 }
+
+// A time-boxed event on a server that is not there is one error, at the
+// event's own instant: its undo (restart s9 at 15s) is not blamed a second
+// time, at 0s. An undo whose server has gone since is blamed at its own
+// instant (beside the overlap that removed it).
+func TestTimedTargetErrorOnceAtItsInstant(t *testing.T) {
+	got := parseErr(t, timedBase+"events:\n  - {at: 10s, action: kill, target: s9, for: 5s}\n")
+	if want := `lab.yaml:7:37: events[0].target: no server named "s9" at 10s; servers then: s1, s2, s3, or all`; strings.TrimSpace(got) != want {
+		t.Errorf("got\n%s\nwant the one error\n%s", got, want)
+	}
+	got = parseErr(t, timedBase+"events:\n  - {at: 1s, action: add-server, target: x, for: 5s}\n  - {at: 3s, action: remove-server, target: x}\n")
+	if want := `events[0].for: no server named "x" at 6s; servers then: s1, s2, s3`; !strings.Contains(got, want) || strings.Contains(got, " at 0s") {
+		t.Errorf("got\n%s\nwant an error saying\n%s", got, want)
+	}
+}

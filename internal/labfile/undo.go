@@ -210,12 +210,16 @@ func validateTimeline(l *Lab, r *reporter, fl *fleet) {
 		p := indexPath("events", i)
 		fire(e.At, false)
 		d, known := DrillOf(e.Action)
+		targetOK := true
 		if known && fl != nil && d.Takes("target") {
-			checkTarget(e, p+".target", fl, r)
+			targetOK = checkTarget(e, p+".target", fl, r)
 		}
 		if e.For != 0 && known {
-			if u, ok := checkFor(l, lab, i, r); ok {
+			// an event on a server that is not there has been blamed once,
+			// at its own instant: its undo is not checked a second time
+			if u, ok := checkFor(l, lab, i, r); ok && targetOK {
 				at := e.At + e.For
+				u.At = at // what the undo's check names
 				k, _ := slices.BinarySearchFunc(undos, at, func(x timedItem, t time.Duration) int {
 					if x.at <= t {
 						return -1

@@ -469,16 +469,7 @@ func TestWatchPageStepSeekSave(t *testing.T) {
 // script's, and shows them again.
 func TestWatchPageFiltersBalancerLines(t *testing.T) {
 	ctx := chromium(t)
-	l, err := func() (*labfile.Lab, error) {
-		l, _, err := dash.ScenarioSetting("breaker")
-		if err != nil {
-			return nil, err
-		}
-		return l.WithSetting(l.Compare[1])
-	}()
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, _ := scenarioLab(t, "breaker")
 	base := startWatchLab(t, l, "breaker", "breaker", true)
 	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
 	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('pb-seek') && !!document.getElementById('log-hide-balancers')`)

@@ -1,11 +1,15 @@
 package watch
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/lblab/lblab/internal/lab/dash"
+	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
+	"github.com/lblab/lblab/scenarios"
 )
 
 // Compare all with seeds ranks rr-slow's settings as lab sim --seeds 4
@@ -81,4 +85,77 @@ func TestCompareAllOverSeeds(t *testing.T) {
 			t.Errorf("compare all %s: %d, want 400", body, code)
 		}
 	}
+}
+
+// Compare all is lab sim's table of the lab as given, whichever setting is
+// watched: each compare setting is applied to the lab as given, not on
+// top of the watched one's set:. Its rows are the JSON report's runs (lab
+// sim --json), figure for figure: watching breaker (breakers on), the
+// no-breaker row still fails hundreds of requests. So when the setting is
+// named (lab watch breaker --setting breaker), when a posted lab's first
+// setting has a set:, and after the fleet is rebuilt.
+func TestCompareAllAppliesEachSettingToTheLabAsGiven(t *testing.T) {
+	l, err := scenarios.Lab("breaker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Options{Lab: l, Scenario: "breaker", Setting: "breaker", Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := scenarios.Get("breaker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the same lab, the setting with breakers on first: POST /api/lab plays it
+	swapped := strings.Replace(string(text), "  - {name: no-breaker}\n", "", 1)
+	swapped = strings.Replace(swapped, "events:", "  - {name: no-breaker}\nevents:", 1)
+	if first := mustLab(t, swapped).Compare[0]; first.Name != "breaker" {
+		t.Fatalf("the swapped lab's first setting is %s", first.Name)
+	}
+	body, _ := json.Marshal(labIn{File: "swapped.yaml", YAML: swapped})
+	for _, step := range []struct{ what, method, path, body string }{
+		{"lab watch breaker --setting breaker", "", "", ""},
+		{"a posted lab whose first setting is breaker", "POST", "/api/lab", string(body)},
+		{"its fleet rebuilt", "POST", "/api/fleet", `{"count":5}`},
+	} {
+		if step.method != "" {
+			if code, out := inMemory(t, srv, step.method, step.path, step.body); code != 200 {
+				t.Fatalf("%s: %d %s", step.what, code, out)
+			}
+		}
+		code, out := inMemory(t, srv, "POST", "/api/compare", "{}")
+		var cmp struct{ Ranking []CompareRow }
+		if err := json.Unmarshal([]byte(out), &cmp); code != 200 || err != nil {
+			t.Fatalf("%s: compare all: %d %.300s", step.what, code, out)
+		}
+		code, out = inMemory(t, srv, "GET", "/api/report.json", "")
+		var rep report.Report
+		if err := json.Unmarshal([]byte(out), &rep); code != 200 || err != nil || len(rep.Runs) != 2 {
+			t.Fatalf("%s: the JSON report: %d %.300s", step.what, code, out)
+		}
+		rows := map[string]CompareRow{}
+		for _, r := range cmp.Ranking {
+			rows[r.Name] = r
+		}
+		for _, run := range rep.Runs {
+			r := rows[run.Name]
+			if r.Failed != run.Failed || r.P99Ms != run.Latency.P99 || r.Watched != (run.Name == "breaker") {
+				t.Errorf("%s: Compare all's %s row: failed %d, p99 %g ms, watched %v; lab sim's: failed %d, p99 %g ms",
+					step.what, run.Name, r.Failed, r.P99Ms, r.Watched, run.Failed, run.Latency.P99)
+			}
+		}
+		if f := rows["no-breaker"].Failed; f < 100 {
+			t.Errorf("%s: the no-breaker row failed %d requests: the watched breakers are on in it", step.what, f)
+		}
+	}
+}
+
+func mustLab(t *testing.T, text string) *labfile.Lab {
+	t.Helper()
+	l, err := labfile.Parse("lab.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

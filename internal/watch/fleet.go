@@ -79,9 +79,9 @@ func (s *Server) handleFleet(req dash.Request) dash.Answer {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	base := s.base.Clone()
-	base.Compare = s.compare
-	l, err := rebuiltFleet(base, in)
+	given := s.plain.Clone() // the lab as given, its setting played on top again
+	given.Compare = s.compare
+	l, err := rebuiltFleet(given, in)
 	if err != nil {
 		return badRequest(err.Error())
 	}
@@ -89,7 +89,11 @@ func (s *Server) handleFleet(req dash.Request) dash.Answer {
 	if err != nil {
 		return badRequest(err.Error())
 	}
-	if err := s.load(l, "", s.setting, s.allowed); err != nil {
+	setting, err := SettingNamed(l, s.setting) // the rebuilt lab keeps the compare settings
+	if err != nil {
+		return badRequest("setting " + err.Error())
+	}
+	if err := s.load(l, "", setting, s.allowed); err != nil {
 		return badRequest(err.Error())
 	}
 	s.source = &source{file: l.Name + "-fleet.yaml", text: text, lab: l}

@@ -26,7 +26,8 @@ type source struct {
 }
 
 // sourceOf is the source of what New was given: the scenario's file, the
-// demo's, or else the lab's own text (a lab file lab sim reads the same).
+// demo's, the file's bytes as given, or else the lab's own text (a lab
+// file lab sim reads the same, without the comments).
 func sourceOf(opts Options) (*source, error) {
 	switch {
 	case opts.Scenario != "":
@@ -34,6 +35,8 @@ func sourceOf(opts Options) (*source, error) {
 	case opts.Demo:
 		l, err := DemoLab()
 		return &source{file: demoPath, text: demoFile, lab: l}, err
+	case opts.Source != nil:
+		return &source{file: opts.File, text: opts.Source, lab: opts.Lab.Clone()}, nil
 	}
 	text, err := opts.Lab.Marshal()
 	if err != nil {
@@ -114,7 +117,8 @@ func seedOf(raw json.RawMessage) (*uint64, error) {
 }
 
 // handleLab is POST /api/lab: play that lab file from 0 instead, its first
-// compare setting if it has any (as lab watch FILE does). A file that does
+// compare setting if it has any (as lab watch FILE does), playing even if
+// playback was paused (the page's "run"); the answer carries the playback. A file that does
 // not parse is a 400 whose error names file:line:col as lab sim's does.
 func (s *Server) handleLab(req dash.Request) dash.Answer {
 	var in labIn
@@ -142,22 +146,21 @@ func (s *Server) handleLab(req dash.Request) dash.Answer {
 		}
 	}
 	b.Raise = raiseCost
-	played, setting := l, ""
-	if len(l.Compare) > 0 {
-		if played, err = l.WithSetting(l.Compare[0]); err != nil {
-			return badRequest(fmt.Sprintf("%s: compare setting %s: %v", in.File, l.Compare[0].Name, err))
+	setting := FirstSetting(l)
+	if setting.Name != "" {
+		if _, err := l.WithSetting(setting); err != nil {
+			return badRequest(fmt.Sprintf("%s: compare setting %s: %v", in.File, setting.Name, err))
 		}
-		setting = l.Compare[0].Name
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.load(played, "", setting, b); err != nil {
+	if err := s.load(l, "", setting, b); err != nil {
 		return badRequest(err.Error())
 	}
 	s.source = &source{file: in.File, text: []byte(in.YAML), seed: seed, lab: l}
-	s.pauseAt = clock.Never
+	s.pauseAt, s.paused = clock.Never, false
 	s.publishLocked()
-	return dash.JSON(200, map[string]any{"ok": true, "lab": l.Name, "setting": setting, "seed": l.Seed})
+	return dash.JSON(200, map[string]any{"ok": true, "lab": l.Name, "setting": setting.Name, "seed": l.Seed, "playback": s.playbackLocked()})
 }
 
 // handleSource is GET /api/source: the lab file being played as given,

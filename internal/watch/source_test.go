@@ -23,10 +23,7 @@ func inMemory(t *testing.T, srv *Server, method, path, body string) (int, string
 
 func watching(t *testing.T, name string) *Server {
 	t.Helper()
-	l, setting, err := dash.ScenarioSetting(name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, setting := scenarioLab(t, name)
 	srv, err := New(Options{Lab: l, Scenario: name, Setting: setting, Paused: true})
 	if err != nil {
 		t.Fatal(err)

@@ -44,13 +44,23 @@ const (
 
 // Options are lab watch's.
 type Options struct {
-	Lab               *labfile.Lab // validated; its compare entries are ignored
-	Scenario, Setting string       // what it is, for the page
-	Speed             float64      // 0 means 1
-	Paused            bool
-	Demo              bool   // loop the run until the first touch (a POST to the API)
-	Access            access // wire.Access (lab watch's server only)
-	Log               logger // *zap.Logger (lab watch's server only)
+	// Lab is the lab as given, validated, with its compare settings (what
+	// Compare all and the JSON report run); Setting names the one played
+	// (SettingNamed: a compare setting or an algorithm; "" plays the lab
+	// itself), applied as lab sim applies a compare setting, never
+	// written into the lab the others run on.
+	Lab               *labfile.Lab
+	Scenario, Setting string // Scenario: the built-in scenario it is, for the page
+	// File and Source are the lab file as given, its name and its bytes:
+	// GET /api/source's. Without them a lab that is no scenario nor the
+	// demo is marshalled (its comments lost).
+	File   string
+	Source []byte
+	Speed  float64 // 0 means 1
+	Paused bool
+	Demo   bool   // loop the run until the first touch (a POST to the API)
+	Access access // wire.Access (lab watch's server only)
+	Log    logger // *zap.Logger (lab watch's server only)
 	// Budget is what a lab may cost (zero: assemble.DefaultBudget), checked
 	// as lab sim checks it, with its compare settings, before it plays:
 	// the lab given, a scenario switched to, a fleet rebuilt and a drill
@@ -79,10 +89,11 @@ const workEvery = 250 * time.Millisecond
 // Server plays one lab and serves the dashboard.
 type Server struct {
 	mu       sync.Mutex
-	base     *labfile.Lab      // the lab as started, without the drills
+	base     *labfile.Lab      // the lab played: the setting applied, without the drills nor the compare settings
+	plain    *labfile.Lab      // the lab as given, without the compare settings (what Compare all applies each to)
 	compare  []labfile.Setting // its compare entries (Compare all runs them)
 	scenario string
-	setting  string
+	setting  string // the setting played (its name; "" when the lab plays itself)
 	sess     *sim.Session
 	first    dash.Settings
 	speed    float64 // 0 with max
@@ -122,7 +133,14 @@ func New(opts Options) (*Server, error) {
 	if err := CheckSpeed(s.speed); err != nil {
 		return nil, err
 	}
-	if err := s.load(opts.Lab, opts.Scenario, opts.Setting, s.budget); err != nil {
+	if opts.Lab == nil {
+		return nil, fmt.Errorf("no lab to watch")
+	}
+	played, err := SettingNamed(opts.Lab, opts.Setting)
+	if err != nil {
+		return nil, fmt.Errorf("setting %w", err)
+	}
+	if err := s.load(opts.Lab, opts.Scenario, played, s.budget); err != nil {
 		return nil, err
 	}
 	src, err := sourceOf(opts)
@@ -141,22 +159,30 @@ func CheckSpeed(v float64) error {
 	return nil
 }
 
-// load starts a session of l at virtual 0, if the lab with its compare
-// settings (what Compare all and the JSON report run) costs no more than
-// b, which is then what its drills may take it to. Caller holds mu (or is
-// New).
-func (s *Server) load(l *labfile.Lab, scenario, setting string, b assemble.Budget) error {
+// load starts a session of l, setting applied (as lab sim applies a
+// compare setting: the zero setting plays l itself), at virtual 0, if the
+// lab with its compare settings (what Compare all and the JSON report run)
+// costs no more than b, which is then what its drills may take it to.
+// Caller holds mu (or is New).
+func (s *Server) load(l *labfile.Lab, scenario string, setting labfile.Setting, b assemble.Budget) error {
 	if err := assemble.CheckCost(l, l.Compare, true, b); err != nil {
 		return err
 	}
-	l = l.Clone()
-	compare := l.Compare
-	l.Compare = nil // the saved lab runs what was watched, alone
-	sess, err := newSession(l)
+	plain := l.Clone()
+	compare := plain.Compare
+	plain.Compare = nil // the saved lab runs what was watched, alone
+	played := plain
+	if setting.Name != "" {
+		var err error
+		if played, err = plain.WithSetting(setting); err != nil {
+			return err
+		}
+	}
+	sess, err := newSession(played)
 	if err != nil {
 		return err
 	}
-	s.base, s.scenario, s.setting, s.sess, s.compare = l, scenario, setting, sess, compare
+	s.base, s.plain, s.scenario, s.setting, s.sess, s.compare = played, plain, scenario, setting.Name, sess, compare
 	if len(s.compare) == 0 {
 		s.compare = nil
 	}
@@ -484,6 +510,19 @@ func (s *Server) handlePlayback(req dash.Request) dash.Answer {
 			return badRequest(fmt.Sprintf("%s: must be from 0 to %g (the lab's duration and the drain limit after it), got %g", f.name, end.Seconds(), *f.v))
 		}
 	}
+	if in.PauseAtS != nil { // checked before anything of the request applies
+		at := s.sess.Now() // where the request's restart and seek_s leave playback
+		if in.Restart {
+			at = 0
+		}
+		if in.SeekS != nil {
+			at = seconds(*in.SeekS)
+		}
+		if seconds(*in.PauseAtS) < at {
+			return badRequest(fmt.Sprintf("pause_at_s: %g is before the instant playback is at (%g s): pause at an instant still to come, or seek back first",
+				*in.PauseAtS, time.Duration(at).Seconds()))
+		}
+	}
 	if in.Restart { // the same lab and compare settings, without the drills
 		sess, err := newSession(s.base)
 		if err != nil {
@@ -505,11 +544,8 @@ func (s *Server) handlePlayback(req dash.Request) dash.Answer {
 	if in.Paused != nil {
 		s.paused = *in.Paused
 	}
-	if in.PauseAtS != nil {
+	if in.PauseAtS != nil { // at the instant reached, the next tick pauses there
 		s.pauseAt = seconds(*in.PauseAtS)
-		if s.pauseAt <= s.sess.Now() {
-			s.pauseAt = clock.Never
-		}
 	}
 	if in.Step {
 		s.paused = true
@@ -566,6 +602,7 @@ func (s *Server) handleChaos(req dash.Request) dash.Answer {
 	if err := dash.ValidateDrill(s.sess.Lab(), &ev); err != nil {
 		return badRequest(err.Error())
 	}
+	before := s.sess.Settings() // what a time-boxed drill's undo goes back to
 	if err := assemble.CheckDrillCost(s.sess.Settings(), s.compare, ev, true, s.allowed); err != nil {
 		return badRequest(err.Error())
 	}
@@ -577,7 +614,9 @@ func (s *Server) handleChaos(req dash.Request) dash.Answer {
 	s.publishLocked()
 	out := map[string]any{"ok": true, "applied": rec.String(), "at_s": rec.At.Seconds()}
 	if rec.For > 0 {
-		if undo, err := labfile.Undo(s.sess.Settings(), rec); err == nil {
+		// the undo as the script computes it when the drill applies: from
+		// the settings just before it, not after (a set's own values)
+		if undo, err := labfile.Undo(before, rec); err == nil {
 			out["undo"], out["undo_in_s"] = undo.String(), rec.For.Seconds()
 		}
 	}
@@ -618,7 +657,8 @@ func (s *Server) handleScenarios(dash.Request) dash.Answer {
 }
 
 // handleScenario is POST /api/scenario {"name": "rr-slow"}: play that
-// scenario from 0 instead (playback speed and pause stay).
+// scenario from 0 instead, at the same speed, playing even if playback was
+// paused (the page's "run scenario"); the answer carries the playback.
 func (s *Server) handleScenario(req dash.Request) dash.Answer {
 	var body struct {
 		Name string `json:"name"`
@@ -626,10 +666,11 @@ func (s *Server) handleScenario(req dash.Request) dash.Answer {
 	if refusal, ok := dash.Decode(req, &body); !ok {
 		return refusal
 	}
-	l, setting, err := dash.ScenarioSetting(body.Name)
+	l, err := scenarios.Lab(body.Name)
 	if err != nil {
 		return badRequest(err.Error())
 	}
+	setting := FirstSetting(l)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.load(l, body.Name, setting, s.budget); err != nil {
@@ -638,9 +679,9 @@ func (s *Server) handleScenario(req dash.Request) dash.Answer {
 	if s.source, err = scenarioSource(body.Name); err != nil {
 		return badRequest(err.Error())
 	}
-	s.pauseAt = clock.Never
+	s.pauseAt, s.paused = clock.Never, false
 	s.publishLocked()
-	return dash.JSON(200, map[string]any{"ok": true, "scenario": body.Name, "setting": setting})
+	return dash.JSON(200, map[string]any{"ok": true, "scenario": body.Name, "setting": setting.Name, "playback": s.playbackLocked()})
 }
 
 // CompareRow is one setting of POST /api/compare's ranking.
@@ -658,12 +699,13 @@ type CompareRow struct {
 	Series *compareSeries `json:"series"`
 }
 
-// handleCompare is POST /api/compare ({}): Compare all. The lab as
-// watched, with the drills taken so far in its script, runs once per
-// compare setting (every algorithm when it has none) on the same seeded
-// stream, as lab sim does, and the settings come back ranked as lab sim's
-// table ranks them (by the lab's headline figure, p99 unless it names
-// another).
+// handleCompare is POST /api/compare ({}): Compare all. The lab as given,
+// with the drills taken so far in its script, runs once per compare
+// setting (every algorithm when it has none) on the same seeded stream, as
+// lab sim does: each setting applied to the lab as given, not to the one
+// watched (whose setting would then be in every row). The settings come
+// back ranked as lab sim's table ranks them (by the lab's headline figure,
+// p99 unless it names another).
 func (s *Server) handleCompare(req dash.Request) dash.Answer {
 	var body struct {
 		Seeds int `json:"seeds"` // 2 or more: seeds 1 to N, with intervals (compare.go)
@@ -672,7 +714,8 @@ func (s *Server) handleCompare(req dash.Request) dash.Answer {
 		return refusal
 	}
 	s.mu.Lock()
-	l, settings, watched, drills := s.sess.Lab(), s.compare, s.setting, len(s.sess.Drills())
+	l, settings, watched, drills := s.plain.Clone(), s.compare, s.setting, len(s.sess.Drills())
+	l.Events = s.sess.Lab().Events // the script, the drills taken in it
 	s.mu.Unlock()
 	if settings == nil {
 		for _, a := range policy.Algorithms() {

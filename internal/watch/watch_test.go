@@ -26,11 +26,19 @@ import (
 // 127.0.0.1:0 until the test ends and returns the base URL.
 func startWatch(t *testing.T, name string, paused bool) string {
 	t.Helper()
-	l, setting, err := dash.ScenarioSetting(name)
+	l, setting := scenarioLab(t, name)
+	return startWatchLab(t, l, name, setting, paused)
+}
+
+// scenarioLab is built-in scenario name as its file gives it, and the
+// name of the setting it plays first (New applies it).
+func scenarioLab(t *testing.T, name string) (*labfile.Lab, string) {
+	t.Helper()
+	l, err := scenarios.Lab(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return startWatchLab(t, l, name, setting, paused)
+	return l, FirstSetting(l).Name
 }
 
 // startWatchLab serves l (scenario name, played as setting) on
@@ -340,10 +348,7 @@ func TestWatchPlaybackAPIRefusesBadInput(t *testing.T) {
 // view.
 func TestWatchEveryScenarioSnapshots(t *testing.T) {
 	for _, name := range scenarios.Names() {
-		l, setting, err := dash.ScenarioSetting(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l, setting := scenarioLab(t, name)
 		s, err := New(Options{Lab: l, Scenario: name, Setting: setting})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -429,13 +434,7 @@ func TestWatchRestartKeepsTheCompareSettings(t *testing.T) {
 // step_event pauses at the instant of the event log's next line: in
 // breaker (breakers on) s2 fails at 5 s, then the breakers open on it.
 func TestWatchStepsToTheNextLogLine(t *testing.T) {
-	l, _, err := dash.ScenarioSetting("breaker")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if l, err = l.WithSetting(l.Compare[1]); err != nil {
-		t.Fatal(err)
-	}
+	l, _ := scenarioLab(t, "breaker")
 	base := startWatchLab(t, l, "breaker", "breaker", true)
 	var p Playback
 	var snap struct {

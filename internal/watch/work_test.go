@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
-
-	"github.com/lblab/lblab/internal/lab/dash"
 )
 
 // A long request's progress is in the snapshots while it runs: Compare
@@ -15,11 +13,9 @@ import (
 // next snapshot after the answer shows no work. Before the request no
 // snapshot shows any.
 func TestLongRequestsShowTheirProgress(t *testing.T) {
-	l, setting, err := dash.ScenarioSetting("rr-slow")
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, setting := scenarioLab(t, "rr-slow")
 	var srv *Server
+	var err error
 	var seen []Playback
 	read := func() Playback {
 		_, data := srv.Latest()

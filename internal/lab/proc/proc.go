@@ -2,8 +2,9 @@
 // the lab's own processes, which print a readiness line; StartPlain for an
 // outside program, ready when its port accepts), stopping or killing it,
 // and noticing when it exits without being asked to (UnexpectedExit, with
-// the restart policy's pacing). It dies with lab (Pdeathsig on Linux). What
-// a lab's processes are and how they are wired is internal/lab's fleet.
+// the restart policy's pacing). On Linux it runs in a process group of its
+// own and dies with lab (Pdeathsig). What a lab's processes are and how
+// they are wired is internal/lab's fleet.
 package proc
 
 import (

@@ -1,0 +1,104 @@
+package watch
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lblab/lblab/internal/report"
+)
+
+// A time-boxed set answers with the undo it schedules: the settings as
+// they were before the drill (rr-slow's balancers.timeout, 0s), not the
+// drill's own (100ms), and the log line of the undo, when it applies,
+// says the same.
+func TestTimeBoxedSetAnswersItsUndo(t *testing.T) {
+	srv := watching(t, "rr-slow")
+	before, err := srv.sess.Settings().Get("balancers.timeout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inMemory(t, srv, "POST", "/api/playback", `{"seek_s":1}`)
+	code, out := inMemory(t, srv, "POST", "/api/chaos", `{"action":"set","set":{"balancers.timeout":"100ms"},"for":"2s"}`)
+	var ans struct{ Undo string }
+	if err := json.Unmarshal([]byte(out), &ans); code != 200 || err != nil {
+		t.Fatalf("a time-boxed set: %d %s", code, out)
+	}
+	if want := "set balancers.timeout=" + before; ans.Undo != want || before == "100ms" {
+		t.Errorf("the answer's undo is %q, want %q (the timeout before the drill)", ans.Undo, want)
+	}
+	inMemory(t, srv, "POST", "/api/playback", `{"seek_s":4}`)
+	_, out = inMemory(t, srv, "GET", "/api/snapshot", "")
+	var snap struct{ Log []report.LogLine }
+	if err := json.Unmarshal([]byte(out), &snap); err != nil {
+		t.Fatal(err)
+	}
+	applied := ""
+	for _, l := range snap.Log {
+		if l.T == 3 && strings.HasPrefix(l.Text, "set ") {
+			applied = l.Text
+		}
+	}
+	if !strings.HasPrefix(applied, ans.Undo+" (end of ") {
+		t.Errorf("the undo applied at 3 s is %q; the answer said %q", applied, ans.Undo)
+	}
+}
+
+// pause_at_s before the instant playback is at (after a seek_s of the same
+// request) is refused with a 400 JSON error, and nothing of the request
+// applies; at the instant itself or after, it is taken.
+func TestPauseAtBeforeNowIsRefused(t *testing.T) {
+	srv := watching(t, "rr-slow")
+	inMemory(t, srv, "POST", "/api/playback", `{"seek_s":2}`)
+	for _, body := range []string{`{"pause_at_s":1.5}`, `{"seek_s":5,"pause_at_s":3}`, `{"speed":4,"pause_at_s":0}`} {
+		code, out := inMemory(t, srv, "POST", "/api/playback", body)
+		var e struct {
+			Error string
+			Code  int
+		}
+		if err := json.Unmarshal([]byte(out), &e); code != 400 || err != nil || e.Code != 400 || !strings.Contains(e.Error, "pause_at_s") {
+			t.Errorf("%s at 2 s: %d %s, want 400 naming pause_at_s", body, code, out)
+		}
+	}
+	var p Playback
+	_, out := inMemory(t, srv, "GET", "/api/playback", "")
+	if err := json.Unmarshal([]byte(out), &p); err != nil || p.T != 2 || p.PauseAtS != nil || p.Speed != 1 {
+		t.Fatalf("after the refusals: %s; want t 2 s, no pause_at_s, speed 1 (nothing applied)", out)
+	}
+	for _, c := range []struct {
+		body string
+		t    float64
+		at   float64
+	}{{`{"seek_s":1,"pause_at_s":1.5}`, 1, 1.5}, {`{"pause_at_s":1}`, 1, 1}} {
+		code, out := inMemory(t, srv, "POST", "/api/playback", c.body)
+		var p Playback
+		if err := json.Unmarshal([]byte(out), &p); code != 200 || err != nil || p.T != c.t || p.PauseAtS == nil || *p.PauseAtS != c.at {
+			t.Errorf("%s: %d %s, want 200 at %g s pausing at %g s", c.body, code, out, c.t, c.at)
+		}
+	}
+}
+
+// Picking a scenario (or running a lab from Your lab) plays it from 0,
+// even when playback was paused: the page says it is running, and it runs.
+// The answer carries the playback state.
+func TestPickingAScenarioPlaysIt(t *testing.T) {
+	text, err := json.Marshal(labIn{File: "mine.yaml", YAML: "name: mine\nduration: 5s\nservers: [{count: 2}]\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, body string }{{"/api/scenario", `{"name":"herd"}`}, {"/api/lab", string(text)}} {
+		srv := watching(t, "rr-slow") // paused at 0
+		code, out := inMemory(t, srv, "POST", c.path, c.body)
+		var ans struct{ Playback *Playback }
+		if err := json.Unmarshal([]byte(out), &ans); code != 200 || err != nil || ans.Playback == nil || ans.Playback.Paused || ans.Playback.T != 0 {
+			t.Fatalf("POST %s while paused: %d %s; want 200, playing from 0", c.path, code, out)
+		}
+		srv.Tick(time.Now().Add(time.Second))
+		var p Playback
+		_, out = inMemory(t, srv, "GET", "/api/playback", "")
+		if err := json.Unmarshal([]byte(out), &p); err != nil || p.Paused || p.T < 0.5 {
+			t.Errorf("POST %s while paused, a second later: %s; want it played on", c.path, out)
+		}
+	}
+}
