@@ -46,8 +46,6 @@ type Run interface {
 	Features(mode string) dash.Features
 	// Attached: processes someone else started (no add-server).
 	Attached() bool
-	// Servers is how many backends it has now.
-	Servers() int
 	// Fire applies a drill now, logged as "chaos: ...", and returns its
 	// undo (the zero Event for none), scheduled For later.
 	Fire(ctx context.Context, ev labfile.Event) (labfile.Event, error)
@@ -60,15 +58,15 @@ type Options struct {
 	Mode   string      // up | run | attach
 	Access wire.Access // who may call it (its token may be "" on a loopback address)
 	Log    *zap.Logger
-	// MaxServers is the most servers an add-server drill may bring the run
-	// to (the --max-servers bound in force).
-	MaxServers int
 	// Budget is what a lab may cost (zero: assemble.DefaultBudget), checked
 	// for a drill that changes settings and for a scenario switched to.
 	Budget assemble.Budget
 	// Admit refuses a scenario's lab before a switch starts it (too many
-	// servers, a proxy not installed).
+	// processes, a proxy not installed).
 	Admit func(*labfile.Lab) error
+	// AddServer refuses an add-server drill ev on a run of lab (as drills
+	// have left it) that would start too many processes (nil: none is).
+	AddServer func(lab *labfile.Lab, ev labfile.Event) error
 	// Switch replaces the run by built-in scenario name's lab (with its
 	// compare setting applied) in lab up; it holds the controller's switch
 	// lock. Nil where switching is not available.
