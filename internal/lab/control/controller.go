@@ -130,18 +130,26 @@ func (c *Controller) Close() {
 	}
 }
 
+// routes is the controller's API and the page; a request no route takes
+// gets the API's JSON 404 or 405 (dash.Routes), as lab watch's does.
 func (c *Controller) routes() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]bool{"ok": true}) })
-	mux.HandleFunc("GET /api/state", c.handleState)
-	mux.HandleFunc("POST /api/chaos", c.handleChaos)
-	mux.HandleFunc("GET /api/sd", c.handleSD)
-	mux.HandleFunc("GET /api/snapshot", c.handleSnapshot)
-	mux.HandleFunc("GET /api/stream", c.handleStream)
-	mux.HandleFunc("GET /api/scenarios", c.handleScenarios)
-	mux.HandleFunc("POST /api/scenario", c.handleScenario)
-	mux.Handle("GET /", webui.Handler())
-	return mux
+	rs := dash.NewRoutes[http.Handler](true)
+	for _, r := range []struct {
+		method, path string
+		h            http.HandlerFunc
+	}{
+		{"GET", "/healthz", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]bool{"ok": true}) }},
+		{"GET", "/api/state", c.handleState},
+		{"POST", "/api/chaos", c.handleChaos},
+		{"GET", "/api/sd", c.handleSD},
+		{"GET", "/api/snapshot", c.handleSnapshot},
+		{"GET", "/api/stream", c.handleStream},
+		{"GET", "/api/scenarios", c.handleScenarios},
+		{"POST", "/api/scenario", c.handleScenario},
+	} {
+		rs.Add(r.method, r.path, r.h)
+	}
+	return dash.Serve(rs, webui.Handler())
 }
 
 // SetRun makes r the run the controller shows and drills go to (nil:
