@@ -32,9 +32,9 @@ func TestCostRefusedBeforeAnythingRuns(t *testing.T) {
 		{[]string{"sim", caches}, "servers[0]: 10000 servers x 1000000 cache entries"},
 		{[]string{"sim", ring}, "x 10000 servers x 10000 balancers.vnodes = 1e+08 ring points"},
 		{[]string{"sim", maglev}, "1000000 balancers (clients.count: client-side, one per client) x a maglev table"},
-		{[]string{"run", maglev, "--max-servers", "20000", "--dashboard", ""}, "x a maglev table"},
-		{[]string{"up", caches, "--max-servers", "20000", "--listen", "127.0.0.1:0", "--lb", "127.0.0.1:0"}, "10000 servers x 1000000 cache entries"},
-		{[]string{"sim", caches, "--max-cost", "0"}, "--max-cost: must be a number over 0"},
+		{[]string{"run", maglev, "--max-processes", "20000", "--dashboard", ""}, "x a maglev table"},
+		{[]string{"up", caches, "--max-processes", "20000", "--listen", "127.0.0.1:0", "--lb", "127.0.0.1:0"}, "10000 servers x 1000000 cache entries"},
+		{[]string{"sim", caches, "--max-cost", "0"}, "--max-cost: must be a finite number over 0"},
 		{[]string{"sweep", write("sweep.yaml", "duration: 10ms\nbalancers: {algorithm: ring-hash}\nservers: [{count: 10000}]\n"), "--vary", "balancers.vnodes=100,10000"},
 			"at balancers.vnodes=10000: the lab"},
 	} {
@@ -52,5 +52,27 @@ func TestCostRefusedBeforeAnythingRuns(t *testing.T) {
 	}
 	if out, errOut, code := lab(t, "sim", mid, "--max-cost", "4", "--json"); code != 0 || !strings.Contains(out, `"requests"`) {
 		t.Fatalf("--max-cost 4: exit %d %s", code, errOut)
+	}
+}
+
+// TestMaxCostLargeFactors: from --max-cost 8e7 the budget's CPU passed
+// what a time.Duration holds and every lab was refused "over the budget
+// of -2562047h47m16.854775808s"; a large factor now saturates and the lab
+// runs, in the simulator and live (lab run of a 2 s lab), and NaN and
+// inf are refused with exit 2 and a message naming the flag.
+func TestMaxCostLargeFactors(t *testing.T) {
+	for _, f := range []string{"8e7", "1e9", "1e300"} {
+		if out, errOut, code := lab(t, "sim", "rr-slow", "--compare", "p2c", "--max-cost", f, "--json"); code != 0 || !strings.Contains(out, `"requests"`) {
+			t.Errorf("lab sim --max-cost %s: exit %d, stderr %s", f, code, errOut)
+		}
+	}
+	for _, f := range []string{"inf", "+Inf", "NaN", "-inf"} {
+		if _, errOut, code := lab(t, "sim", "rr-slow", "--max-cost", f); code != 2 || !strings.Contains(errOut, "--max-cost: must be a finite number over 0") {
+			t.Errorf("lab sim --max-cost %s: exit %d, stderr %s; want exit 2 naming --max-cost", f, code, errOut)
+		}
+	}
+	out, errOut, code := lab(t, "run", tinyLab(t), "--max-cost", "1e9", "--json", "--dashboard", "", "--logs", filepath.Join(t.TempDir(), "processes.log"))
+	if code != 0 || !strings.Contains(out, `"requests"`) {
+		t.Errorf("lab run --max-cost 1e9: exit %d, stderr %s", code, errOut)
 	}
 }

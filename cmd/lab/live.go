@@ -26,25 +26,25 @@ import (
 )
 
 type liveFlags struct {
-	logs       string
-	verbose    bool
-	maxServers int
-	access     accessFlags
+	logs         string
+	verbose      bool
+	maxProcesses int
+	access       accessFlags
 }
 
 func (lf *liveFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&lf.logs, "logs", "", "write the processes' logs to FILE (default: a file in the temp directory)")
 	cmd.Flags().BoolVarP(&lf.verbose, "verbose", "v", false, "debug logging of lab itself")
-	cmd.Flags().IntVar(&lf.maxServers, "max-servers", livelab.DefaultMaxServers,
-		"refuse a lab with more servers than this (each server is a process)")
+	cmd.Flags().IntVar(&lf.maxProcesses, livelab.ProcessesFlag, livelab.DefaultMaxProcesses,
+		"refuse a lab that would start more processes than this (a backend per server, an lb per balancer or the proxy, the loadgen)")
 	lf.access.add(cmd, "the admin token: given to the processes lab starts (default: a random one) and required by the controller (default: $"+wire.TokenEnv+")")
 }
 
 // check refuses flag values no run can use; listenFlag and listen are the
 // controller's address, which needs a token unless it is loopback.
 func (lf *liveFlags) check(listenFlag, listen string) error {
-	if lf.maxServers < 1 {
-		return usageError{fmt.Errorf("--max-servers: must be at least 1, got %d", lf.maxServers)}
+	if lf.maxProcesses < 1 {
+		return usageError{fmt.Errorf("--%s: must be at least 1, got %d", livelab.ProcessesFlag, lf.maxProcesses)}
 	}
 	return lf.access.check(listenFlag, listen)
 }
@@ -88,7 +88,7 @@ func (lf *liveFlags) options(errOut io.Writer) (livelab.Options, func(), error) 
 	}
 	fmt.Fprintf(errOut, "process logs: %s\n", f.Name())
 	log := wire.Logger("lab", lf.verbose)
-	return livelab.Options{Launch: launch, Logs: f, Log: log, MaxServers: lf.maxServers,
+	return livelab.Options{Launch: launch, Logs: f, Log: log, MaxProcesses: lf.maxProcesses,
 		Token: lf.access.access.Token, Access: lf.access.access}, func() { _ = log.Sync(); f.Close() }, nil
 }
 
@@ -175,7 +175,7 @@ run warns and runs without it).`,
 					return usageError{err}
 				}
 			}
-			if err := livelab.CheckRun(lab, settings, lf.maxServers); err != nil {
+			if err := livelab.CheckRun(lab, settings, lf.maxProcesses); err != nil {
 				return usageError{simHint(err, args[0])} // refused before anything starts: exit 2
 			}
 			if err := checkCost(lab, settings, false, f.maxCost); err != nil {
@@ -267,7 +267,7 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 			if err != nil {
 				return usageError{err}
 			}
-			if err := livelab.CheckFleet(lab, lf.maxServers); err != nil {
+			if err := livelab.CheckFleet(lab, lf.maxProcesses); err != nil {
 				return usageError{simHint(err, name)} // refused before anything starts: exit 2
 			}
 			if err := checkCost(lab, nil, false, maxCost); err != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -31,23 +33,37 @@ func TestDashboardCheckConfig(t *testing.T) {
 	}
 }
 
-// A lab with more servers than --max-servers is refused before any process
-// starts: exit 2, a reason naming lab sim, and no process log written.
+// A lab that would start more processes than --max-processes is refused
+// before any process starts: exit 2, a reason naming the count, the flag
+// and lab sim, and no process log written. Balancers count: a lab of
+// 1,000 balancers started 316 lb processes (7 GB) in 5 s when only the
+// servers were counted.
 func TestLiveRefusesTooLargeFleet(t *testing.T) {
-	cases := [][]string{
-		{"run", "balls-bins", "--dashboard", ""},                    // 1000 servers against the default 40
-		{"up", "balls-bins", "--listen", "127.0.0.1:0"},             // the same for lab up
-		{"run", "rr-slow", "--max-servers", "4", "--dashboard", ""}, // five servers
+	dir := t.TempDir()
+	lbs := filepath.Join(dir, "lbs.yaml")
+	if err := os.WriteFile(lbs, []byte("name: lbs\nbalancers: {count: 1000}\nservers: [{count: 2}]\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	for _, args := range cases {
-		_, errOut, code := lab(t, args...)
-		if code != 2 || !strings.Contains(errOut, "too many processes for a live run") ||
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "balls-bins", "--dashboard", ""}, "balls-bins would start 1002 processes (1000 servers, 1 lb (balancers.count), 1 loadgen)"}, // against the default 50
+		{[]string{"up", "balls-bins", "--listen", "127.0.0.1:0"}, "at most 50; --max-processes raises it"},                                            // the same for lab up
+		{[]string{"run", "rr-slow", "--max-processes", "6", "--dashboard", ""}, "rr-slow would start 7 processes (5 servers, 1 lb (balancers.count), 1 loadgen)"},
+		{[]string{"run", lbs, "--dashboard", ""}, "lbs would start 1003 processes (2 servers, 1000 lbs (balancers.count), 1 loadgen)"},
+		{[]string{"up", lbs, "--listen", "127.0.0.1:0"}, "1000 lbs"},
+		{[]string{"sweep", lbs, "--vary", "servers.count=1,2", "--live", "--dashboard", ""}, "1000 lbs"},
+	}
+	for _, c := range cases {
+		_, errOut, code := lab(t, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) || !strings.Contains(errOut, "too many processes for a live run") ||
 			!strings.Contains(errOut, "try lab sim") || strings.Contains(errOut, "process logs") {
-			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %q", c.args, code, errOut, c.want)
 		}
 	}
-	if _, errOut, code := lab(t, "run", "rr-slow", "--max-servers", "0"); code != 2 || !strings.Contains(errOut, "--max-servers") {
-		t.Errorf("--max-servers 0: exit %d, stderr %q", code, errOut)
+	if _, errOut, code := lab(t, "run", "rr-slow", "--max-processes", "0"); code != 2 || !strings.Contains(errOut, "--max-processes: must be at least 1") {
+		t.Errorf("--max-processes 0: exit %d, stderr %q", code, errOut)
 	}
 }
 

@@ -198,7 +198,7 @@ func runSweepLive(arg string, p *plan.Sweep, b plan.Batch, f sweepFlags, lf live
 			p.Size(), estimate.Round(time.Second), f.maxPoints, b.Runs())}
 	}
 	for _, l := range b.Labs {
-		if err := livelab.CheckRun(l, p.Settings, lf.maxServers); err != nil {
+		if err := livelab.CheckRun(l, p.Settings, lf.maxProcesses); err != nil {
 			return nil, usageError{simHint(err, arg)}
 		}
 	}

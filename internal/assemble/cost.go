@@ -55,18 +55,45 @@ type Budget struct {
 }
 
 // Times is DefaultBudget times factor, the rule of --max-cost and of the
-// page's max_cost: a factor that is not over 0 is refused (the caller
-// names its flag or field in front of the message).
+// page's max_cost: a factor that is not a finite number over 0 (0, -1,
+// NaN, inf) is refused (the caller names its flag or field in front of the
+// message). Any finite factor is taken: a budget past what can be counted
+// is the most that can (Scaled).
 func Times(factor float64) (Budget, error) {
-	if !(factor > 0) {
-		return Budget{}, fmt.Errorf("must be a number over 0 (the factor the cost budget is raised by), got %g", factor)
+	if !(factor > 0) || math.IsInf(factor, 1) {
+		return Budget{}, fmt.Errorf("must be a finite number over 0 (the factor the cost budget is raised by), got %g", factor)
 	}
 	return DefaultBudget.Scaled(factor), nil
 }
 
-// Scaled is the budget times factor.
+// Scaled is the budget times factor. It saturates: a CPU budget past the
+// longest time.Duration (about 292 years) is that duration, a memory
+// budget past the largest float64 that float, never a wrapped negative.
 func (b Budget) Scaled(factor float64) Budget {
-	return Budget{Memory: b.Memory * factor, CPU: time.Duration(float64(b.CPU) * factor), Raise: b.Raise}
+	return Budget{Memory: min(b.Memory*factor, math.MaxFloat64), CPU: duration(float64(b.CPU) * factor), Raise: b.Raise}
+}
+
+// duration is ns nanoseconds as a time.Duration, saturated at the longest
+// one (a NaN or a negative count is 0): a product of a lab's bounds, a
+// year-long lab of 100,000 closed-loop users, can pass what an int64
+// holds, and converting such a float is undefined (it came out negative,
+// and the estimate let the lab through).
+func duration(ns float64) time.Duration {
+	switch {
+	case !(ns > 0):
+		return 0
+	case ns >= math.MaxInt64:
+		return math.MaxInt64
+	}
+	return time.Duration(ns)
+}
+
+// addCPU is a + b, saturated as duration is (both at least 0).
+func addCPU(a, b time.Duration) time.Duration {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // Term is one product of the estimate: what multiplies to what.
@@ -107,7 +134,7 @@ func Estimate(lab *labfile.Lab, settings []labfile.Setting, sim bool) Cost {
 				t.What = "setting " + names[i] + ": " + t.What
 			}
 			mem += t.Memory
-			c.CPU += t.CPU
+			c.CPU = addCPU(c.CPU, t.CPU)
 			c.Terms = append(c.Terms, t)
 		}
 		c.Memory = max(c.Memory, mem)
@@ -148,11 +175,11 @@ func runCost(lab *labfile.Lab, sim bool) []Term {
 	case "ring-hash", "ring-hash-bounded":
 		points := s * float64(lab.Balancers.VNodes)
 		add(Term{What: fmt.Sprintf("%d balancers (%s) x %d servers x %d balancers.vnodes = %s ring points", pickers, who, servers, lab.Balancers.VNodes, count(p*points)),
-			Memory: p * points * ringPointBytes, CPU: time.Duration(p * points * math.Log2(points+2) * float64(sortCost))})
+			Memory: p * points * ringPointBytes, CPU: duration(p * points * math.Log2(points+2) * float64(sortCost))})
 	case "maglev":
 		m := float64(balance.DefaultMaglevSize)
 		add(Term{What: fmt.Sprintf("%d balancers (%s) x a maglev table of %d slots", pickers, who, balance.DefaultMaglevSize),
-			Memory: p * m * maglevSlotBytes, CPU: time.Duration(p * m * math.Log2(m) * float64(sortCost))})
+			Memory: p * m * maglevSlotBytes, CPU: duration(p * m * math.Log2(m) * float64(sortCost))})
 	}
 	if sim {
 		add(eventTerm(lab, p, s))
@@ -190,7 +217,7 @@ func eventTerm(lab *labfile.Lab, pickers, servers float64) Term {
 		events += checks
 		what += fmt.Sprintf(", and balancers x servers x duration / health.interval x 2 = %s health-check events", count(checks))
 	}
-	return Term{What: what, CPU: time.Duration(events * float64(eventCost))}
+	return Term{What: what, CPU: duration(events * float64(eventCost))}
 }
 
 // CheckCost returns nil, or an error naming the lab's largest products when

@@ -1,8 +1,10 @@
 package assemble_test
 
 import (
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/labfile"
@@ -112,5 +114,49 @@ func TestCompareSettingsCountEach(t *testing.T) {
 	err := assemble.CheckCost(lab, lab.Compare, true, assemble.DefaultBudget)
 	if err == nil || !strings.Contains(err.Error(), "setting big-ring: 1 balancers (balancers.count) x 10000 servers x 10000 balancers.vnodes") {
 		t.Fatalf("with big-ring: %v", err)
+	}
+}
+
+// TestLargeFactorsSaturate: --max-cost 8e7 passed what a time.Duration
+// holds and every lab was refused "over the budget of -2562047h47m16s";
+// any finite factor over 0 now gives a budget at least as large as a
+// smaller factor's (the CPU saturating about 292 years in), and NaN and
+// inf are refused with a message.
+func TestLargeFactorsSaturate(t *testing.T) {
+	lab := parse(t, "name: small\nduration: 1s\n")
+	prev := assemble.DefaultBudget
+	for _, f := range []float64{1, 7.6e7, 8e7, 1e9, 1e12, 1e300, math.MaxFloat64} {
+		b, err := assemble.Times(f)
+		if err != nil {
+			t.Fatalf("Times(%g): %v", f, err)
+		}
+		if b.CPU < prev.CPU || b.Memory < prev.Memory || b.CPU <= 0 || math.IsInf(b.Memory, 0) {
+			t.Errorf("Times(%g) = %v of CPU and %g B, after %v and %g B for a smaller factor", f, b.CPU, b.Memory, prev.CPU, prev.Memory)
+		}
+		if err := assemble.CheckCost(lab, nil, true, b); err != nil {
+			t.Errorf("a small lab under Times(%g): %v", f, err)
+		}
+		prev = b
+	}
+	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, -1} {
+		if _, err := assemble.Times(f); err == nil || !strings.Contains(err.Error(), "must be a finite number over 0") {
+			t.Errorf("Times(%g): %v, want it refused", f, err)
+		}
+	}
+}
+
+// TestEstimateSaturates: a year of 100,000 closed-loop users with no think
+// time and 1 us of work (a cycle of 1 ms, the estimate's shortest), each
+// request tried 11 times, is about 2.4e17 simulated events,
+// more nanoseconds of CPU than an int64 holds: the estimate came out
+// negative, the term was dropped, and the lab was let through with an
+// estimate of 0 s.
+func TestEstimateSaturates(t *testing.T) {
+	lab := parse(t, "name: year\nduration: 8760h\nnetwork: {hop: 0s}\nclients: {mode: closed, users: 100000, think: 0s, retries: 10, work: {mean: 1us}}\n")
+	if c := assemble.Estimate(lab, nil, true); c.CPU < 24*365*time.Hour {
+		t.Errorf("the estimate of a year of 100,000 users is %v of CPU", c.CPU)
+	}
+	if err := assemble.CheckCost(lab, nil, true, assemble.DefaultBudget); err == nil || !strings.Contains(err.Error(), "clients.users 100000") {
+		t.Errorf("a year of 100,000 users under the default budget: %v, want it refused", err)
 	}
 }

@@ -26,9 +26,9 @@ type Options struct {
 	Log    *zap.Logger // lab's own log
 	LBAddr string      // the first balancer's traffic address ("" = any free port)
 	Dir    string      // where lab files for the processes are written ("" = a temp dir)
-	// MaxServers bounds the servers (processes) a run may start
-	// (0 = DefaultMaxServers); see CheckFleet.
-	MaxServers int
+	// MaxProcesses bounds the processes a run may start (0 =
+	// DefaultMaxProcesses); see CheckFleet.
+	MaxProcesses int
 	// Token is the admin token of the processes: lab up and lab run give
 	// it to those they start ("" = a fresh random one), lab dashboard
 	// presents it to those it attaches to. Access guards the controller
@@ -288,46 +288,128 @@ func (f *fleet) servers() []*proc.Proc {
 	return append([]*proc.Proc(nil), f.backends...)
 }
 
-// DefaultMaxServers bounds the fleet a live run starts unless told
-// otherwise: each server is a process (balls-bins has 1000; it is for lab
-// sim), and a few hundred Go processes starting at once swamp a laptop.
-const DefaultMaxServers = 40
+// The process cap: every process a live run starts (a backend per server,
+// an lb per balancer or the external proxy, the loadgen) is a Go program or
+// a proxy of some 20 MB; a few hundred starting at once swamp a laptop (42
+// servers took 800 MB; balancers: {count: 1000} started 316 lbs and 7 GB
+// in 5 s before this counted them). CheckFleet is the one rule: lab run,
+// lab up, lab sweep --live, the scenarios lab up switches to and the
+// add-server drills are all held to it.
 
-// CheckFleet refuses a live run of a lab with more than max servers
-// (0 = DefaultMaxServers), counting those its script adds, naming the ways
-// out.
-func CheckFleet(lab *labfile.Lab, max int) error {
-	max = maxServers(max)
-	n := len(lab.ExpandServers())
+// ProcessesFlag is the flag that raises the cap (lab run, up, sweep).
+const ProcessesFlag = "max-processes"
+
+// DefaultMaxProcesses is the cap unless --max-processes says otherwise:
+// about 1 GB of processes, the cost budget's memory (assemble.DefaultBudget);
+// a lab of 40 servers behind a few lbs fits, balls-bins (1000 servers) is
+// for lab sim.
+const DefaultMaxProcesses = 50
+
+// Processes are the processes a live run of a lab starts over its life.
+type Processes struct {
+	Servers int // a backend per server, with those its script and drills add
+	Added   int // of which added by add-server events
+	// Balancers are the lb processes (balancers.count), or 1 for an
+	// external proxy (balancers.kind), or 0 when clients balance
+	// themselves.
+	Balancers int
+	Proxy     string // the external proxy's name, if the tier is one
+	Loadgen   int    // 1
+}
+
+// CountProcesses counts what a live run of lab starts: its servers, one
+// more for each add-server event of its script, its balancer tier and the
+// loadgen. A server removed and added again counts twice.
+func CountProcesses(lab *labfile.Lab) Processes {
+	p := Processes{Servers: len(lab.ExpandServers()), Loadgen: 1}
 	for _, ev := range lab.Events {
-		if ev.Action == "add-server" {
-			n++
+		if ev.Action == labfile.ActionAddServer {
+			p.Added++
 		}
 	}
-	if n > max {
-		return &FleetError{Lab: lab.Name, Servers: n, Max: max, Arg: lab.Name}
+	p.Servers += p.Added
+	switch x, ok := lab.External(); {
+	case ok:
+		p.Balancers, p.Proxy = 1, x.Name
+	case lab.Clients.Algorithm == "":
+		p.Balancers = lab.Balancers.Count
+	}
+	return p
+}
+
+// Total is the number of processes.
+func (p Processes) Total() int { return p.Servers + p.Balancers + p.Loadgen }
+
+// String says what they are: 1000 servers, 1 lb, 1 loadgen.
+func (p Processes) String() string {
+	parts := []string{plural(p.Servers, "server")}
+	if p.Added > 0 {
+		parts[0] += fmt.Sprintf(" (%d of them added by add-server)", p.Added)
+	}
+	switch {
+	case p.Proxy != "":
+		parts = append(parts, "1 "+p.Proxy)
+	case p.Balancers > 0:
+		parts = append(parts, plural(p.Balancers, "lb")+" (balancers.count)")
+	}
+	return strings.Join(append(parts, plural(p.Loadgen, "loadgen")), ", ")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// CheckFleet refuses a live run of a lab that would start more than max
+// processes (0 = DefaultMaxProcesses), counting those its script adds
+// (CountProcesses), naming the count and the ways out; then one whose
+// external proxy is not installed.
+func CheckFleet(lab *labfile.Lab, max int) error {
+	max = maxProcesses(max)
+	if n := CountProcesses(lab); n.Total() > max {
+		return &FleetError{Lab: lab.Name, Processes: n, Max: max, Arg: lab.Name}
 	}
 	return CheckExternal(lab)
 }
 
 // FleetError is a lab too large for a live run. Arg is what to give lab
 // sim instead: the lab's name (a built-in scenario), or the file the
-// command line named, which the caller sets.
+// command line named, which the caller sets ("": no hint, for a drill).
 type FleetError struct {
-	Lab          string
-	Servers, Max int
-	Arg          string
+	Lab       string
+	Processes Processes
+	Max       int
+	Arg       string
 }
 
 func (e *FleetError) Error() string {
-	return fmt.Sprintf("%s has %d servers with those its script adds, too many processes for a live run (at most %d; --max-servers raises it): try lab sim %s",
-		e.Lab, e.Servers, e.Max, e.Arg)
+	msg := fmt.Sprintf("%s would start %d processes (%s), too many processes for a live run (at most %d; --%s raises it)",
+		e.Lab, e.Processes.Total(), e.Processes, e.Max, ProcessesFlag)
+	if e.Arg != "" {
+		msg += ": try lab sim " + e.Arg
+	}
+	return msg
 }
 
-// maxServers is the --max-servers bound in force (0 = DefaultMaxServers).
-func maxServers(max int) int {
+// checkAddServer refuses an add-server drill that would take the run of
+// lab (as drills have left it: its script's and earlier drills' add-server
+// events in its events) past max processes: CheckFleet's rule, on the lab
+// with the drill added.
+func checkAddServer(lab *labfile.Lab, ev labfile.Event, max int) error {
+	next := lab.Clone()
+	next.Events = append(next.Events, ev)
+	if n := CountProcesses(next); n.Total() > maxProcesses(max) {
+		return fmt.Errorf("add-server: %w", &FleetError{Lab: lab.Name, Processes: n, Max: maxProcesses(max)})
+	}
+	return nil
+}
+
+// maxProcesses is the --max-processes cap in force (0 = DefaultMaxProcesses).
+func maxProcesses(max int) int {
 	if max <= 0 {
-		return DefaultMaxServers
+		return DefaultMaxProcesses
 	}
 	return max
 }

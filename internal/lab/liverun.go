@@ -183,9 +183,6 @@ func (r *liveRun) Features(mode string) dash.Features { return features(mode, r)
 // Attached: the run's processes were started by someone else.
 func (r *liveRun) Attached() bool { return r.attached }
 
-// Servers is how many backends the run has now.
-func (r *liveRun) Servers() int { return len(r.backends()) }
-
 // Fire applies a drill of the controller's API now (see fire).
 func (r *liveRun) Fire(ctx context.Context, ev labfile.Event) (labfile.Event, error) {
 	return r.fire(ctx, ev, "chaos: ", true)

@@ -68,7 +68,7 @@ func (r *liveRun) processes() []Process {
 // the dashboard of the setting running; a taken address is warned about and
 // the run goes on without it.
 func Run(ctx context.Context, lab *labfile.Lab, settings []labfile.Setting, opts RunOptions) (*report.Report, error) {
-	if err := CheckRun(lab, settings, opts.MaxServers); err != nil {
+	if err := CheckRun(lab, settings, opts.MaxProcesses); err != nil {
 		return nil, err
 	}
 	ctx = admin.WithToken(ctx, admin.OrNewToken(opts.Token))
@@ -121,7 +121,7 @@ func markInterrupted(rep *report.Report, lab *labfile.Lab, notRun []labfile.Sett
 }
 
 // CheckRun refuses, before anything starts, a run whose settings are not
-// valid labs or would start more than max servers (see CheckFleet).
+// valid labs or would start more than max processes (see CheckFleet).
 func CheckRun(lab *labfile.Lab, settings []labfile.Setting, max int) error {
 	for _, s := range settings {
 		l, err := lab.WithSetting(s)

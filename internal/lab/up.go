@@ -34,7 +34,7 @@ var lastControllerAddr atomic.Value
 // the dashboard and the controller API, and stops everything when ctx is
 // done. The dashboard may switch to another scenario meanwhile.
 func Up(ctx context.Context, lab *labfile.Lab, opts UpOptions) error {
-	if err := CheckFleet(lab, opts.MaxServers); err != nil {
+	if err := CheckFleet(lab, opts.MaxProcesses); err != nil {
 		return err
 	}
 	ctx = admin.WithToken(ctx, admin.OrNewToken(opts.Token))
@@ -65,8 +65,9 @@ func Up(ctx context.Context, lab *labfile.Lab, opts UpOptions) error {
 
 // controlOptions are the controller's options for a lab of opts in mode.
 func controlOptions(mode string, opts Options) control.Options {
-	return control.Options{Mode: mode, Access: opts.Access, Log: opts.Log, MaxServers: maxServers(opts.MaxServers),
-		Budget: opts.Budget, Admit: func(lab *labfile.Lab) error { return CheckFleet(lab, opts.MaxServers) }}
+	return control.Options{Mode: mode, Access: opts.Access, Log: opts.Log, Budget: opts.Budget,
+		Admit:     func(lab *labfile.Lab) error { return CheckFleet(lab, opts.MaxProcesses) },
+		AddServer: func(lab *labfile.Lab, ev labfile.Event) error { return checkAddServer(lab, ev, opts.MaxProcesses) }}
 }
 
 // begin shows run r on c and starts its script clock.

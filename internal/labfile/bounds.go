@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/breaker"
@@ -193,9 +194,38 @@ func check[T int | float64 | time.Duration](r *reporter, path string, b Range[T]
 	}
 }
 
-// checkText reports text at path longer than max bytes.
-func checkText(r *reporter, path, text string, max int) {
+// checkText reports text at path longer than max bytes, or holding what
+// a terminal would act on (CheckPrintable; lines: newlines and tabs are
+// allowed).
+func checkText(r *reporter, path, text string, max int, lines bool) {
 	if len(text) > max {
 		r.add(path, "is %d bytes long; at most %d are allowed", len(text), max)
 	}
+	if msg := CheckPrintable(text, lines); msg != "" {
+		r.add(path, "%s", msg)
+	}
+}
+
+// CheckPrintable returns what is wrong with a free text that lab prints to
+// terminals and logs (a lab's name, description, narration, captions,
+// setting names; the file name POST /api/lab is given), or "": it must be
+// valid UTF-8 without control characters, C0 (NUL, ESC, which starts a
+// terminal escape, CR, which rewrites a line), DEL and C1 (U+0080 to
+// U+009F; U+009B is an escape too). Where lines is true, a newline and a
+// tab are allowed (a narration has paragraphs); a name is one line.
+func CheckPrintable(text string, lines bool) string {
+	for i, c := range text {
+		switch {
+		case c == utf8.RuneError && !strings.HasPrefix(text[i:], "\uFFFD"): // a byte that starts no character (U+FFFD itself is fine)
+			return fmt.Sprintf("is not valid UTF-8 (byte %d is 0x%02x): it is printed to terminals and logs", i, text[i])
+		case lines && (c == '\n' || c == '\t'):
+		case c < 0x20 || c >= 0x7f && c <= 0x9f:
+			what := "one line of printable text"
+			if lines {
+				what = "printable text, newlines and tabs"
+			}
+			return fmt.Sprintf("holds the control character U+%04X at byte %d: it is printed to terminals and logs, so it must be %s", c, i, what)
+		}
+	}
+	return ""
 }

@@ -24,6 +24,6 @@ func validateCaptions(l *Lab, r *reporter) {
 		if c.Text == "" {
 			r.add(p+".text", "is empty: say what to look at from %v on", c.At)
 		}
-		checkText(r, p+".text", c.Text, MaxTextLen)
+		checkText(r, p+".text", c.Text, MaxTextLen, true)
 	}
 }

@@ -44,6 +44,9 @@ func ParseFile(path string, data []byte) (*Lab, error) {
 	if err == nil && lab.Name == "" {
 		base := filepath.Base(path)
 		lab.Name = strings.TrimSuffix(base, filepath.Ext(base))
+		if msg := CheckPrintable(lab.Name, false); msg != "" { // a name is printable text, wherever it comes from
+			return nil, &Error{File: path, Field: "name", Msg: "none given, and the file's name " + msg + ": give the lab a name (name: my-lab)"}
+		}
 	}
 	return lab, err
 }

@@ -239,6 +239,14 @@ func validateCommand(l *Lab, r *reporter) {
 	if strings.ContainsAny(c.File, "/\\") || c.File == ".." {
 		r.add("balancers.command.file", "a file name in the proxy's directory, got %q", c.File)
 	}
+	for _, f := range []struct {
+		field, text string
+		lines       bool
+	}{{"config", c.Config, true}, {"run", c.Run, true}, {"file", c.File, false}} {
+		if msg := CheckPrintable(f.text, f.lines); msg != "" {
+			r.add("balancers.command."+f.field, "%s", msg)
+		}
+	}
 }
 
 // Directive is the proxy's configuration text for algorithm, with the

@@ -27,9 +27,9 @@ import (
 // when they are walked (each).
 func labKnobs(l *Lab) []knob {
 	ks := []knob{
-		text("name", &l.Name, MaxNameLen),
-		text("description", &l.Description, MaxTextLen),
-		text("narration", &l.Narration, MaxTextLen),
+		text("name", &l.Name, MaxNameLen, false),
+		text("description", &l.Description, MaxTextLen, true),
+		text("narration", &l.Narration, MaxTextLen, true),
 		fixed("seed", &l.Seed, 1),
 		ranged("duration", &l.Duration, 20*time.Second, Bounds.Duration),
 	}
@@ -408,16 +408,20 @@ func (k wordKnob[T]) check(r *reporter) {
 	oneOfEnum(r, k.path, *k.p, k.words...)
 }
 
-// textKnob is free text: at most max bytes, or what ok says of it.
+// textKnob is free text: at most max bytes of printable text (of several
+// lines where lines is true; CheckPrintable), or what ok says of it.
 type textKnob struct {
-	path string
-	p    *string
-	max  int
-	ok   func(string) string // what is wrong with the text, or ""
-	in   *Allowed            // with ok: what it allows, when a range says it
+	path  string
+	p     *string
+	max   int
+	lines bool
+	ok    func(string) string // what is wrong with the text, or ""
+	in    *Allowed            // with ok: what it allows, when a range says it
 }
 
-func text(path string, p *string, max int) textKnob { return textKnob{path: path, p: p, max: max} }
+func text(path string, p *string, max int, lines bool) textKnob {
+	return textKnob{path: path, p: p, max: max, lines: lines}
+}
 
 // checked is a text setting of its own forms (a hedge: 50ms or p95),
 // with what a range of them allows.
@@ -437,7 +441,7 @@ func (k textKnob) check(r *reporter) {
 		}
 		return
 	}
-	checkText(r, k.path, *k.p, k.max)
+	checkText(r, k.path, *k.p, k.max, k.lines)
 }
 
 // fixedKnob is a setting with a default and no check (every value is

@@ -31,6 +31,7 @@ func validateCompare(l *Lab, r *reporter, ch *setChecker) {
 			r.add(p+".name", "name %s is already used by compare[%d]", quote(s.Name), j)
 		default:
 			names[s.Name] = i
+			checkText(r, p+".name", s.Name, MaxNameLen, false)
 		}
 		if s.Algorithm != "" && !slices.Contains(Algorithms, s.Algorithm) {
 			r.oneOf(p+".algorithm", s.Algorithm, Algorithms...)

@@ -270,7 +270,7 @@ func runLive(ctx context.Context, cfg LiveConfig, tree Map, base baseline) (out 
 	in := &injector{faults: faults, injected: map[string]int{},
 		spin: func(d time.Duration) *exec.Cmd { return cfg.Launch("spin", []string{"--for", d.String()}) }}
 	opts := livelab.RunOptions{
-		Options:     livelab.Options{Launch: cfg.Launch, Logs: logs, Log: zap.NewNop(), Dir: dir, MaxServers: livelab.DefaultMaxServers},
+		Options:     livelab.Options{Launch: cfg.Launch, Logs: logs, Log: zap.NewNop(), Dir: dir, MaxProcesses: livelab.DefaultMaxProcesses},
 		LoadgenArgs: []string{"--out", csvPath, "--drain", liveDrain.String()},
 		Inject:      in.run,
 	}

@@ -17,7 +17,7 @@ func overHTTP(h http.Handler, method, target, body string) dash.Answer {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(method, target, strings.NewReader(body)))
 	return dash.Answer{Status: rec.Code, Type: rec.Header().Get("Content-Type"), Disposition: rec.Header().Get("Content-Disposition"),
-		NoCache: rec.Header().Get("Cache-Control") == "no-cache", Body: rec.Body.Bytes()}
+		NoCache: rec.Header().Get("Cache-Control") == "no-cache", Allow: rec.Header().Get("Allow"), Body: rec.Body.Bytes()}
 }
 
 // atUnix is the wall-clock instant a snapshot was published at, the one
@@ -28,9 +28,9 @@ func sameAnswer(t *testing.T, what string, got, want dash.Answer) {
 	t.Helper()
 	got.Body, want.Body = atUnix.ReplaceAll(got.Body, nil), atUnix.ReplaceAll(want.Body, nil)
 	if got.Status != want.Status || got.Type != want.Type || got.Disposition != want.Disposition || got.NoCache != want.NoCache ||
-		string(got.Body) != string(want.Body) {
-		t.Errorf("%s: in memory %d %q %q no-cache %v %.300s\nover HTTP %d %q %q no-cache %v %.300s", what,
-			got.Status, got.Type, got.Disposition, got.NoCache, got.Body, want.Status, want.Type, want.Disposition, want.NoCache, want.Body)
+		got.Allow != want.Allow || string(got.Body) != string(want.Body) {
+		t.Errorf("%s: in memory %d %q %q no-cache %v allow %q %.300s\nover HTTP %d %q %q no-cache %v allow %q %.300s", what,
+			got.Status, got.Type, got.Disposition, got.NoCache, got.Allow, got.Body, want.Status, want.Type, want.Disposition, want.NoCache, want.Allow, want.Body)
 	}
 }
 
@@ -71,8 +71,15 @@ func TestAnswerInMemoryIsHandlersOverHTTP(t *testing.T) {
 		{400, "POST", "/api/compare", `{"seeds":1}`},
 		{200, "POST", "/api/compare", `{}`},
 		{200, "GET", "/api/report.json", ""},
-		{405, "POST", "/api/snapshot", ""}, // the mux's 405
-		{405, "DELETE", "/api/nope", ""},
+		{405, "POST", "/api/snapshot", ""}, // a path of the API, another method
+		{405, "GET", "/api/chaos", ""},
+		{405, "GET", "/api/lab", ""},
+		{405, "PUT", "/api/playback", ""},
+		{405, "POST", "/healthz", ""},
+		{404, "DELETE", "/api/nope", ""}, // no route has the path
+		{404, "GET", "/api/nope", ""},
+		{404, "GET", "/api/", ""},
+		{404, "GET", "/api/stream/x", ""},
 	}
 	for _, st := range steps {
 		what := st.method + " " + st.target + " " + trim(st.body)
@@ -82,11 +89,7 @@ func TestAnswerInMemoryIsHandlersOverHTTP(t *testing.T) {
 		}
 		sameAnswer(t, what, got, overHTTP(h, st.method, st.target, st.body))
 	}
-	// The mux sends a GET it has no route for to the page's bundle: the
-	// page's module has none, and answers as net/http does for a file
-	// not found; a HEAD is a GET without the body.
-	sameAnswer(t, "GET /api/nope", mem.Answer(dash.NewRequest("GET", "/api/nope", nil)),
-		overHTTP(http.NotFoundHandler(), "GET", "/api/nope", ""))
+	// a HEAD is a GET without the body
 	if a := mem.Answer(dash.NewRequest("HEAD", "/healthz", nil)); a.Status != 200 || a.Type != "application/json" || len(a.Body) != 0 {
 		t.Errorf("HEAD /healthz: %d %q %q, want 200, JSON, no body", a.Status, a.Type, a.Body)
 	}

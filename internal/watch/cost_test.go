@@ -98,3 +98,27 @@ func TestLabsOverTheCostBudgetAreRefused(t *testing.T) {
 		t.Fatalf("the same drill on the lab run with max_cost 100: %d %s, want it taken", code, body)
 	}
 }
+
+// POST /api/lab's max_cost is --max-cost's factor: from 8e7 the budget's
+// CPU passed what a time.Duration holds and every lab was refused "over
+// the budget of -2562047h47m16.854775808s". A large factor saturates and
+// the lab plays; a number JSON cannot hold as a float64 (1e400) is a 400
+// naming max_cost, as 0 and -1 are.
+func TestMaxCostLargeFactorsPlay(t *testing.T) {
+	srv := watching(t, "rr-slow")
+	for _, f := range []string{"8e7", "1e9", "1e300"} {
+		body := `{"file": "heavy.yaml", "yaml": ` + strconvQuote(heavyLab) + `, "max_cost": ` + f + `}`
+		if code, text := inMemory(t, srv, "POST", "/api/lab", body); code != 200 {
+			t.Errorf("POST /api/lab with max_cost %s: %d %s, want 200", f, code, text)
+		}
+	}
+	body := `{"file": "heavy.yaml", "yaml": ` + strconvQuote(heavyLab) + `, "max_cost": 1e400}`
+	if code, text := inMemory(t, srv, "POST", "/api/lab", body); code != 400 || !strings.Contains(text, "max_cost") {
+		t.Errorf("POST /api/lab with max_cost 1e400: %d %s, want 400 naming max_cost", code, text)
+	}
+}
+
+func strconvQuote(s string) string {
+	data, _ := json.Marshal(s)
+	return string(data)
+}

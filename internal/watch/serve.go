@@ -29,15 +29,15 @@ type (
 
 // Handler answers the dashboard's requests over HTTP (the API, the stream
 // and the page) without the listener's guard, which Serve wraps it in.
-// Each route of the API is the one Answer calls (routeTable).
+// Each route of the API is the one Answer calls (routeTable); a request
+// no route takes is refused as Answer refuses it (dash.Routes).
 func (s *Server) Handler() http.Handler {
-	mux := http.NewServeMux()
+	rs := dash.NewRoutes[http.Handler](true)
 	for _, r := range s.api {
-		mux.Handle(r.method+" "+r.path, dash.HTTP(r.h))
+		rs.Add(r.method, r.path, dash.HTTP(r.h))
 	}
-	mux.Handle("GET /api/stream", s.stream)
-	mux.Handle("GET /", webui.Handler())
-	return mux
+	rs.Add("GET", "/api/stream", s.stream)
+	return dash.Serve(rs, webui.Handler())
 }
 
 func orNop(l logger) logger {

@@ -128,6 +128,9 @@ func (s *Server) handleLab(req dash.Request) dash.Answer {
 	if in.File == "" {
 		in.File = "lab.yaml"
 	}
+	if msg := labfile.CheckPrintable(in.File, false); msg != "" { // it names the lab's errors, and GET /api/source gives it back
+		return badRequest("file: " + msg)
+	}
 	seed, err := seedOf(in.Seed)
 	if err != nil {
 		return badRequest(err.Error())

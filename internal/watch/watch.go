@@ -106,16 +106,17 @@ type Server struct {
 	stream   *dash.Stream
 	log      logger
 	access   access
-	demo     bool            // looping until the first touch
-	loops    int             // times the demo started again
-	source   *source         // the lab file as given (GET /api/source, /api/report.json)
-	seq      uint64          // snapshots published
-	api      []route         // routeTable
-	budget   assemble.Budget // Options.Budget: what a lab may cost
-	allowed  assemble.Budget // what the lab playing may cost: budget, or what POST /api/lab asked for
-	work     *Work           // the long request going on, if any (the newest when several are)
-	busy     func()          // Options.Busy
-	every    time.Duration   // workEvery (tests set 0: every step published)
+	demo     bool                      // looping until the first touch
+	loops    int                       // times the demo started again
+	source   *source                   // the lab file as given (GET /api/source, /api/report.json)
+	seq      uint64                    // snapshots published
+	api      []route                   // routeTable
+	routes   *dash.Routes[dash.Handle] // api, as Answer finds its routes
+	budget   assemble.Budget           // Options.Budget: what a lab may cost
+	allowed  assemble.Budget           // what the lab playing may cost: budget, or what POST /api/lab asked for
+	work     *Work                     // the long request going on, if any (the newest when several are)
+	busy     func()                    // Options.Busy
+	every    time.Duration             // workEvery (tests set 0: every step published)
 }
 
 // New prepares a server for opts (nothing runs before Serve).
@@ -127,6 +128,13 @@ func New(opts Options) (*Server, error) {
 	}
 	s.log = orNop(s.log)
 	s.api = s.routeTable()
+	s.routes = dash.NewRoutes[dash.Handle](true)
+	for _, r := range s.api {
+		s.routes.Add(r.method, r.path, r.h)
+	}
+	s.routes.Add("GET", "/api/stream", func(dash.Request) dash.Answer { // Handler's: in memory the page is handed each snapshot (Latest)
+		return dash.Refuse(404, "GET /api/stream is lab watch's server's: the page's module hands the page each snapshot itself")
+	})
 	if s.speed == 0 {
 		s.speed = 1
 	}
@@ -419,32 +427,21 @@ func (s *Server) routeTable() []route {
 
 // Answer answers one request of the page in memory, as Handler answers it
 // over HTTP: a route of the API by its method and path (HEAD as GET,
-// without the body); else, as Handler's mux does with no page to serve, a
-// GET is 404 and any other method 405, in net/http's words. The stream is
-// not here: the page's wasm module hands the page each new snapshot
-// itself (Latest).
+// without the body); else the API's refusal, a JSON 404 or 405 with the
+// methods the path takes (dash.Routes), the page's files being none of
+// the module's. The stream is not here: the page's wasm module hands the
+// page each new snapshot itself (Latest).
 func (s *Server) Answer(req dash.Request) dash.Answer {
-	method := req.Method
-	if method == "HEAD" {
-		method = "GET"
+	m := s.routes.Find(req.Method, req.Path)
+	if !m.OK {
+		return m.Refusal
 	}
-	for _, r := range s.api {
-		if r.method == method && r.path == req.Path {
-			a := r.h(req)
-			if req.Method == "HEAD" {
-				a.Body = nil
-			}
-			return a
-		}
+	a := m.H(req)
+	if req.Method == "HEAD" {
+		a.Body = nil
 	}
-	if method == "GET" {
-		return dash.Answer{Status: 404, Type: plainText, Body: []byte("404 page not found\n")}
-	}
-	return dash.Answer{Status: 405, Type: plainText, Body: []byte("Method Not Allowed\n")}
+	return a
 }
-
-// plainText is net/http's type of its own error texts.
-const plainText = "text/plain; charset=utf-8"
 
 // touched ends the demo loop before handling a POST: the first touch
 // stops it (the page posts an empty playback body on the first click or

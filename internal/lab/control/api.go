@@ -2,7 +2,6 @@ package control
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 
 	"github.com/lblab/lblab/internal/assemble"
@@ -79,9 +78,11 @@ func (c *Controller) handleChaos(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
 		return
 	}
-	if n, max := run.Servers(), c.opts.MaxServers; ev.Action == labfile.ActionAddServer && n >= max {
-		writeJSON(w, 400, map[string]any{"error": fmt.Sprintf("add-server: the lab runs %d servers, the most --max-servers allows (%d): each server is a process", n, max), "code": 400})
-		return
+	if ev.Action == labfile.ActionAddServer && c.opts.AddServer != nil {
+		if err := c.opts.AddServer(run.Lab(), ev); err != nil {
+			writeJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
+			return
+		}
 	}
 	undo, err := run.Fire(req.Context(), ev)
 	if err != nil {

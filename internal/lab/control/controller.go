@@ -46,8 +46,6 @@ type Run interface {
 	Features(mode string) dash.Features
 	// Attached: processes someone else started (no add-server).
 	Attached() bool
-	// Servers is how many backends it has now.
-	Servers() int
 	// Fire applies a drill now, logged as "chaos: ...", and returns its
 	// undo (the zero Event for none), scheduled For later.
 	Fire(ctx context.Context, ev labfile.Event) (labfile.Event, error)
@@ -60,15 +58,15 @@ type Options struct {
 	Mode   string      // up | run | attach
 	Access wire.Access // who may call it (its token may be "" on a loopback address)
 	Log    *zap.Logger
-	// MaxServers is the most servers an add-server drill may bring the run
-	// to (the --max-servers bound in force).
-	MaxServers int
 	// Budget is what a lab may cost (zero: assemble.DefaultBudget), checked
 	// for a drill that changes settings and for a scenario switched to.
 	Budget assemble.Budget
 	// Admit refuses a scenario's lab before a switch starts it (too many
-	// servers, a proxy not installed).
+	// processes, a proxy not installed).
 	Admit func(*labfile.Lab) error
+	// AddServer refuses an add-server drill ev on a run of lab (as drills
+	// have left it) that would start too many processes (nil: none is).
+	AddServer func(lab *labfile.Lab, ev labfile.Event) error
 	// Switch replaces the run by built-in scenario name's lab (with its
 	// compare setting applied) in lab up; it holds the controller's switch
 	// lock. Nil where switching is not available.
@@ -132,18 +130,26 @@ func (c *Controller) Close() {
 	}
 }
 
+// routes is the controller's API and the page; a request no route takes
+// gets the API's JSON 404 or 405 (dash.Routes), as lab watch's does.
 func (c *Controller) routes() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]bool{"ok": true}) })
-	mux.HandleFunc("GET /api/state", c.handleState)
-	mux.HandleFunc("POST /api/chaos", c.handleChaos)
-	mux.HandleFunc("GET /api/sd", c.handleSD)
-	mux.HandleFunc("GET /api/snapshot", c.handleSnapshot)
-	mux.HandleFunc("GET /api/stream", c.handleStream)
-	mux.HandleFunc("GET /api/scenarios", c.handleScenarios)
-	mux.HandleFunc("POST /api/scenario", c.handleScenario)
-	mux.Handle("GET /", webui.Handler())
-	return mux
+	rs := dash.NewRoutes[http.Handler](true)
+	for _, r := range []struct {
+		method, path string
+		h            http.HandlerFunc
+	}{
+		{"GET", "/healthz", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]bool{"ok": true}) }},
+		{"GET", "/api/state", c.handleState},
+		{"POST", "/api/chaos", c.handleChaos},
+		{"GET", "/api/sd", c.handleSD},
+		{"GET", "/api/snapshot", c.handleSnapshot},
+		{"GET", "/api/stream", c.handleStream},
+		{"GET", "/api/scenarios", c.handleScenarios},
+		{"POST", "/api/scenario", c.handleScenario},
+	} {
+		rs.Add(r.method, r.path, r.h)
+	}
+	return dash.Serve(rs, webui.Handler())
 }
 
 // SetRun makes r the run the controller shows and drills go to (nil:

@@ -60,6 +60,7 @@ type Answer struct {
 	Type        string // Content-Type
 	Disposition string // Content-Disposition (a download's file name), if any
 	NoCache     bool   // Cache-Control: no-cache
+	Allow       string // a 405's Allow header: the methods the path takes
 	Body        []byte
 }
 

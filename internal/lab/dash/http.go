@@ -42,6 +42,9 @@ func Write(w http.ResponseWriter, a Answer) {
 	if a.NoCache {
 		h.Set("Cache-Control", "no-cache")
 	}
+	if a.Allow != "" {
+		h.Set("Allow", a.Allow)
+	}
 	w.WriteHeader(a.Status)
 	_, _ = w.Write(a.Body)
 }
@@ -49,6 +52,22 @@ func Write(w http.ResponseWriter, a Answer) {
 // HTTP serves route h over HTTP.
 func HTTP(h Handle) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) { Write(w, h(ReadRequest(w, req))) }
+}
+
+// Serve answers each request over HTTP by rs (Routes.Find): a route's
+// handler, page for what is the page's (nil: none), or the API's JSON
+// refusal, 404 or 405 with its Allow header.
+func Serve(rs *Routes[http.Handler], page http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		switch m := rs.Find(req.Method, req.URL.Path); {
+		case m.OK:
+			m.H.ServeHTTP(w, req)
+		case m.Page && page != nil:
+			page.ServeHTTP(w, req)
+		default:
+			Write(w, m.Refusal)
+		}
+	})
 }
 
 // DecodeBody is Decode over HTTP, for the live controller's handlers: on

@@ -46,11 +46,12 @@ func (b *Backend) serveAdmin(ctx *fasthttp.RequestCtx) {
 	path := string(ctx.Path())
 	switch path {
 	case "/healthz":
-		wire.WriteJSON(ctx, fasthttp.StatusOK, map[string]string{"status": "ok", "server": b.cfg.Name})
+		if wire.Allow(ctx, fasthttp.MethodGet) {
+			wire.WriteJSON(ctx, fasthttp.StatusOK, map[string]string{"status": "ok", "server": b.cfg.Name})
+		}
 		return
 	case "/admin/state", "/load", "/metrics":
-		if !ctx.IsGet() && !ctx.IsHead() {
-			wire.WriteError(ctx, fasthttp.StatusMethodNotAllowed, "%s takes GET", path)
+		if !wire.Allow(ctx, fasthttp.MethodGet) {
 			return
 		}
 		switch path {
@@ -68,8 +69,7 @@ func (b *Backend) serveAdmin(ctx *fasthttp.RequestCtx) {
 		wire.WriteError(ctx, fasthttp.StatusNotFound, "no such endpoint %s", path)
 		return
 	}
-	if !ctx.IsPost() {
-		wire.WriteError(ctx, fasthttp.StatusMethodNotAllowed, "%s takes POST", path)
+	if !wire.Allow(ctx, fasthttp.MethodPost) {
 		return
 	}
 	if kind, ok := act(b, ctx); ok {

@@ -59,6 +59,9 @@ func TestAdminBadInputChangesNothing(t *testing.T) {
 	})
 }
 
+// A wrong method is a 405 naming the methods its path takes in the Allow
+// header (it had none, and /healthz took any method), an unknown path a
+// 404, both JSON {"error", "code"} as every admin API's errors.
 func TestAdminRoutes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, n := startMem(t, labWith(t))
@@ -66,12 +69,20 @@ func TestAdminRoutes(t *testing.T) {
 		for _, tc := range []struct {
 			method, path string
 			code         int
+			allow        string
 		}{
-			{"GET", "/healthz", 200}, {"GET", "/admin/nope", 404}, {"GET", "/admin/drill", 405},
-			{"POST", "/admin/state", 405}, {"GET", "/metrics", 200}, {"POST", "/metrics", 405},
+			{"GET", "/healthz", 200, ""}, {"GET", "/admin/nope", 404, ""}, {"GET", "/admin/drill", 405, "POST"},
+			{"POST", "/admin/state", 405, "GET, HEAD"}, {"GET", "/metrics", 200, ""}, {"POST", "/metrics", 405, "GET, HEAD"},
+			{"DELETE", "/healthz", 405, "GET, HEAD"}, {"PUT", "/load", 405, "GET, HEAD"},
 		} {
-			if r := c.admin(tc.method, tc.path, ""); r.code != tc.code {
-				t.Errorf("%s %s: %d, want %d", tc.method, tc.path, r.code, tc.code)
+			r := c.admin(tc.method, tc.path, "")
+			if r.code != tc.code || r.header("Allow") != tc.allow {
+				t.Errorf("%s %s: %d, Allow %q; want %d, Allow %q", tc.method, tc.path, r.code, r.header("Allow"), tc.code, tc.allow)
+			}
+			if tc.code >= 400 {
+				if e := errorBody(t, r); e.Error == "" || e.Code != tc.code {
+					t.Errorf("%s %s: body %s, want {\"error\": ..., \"code\": %d}", tc.method, tc.path, r.body, tc.code)
+				}
 			}
 		}
 	})

@@ -14,9 +14,9 @@ import (
 
 // serveAdmin routes the admin API (docs/admin-api-lb.md).
 func (l *LB) serveAdmin(ctx *fasthttp.RequestCtx) {
-	path, method := string(ctx.Path()), string(ctx.Method())
+	path := string(ctx.Path())
 	if name, ok := strings.CutPrefix(path, "/admin/backends/"); ok {
-		if allow(ctx, method, "DELETE") {
+		if wire.Allow(ctx, "DELETE") {
 			l.deleteBackend(ctx, name)
 		}
 		return
@@ -26,7 +26,7 @@ func (l *LB) serveAdmin(ctx *fasthttp.RequestCtx) {
 		wire.WriteError(ctx, fasthttp.StatusNotFound, "no such endpoint %s (see docs/admin-api-lb.md)", path)
 		return
 	}
-	if allow(ctx, method, r.method) {
+	if wire.Allow(ctx, r.method) {
 		r.h(ctx)
 	}
 }
@@ -49,16 +49,6 @@ func (l *LB) adminRoutes() map[string]route {
 		"/admin/cancel":    {"POST", l.postCancel},
 		"/metrics":         {"GET", l.met.Handler()},
 	}
-}
-
-// allow answers 405 unless the method is the one the route takes.
-func allow(ctx *fasthttp.RequestCtx, got, want string) bool {
-	if got == want || got == "HEAD" && want == "GET" {
-		return true
-	}
-	ctx.Response.Header.Set("Allow", want)
-	wire.WriteError(ctx, fasthttp.StatusMethodNotAllowed, "%s %s: use %s", got, ctx.Path(), want)
-	return false
 }
 
 // reply answers an error by its kind (400, 409, else 500), or v with 200.

@@ -53,25 +53,42 @@ func (r *Runner) Admin() fasthttp.RequestHandler {
 		path, method := string(ctx.Path()), string(ctx.Method())
 		switch {
 		case path == "/healthz":
-			wire.WriteJSON(ctx, fasthttp.StatusOK, map[string]string{"status": "ok"})
-		case path == "/metrics" && (method == fasthttp.MethodGet || method == fasthttp.MethodHead):
-			r.met.Handler()(ctx)
-		case path == "/admin/state" && method == fasthttp.MethodGet:
-			r.answer(ctx, command{op: "state"})
-		case path == "/admin/rate" && (method == fasthttp.MethodPut || method == fasthttp.MethodPost):
+			if wire.Allow(ctx, fasthttp.MethodGet) {
+				wire.WriteJSON(ctx, fasthttp.StatusOK, map[string]string{"status": "ok"})
+			}
+		case path == "/metrics":
+			if wire.Allow(ctx, fasthttp.MethodGet) {
+				r.met.Handler()(ctx)
+			}
+		case path == "/admin/state":
+			if wire.Allow(ctx, fasthttp.MethodGet) {
+				r.answer(ctx, command{op: "state"})
+			}
+		case path == "/admin/rate":
+			if !wire.Allow(ctx, fasthttp.MethodPut, fasthttp.MethodPost) {
+				return
+			}
 			if c, ok := rateCommand(ctx); ok {
 				r.answer(ctx, c)
 			}
-		case path == "/admin/set" && method == fasthttp.MethodPost:
+		case path == "/admin/set":
+			if !wire.Allow(ctx, fasthttp.MethodPost) {
+				return
+			}
 			if c, ok := setCommand(ctx); ok {
 				r.answer(ctx, c)
 			}
-		case path == "/admin/backends" && method == fasthttp.MethodPost:
+		case path == "/admin/backends":
+			if !wire.Allow(ctx, fasthttp.MethodPost) {
+				return
+			}
 			if c, ok := serversCommand(ctx); ok {
 				r.answer(ctx, c)
 			}
-		case strings.HasPrefix(path, "/admin/backends/") && method == fasthttp.MethodDelete:
-			r.answer(ctx, command{op: "remove-server", server: wire.BackendSpec{Name: strings.TrimPrefix(path, "/admin/backends/")}})
+		case strings.HasPrefix(path, "/admin/backends/"):
+			if wire.Allow(ctx, fasthttp.MethodDelete) {
+				r.answer(ctx, command{op: "remove-server", server: wire.BackendSpec{Name: strings.TrimPrefix(path, "/admin/backends/")}})
+			}
 		case strings.HasPrefix(path, "/admin/"):
 			wire.WriteError(ctx, fasthttp.StatusNotFound, "no such endpoint: %s %s (GET /admin/state, PUT /admin/rate, POST /admin/set, POST /admin/backends, DELETE /admin/backends/NAME)", method, path)
 		default:

@@ -10,6 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // Client-side mode: no balancer; p2c-stale compares the queues the servers
@@ -165,5 +166,45 @@ func TestWorkersAreReused(t *testing.T) {
 	}
 	if bound >= attempts {
 		t.Logf("the run stalled (peak %d of %d attempts): this run cannot tell reuse from none", peak, attempts)
+	}
+}
+
+// A wrong method on a path of the admin API was a 404 "no such endpoint"
+// (and /healthz took any method): it is a 405 naming the methods the path
+// takes in the Allow header, JSON as every error; an unknown path stays a
+// 404. No run is needed: the methods are checked before the loop is asked.
+func TestAdminWrongMethods(t *testing.T) {
+	f := newFake(t, "b1", false, okAfterWork)
+	r, err := New(Config{Lab: testLab(t, nil), Targets: []Target{toFakes("admin", f)}, Dial: dialer(f)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := r.Admin()
+	for _, c := range []struct {
+		method, path string
+		code         int
+		allow        string
+	}{
+		{"GET", "/admin/rate", 405, "PUT, POST"},
+		{"DELETE", "/admin/state", 405, "GET, HEAD"},
+		{"GET", "/admin/set", 405, "POST"},
+		{"PUT", "/admin/backends", 405, "POST"},
+		{"GET", "/admin/backends/s1", 405, "DELETE"},
+		{"POST", "/healthz", 405, "GET, HEAD"},
+		{"POST", "/metrics", 405, "GET, HEAD"},
+		{"GET", "/admin/nope", 404, ""},
+		{"GET", "/nope", 404, ""},
+	} {
+		var ctx fasthttp.RequestCtx
+		ctx.Request.Header.SetMethod(c.method)
+		ctx.Request.SetRequestURI(c.path)
+		h(&ctx)
+		var body wire.ErrorBody
+		err := json.Unmarshal(ctx.Response.Body(), &body)
+		if ctx.Response.StatusCode() != c.code || err != nil || body.Code != c.code || body.Error == "" ||
+			string(ctx.Response.Header.Peek("Allow")) != c.allow {
+			t.Errorf("%s %s: %d Allow %q %s; want %d Allow %q and a JSON error", c.method, c.path, ctx.Response.StatusCode(),
+				ctx.Response.Header.Peek("Allow"), ctx.Response.Body(), c.code, c.allow)
+		}
 	}
 }

@@ -7,7 +7,9 @@ package wire
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -75,6 +77,23 @@ func WriteJSON(ctx *fasthttp.RequestCtx, code int, v any) {
 // WriteError answers with code and {"error": msg, "code": code}.
 func WriteError(ctx *fasthttp.RequestCtx, code int, format string, args ...any) {
 	WriteJSON(ctx, code, ErrorBody{Error: fmt.Sprintf(format, args...), Code: code})
+}
+
+// Allow reports whether the request's method is one of methods (a HEAD
+// is a GET without the body); if not it answers 405 naming them, in the
+// body and the Allow header, as every admin API does for a wrong method.
+func Allow(ctx *fasthttp.RequestCtx, methods ...string) bool {
+	got := string(ctx.Method())
+	if slices.Contains(methods, got) || got == fasthttp.MethodHead && slices.Contains(methods, fasthttp.MethodGet) {
+		return true
+	}
+	if slices.Contains(methods, fasthttp.MethodGet) && !slices.Contains(methods, fasthttp.MethodHead) {
+		methods = append(slices.Clone(methods), fasthttp.MethodHead)
+	}
+	allow := strings.Join(methods, ", ")
+	ctx.Response.Header.Set("Allow", allow)
+	WriteError(ctx, fasthttp.StatusMethodNotAllowed, "%s %s: use %s", got, ctx.Path(), allow)
+	return false
 }
 
 // Invalid answers 400 for a value out of its range: msg says what is
