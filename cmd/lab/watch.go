@@ -13,6 +13,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/shell/wire"
+	"github.com/lblab/lblab/internal/suggest"
 	"github.com/lblab/lblab/internal/watch"
 )
 
@@ -145,7 +146,8 @@ func pickSetting(lab *labfile.Lab, flag string) (string, error) {
 	for _, s := range lab.Compare {
 		names = append(names, s.Name)
 	}
-	return "", fmt.Errorf("--setting %q: not a compare setting of %s (%s) nor an algorithm (lab algorithms)", flag, lab.Name, strings.Join(names, ", "))
+	return "", fmt.Errorf("--setting %q: not a compare setting of %s nor an algorithm%s (settings: %s; lab algorithms lists the algorithms)",
+		flag, lab.Name, suggest.DidYouMean(flag, append(names, policy.Algorithms()...), false), strings.Join(names, ", "))
 }
 
 // settingNamed is lab's compare setting called name, or the algorithm name
