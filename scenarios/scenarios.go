@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/suggest"
 )
 
 //go:embed *.yaml
@@ -42,7 +43,7 @@ func Lab(name string) (*labfile.Lab, error) {
 func Get(name string) ([]byte, error) {
 	data, err := files.ReadFile(name + ".yaml")
 	if err != nil {
-		return nil, fmt.Errorf("no scenario %q (built in: %s)", name, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("no scenario %q%s (built in: %s)", name, suggest.DidYouMean(name, Names(), false), strings.Join(Names(), ", "))
 	}
 	return data, nil
 }

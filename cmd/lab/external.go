@@ -10,6 +10,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
+	"github.com/lblab/lblab/internal/suggest"
 )
 
 // --balancer KIND[,KIND...] runs a lab's balancer tier as lblab's lb or as
@@ -27,7 +28,8 @@ func parseKinds(arg string) ([]string, error) {
 	for _, k := range strings.Split(arg, ",") {
 		k = strings.TrimSpace(k)
 		if !slices.Contains(labfile.Kinds(), k) {
-			return nil, fmt.Errorf("--balancer: %q is not a balancer kind (%s)", k, strings.Join(labfile.Kinds(), ", "))
+			return nil, fmt.Errorf("--balancer: %q is not a balancer kind%s (kinds: %s)", k,
+				suggest.DidYouMean(k, labfile.Kinds(), false), strings.Join(labfile.Kinds(), ", "))
 		}
 		if slices.Contains(out, k) {
 			return nil, fmt.Errorf("--balancer: %s is named twice", k)

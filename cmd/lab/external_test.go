@@ -15,7 +15,7 @@ func TestBalancerFlagRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "rr-slow", "--balancer", "haproxi"}, `--balancer: "haproxi" is not a balancer kind (lb, haproxy, nginx, caddy, command)`},
+		{[]string{"run", "rr-slow", "--balancer", "haproxi"}, `--balancer: "haproxi" is not a balancer kind; did you mean haproxy? (kinds: lb, haproxy, nginx, caddy, command)`},
 		{[]string{"run", "rr-slow", "--balancer", "lb,lb"}, "--balancer: lb is named twice"},
 		{[]string{"run", "rr-slow", "--compare", "least-latency", "--balancer", "haproxy"}, `kind haproxy has no "least-latency" (the nearest it has: least-outstanding, balance leastconn); the algorithms it maps: round-robin, weighted-round-robin, random, least-outstanding, p2c, ring-hash, ring-hash-bounded`},
 		{[]string{"run", "retry-storm", "--compare", "drop-expired", "--balancer", "nginx"}, "servers.drop_expired: kind nginx cannot honour it: the proxies do not pass balancers.timeout on"},

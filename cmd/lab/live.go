@@ -198,6 +198,7 @@ run warns and runs without it).`,
 				return liveSeeds(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), lab, settings, seeds, f, ropts)
 			}
 			rep, err := livelab.Run(ctx, lab, settings, ropts)
+			f.tr.checkOut(cmd.ErrOrStderr(), err)
 			if err != nil {
 				return err
 			}

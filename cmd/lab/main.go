@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
+	"regexp"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/lblab/lblab/internal/cli/usage"
 	labproc "github.com/lblab/lblab/internal/lab/proc"
+	"github.com/lblab/lblab/internal/suggest"
 )
 
 // usageError marks bad input (flags, lab files): exit status 2.
@@ -39,8 +42,10 @@ time and prints the report. See docs/labfile.md for the lab-file reference.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.SuggestionsMinimumDistance = 2
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{flagMistake(cmd, err)} })
+	root.Version = usage.Version("lab")
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().Bool("version", false, "print the version and the commit this binary was built from")
 	root.AddCommand(simCommand(), watchCommand(), sweepCommand(), runCommand(), upCommand(), dashboardCommand(), chaosCommand(), scenariosCommand(), claimsCommand(), algorithmsCommand(), tortureCommand())
 	root.AddCommand(processCommands()...)
 	usageArgs(root)
@@ -69,8 +74,15 @@ func usageArgs(root *cobra.Command) {
 			return nil
 		}
 		msg := fmt.Sprintf("unknown command %q (lab --help lists them)", args[0])
-		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-			msg = fmt.Sprintf("unknown command %q: did you mean %s?", args[0], strings.Join(s, " or "))
+		var names []string
+		for _, c := range cmd.Commands() {
+			if !c.Hidden {
+				names = append(names, c.Name())
+				names = append(names, c.Aliases...)
+			}
+		}
+		if s := suggest.Nearest(args[0], names); s != "" {
+			msg = fmt.Sprintf("unknown command %q: did you mean %s?", args[0], s)
 		}
 		return usageError{errors.New(msg)}
 	}
@@ -90,4 +102,25 @@ func usageArgs(root *cobra.Command) {
 		}
 	}
 	wrap(root)
+}
+
+// unknownFlag is pflag's message for a flag no command defines.
+var unknownFlag = regexp.MustCompile(`^unknown flag: --([^ =]+)`)
+
+// flagMistake is a flag error in one line: an unknown flag names the
+// nearest flag of the command, as the daemons' command lines do
+// (internal/cli/usage).
+func flagMistake(cmd *cobra.Command, err error) error {
+	m := unknownFlag.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	var names []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	msg := fmt.Sprintf("unknown flag --%s", m[1])
+	if s := suggest.Nearest(m[1], names); s != "" {
+		msg += fmt.Sprintf("; did you mean --%s?", s)
+	}
+	return fmt.Errorf("%s (%s --help lists the flags)", msg, cmd.CommandPath())
 }

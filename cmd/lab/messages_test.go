@@ -1,15 +1,18 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/scenarios"
 )
 
@@ -89,11 +92,62 @@ func TestLoadgenQuietAndDoubleDashHelp(t *testing.T) {
 	if _, errOut, code := lab(t, append(args, "--log-waits")...); code != 0 || !strings.Contains(errOut, `"wait lateness"`) {
 		t.Errorf("loadgen --log-waits: exit %d, stderr %q", code, errOut)
 	}
-	oneDash := regexp.MustCompile(`(?m)^  -[a-z]`)
+	oneDash := regexp.MustCompile(`(?m)^  -[A-Za-z]([^,]|,[^ ]|, [^-])`) // a one-letter alias stands before its long flag: "  -c, --connections N"
 	for _, daemon := range []string{"loadgen", "lb", "backend"} {
 		out, errOut, _ := lab(t, daemon, "--help")
-		if help := out + errOut; oneDash.MatchString(help) || !strings.Contains(help, "\n  --admin") {
-			t.Errorf("lab %s --help: flags with one dash:\n%s", daemon, help)
+		if help := out + errOut; oneDash.MatchString(help) || !strings.Contains(help, "\n  --admin") || !strings.Contains(help, "examples:\n  "+daemon+" ") {
+			t.Errorf("lab %s --help: flags with one dash, or no examples:\n%s", daemon, help)
+		}
+	}
+	out, errOut, _ = lab(t, "loadgen", "--help")
+	d := labfile.Default()
+	for _, want := range []string{"  -c, --connections N\n", "  -n, --requests N\n", "  -q, --rate-per-connection R\n", "  -H, --header value\n",
+		"  -d, --duration duration\n", fmt.Sprintf("%g requests/s for %v (the built-in lab's load)", d.Clients.Rate, d.Duration)} {
+		if !strings.Contains(out+errOut, want) {
+			t.Errorf("lab loadgen --help lacks %q:\n%s", want, out+errOut)
+		}
+	}
+}
+
+// Every binary says its version and the commit it was built from, in one
+// line; lab's --help lists the process commands.
+func TestVersionAndProcessCommands(t *testing.T) {
+	line := regexp.MustCompile(`^(lab|lb|backend|loadgen) version \S+, commit ([0-9a-f]{40}|unknown), modified (true|false|unknown), go\S+\n$`)
+	head, _ := exec.Command("git", "rev-parse", "HEAD").Output()
+	for _, args := range [][]string{{"--version"}, {"lb", "--version"}, {"backend", "--version"}, {"loadgen", "--version"}} {
+		out, errOut, code := lab(t, args...)
+		m := line.FindStringSubmatch(out)
+		if code != 0 || m == nil || errOut != "" {
+			t.Errorf("lab %v: exit %d, %q %q; want one line like lab version V, commit C, modified M, goV", args, code, out, errOut)
+			continue
+		}
+		if m[2] != "unknown" && len(head) > 0 && m[2] != strings.TrimSpace(string(head)) {
+			t.Errorf("lab %v says commit %s, the tree is at %s", args, m[2], head)
+		}
+	}
+	out, _, _ := lab(t, "--help")
+	for _, name := range []string{"backend", "lb", "loadgen"} {
+		if !regexp.MustCompile(`(?m)^  ` + name + ` +Run the ` + name + ` process`).MatchString(out) {
+			t.Errorf("lab --help does not list lab %s:\n%s", name, out)
+		}
+	}
+}
+
+// A typo gets one line with the nearest name, from the one helper
+// (internal/suggest): a flag, a command, a scenario, a compare setting, a
+// balancer kind; the daemons' flags alike.
+func TestDidYouMean(t *testing.T) {
+	for want, args := range map[string][]string{
+		"lab: unknown flag --compre; did you mean --compare? (lab sim --help lists the flags)\n":               {"sim", "rr-slow", "--compre", "p2c"},
+		`no scenario "rr-slw"; did you mean rr-slow?`:                                                          {"sim", "rr-slw"},
+		`--compare: "round-robn" is neither a setting of this lab nor an algorithm; did you mean round-robin?`: {"sim", "rr-slow", "--compare", "round-robn"},
+		`--setting "p2cc": not a compare setting of rr-slow nor an algorithm; did you mean p2c?`:               {"watch", "rr-slow", "--setting", "p2cc"},
+		`unknown command "simm": did you mean sim?`:                                                            {"simm"},
+		"loadgen: unknown flag --conections; did you mean --connections? (loadgen --help lists the flags)\n":   {"loadgen", "--conections", "3"},
+	} {
+		_, errOut, code := lab(t, args...)
+		if code != 2 || !strings.Contains(errOut, want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("lab %v: exit %d, stderr %q; want 2 and one line with %q", args, code, errOut, want)
 		}
 	}
 }

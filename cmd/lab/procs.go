@@ -13,7 +13,7 @@ import (
 	"github.com/lblab/lblab/internal/cli/loadgencmd"
 )
 
-// processCommands are the hidden `lab backend|loadgen ...` subcommands:
+// processCommands are the `lab backend|lb|loadgen ...` subcommands:
 // the same programs as the stand-alone binaries, so `lab run` and `lab up`
 // can start every process of a lab from this one binary.
 func processCommands() []*cobra.Command {
@@ -26,8 +26,7 @@ func processCommands() []*cobra.Command {
 	for name, mainFn := range mains {
 		cmds = append(cmds, &cobra.Command{
 			Use:                name + " [flags]",
-			Short:              "run the " + name + " process (as cmd/" + name + "; used by lab run and lab up)",
-			Hidden:             true,
+			Short:              "Run the " + name + " process, as the " + name + " binary does (lab run and lab up start it so); " + name + " --help lists its flags",
 			DisableFlagParsing: true,
 			Run: func(cmd *cobra.Command, args []string) {
 				os.Exit(mainFn(args, os.Stdout, os.Stderr))

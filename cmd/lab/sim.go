@@ -16,6 +16,7 @@ import (
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/report/output"
 	"github.com/lblab/lblab/internal/sim"
+	"github.com/lblab/lblab/internal/suggest"
 )
 
 type simFlags struct {
@@ -217,8 +218,9 @@ func chooseSettings(lab *labfile.Lab, compare string) ([]labfile.Setting, error)
 			for _, s := range lab.Compare {
 				names = append(names, s.Name)
 			}
-			return nil, fmt.Errorf("--compare: %q is neither a setting of this lab (%s) nor an algorithm (%s)",
-				item, strings.Join(names, ", "), strings.Join(policy.Algorithms(), ", "))
+			return nil, fmt.Errorf("--compare: %q is neither a setting of this lab nor an algorithm%s (settings: %s; algorithms: %s)",
+				item, suggest.DidYouMean(item, append(names, policy.Algorithms()...), false),
+				strings.Join(names, ", "), strings.Join(policy.Algorithms(), ", "))
 		}
 	}
 	return out, nil

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -145,4 +147,23 @@ func (tf *traceFlags) refuseWithSeeds(seeds []uint64) error {
 		return usageError{fmt.Errorf("--seeds: --record, --replay, --out and --hdr-log are for one run; give one --seed")}
 	}
 	return nil
+}
+
+// checkOut reads lab run's --out file once its loadgen is done, and warns
+// when the file is not the run's whole CSV: a row cut in the middle (a
+// loadgen killed as it wrote, before it wrote whole rows), or a run that
+// failed (runErr), which leaves only the rows written before.
+func (tf *traceFlags) checkOut(errOut io.Writer, runErr error) {
+	if tf == nil || tf.files.Out == "" {
+		return
+	}
+	rows, err := output.CheckCSV(tf.files.Out)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		fmt.Fprintf(errOut, "lab run: warning: %v\n", err)
+	case runErr != nil:
+		fmt.Fprintf(errOut, "lab run: warning: %s holds %s: the run failed, so they are only those written before it stopped\n",
+			tf.files.Out, report.Plural(uint64(rows), "whole row"))
+	}
 }

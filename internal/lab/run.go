@@ -74,6 +74,7 @@ func Run(ctx context.Context, lab *labfile.Lab, settings []labfile.Setting, opts
 	ctx = admin.WithToken(ctx, admin.OrNewToken(opts.Token))
 	rep := &report.Report{Mode: "live", Lab: lab.Name, Seed: lab.Seed, DurationS: lab.Duration.Seconds(),
 		Narration: lab.Narration, Headline: lab.Report.Headline}
+	rep.Through = through(lab, settings)
 	dash, stopDash := runDashboard(ctx, opts)
 	defer stopDash()
 	for i, s := range settings {
@@ -100,6 +101,24 @@ func Run(ctx context.Context, lab *labfile.Lab, settings []labfile.Setting, opts
 		}
 	}
 	return rep, nil
+}
+
+// through is the external proxy every setting runs its balancer tier as
+// (report.Report.Through), "" when one runs lblab's lb or they differ.
+func through(lab *labfile.Lab, settings []labfile.Setting) string {
+	name := ""
+	for i, s := range settings {
+		l, err := lab.WithSetting(s)
+		if err != nil {
+			return ""
+		}
+		p, ok := l.External()
+		if !ok || i > 0 && p.Name != name {
+			return ""
+		}
+		name = p.Name
+	}
+	return name
 }
 
 // markInterrupted records in rep that the run was stopped early: its

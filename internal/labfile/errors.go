@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/lblab/lblab/internal/suggest"
 )
 
 // Error is a lab-file problem with its position.
@@ -146,46 +148,6 @@ func (r *reporter) add(field, format string, args ...any) {
 	r.errs = append(r.errs, &Error{File: r.file, Line: at.line, Col: at.col, Field: field, Msg: fmt.Sprintf(format, args...)})
 }
 
-// suggest returns the allowed name closest to a misspelled one, or "" when
-// none is close (edit distance at most 2, or a prefix either way).
-func suggest(bad string, allowed []string) string {
-	best, bestD := "", 3
-	for _, a := range allowed {
-		d := editDistance(bad, a)
-		if len(bad) >= 3 && (strings.HasPrefix(a, bad) || strings.HasPrefix(bad, a)) && d > 1 {
-			d = 2
-		}
-		if d < bestD {
-			best, bestD = a, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b (bytes).
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 64
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // quote quotes text from the file for a message, cut to 60 bytes.
 func quote(s string) string {
 	if len(s) > 60 {
@@ -201,7 +163,7 @@ func quote(s string) string {
 // unknownKeyMsg says a key is not allowed, suggesting the nearest allowed one.
 func unknownKeyMsg(key, where string, allowed []string) string {
 	msg := fmt.Sprintf("unknown field %s in %s", quote(key), where)
-	if s := suggest(key, allowed); s != "" {
+	if s := suggest.Nearest(key, allowed); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
 	return msg + " (allowed: " + strings.Join(allowed, ", ") + ")"
@@ -227,7 +189,7 @@ func (r *reporter) oneOf(path, got string, allowed ...string) {
 		return
 	}
 	msg := fmt.Sprintf("must be one of %s; got %s", strings.Join(allowed, ", "), quote(got))
-	if s := suggest(got, allowed); s != "" && got != "" {
+	if s := suggest.Nearest(got, allowed); s != "" && got != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	r.add(path, "%s", msg)

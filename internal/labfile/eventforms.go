@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/lblab/lblab/internal/suggest"
 )
 
 // An event has four forms: the lab file's (read by Parse, written by
@@ -128,7 +130,8 @@ func ParseDrill(args []string) (Event, error) {
 	}
 	d, ok := DrillOf(Action(args[0]))
 	if !ok {
-		return Event{}, fmt.Errorf("unknown action %q: use one of %s", args[0], strings.Join(ActionNames(), ", "))
+		return Event{}, fmt.Errorf("unknown action %q%s (one of %s)", args[0], suggest.DidYouMean(args[0], ActionNames(), false),
+			strings.Join(ActionNames(), ", "))
 	}
 	ev := Event{Action: d.Action}
 	v := reflect.ValueOf(&ev).Elem()

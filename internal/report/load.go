@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Load is what a load tool says about a live run (the loadgen fills it; the
@@ -44,6 +45,10 @@ const (
 	ErrDNS       = "dns"
 	ErrNoConn    = "no free connection"
 	ErrOtherKind = "other"
+	// ErrCutOff is an attempt still without an answer when the run ended
+	// (the drain limit, or the short drain after an interrupt): a service
+	// that hangs, or answers half and stops.
+	ErrCutOff = "no answer by the end"
 )
 
 // LoadLatency is a latency distribution in milliseconds.
@@ -59,11 +64,30 @@ type LoadLatency struct {
 	Max   float64 `json:"max"`
 }
 
+// LateAfter is how far behind its intended instant a request may start
+// before the loadgen counts it late (Pacing.Late).
+const LateAfter = 10 * time.Millisecond
+
+// BehindShare is the share of the requests started late from which the
+// generator counts as behind its schedule (Generator.Behind, the BEHIND
+// warning): below it, a few late starts are the machine's noise, counted
+// in the Pacing row and nowhere louder.
+const BehindShare = 0.01
+
+// IsBehind says whether a generator that started started requests, late
+// of them late, and never started neverStarted of the stream's, fell
+// behind its schedule: any request never started, or late starts that
+// make BehindShare of the started.
+func IsBehind(late, started, neverStarted uint64) bool {
+	return neverStarted > 0 || late > 0 && float64(late) >= BehindShare*float64(started)
+}
+
 // Generator says whether the loadgen started its requests on time and, if
 // not, why and which knob would help.
 type Generator struct {
-	// Behind: requests started more than 10 ms after their intended time
-	// (Pacing.Late > 0) or never started.
+	// Behind: at least BehindShare of the requests started more than
+	// LateAfter after their intended time, or some never started
+	// (IsBehind).
 	Behind bool `json:"behind"`
 	// BehindAtEndMs is how late the last request started.
 	BehindAtEndMs float64 `json:"behind_at_end_ms"`
@@ -112,7 +136,7 @@ func writeLoad(w io.Writer, r *Report, run *Run) {
 		rate = fmt.Sprintf("%.2f", ld.Rate)
 	}
 	row("Requests", "[sent, rate, achieved]", fmt.Sprintf("%d, %s, %.2f", ld.Sent, rate, ld.AchievedRate))
-	row("Duration", "[run, sending]", fmt.Sprintf("%gs, %.3fs", r.DurationS, ld.SendingS))
+	row("Duration", "[run, sending]", durationRow(r.DurationS, ld.SendingS))
 	lat := func(l LoadLatency) string {
 		if l.Count == 0 {
 			return "-"
@@ -125,7 +149,7 @@ func writeLoad(w io.Writer, r *Report, run *Run) {
 	if run.Requests > 0 {
 		success = 100 * float64(run.Succeeded) / float64(run.Requests)
 	}
-	row("Success", "[ratio]", fmt.Sprintf("%.2f%%", success))
+	row("Success", "[ratio]", fmt.Sprintf("%.2f%%", success)+unsuccessful(run.Outcomes))
 	row("Status Codes", "[code:count]", codes(ld.StatusCodes))
 	row("Errors", "[kind:count]", kinds(ld.ErrorKinds))
 	if p := run.Pacing; p != nil {
@@ -135,8 +159,71 @@ func writeLoad(w io.Writer, r *Report, run *Run) {
 	row("Generator", "[cpu, cores, cpu wait, conns, waited]", fmt.Sprintf("%.0f%%, %d, %.3fs, %d, %d",
 		100*g.CPU, g.Cores, g.WaitedForCPUS, ld.Connections, g.WaitedForConnection))
 	if g.Behind {
-		fmt.Fprintf(w, "\n%s\n", wrap("BEHIND: "+BehindText(run), 78))
+		fmt.Fprintf(w, "\n%s\n", BehindParagraph(run))
 	}
+}
+
+// unsuccessful says how the requests that did not succeed ended, for the
+// Success row: "  (203 timed out)" ("" when every request succeeded).
+func unsuccessful(o Outcomes) string {
+	var parts []string
+	for _, p := range []struct {
+		n    uint64
+		what string
+	}{{o.TimedOut, "timed out"}, {o.Failed, "failed"}, {o.Rejected, "rejected"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "  (" + strings.Join(parts, ", ") + ")"
+}
+
+// durationRow is the Duration row: the schedule's length and the time to
+// the last request's start, both in seconds to the millisecond, and when
+// sending ran past the schedule (the generator was behind at its end) by
+// how much.
+func durationRow(run, sending float64) string {
+	text := fmt.Sprintf("%.3fs, %.3fs", run, sending)
+	if over := sending - run; over >= 0.001 {
+		text += fmt.Sprintf("  (the last request started %.3fs after the schedule's end)", over)
+	}
+	return text
+}
+
+// BehindParagraph is the BEHIND warning of run, wrapped to 78 columns (""
+// when the generator kept up).
+func BehindParagraph(run *Run) string {
+	text := BehindText(run)
+	if text == "" {
+		return ""
+	}
+	return wrap("BEHIND: "+text, 78)
+}
+
+// BehindLine is the BEHIND warning in one short line: how many requests
+// started late, of how many, and the worst ("" when the generator kept up).
+func BehindLine(run *Run) string {
+	if run.Load == nil || !run.Load.Generator.Behind || run.Pacing == nil {
+		return ""
+	}
+	p, g := run.Pacing, run.Load.Generator
+	text := fmt.Sprintf("behind its schedule: %d of %s started more than %v late (%.1f%%, the worst %s)",
+		p.Late, Plural(p.Started, "request"), LateAfter, 100*float64(p.Late)/float64(max(p.Started, 1)), dur(p.Max))
+	if g.NeverStarted > 0 {
+		text += fmt.Sprintf("; %s never started", Plural(g.NeverStarted, "request"))
+	}
+	return text
+}
+
+// Plural writes n things, in the singular for one: "1 request", "2 requests".
+func Plural(n uint64, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // BehindText says how far the generator fell behind, why, and what would
@@ -153,13 +240,21 @@ func BehindText(run *Run) string {
 	if p := run.Pacing; p != nil {
 		late, worst = p.Late, p.Max
 	}
-	fmt.Fprintf(&b, "the loadgen started %d requests more than 10ms after their intended time (the worst %s), "+
-		"and its last one %s after", late, dur(worst), dur(g.BehindAtEndMs))
+	started := late
+	if p := run.Pacing; p != nil {
+		started = p.Started
+	}
+	fmt.Fprintf(&b, "the loadgen started %d of %s more than %v after their intended time (%.1f%%; the worst %s), "+
+		"and its last one %s after", late, Plural(started, "request"), LateAfter, 100*float64(late)/float64(max(started, 1)),
+		dur(worst), dur(g.BehindAtEndMs))
 	if ld.Rate > 0 {
 		fmt.Fprintf(&b, "; it sent %d of the %d due, %.0f requests/s at a rate of %.0f", ld.Sent, ld.Due, ld.AchievedRate, ld.Rate)
 	}
 	if g.NeverStarted > 0 {
-		fmt.Fprintf(&b, "; %d requests never started", g.NeverStarted)
+		fmt.Fprintf(&b, "; %s never started", Plural(g.NeverStarted, "request"))
+	}
+	if g.WaitedForConnection > 0 {
+		fmt.Fprintf(&b, "; %s waited for a free connection", Plural(g.WaitedForConnection, "request"))
 	}
 	b.WriteString(". Latency counts from each intended start, so it includes that wait: the service's own time is the Service row. ")
 	b.WriteString(g.Advice)

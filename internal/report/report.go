@@ -24,7 +24,11 @@ type Report struct {
 	// says how long it ran, and NotRun names the settings never started.
 	Interrupted bool     `json:"interrupted,omitempty"`
 	NotRun      []string `json:"not_run,omitempty"`
-	Narration   string   `json:"-"` // what to watch, printed above the table
+	// Through names the external proxy every run's balancer tier ran as
+	// (lab run --balancer haproxy, balancers.kind), "" for lblab's lb or
+	// runs through several kinds (each run's name then says which).
+	Through   string `json:"through,omitempty"`
+	Narration string `json:"-"` // what to watch, printed above the table
 	// Headline is the figure the lab is about (its report.headline): the
 	// table ranks the settings by it and shows it first.
 	Headline labfile.Headline `json:"-"`

@@ -137,3 +137,56 @@ func TestRequestsCSV(t *testing.T) {
 		t.Errorf("rows %q", rows)
 	}
 }
+
+// writes records each Write call's bytes.
+type writes struct{ calls [][]byte }
+
+func (w *writes) Write(p []byte) (int, error) {
+	w.calls = append(w.calls, append([]byte(nil), p...))
+	return len(p), nil
+}
+
+// Every write of the CSV ends on a row boundary, so a process killed
+// between two writes leaves whole rows; before, csv.Writer's 4 KiB buffer
+// went out wherever it filled, and a killed loadgen left a row cut in the
+// middle.
+func TestRequestsCSVWritesWholeRows(t *testing.T) {
+	var w writes
+	c := NewRequestsCSV(&w)
+	log := c.Run("p2c")
+	for i := range 20000 {
+		log.RequestEnded(RequestRecord{Seq: uint64(i), Client: i % 20, Key: uint64(i % 977), Intended: clock.Instant(i) * tms,
+			Sent: clock.Instant(i) * tms, End: clock.Instant(i+13) * tms, Attempts: 1, Outcome: policy.Succeeded, Server: "s1"})
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.calls) < 10 {
+		t.Fatalf("%d writes for 20,000 rows: the rows are not written as they come", len(w.calls))
+	}
+	var all bytes.Buffer
+	for i, call := range w.calls {
+		if call[len(call)-1] != '\n' {
+			t.Fatalf("write %d of %d ends mid-row: %q", i+1, len(w.calls), call[max(0, len(call)-40):])
+		}
+		all.Write(call)
+	}
+	rows, err := csv.NewReader(&all).ReadAll()
+	if err != nil || len(rows) != 20001 {
+		t.Errorf("%d rows (%v)", len(rows), err)
+	}
+}
+
+// A plain run's CSV has no client and key columns: its requests carried
+// neither.
+func TestPlainRequestsCSV(t *testing.T) {
+	var buf bytes.Buffer
+	c := NewPlainRequestsCSV(&buf)
+	c.Run("127.0.0.1:8080").RequestEnded(RequestRecord{Seq: 7, Client: 2, Key: 9, Intended: 1 * tms, Sent: 3 * tms, End: 25 * tms,
+		Attempts: 1, Outcome: policy.Succeeded, Server: "127.0.0.1:8080"})
+	c.Close()
+	want := "run,seq,intended_ms,sent_ms,latency_ms,attempts,outcome,server\n127.0.0.1:8080,7,1,3,24,1,succeeded,127.0.0.1:8080\n"
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+}

@@ -14,7 +14,7 @@ import (
 // mean ±half-interval, the ranking verdicts, and the mean server shares.
 func (r *Report) writeSeedsTable(w io.Writer) error {
 	s := r.Seeds
-	fmt.Fprintf(w, "lab %s (%s, %d seeds: %s, %gs)\n", r.Lab, r.Mode, len(s.List), SeedList(s.List), r.DurationS)
+	fmt.Fprintf(w, "lab %s (%s, %d seeds: %s, %gs)\n", r.Lab, r.modeText(), len(s.List), SeedList(s.List), r.DurationS)
 	if r.Narration != "" {
 		fmt.Fprintf(w, "\n%s\n", wrap(r.Narration, 78))
 	}

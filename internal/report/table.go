@@ -26,7 +26,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if r.Interrupted {
 		mark = ", INTERRUPTED"
 	}
-	fmt.Fprintf(w, "lab %s (%s, seed %d, %gs%s)\n", r.Lab, r.Mode, r.Seed, r.DurationS, mark)
+	fmt.Fprintf(w, "lab %s (%s, seed %d, %gs%s)\n", r.Lab, r.modeText(), r.Seed, r.DurationS, mark)
 	if r.Narration != "" {
 		fmt.Fprintf(w, "\n%s\n", wrap(r.Narration, 78))
 	}
@@ -226,4 +226,13 @@ func (r *Report) writeInterrupted(w io.Writer) {
 		parts = append(parts, strings.Join(r.NotRun, ", ")+" did not run")
 	}
 	fmt.Fprintf(w, "\n%s\n", wrap("INTERRUPTED: "+strings.Join(parts, "; ")+".", 78))
+}
+
+// modeText is the mode as the header says it: "live through HAProxy" when
+// every run went through one external proxy.
+func (r *Report) modeText() string {
+	if r.Through == "" {
+		return r.Mode
+	}
+	return r.Mode + " through " + r.Through
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/suggest"
 )
 
 // SettingNamed is the setting of lab that name plays (lab watch
@@ -28,7 +29,8 @@ func SettingNamed(lab *labfile.Lab, name string) (labfile.Setting, error) {
 	if slices.Contains(policy.Algorithms(), name) {
 		return labfile.Setting{Name: name, Algorithm: name}, nil
 	}
-	return labfile.Setting{}, fmt.Errorf("%q: not a compare setting of %s (%s) nor an algorithm (lab algorithms)", name, lab.Name, strings.Join(names, ", "))
+	return labfile.Setting{}, fmt.Errorf("%q: not a compare setting of %s (%s) nor an algorithm (lab algorithms)%s", name, lab.Name, strings.Join(names, ", "),
+		suggest.DidYouMean(name, append(names, policy.Algorithms()...), false))
 }
 
 // FirstSetting is the setting a lab plays when none is named (lab watch

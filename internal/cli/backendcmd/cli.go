@@ -30,7 +30,7 @@ const drainTime = 5 * time.Second
 // Main is the whole program; it returns the exit status: 0, or 2 on a bad
 // flag, lab file or server name, or a port that cannot be bound.
 func Main(args []string, stdout, stderr io.Writer) int {
-	cfg, check, debug, lameDuck, code := parse(args, stderr)
+	cfg, check, debug, lameDuck, code := parse(args, stdout, stderr)
 	if code >= 0 {
 		return code
 	}
@@ -53,7 +53,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 // options are the parsed flags.
 type options struct {
-	fs           *flag.FlagSet
+	fs           *usage.Set
 	cfg          backend.Config
 	lab          string
 	tlsCert      string
@@ -64,10 +64,9 @@ type options struct {
 	access       *adminflags.Flags
 }
 
-func newOptions(stderr io.Writer) *options {
-	o := &options{fs: flag.NewFlagSet("backend", flag.ContinueOnError)}
+func newOptions(stdout, stderr io.Writer) *options {
+	o := &options{fs: usage.New("backend", stdout, stderr)}
 	fs := o.fs
-	fs.SetOutput(stderr)
 	fs.StringVar(&o.lab, "lab", "", "lab file (YAML); default: the built-in playground lab")
 	fs.StringVar(&o.cfg.Name, "name", "s1", "which server of the lab to emulate (s1, s2, ... or a group's name), and this server's name;\n"+
 		"with --server, only its name (default then: the host name)")
@@ -83,40 +82,66 @@ func newOptions(stderr io.Writer) *options {
 	fs.BoolVar(&o.cfg.CancelOnClose, "cancel-on-close", false, "cancel a queued request when its client closes the connection\n"+
 		"(off: the model keeps serving attempts a balancer timed out)")
 	fs.BoolVar(&o.debug, "debug", false, "debug logging")
-	o.access = adminflags.Add(fs, true)
+	o.access = adminflags.Add(fs.FlagSet, true)
 	fs.DurationVar(&o.lameDuck, "lame-duck", 0, "on SIGTERM, first serve this long with GET /healthz answering 503, so balancers'\n"+
 		"health checks take it out before it stops (scale-down, rolling updates); then drain")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: backend [flags]\n\nOne emulated server of a lab, on the wall clock.\n"+
-			"Prints %s{json} on stdout once it listens; SIGTERM drains for %v.\n\nflags:\n", wire.ReadyPrefix, drainTime)
-		usage.PrintDefaults(fs)
-	}
+	fs.Head = helpHead()
 	return o
+}
+
+// helpHead is what --help prints above the flags: how to call the
+// backend, the built-in lab's server it emulates, examples.
+func helpHead() string {
+	d := labfile.Default()
+	s := d.ExpandServers()[0]
+	queue := fmt.Sprintf("an unbounded %s queue", s.Queue.Discipline)
+	if s.Queue.Capacity > 0 {
+		queue = fmt.Sprintf("a %s queue of %d", s.Queue.Discipline, s.Queue.Capacity)
+	}
+	work := d.Clients.Work
+	if s.Work != nil {
+		work = *s.Work
+	}
+	return fmt.Sprintf(`usage: backend [flags]
+
+One emulated server of a lab, on the wall clock (docs/admin-api-backend.md). Prints
+%s{json} on stdout once it listens; SIGTERM drains for %v. Without --lab it emulates
+the built-in lab's %s: %d worker(s), %s, speed %g, each request's work from its
+X-Lab-Work header (else drawn: %s, mean %v), a hop of %v before each answer; --addr
+and --admin default to free ports.
+
+examples:
+  backend --addr 127.0.0.1:8001 --admin 127.0.0.1:9001
+  backend --lab my-lab.yaml --name s2 --addr 127.0.0.1:8002 --admin 127.0.0.1:9002
+  backend --server s1 --addr 0.0.0.0:9001 --admin 0.0.0.0:9100 --token TOKEN   (a replica, named by its host)
+  curl -i 'http://127.0.0.1:8001/?status=503:10'                                (a caller's own fault)`,
+		wire.ReadyPrefix, drainTime, s.Name, s.Workers, queue, s.Speed, work.Kind, work.Mean, d.Network.Hop)
 }
 
 // parse reads the flags and the lab file. code is the exit status when the
 // program should end now (help, a bad flag or lab), else -1.
-func parse(args []string, stderr io.Writer) (cfg backend.Config, check, debug bool, lameDuck time.Duration, code int) {
-	o := newOptions(stderr)
-	if err := o.fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return o.cfg, false, false, 0, 0
-		}
+func parse(args []string, stdout, stderr io.Writer) (cfg backend.Config, check, debug bool, lameDuck time.Duration, code int) {
+	o := newOptions(stdout, stderr)
+	extra, err := o.fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp), errors.Is(err, usage.ErrVersion):
+		return o.cfg, false, false, 0, 0
+	case err != nil:
+		fmt.Fprintf(stderr, "backend: %v\n", err)
 		return o.cfg, false, false, 0, 2
 	}
 	o.cfg.Hop, o.cfg.Jitter = -1, -1 // the lab's network
-	var err error
 	switch {
-	case o.fs.NArg() > 0:
-		err = fmt.Errorf("unexpected argument %q (see --help)", o.fs.Arg(0))
-	case flagSet(o.fs, "hop") && !labfile.Bounds.Network.In(o.hop):
+	case len(extra) > 0:
+		err = fmt.Errorf("unexpected argument %q (see --help)", extra[0])
+	case o.fs.Given("hop") && !labfile.Bounds.Network.In(o.hop):
 		err = fmt.Errorf("--hop %v: must be %s", o.hop, labfile.Bounds.Network)
 	case o.lameDuck < 0 || o.lameDuck > time.Minute:
 		err = fmt.Errorf("--lame-duck %v: must be in [0, 1m]", o.lameDuck)
-	case flagSet(o.fs, "hop"):
+	case o.fs.Given("hop"):
 		o.cfg.Hop = o.hop
 	}
-	if err == nil && o.cfg.Server != "" && !flagSet(o.fs, "name") {
+	if err == nil && o.cfg.Server != "" && !o.fs.Given("name") {
 		o.cfg.Name, err = hostName()
 	}
 	if err == nil {
@@ -187,10 +212,4 @@ func hostName() (string, error) {
 	}
 	h, _, _ = strings.Cut(h, ".")
 	return h, nil
-}
-
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }

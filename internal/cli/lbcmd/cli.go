@@ -63,28 +63,26 @@ func defineFlags(fs *flag.FlagSet) *options {
 	}
 }
 
-// run is the whole command; exit status 2 means bad input.
-// Main is the whole program; it returns the exit status.
+// Main is the whole program; it returns the exit status: 0, 1 when the
+// shutdown fails, 2 on bad input (a flag, the lab, a port in use).
 func Main(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("lb", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	o := defineFlags(fs)
-	o.access = adminflags.Add(fs, true)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: lb --backends s1=HOST:PORT,... [flags]\n\nlb balances HTTP requests over backends. "+
-			"Once listening it prints one line\n%s{\"name\",\"addr\",\"admin\",\"pid\"} on stdout.\n\nFlags:\n", wire.ReadyPrefix)
-		usage.PrintDefaults(fs)
-	}
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+	fs := usage.New("lb", stdout, stderr)
+	o := defineFlags(fs.FlagSet)
+	o.access = adminflags.Add(fs.FlagSet, true)
+	fs.Head = helpHead()
+	extra, err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp), errors.Is(err, usage.ErrVersion):
 		return 0
-	} else if err != nil {
+	case err != nil:
+		fmt.Fprintln(stderr, "lb:", err)
 		return 2
 	}
 	o.set = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
 	log := wire.Logger("lb", *o.debug).With(zap.String("name", *o.name))
 	defer log.Sync()
-	l, err := o.build(fs.Args(), log)
+	l, err := o.build(extra, log)
 	if err != nil {
 		fmt.Fprintln(stderr, "lb:", err)
 		return 2
@@ -94,6 +92,42 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	return serve(l, log, stdout, stderr)
+}
+
+// helpHead is what --help prints above the flags: how to call the lb, what
+// it takes from the built-in lab, examples.
+func helpHead() string {
+	d := labfile.Default()
+	return fmt.Sprintf(`usage: lb --backends s1=HOST:PORT,... [flags]
+
+lb balances HTTP requests over backends (docs/admin-api-lb.md). Once listening it prints one
+line %s{"name","addr","admin","pid"} on stdout. Without --lab it takes the built-in
+lab's balancers: and network: sections: algorithm %s, a hop of %v each way (--hop 0s for
+none), per-attempt timeout %s, breakers %s, health checks %s; --addr and --admin default
+to free ports.
+
+examples:
+  lb --backends s1=127.0.0.1:8001,s2=127.0.0.1:8002 --addr 127.0.0.1:8080
+  lb --backends s1=127.0.0.1:8001,s2=127.0.0.1:8002 --algorithm round-robin --hop 0s
+  lb --lab my-lab.yaml --backends s1=127.0.0.1:8001,s2=127.0.0.1:8002 \
+     --backend-admins s1=127.0.0.1:9001,s2=127.0.0.1:9002       (balancers.load: shared polls GET /load)
+  lb --backends-dns backend:9001 --backends-dns-admin 9100 --addr 0.0.0.0:8080 --admin 0.0.0.0:9000 --token TOKEN`,
+		wire.ReadyPrefix, d.Balancers.Algorithm, d.Network.Hop, orNone(d.Balancers.Timeout), onOff(d.Balancers.Breaker.Enabled),
+		onOff(d.Balancers.Health.Enabled))
+}
+
+func orNone(d time.Duration) string {
+	if d == 0 {
+		return "none"
+	}
+	return d.String()
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
 }
 
 // build validates everything and makes the balancer (not yet listening).

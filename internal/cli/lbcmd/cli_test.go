@@ -60,7 +60,9 @@ func TestCheckConfigExitCodes(t *testing.T) {
 		{[]string{"--backends-dns-admin", "9100", "--backends", "s1=127.0.0.1:9001", "--check-config"}, 2, "needs --backends-dns"},
 		{[]string{"--backends-dns", "backend:9001", "--dns-interval", "1ms", "--check-config"}, 2, "--dns-interval"},
 		{[]string{"--backends-dns", "backend:9001", "--lab", shared, "--check-config"}, 2, "admin port is needed"},
-		{[]string{"--bogus"}, 2, "not defined"},
+		{[]string{"--bogus"}, 2, "lb: unknown flag --bogus (lb --help lists the flags)\n"},
+		{[]string{"--backend", "s1=127.0.0.1:9001"}, 2, "lb: unknown flag --backend; did you mean --backends? (lb --help lists the flags)\n"},
+		{[]string{"--version"}, 0, ""},
 		{[]string{"--help"}, 0, "--backends"},
 	}
 	for _, tc := range cases {

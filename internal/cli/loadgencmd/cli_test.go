@@ -166,7 +166,8 @@ func TestClosedPortIsRefusedAndFails(t *testing.T) {
 	ln.Close()
 	var out, errOut bytes.Buffer
 	code := Main([]string{"--target", "http://" + addr + "/", "--duration", "300ms", "--rate", "100"}, &out, &errOut)
-	if code != 1 || !strings.Contains(out.String(), "connection refused:") || !strings.Contains(errOut.String(), "no answer") {
+	if code != 1 || !strings.Contains(out.String(), "connection refused:") ||
+		!strings.Contains(errOut.String(), "no request succeeded: http://"+addr+"/: 0 of ") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}
 }

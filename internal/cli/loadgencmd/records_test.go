@@ -201,4 +201,12 @@ func TestLoadgenAgainstNginx(t *testing.T) {
 		ld.Sent != run.Requests || ld.Service.Count != run.Requests {
 		t.Errorf("load: %+v", run.Load)
 	}
+	// as hey -n 1000 -c 10 and wrk -c 10 -d 1s would load it
+	if run := runJSON(t, "-n", "1000", "-c", "10", "http://"+addr+"/"); run.Requests != 1000 || run.Succeeded != 1000 ||
+		run.Load.StatusCodes[200] != 1000 || run.Load.Connections != 10 {
+		t.Errorf("-n 1000 -c 10: %d requests, %d succeeded, codes %v, %d connections", run.Requests, run.Succeeded, run.Load.StatusCodes, run.Load.Connections)
+	}
+	if run := runJSON(t, "-c", "10", "-d", "1s", "http://"+addr+"/"); run.Requests < 100 || run.Succeeded != run.Requests || run.Load.Rate != 0 {
+		t.Errorf("-c 10 -d 1s: %d requests, %d succeeded, rate %g (want a closed loop)", run.Requests, run.Succeeded, run.Load.Rate)
+	}
 }

@@ -1,6 +1,8 @@
 package output
 
 import (
+	"bufio"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +18,13 @@ type ExportFiles struct {
 	Record string // --record: the request stream as an lblab trace
 	Out    string // --out: one CSV row per request
 	HdrLog string // --hdr-log: an HdrHistogram interval log of the latencies
+	// Plain is a run against a service that is not lblab's (loadgen
+	// --plain): its requests carry no client id or key, so the CSV has no
+	// such columns (report.PlainCSVColumns).
+	Plain bool
+	// Title, when set, is what the HdrHistogram log's header says the run
+	// was (a plain run's target), instead of its lab and seed.
+	Title string
 }
 
 // Any reports whether a file is asked for.
@@ -59,13 +68,20 @@ func OpenExports(f ExportFiles, h workload.TraceHeader) (*Exports, error) {
 			return nil, err
 		}
 		e.csv = report.NewRequestsCSV(file)
+		if f.Plain {
+			e.csv = report.NewPlainRequestsCSV(file)
+		}
 	}
 	if f.HdrLog != "" {
 		file, err := open("--hdr-log", f.HdrLog)
 		if err != nil {
 			return nil, err
 		}
-		e.hdr = report.NewHdrLog(file, fmt.Sprintf("lblab %s lab %s seed %d", h.Mode, h.Lab, h.Seed))
+		title := fmt.Sprintf("lblab %s lab %s seed %d", h.Mode, h.Lab, h.Seed)
+		if f.Title != "" {
+			title = f.Title
+		}
+		e.hdr = report.NewHdrLog(file, title)
 	}
 	return e, nil
 }
@@ -125,4 +141,46 @@ func OpenTrace(path string) (*workload.Trace, error) {
 	}
 	return &workload.Trace{Name: path, Info: info,
 		Open: func() (io.ReadCloser, error) { return os.Open(path) }}, nil
+}
+
+// CheckCSV reads a per-request CSV (--out) once its run is over: it
+// returns how many whole rows it holds (the header not counted) and, when
+// its writer stopped in the middle of a row (a loadgen killed as it wrote),
+// an error naming the file and that row.
+func CheckCSV(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	r := csv.NewReader(br)
+	r.ReuseRecord = true
+	rows := -1 // the header is not a row
+	var last byte
+	for {
+		_, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return max(rows, 0), fmt.Errorf("%s: row %d (line %d) is cut or malformed (%v): the %d rows before it are whole",
+				path, rows+1, rows+2, err, max(rows, 0))
+		}
+		rows++
+	}
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		b := make([]byte, 1)
+		if _, err := f.ReadAt(b, st.Size()-1); err == nil {
+			last = b[0]
+		}
+		if last != '\n' && rows <= 0 {
+			return 0, fmt.Errorf("%s: its header line is cut: its writer stopped in the middle of it", path)
+		}
+		if last != '\n' {
+			return max(rows-1, 0), fmt.Errorf("%s: row %d (line %d) is cut: its writer stopped in the middle of it; the %d rows before it are whole",
+				path, rows, rows+1, max(rows-1, 0))
+		}
+	}
+	return max(rows, 0), nil
 }

@@ -25,7 +25,7 @@ import (
 // Defaults of the Config knobs left zero.
 const (
 	DefaultDrain = 30 * time.Second // like the simulator's drain limit
-	DefaultLate  = 10 * time.Millisecond
+	DefaultLate  = report.LateAfter
 	// DefaultConnections bounds the connections per endpoint against a
 	// service that is not lblab's (HTTP.Plain). A connection carries one
 	// request at a time, so N of them carry N / (mean answer time)
@@ -61,8 +61,12 @@ type Config struct {
 	// (discover.go): its members join and leave while the run goes on.
 	Discover *discover.Config
 	Series   bool // keep 250 ms bins in the report
-	Drain    time.Duration
-	Late     time.Duration // an arrival started later than this behind its intended time is late
+	// Count, when set, ends the arrivals once each target has begun this
+	// many requests (hey's -n): the run lasts until they have all ended,
+	// or the lab's duration, whichever comes first.
+	Count uint64
+	Drain time.Duration
+	Late  time.Duration // an arrival started later than this behind its intended time is late
 	// Connections bounds the connections per endpoint (a balancer URL, a
 	// server, a targets file's host); 0 = DefaultConnections, or
 	// DefaultLabConnections unless HTTP.Plain. An attempt takes one for

@@ -389,6 +389,9 @@ func (l *loop) fireDue(now clock.Instant) {
 }
 
 func (l *loop) fire(e event) {
+	if e.startsRequest() && l.counted(e) {
+		return // Config.Count requests begun: this one never starts (a closed-loop user stops)
+	}
 	if e.startsRequest() && l.inflight >= l.inflightCap() {
 		l.hold(e)
 		return
@@ -422,7 +425,45 @@ func (l *loop) fire(e event) {
 	case evSweep:
 		l.sweep(e)
 	}
+	if l.cfg.Count > 0 && e.startsRequest() {
+		l.countReached()
+	}
 	l.startedOK = false // noteLate's reading held for this event only
+}
+
+// counted reports whether e would begin a request beyond Config.Count: its
+// target (every target, for an open-loop arrival) has begun them all.
+func (l *loop) counted(e event) bool {
+	if l.cfg.Count == 0 {
+		return false
+	}
+	t := l.targets[0]
+	if e.kind == evTimer {
+		t = l.targets[e.t]
+	}
+	return t.rt.Rec.Total.Offered >= l.cfg.Count
+}
+
+// countReached ends the arrivals once every target has begun Config.Count
+// requests (hey's -n): the run then ends when they have all ended, or at
+// the drain limit after now.
+func (l *loop) countReached() {
+	for _, t := range l.targets {
+		if t.rt.Rec.Total.Offered < l.cfg.Count {
+			return
+		}
+	}
+	now := l.clock()
+	if now >= l.stopAt {
+		return
+	}
+	l.stopAt, l.cutAt = now, now.Add(l.cfg.Drain)
+	l.arrGen++ // the pending arrival never comes
+	l.q.push(event{at: l.cutAt, kind: evCut})
+	for _, t := range l.targets {
+		t.rt.StopAt(now)
+		t.logf(now, fmt.Sprintf("%d requests begun (--requests): arrivals stopped", l.cfg.Count))
+	}
 }
 
 // hold keeps a request's start until an attempt answers: at the in-flight

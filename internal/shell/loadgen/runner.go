@@ -22,8 +22,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/client"
 	"github.com/lblab/lblab/internal/clock"
@@ -298,7 +296,7 @@ func (t *target) load(run *report.Run, use usage) *report.Load {
 		ld.AchievedRate = round2(float64(ld.Sent) / sending)
 	}
 	g := &ld.Generator
-	g.Behind = l.late > 0 || l.unsent > 0
+	g.Behind = report.IsBehind(l.late, l.started, l.unsent)
 	g.BehindAtEndMs, g.WaitedForConnection, g.NeverStarted = report.Ms(l.lastLate), l.capHits, l.unsent
 	g.CPU, g.Cores = math.Round(use.share()*1000)/1000, use.cores
 	g.WaitedForCPUS = math.Round(use.wait.Seconds()*1000) / 1000
@@ -381,37 +379,25 @@ func (t *target) serverRows() []report.Server {
 	return rows
 }
 
-// warnLate prints the loud end-of-run warning when the loop fell behind:
-// how far, why, and which knob would help.
+// warnLate prints the end-of-run warning when the loop fell behind its
+// schedule (report.IsBehind): one paragraph, how far, why, and which knob
+// would help; the same as the report's BEHIND paragraph.
 func (l *loop) warnLate(rep *report.Report) {
-	if l.late == 0 && l.capHits == 0 && l.unsent == 0 {
+	if l.cfg.Warn == nil || len(rep.Runs) == 0 {
 		return
 	}
-	l.log.Warn("loadgen fell behind", zap.Uint64("late", l.late), zap.Duration("worst", l.maxLate),
-		zap.Uint64("waited_for_connection", l.capHits), zap.Uint64("never_started", l.unsent))
-	if l.cfg.Warn == nil {
-		return
-	}
-	fmt.Fprintf(l.cfg.Warn, "\n!!! WARNING: %s\n", l.lateText())
-	if l.capHits > 0 {
-		fmt.Fprintf(l.cfg.Warn, "!!! %s\n", l.capText())
-	}
-	if l.unsent > 0 {
-		fmt.Fprintf(l.cfg.Warn, "!!! %d requests of the stream never started before the drain limit; the report leaves them out\n", l.unsent)
-	}
-	if len(rep.Runs) > 0 {
-		if text := report.BehindText(&rep.Runs[0]); text != "" {
-			fmt.Fprintf(l.cfg.Warn, "!!! %s\n", text)
-		}
+	if text := report.BehindParagraph(&rep.Runs[0]); text != "" {
+		fmt.Fprintf(l.cfg.Warn, "\n%s\n", text)
 	}
 }
 
 func (l *loop) capText() string {
-	return fmt.Sprintf("%d requests waited for a free connection (the in-flight cap: %d attempts out at once)",
-		l.capHits, l.inflightCap())
+	return fmt.Sprintf("%s waited for a free connection (the in-flight cap: %d attempts out at once)",
+		report.Plural(l.capHits, "request"), l.inflightCap())
 }
 
 func (l *loop) lateText() string {
-	return fmt.Sprintf("loadgen fell behind: %d requests started more than %v after their intended time (worst %v); "+
-		"their latency still counts from the intended time", l.late, l.cfg.Late, l.maxLate.Round(time.Microsecond))
+	return fmt.Sprintf("%d of %s started more than %v after their intended time (worst %v); "+
+		"their latency still counts from the intended time", l.late, report.Plural(l.started, "request"), l.cfg.Late,
+		l.maxLate.Round(time.Microsecond))
 }

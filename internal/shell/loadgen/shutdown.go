@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -22,6 +23,11 @@ func (l *loop) cutOff(now clock.Instant) {
 	}
 	l.dropHeld(now)
 	for _, t := range l.targets {
+		t.rt.EachAttempt(func(_ uint64, a *attempt) {
+			if a.Net.ep >= 0 && !a.Answered { // sent, and no answer yet: it will get none
+				t.kinds[report.ErrCutOff]++
+			}
+		})
 		if n := t.rt.Pending(); n > 0 {
 			l.log.Warn("drain limit: cutting off requests still pending", zap.String("target", t.name), zap.Int("pending", n))
 			t.logf(now, "drain limit reached: requests still pending end as timed out")
