@@ -141,7 +141,7 @@ func TestDidYouMean(t *testing.T) {
 		"lab: unknown flag --compre; did you mean --compare? (lab sim --help lists the flags)\n":               {"sim", "rr-slow", "--compre", "p2c"},
 		`no scenario "rr-slw"; did you mean rr-slow?`:                                                          {"sim", "rr-slw"},
 		`--compare: "round-robn" is neither a setting of this lab nor an algorithm; did you mean round-robin?`: {"sim", "rr-slow", "--compare", "round-robn"},
-		`--setting "p2cc": not a compare setting of rr-slow nor an algorithm; did you mean p2c?`:               {"watch", "rr-slow", "--setting", "p2cc"},
+		`nor an algorithm (lab algorithms); did you mean p2c?`:                                                 {"watch", "rr-slow", "--setting", "p2cc"},
 		`unknown command "simm": did you mean sim?`:                                                            {"simm"},
 		"loadgen: unknown flag --conections; did you mean --connections? (loadgen --help lists the flags)\n":   {"loadgen", "--conections", "3"},
 	} {
