@@ -104,7 +104,9 @@ func TierConfig(lab *labfile.Lab, index int) policy.BalancerConfig {
 	cfg := policy.BalancerConfig{
 		Algorithm: balance.Config{Name: b.Algorithm, Seed: lab.Seed, Salt: salt, Choices: b.Choices,
 			Replacement: b.Replacement, DefaultRTT: b.DefaultRTT, VNodes: b.VNodes, Epsilon: b.Epsilon, Aperture: b.Aperture, ApertureLoad: b.ApertureLoad,
-			Peer: index, Peers: max(b.Count, index+1)},
+			Peer: index, Peers: max(b.Count, index+1),
+			ORCA: balance.ORCA{Blackout: b.ORCA.Blackout, Expiration: b.ORCA.Expiration, Update: b.ORCA.Update,
+				ErrorPenalty: b.ORCA.ErrorPenalty, OutOfBand: b.ORCA.OutOfBand}},
 		Load: load.Local, Decay: b.Decay, FailurePenalty: b.FailurePenalty, Timeout: b.Timeout, Subset: b.Subset, Seed: lab.Seed, Salt: salt,
 	}
 	if b.Load == labfile.SharedLoad {

@@ -399,7 +399,7 @@ func (rt *Runtime[N]) Answer(now clock.Instant, h uint64, res policy.Result, rep
 	if rt.cfg.Balancers != nil && a.Ticket.Valid {
 		b := rt.cfg.Balancers[a.Bal]
 		if rep.Load.Valid {
-			b.Loads().Report(a.Ticket.Server, rep.Load)
+			b.Report(a.Ticket.Server, rep.Load)
 		}
 		b.Done(now, a.Ticket, res, now.Sub(a.SentAt))
 	}

@@ -118,12 +118,12 @@ const (
 // those constants, so a lab file, an admin API and the core agree.
 var Bounds = struct {
 	Speed, Share, Rate, ArrivalRate, Zipf, CV, Budget, Epsilon, Threshold, Weight, MixShare Range[float64]
-	EjectionShare, OutlierK, RampFloor, Aggression, ApertureLoad, FaultShare                Range[float64]
+	EjectionShare, OutlierK, RampFloor, Aggression, ApertureLoad, FaultShare, ErrorPenalty  Range[float64]
 	Workers, QueueCapacity, Outstanding, CacheSize, Limit, Users, Clients, Keys, Retries    Range[int]
 	Subset, Aperture, Choices, VNodes, Window, Probes, Checks, Servers, Balancers           Range[int]
 	ConsecutiveFailures, MinRequests, Rounds, MaxConns, Sticky                              Range[int]
 	Duration, Network, Timeout, Work, Pause, Period, Refresh, Every, Decay                  Range[time.Duration]
-	OutlierInterval, Ejection, RampWindow, Offset, Keepalive                                Range[time.Duration]
+	OutlierInterval, Ejection, RampWindow, Offset, Keepalive, WeightUpdate                  Range[time.Duration]
 }{
 	Speed:       Range[float64]{Min: 0, Max: server.MaxSpeed, MinOpen: true},
 	Share:       Range[float64]{Min: 0, Max: 1},
@@ -143,6 +143,7 @@ var Bounds = struct {
 	Aggression:    Range[float64]{Min: slowstart.MinAggression, Max: slowstart.MaxAggression},
 	ApertureLoad:  Range[float64]{Min: 0, Max: balance.MaxApertureLoad},
 	FaultShare:    Range[float64]{Min: 0, Max: 1, MinOpen: true},
+	ErrorPenalty:  Range[float64]{Min: 0, Max: 100},
 
 	Workers:       Range[int]{Min: 1, Max: server.MaxWorkers},
 	QueueCapacity: Range[int]{Min: 0, Max: server.MaxQueueCap},
@@ -184,6 +185,7 @@ var Bounds = struct {
 	RampWindow:      Range[time.Duration]{Min: 0, Max: maxDelay, MinOpen: true},
 	Offset:          Range[time.Duration]{Min: 0, Max: maxLabTime},  // an instant into the run
 	Keepalive:       Range[time.Duration]{Min: 0, Max: time.Minute}, // the backends close connections idle for 2 minutes
+	WeightUpdate:    Range[time.Duration]{Min: balance.MinORCAUpdate, Max: maxDelay},
 }
 
 // check reports v at path when it is out of r.

@@ -271,6 +271,11 @@ func balancerKnobs(b *Balancers) []knob {
 		ranged(p+"failure_penalty", &b.FailurePenalty, 0, Bounds.Timeout),
 		ranged(p+"default_rtt", &b.DefaultRTT, 0, Bounds.Timeout),
 
+		ranged(p+"orca.blackout_period", &b.ORCA.Blackout, balance.DefaultORCABlackout, Bounds.Timeout),
+		ranged(p+"orca.weight_expiration_period", &b.ORCA.Expiration, balance.DefaultORCAExpiration, Bounds.Ejection),
+		ranged(p+"orca.weight_update_period", &b.ORCA.Update, balance.DefaultORCAUpdate, Bounds.WeightUpdate),
+		ranged(p+"orca.error_utilization_penalty", &b.ORCA.ErrorPenalty, balance.DefaultORCAErrorPenalty, Bounds.ErrorPenalty),
+
 		ranged(p+"breaker.window", &b.Breaker.Window, 20, Bounds.Window),
 		ranged(p+"breaker.threshold", &b.Breaker.Threshold, 0.5, Bounds.Threshold),
 		ranged(p+"breaker.open", &b.Breaker.Open, time.Second, Bounds.Pause),

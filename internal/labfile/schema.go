@@ -150,6 +150,18 @@ type Balancers struct {
 	Outlier    Outlier       `yaml:"outlier"`
 	SlowStart  SlowStart     `yaml:"slow_start"`
 	Health     Health        `yaml:"health"`
+	ORCA       ORCA          `yaml:"orca"` // wrr-orca's settings
+}
+
+// ORCA is wrr-orca's configuration, gRPC's weighted_round_robin (gRFC A58),
+// by A58's names; the periodic reports of enable_oob_load_report come every
+// balancers.refresh.
+type ORCA struct {
+	Blackout     time.Duration `yaml:"blackout_period"`           // a weight counts this long after the first report; default 10s
+	Expiration   time.Duration `yaml:"weight_expiration_period"`  // a weight with no report for this long expires; default 3m
+	Update       time.Duration `yaml:"weight_update_period"`      // the scheduler is rebuilt this often; default 1s, at least 100ms
+	ErrorPenalty float64       `yaml:"error_utilization_penalty"` // weight = rps / (utilization + eps/rps x this); default 1
+	OutOfBand    bool          `yaml:"enable_oob_load_report"`    // weights from the periodic reports, not the answers'; default false
 }
 
 // ExternalCommand is a proxy of the user's own (balancers.kind: command):

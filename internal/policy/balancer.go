@@ -58,6 +58,9 @@ type Balancer struct {
 	subset   []bool             // in this balancer's subset
 	picked   []uint64           // picks per server
 	members  []int              // eligible global indices, rebuilt on change
+	memberOf []int              // by global index: its place in members, -1 when not a member
+	perCall  bool               // the algorithm reads the reports the answers carry (Reports)
+	oob      bool               // ... the periodic ones
 	warming  []int              // servers that joined or came back since the last call: their ramp starts then
 	last     clock.Instant      // the latest instant Pick or Done was handed
 	view     memberView
@@ -81,6 +84,7 @@ func NewBalancer(cfg BalancerConfig, servers []balance.Server) (*Balancer, error
 		}
 	}
 	b := &Balancer{cfg: cfg, algo: algo, loads: load.NewTable(0, cfg.Load, cfg.Decay)}
+	b.setReports()
 	b.loads.Penalty = cfg.FailurePenalty
 	if err := b.setOutlier(cfg.Outlier); err != nil {
 		return nil, err
@@ -157,10 +161,13 @@ func (b *Balancer) resubset() {
 // rebuild recomputes the member list and hands it to the algorithm.
 func (b *Balancer) rebuild() {
 	b.members = b.members[:0]
+	b.memberOf = b.memberOf[:0]
 	var list []balance.Server
 	for i := range b.servers {
 		in := b.present[i] && b.subset[i]
+		b.memberOf = append(b.memberOf, -1)
 		if in {
+			b.memberOf[i] = len(b.members)
 			b.members = append(b.members, i)
 			list = append(list, b.servers[i])
 		}
@@ -298,6 +305,7 @@ func (b *Balancer) Reconfigure(cfg BalancerConfig) error {
 	}
 	b.cfg.FailurePenalty, b.loads.Penalty = cfg.FailurePenalty, cfg.FailurePenalty
 	b.cfg.Algorithm, b.algo = cfg.Algorithm, algo
+	b.setReports()
 	if cfg.Subset != old.Subset || cfg.Seed != old.Seed || cfg.Salt != old.Salt {
 		b.cfg.Subset, b.cfg.Seed, b.cfg.Salt = cfg.Subset, cfg.Seed, cfg.Salt
 		b.resubset()
@@ -312,6 +320,41 @@ func (b *Balancer) Timeout() time.Duration { return b.cfg.Timeout }
 
 // Loads is this balancer's load table (indexed by global server index).
 func (b *Balancer) Loads() *load.Table { return b.loads }
+
+// Report hands the balancer server i's load report: the load table keeps
+// it, and an algorithm that weighs servers by their reports (a
+// balance.Reporter: wrr-orca) hears it.
+func (b *Balancer) Report(i int, rep load.Report) {
+	b.loads.Report(i, rep)
+	if r, ok := b.algo.(balance.Reporter); ok && i >= 0 && i < len(b.memberOf) && b.memberOf[i] >= 0 && rep.Valid && rep.Sane() {
+		r.Reported(b.memberOf[i], rep)
+	}
+}
+
+// Reports says which load reports the balancer's algorithm reads besides
+// the queue: perCall, those the answers carry (the driver hands them to
+// Report as each answer passes the balancer); outOfBand, the periodic ones
+// (the driver polls every balancers.refresh). Neither for an algorithm that
+// reads no reports.
+func (b *Balancer) Reports() (perCall, outOfBand bool) { return b.perCall, b.oob }
+
+// ReportedWeight is the weight an algorithm that weighs servers by their
+// reports gives server i at now (false for another algorithm or a server
+// not a member): 0 while none counts.
+func (b *Balancer) ReportedWeight(now clock.Instant, i int) (float64, bool) {
+	w, ok := b.algo.(balance.Weigher)
+	if !ok || i < 0 || i >= len(b.memberOf) || b.memberOf[i] < 0 {
+		return 0, false
+	}
+	return w.WeightAt(now, b.memberOf[i]), true
+}
+
+// setReports sets what Reports says, from the algorithm and its config.
+func (b *Balancer) setReports() {
+	reads := balance.CapsOf(b.algo.Name()).Reports
+	b.oob = reads && b.cfg.Algorithm.ORCA.OutOfBand
+	b.perCall = reads && !b.oob
+}
 
 // Algorithm is the current algorithm's name.
 func (b *Balancer) Algorithm() string { return b.algo.Name() }

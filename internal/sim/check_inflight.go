@@ -63,8 +63,8 @@ func (w *world) checkSharedCounts() {
 		}
 		for si, st := range b.Loads().Stats {
 			var rep load.Report
-			if si < len(w.reported) {
-				rep = w.reported[si]
+			if bi < len(w.reported) && si < len(w.reported[bi]) {
+				rep = w.reported[bi][si]
 			}
 			name := w.servers[si].spec.Name
 			if st.Outstanding != rep.InFlight() {

@@ -158,7 +158,13 @@ func (w *world) onReplyAtLB(h uint64) {
 		w.trace.backAtLB(w.now, h, false)
 	}
 	w.closeTicket(a.Bal)
-	w.bals[a.Bal].Done(w.now, n.ticket, n.result, w.now.Sub(n.lbSent))
+	b := w.bals[a.Bal]
+	if perCall, _ := b.Reports(); perCall && n.repLoad.Valid { // the report the answer carries, as it passes the balancer
+		rep := n.repLoad
+		rep.At = w.now
+		w.report(int(a.Bal), n.ticket.Server, rep)
+	}
+	b.Done(w.now, n.ticket, n.result, w.now.Sub(n.lbSent))
 	w.pushHop(w.now.Add(w.hopDelay(a, policy.BalancerBack)), evReplyAtClient, h)
 }
 

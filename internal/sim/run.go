@@ -151,7 +151,15 @@ func (w *world) sharedLoads() bool {
 	if w.clientLB {
 		return w.lab.Clients.Refresh > 0
 	}
-	return w.lab.Balancers.Load == labfile.SharedLoad
+	if w.lab.Balancers.Load == labfile.SharedLoad {
+		return true
+	}
+	for _, b := range w.bals { // an algorithm weighing servers by their periodic reports
+		if _, oob := b.Reports(); oob {
+			return true
+		}
+	}
+	return false
 }
 
 // loop fires events until every request has ended after the last arrival,

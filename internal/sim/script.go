@@ -9,6 +9,7 @@ import (
 	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/health"
+	"github.com/lblab/lblab/internal/core/load"
 	"github.com/lblab/lblab/internal/labfile"
 )
 
@@ -244,19 +245,28 @@ func (w *world) respec(i int, s *srv, ns labfile.NamedServer) error {
 }
 
 func (w *world) onRefresh() {
-	for _, b := range w.bals {
+	for bi := range w.bals {
 		for i, s := range w.servers {
-			b.Loads().Report(i, s.core.Report(w.now))
-		}
-	}
-	if w.check {
-		w.reported = w.reported[:0]
-		for _, s := range w.servers {
-			w.reported = append(w.reported, s.core.Report(w.now))
+			w.report(bi, i, s.core.Report(w.now))
 		}
 	}
 	w.refreshing = false
 	w.startRefresh()
+}
+
+// report hands balancer bi server i's load report (the shared refresh, or
+// one an answer carries); check mode keeps it, for the shared counts' check.
+func (w *world) report(bi, i int, rep load.Report) {
+	w.bals[bi].Report(i, rep)
+	if w.check {
+		for len(w.reported) <= bi {
+			w.reported = append(w.reported, nil)
+		}
+		for len(w.reported[bi]) <= i {
+			w.reported[bi] = append(w.reported[bi], load.Report{})
+		}
+		w.reported[bi][i] = rep
+	}
 }
 
 // startRefresh schedules the next load report round, if reports are on

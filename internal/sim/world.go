@@ -98,7 +98,7 @@ type world struct {
 	check      bool
 	fault      []string      // invariant violations (check mode)
 	open       []int         // check mode: per tier balancer, picks not yet answered (check_inflight.go)
-	reported   []load.Report // check mode: each server's last shared load report
+	reported   [][]load.Report // check mode: by balancer, each server's last load report it was handed (report)
 	onBin      func()        // a session's look at the world as each series bin closes (nil outside sessions)
 	trace      *tracer       // the requests a session follows (nil when none)
 }

@@ -87,6 +87,14 @@ type Config struct {
 	// outstanding requests per server in it (aperture.go); Aperture is then
 	// the smallest size.
 	ApertureLoad float64
+	// ORCA configures wrr-orca (wrrorca.go); the zero value takes A58's
+	// defaults (DefaultORCA).
+	ORCA ORCA
+}
+
+// DefaultORCA is wrr-orca's configuration with gRFC A58's defaults.
+func DefaultORCA() ORCA {
+	return ORCA{Blackout: DefaultORCABlackout, Expiration: DefaultORCAExpiration, Update: DefaultORCAUpdate, ErrorPenalty: DefaultORCAErrorPenalty}
 }
 
 // Defaults and limits of Config's fields.
@@ -105,7 +113,7 @@ const (
 // Names lists the algorithms New knows, in the order `lab algorithms` shows them.
 var Names = []string{"round-robin", "weighted-round-robin", "random", "least-outstanding",
 	"least-latency", "least-response-time", "p2c", "p2c-latency-load", "p2c-peak-ewma", "ring-hash",
-	"ring-hash-bounded", "maglev", "p2c-stale"}
+	"ring-hash-bounded", "maglev", "p2c-stale", "wrr-orca"}
 
 type entry struct {
 	build func(c Config) Algorithm
@@ -168,6 +176,7 @@ var registry = map[string]entry{
 	"ring-hash-bounded":    {newRingHashBounded, "consistent hashing with bounded loads (Mirrokni, Thorup, Zadimoghaddam 2018)", Caps{Keyed: true}},
 	"maglev":               {newMaglev, "Google Maglev lookup table (NSDI 2016) on the request key", Caps{Keyed: true}},
 	"p2c-stale":            {newP2CStale, "client-side p2c on stale queue counts: random with probability sqrt(staleness ms)%", Caps{Draws: true, Aperture: true}},
+	"wrr-orca":             {newWRROrca, "weighted round robin on the servers' own reports, rps / (utilization + eps/rps x penalty) (gRPC A58)", Caps{Reports: true}},
 }
 
 // CapsOf returns the named algorithm's capabilities (zero for an unknown
@@ -242,6 +251,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.DefaultRTT < 0 {
 		return c, fmt.Errorf("balance: DefaultRTT is %v, must be >= 0 (0 = Finagle's rule)", c.DefaultRTT)
+	}
+	if c.ORCA == (ORCA{}) {
+		c.ORCA = DefaultORCA()
+	}
+	if o := c.ORCA; o.Blackout < 0 || o.Expiration <= 0 || o.Update < MinORCAUpdate || !(o.ErrorPenalty >= 0) || math.IsInf(o.ErrorPenalty, 0) {
+		return c, fmt.Errorf("balance: ORCA is %+v: Blackout must be >= 0, Expiration > 0, Update >= %v and ErrorPenalty a finite number >= 0", o, MinORCAUpdate)
 	}
 	if c.Peers < 0 || c.Peer < 0 || c.Peer >= max(c.Peers, 1) {
 		return c, fmt.Errorf("balance: Peer is %d of Peers %d, must be in [0, Peers)", c.Peer, c.Peers)

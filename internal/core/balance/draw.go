@@ -22,6 +22,7 @@ const (
 	saltSubset     = 0x5b5e_0000_0000_0009 // random subset scores
 	saltRing       = 0xa9e7_0000_0000_000a // aperture ring order of a name
 	saltAperture   = 0xa9e7_0000_0000_000b // aperture: points drawn in the window
+	saltORCA       = 0x0dca_0000_0000_000c // wrr-orca: the scheduler's first sequence number
 )
 
 // maxTries bounds the redraws of one random choice before it falls back to a

@@ -24,7 +24,8 @@ func (l *LB) loadPeriod() (time.Duration, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := l.lab.Balancers
-	return max(b.Refresh, time.Millisecond), b.Load == labfile.SharedLoad
+	_, oob := l.bal.Reports() // an algorithm weighing servers by the periodic reports
+	return max(b.Refresh, time.Millisecond), b.Load == labfile.SharedLoad || oob
 }
 
 // checkPeriod says whether active health checks are on and how often.
@@ -54,7 +55,7 @@ func (l *LB) pollLoads() {
 		}
 		l.mu.Lock()
 		rep.Report.At, rep.Report.Valid = l.nowLocked(), true
-		l.bal.Loads().Report(t.i, rep.Report)
+		l.bal.Report(t.i, rep.Report)
 		l.mu.Unlock()
 	})
 }

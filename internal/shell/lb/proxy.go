@@ -9,6 +9,7 @@ import (
 
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/balance"
+	"github.com/lblab/lblab/internal/core/load"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/rng"
@@ -26,6 +27,10 @@ type attempt struct {
 	timeout time.Duration
 	net     policy.Network
 	pick    uint64 // the pick number: its hops' jitter draws
+	// perCall: the algorithm weighs servers by the reports the answers
+	// carry (policy.Balancer.Reports); load is the one this answer carried
+	perCall bool
+	load    load.Report
 
 	// With connections modelled (conns.go): the connection it rides, or
 	// the line it waits in (ref, wait); whether the connection broke, and
@@ -131,6 +136,7 @@ func (l *LB) pick(req balance.Request, client uint64, exclude []byte) attempt {
 	}
 	a := attempt{t: l.bal.Pick(now, req, ex), start: now, timeout: l.bal.Timeout(),
 		net: l.net, pick: req.Seq}
+	a.perCall, _ = l.bal.Reports()
 	if a.t.Valid {
 		a.b = l.backends[a.t.Server]
 		a.b.picks++
@@ -167,6 +173,10 @@ func (l *LB) forward(ctx *fasthttp.RequestCtx, a *attempt) policy.Result {
 		a.b.fw.ProbeSent()
 	}
 	req.Header.Set(wire.HBalancer, l.cfg.Name)
+	asked := a.perCall && len(req.Header.Peek(wire.HLoadMetricsFormat)) == 0
+	if asked { // the algorithm reads the backend's report: ask for it, unless the client already has
+		req.Header.Set(wire.HLoadMetricsFormat, "TEXT")
+	}
 	var err error
 	var deadline time.Time // zero: none
 	if a.timeout > 0 {
@@ -182,6 +192,14 @@ func (l *LB) forward(ctx *fasthttp.RequestCtx, a *attempt) policy.Result {
 		err = a.b.hc.Do(req, resp)
 	}
 	res := wire.Classify(err, resp.StatusCode(), resp.Header.Peek(wire.HReason))
+	if a.perCall && err == nil {
+		if v := resp.Header.Peek(wire.HLoadMetrics); len(v) > 0 {
+			a.load, _ = wire.ParseLoad(v) // a report it cannot read is none
+		}
+		if asked { // the client did not ask for it: its answer is as without the lb
+			resp.Header.Del(wire.HLoadMetrics)
+		}
+	}
 	rtt := l.report(a, res, err != nil && res == policy.Timeout)
 	a.b.fw.Answered(int(res), rtt)
 	if err != nil {
@@ -213,6 +231,10 @@ func (l *LB) report(a *attempt, res policy.Result, gaveUp bool) time.Duration {
 	rtt := now.Sub(a.start)
 	if gaveUp && a.timeout > 0 {
 		rtt = a.timeout
+	}
+	if a.load.Valid && a.t.Valid { // the backend's report the answer carried (wrr-orca), as it arrives
+		a.load.At = now
+		l.bal.Report(a.t.Server, a.load)
 	}
 	l.bal.Done(now, a.t, res, rtt) // a ticket of load figures started over since is ignored
 	return rtt

@@ -41,7 +41,10 @@ func (l *LB) backendAt(now clock.Instant, i int, member bool) BackendState {
 		Breaker: l.bal.BreakerState(now, i).String(), Healthy: b.healthy, Ejected: l.bal.Ejected(i), Member: member,
 		Picks: b.picks, Present: b.present}
 	if st.Last.Valid { // without reports Queued only counts sends
-		bs.Queued, bs.InService = st.Queued, st.Last.InService
+		bs.Queued, bs.InService, bs.Utilization = st.Queued, st.Last.InService, st.Last.Utilization
+	}
+	if w, ok := l.bal.ReportedWeight(now, i); ok {
+		bs.ORCAWeight = w
 	}
 	if l.picks > 0 {
 		bs.Share = float64(b.picks) / float64(l.picks)

@@ -30,18 +30,22 @@ type LBBackend struct {
 	Addr        string  `json:"addr"`
 	Admin       string  `json:"admin,omitempty"`
 	Weight      float64 `json:"weight"`
-	Outstanding int     `json:"outstanding"`  // local: sent, not answered; shared: last report
-	Queued      int     `json:"queued"`       // last load report plus local sends since; 0 without reports
-	InService   int     `json:"in_service"`   // last load report; 0 without reports
-	EWMAMs      float64 `json:"ewma_ms"`      // time-decayed latency average
-	PeakEWMAMs  float64 `json:"peak_ewma_ms"` // Finagle peak EWMA, decayed to now
-	Breaker     string  `json:"breaker"`      // closed | open | half-open
-	Healthy     bool    `json:"healthy"`      // active health checks' verdict
-	Ejected     bool    `json:"ejected"`      // out of rotation as an outlier (balancers.outlier)
-	Member      bool    `json:"member"`       // in this balancer's subset
-	Share       float64 `json:"share"`        // of all picks so far
-	Picks       uint64  `json:"picks"`
-	Present     bool    `json:"present"` // false once removed
+	Outstanding int     `json:"outstanding"` // local: sent, not answered; shared: last report
+	Queued      int     `json:"queued"`      // last load report plus local sends since; 0 without reports
+	InService   int     `json:"in_service"`  // last load report; 0 without reports
+	Utilization float64 `json:"utilization"` // last load report's (ORCA cpu_utilization); 0 without reports
+	// ORCAWeight is the weight wrr-orca gives it now (0: none counts: no
+	// report yet, in the blackout or expired; the scheduler uses the mean)
+	ORCAWeight float64 `json:"orca_weight,omitempty"`
+	EWMAMs     float64 `json:"ewma_ms"`      // time-decayed latency average
+	PeakEWMAMs float64 `json:"peak_ewma_ms"` // Finagle peak EWMA, decayed to now
+	Breaker    string  `json:"breaker"`      // closed | open | half-open
+	Healthy    bool    `json:"healthy"`      // active health checks' verdict
+	Ejected    bool    `json:"ejected"`      // out of rotation as an outlier (balancers.outlier)
+	Member     bool    `json:"member"`       // in this balancer's subset
+	Share      float64 `json:"share"`        // of all picks so far
+	Picks      uint64  `json:"picks"`
+	Present    bool    `json:"present"` // false once removed
 }
 
 // LBConns is GET /admin/state's "connections", when the lab models
