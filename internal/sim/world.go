@@ -96,11 +96,11 @@ type world struct {
 	stalled    int                     // events fired since virtual time last moved on
 	overflow   error                   // set when the guard stopped the run
 	check      bool
-	fault      []string      // invariant violations (check mode)
-	open       []int         // check mode: per tier balancer, picks not yet answered (check_inflight.go)
+	fault      []string        // invariant violations (check mode)
+	open       []int           // check mode: per tier balancer, picks not yet answered (check_inflight.go)
 	reported   [][]load.Report // check mode: by balancer, each server's last load report it was handed (report)
-	onBin      func()        // a session's look at the world as each series bin closes (nil outside sessions)
-	trace      *tracer       // the requests a session follows (nil when none)
+	onBin      func()          // a session's look at the world as each series bin closes (nil outside sessions)
+	trace      *tracer         // the requests a session follows (nil when none)
 }
 
 // attemptOf returns the attempt for h, or nil if it was released since.
