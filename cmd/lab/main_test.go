@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lblab/lblab/internal/testbin"
 	"github.com/lblab/lblab/scenarios"
@@ -20,9 +22,19 @@ var labBin string
 func TestMain(m *testing.M) { os.Exit(testbin.Run(m, "github.com/lblab/lblab/cmd/lab", &labBin)) }
 
 // lab runs the built binary and returns stdout, stderr and the exit code.
+// labCommandLimit bounds one lab command of these tests.
+const labCommandLimit = 5 * time.Minute
+
 func lab(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(labBin, args...)
+	// Bounded: a command that should have been refused and runs instead
+	// (lab up runs until stopped) fails the test rather than wedging the
+	// suite; it is interrupted, as Ctrl-C would, then killed.
+	ctx, cancel := context.WithTimeout(context.Background(), labCommandLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, labBin, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -30,6 +42,8 @@ func lab(t *testing.T, args ...string) (string, string, int) {
 	switch {
 	case err == nil:
 		return out.String(), errOut.String(), 0
+	case ctx.Err() != nil:
+		t.Fatalf("lab %v ran past %v: %v\n%s", args, labCommandLimit, err, errOut.String())
 	case errors.As(err, &exit):
 		return out.String(), errOut.String(), exit.ExitCode()
 	}

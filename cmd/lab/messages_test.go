@@ -17,11 +17,13 @@ import (
 )
 
 // A lab file too large for a live run is refused with a hint that names
-// the file as given, so that the hint can be pasted: lab sim s41 would be
+// the file as given, so that the hint can be pasted: lab sim s60 would be
 // "no scenario".
 func TestTooLargeHintNamesTheFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s41.yaml")
-	if err := os.WriteFile(path, []byte("name: s41\nservers: [{count: 41}]\n"), 0o644); err != nil {
+	// 60 servers: more processes than a live lab starts by default (50),
+	// so lab run, up and sweep --live refuse before starting any
+	path := filepath.Join(t.TempDir(), "s60.yaml")
+	if err := os.WriteFile(path, []byte("name: s60\nservers: [{count: 60}]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"run", path, "--dashboard", ""}, {"up", path, "--listen", "127.0.0.1:0"},
