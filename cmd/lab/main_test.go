@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/testbin"
 	"github.com/lblab/lblab/scenarios"
 )
@@ -157,13 +158,13 @@ func TestScenariosListsAll(t *testing.T) {
 	}
 }
 
-func TestAlgorithmsListsThirteen(t *testing.T) {
+func TestAlgorithmsListsEveryOne(t *testing.T) {
 	out, _, _ := lab(t, "algorithms")
 	algos, features, _ := strings.Cut(strings.TrimSpace(out), "\n\n")
-	if n := len(strings.Split(algos, "\n")); n != 13 {
+	if n := len(strings.Split(algos, "\n")); n != len(policy.Algorithms()) {
 		t.Fatalf("%d algorithms:\n%s", n, out)
 	}
-	for _, want := range []string{"least-response-time", "balancers.slow_start", "balancers.outlier", "clients.aperture"} {
+	for _, want := range []string{"least-response-time", "wrr-orca", "balancers.slow_start", "balancers.outlier", "clients.aperture"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lab algorithms does not name %s:\n%s", want, out)
 		}

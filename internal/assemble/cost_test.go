@@ -160,3 +160,38 @@ func TestEstimateSaturates(t *testing.T) {
 		t.Errorf("a year of 100,000 users under the default budget: %v, want it refused", err)
 	}
 }
+
+// What a pick costs counts (issue: least-response-time over 10,000 servers
+// was estimated at 210 ms and took 105 s): a scanning algorithm's visits,
+// by the algorithm's declaration (balance.Caps.Scans), a subset's size when
+// it has one; the highest load the lab reaches counts, a profile's peak or
+// a script's rate.
+func TestEstimateCountsWhatAPickAndThePeakCost(t *testing.T) {
+	scan := parse(t, "name: scan\nduration: 30s\nclients: {rate: 10000}\nbalancers: {algorithm: least-response-time}\nservers:\n  - {count: 10000}\n")
+	c := assemble.Estimate(scan, nil, true)
+	if c.CPU < time.Minute || !strings.Contains(c.Terms[len(c.Terms)-1].What, "visits each of 10000 servers a pick") {
+		t.Errorf("scan30: %v, %+v", c.CPU, c.Terms)
+	}
+	if err := assemble.CheckCost(parse(t, "name: scan\nduration: 100s\nclients: {rate: 100000}\nbalancers: {algorithm: least-response-time}\nservers:\n  - {count: 10000}\n"),
+		nil, true, assemble.DefaultBudget); err == nil || !strings.Contains(err.Error(), "visits each of") {
+		t.Errorf("a hundred times scan30: %v", err)
+	}
+	p2c := parse(t, "name: scan\nduration: 30s\nclients: {rate: 10000}\nbalancers: {algorithm: p2c}\nservers:\n  - {count: 10000}\n")
+	if c := assemble.Estimate(p2c, nil, true); c.CPU > time.Second {
+		t.Errorf("p2c draws two servers a pick: %v", c.CPU)
+	}
+	sub := parse(t, "name: scan\nduration: 30s\nclients: {rate: 10000}\nbalancers: {algorithm: least-outstanding, subset: 10}\nservers:\n  - {count: 10000}\n")
+	if c := assemble.Estimate(sub, nil, true); c.CPU > time.Second {
+		t.Errorf("a subset of 10 visits 10 a pick: %v", c.CPU)
+	}
+	flat := assemble.Estimate(parse(t, "name: x\nduration: 10s\nclients: {rate: 100}\n"), nil, true).Events
+	for name, src := range map[string]string{
+		"profile": "name: x\nduration: 10s\nclients: {rate: 100, profile: {shape: spike, base: 100, peak: 5000, at: 1s, for: 1s}}\n",
+		"rate":    "name: x\nduration: 10s\nclients: {rate: 100}\nevents: [{at: 1s, action: rate, rate: 5000}]\n",
+		"set":     "name: x\nduration: 10s\nclients: {rate: 100}\nevents: [{at: 1s, action: set, set: {clients.rate: '5000'}}]\n",
+	} {
+		if got := assemble.Estimate(parse(t, src), nil, true).Events; got < 40*flat {
+			t.Errorf("%s: %g events, want the peak of 5000/s counted (100/s: %g)", name, got, flat)
+		}
+	}
+}

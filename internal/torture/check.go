@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/sim"
 )
@@ -24,11 +25,12 @@ const (
 	Crashed           // the simulator panicked
 	Unstable          // the same lab and seed gave two different reports
 	RoundTrip         // labfile.Marshal wrote a file that parses to another lab
+	Uncosted          // the lab fired far more simulator events than the cost estimate counts
 )
 
 func (v Verdict) String() string {
 	return append([]string{"passed", "invalid lab (generator bug)", "invariant violated", "event refused",
-		"memory guard", "panic", "nondeterministic", "marshal round trip"}, liveVerdicts...)[v]
+		"memory guard", "panic", "nondeterministic", "marshal round trip", "cost estimate"}, liveVerdicts...)[v]
 }
 
 // options are the simulator's for every drawn lab: every invariant
@@ -36,6 +38,15 @@ func (v Verdict) String() string {
 // never holds more than a few tens of thousands of requests (8,000/s for at
 // most 7 s): a lab that runs away is stopped in a second, not ten.
 var options = sim.Options{Check: true, MaxPending: 200_000}
+
+// The cost estimate's calibration: a drawn lab may fire at most costSlack
+// times the simulator events assemble.Estimate counts, plus costFloor (a lab
+// of a few requests whose health checks and timers dominate). Over seeds
+// 1-400 the largest ratio is 2.8 (docs/labfile.md, "Cost budget").
+const (
+	costSlack = 3
+	costFloor = 5000
+)
 
 // Outcome is one lab's run.
 type Outcome struct {
@@ -90,6 +101,13 @@ func Check(name string, tree Map, deep bool) (out Outcome) {
 		}
 	}
 	out = Outcome{Requests: res.Run.Requests, Events: res.Run.Events}
+	// The cost budget refuses a lab on its estimate (assemble.Estimate):
+	// a lab that fires more than costSlack times the events it counts
+	// (beyond a small lab's few) could slip past the budget.
+	if est := assemble.Estimate(lab, nil, true).Events; float64(res.Run.Events) > costSlack*est+costFloor {
+		return Outcome{Verdict: Uncosted, Requests: res.Run.Requests, Events: res.Run.Events,
+			Detail: fmt.Sprintf("the lab fired %d simulator events, over %d times the %.0f the cost estimate counts", res.Run.Events, costSlack, est)}
+	}
 	for _, l := range res.Run.Log {
 		out.Log = append(out.Log, l.Text)
 		if strings.HasPrefix(l.Text, "event ") && strings.Contains(l.Text, " failed: ") {

@@ -50,11 +50,11 @@ const liveDrain = 10 * time.Second
 
 // Verdicts of a live lab (after the simulator's).
 const (
-	LiveError  Verdict = iota + RoundTrip + 1 // lab run failed: a process did not start, the loadgen failed
-	Accounting                                // a request not ended exactly once
-	Lost                                      // requests ended only by the drain limit
-	LeftBehind                                // a process outlived its lab
-	Leak                                      // lab's goroutines or descriptors did not come back to their baseline
+	LiveError  Verdict = iota + Uncosted + 1 // lab run failed: a process did not start, the loadgen failed
+	Accounting                               // a request not ended exactly once
+	Lost                                     // requests ended only by the drain limit
+	LeftBehind                               // a process outlived its lab
+	Leak                                     // lab's goroutines or descriptors did not come back to their baseline
 )
 
 var liveVerdicts = []string{"live run failed", "accounting", "lost answers", "process left behind", "goroutine or fd leak"}
