@@ -28,6 +28,16 @@ func budget(factor float64) (assemble.Budget, error) {
 	return b, nil
 }
 
+// maxWork is the simulator's work guard for the budget --max-cost asks for
+// (sim.Options.MaxWork; 0 for a factor checkCost refuses).
+func maxWork(factor float64) float64 {
+	b, err := assemble.Times(factor)
+	if err != nil {
+		return 0
+	}
+	return assemble.MaxWork(b)
+}
+
 // checkCost refuses, before anything runs, a lab whose estimate is over
 // the budget --max-cost allows (exit 2).
 func checkCost(lab *labfile.Lab, settings []labfile.Setting, sim bool, factor float64) error {

@@ -112,7 +112,7 @@ func runSim(out, errOut io.Writer, arg string, f simFlags, changed func(flag str
 		}
 		return simSeeds(out, errOut, lab, settings, seeds, f)
 	}
-	rep, err := f.tr.compare(lab, settings, sim.Options{Series: needSeries(lab, f), Check: f.check, MaxPending: f.maxPending})
+	rep, err := f.tr.compare(lab, settings, sim.Options{Series: needSeries(lab, f), Check: f.check, MaxPending: f.maxPending, MaxWork: maxWork(f.maxCost)})
 	if err != nil {
 		return err
 	}

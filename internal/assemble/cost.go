@@ -41,6 +41,30 @@ const (
 	eventsPerAttempt = 7
 )
 
+// EstimateSlack is how far a run may exceed its estimate: the torture
+// checks every drawn lab fires at most this many times the simulator events
+// its estimate counts (plus EstimateFloor), and the simulator's guard stops
+// a run whose work passes this many times the CPU budget (MaxWork).
+const (
+	EstimateSlack = 3
+	EstimateFloor = 5000
+)
+
+// Work is what a simulator run has done, in events: its events and the
+// servers its scanning picks visited (balance.Caps.Scans), each visit
+// weighed as scanCost is to eventCost.
+func Work(events, visits uint64) float64 {
+	return float64(events) + float64(visits)*float64(scanCost)/float64(eventCost)
+}
+
+// MaxWork is the most Work a run under budget b may do before the
+// simulator's guard stops it (sim.Options.MaxWork): EstimateSlack times
+// the events b's CPU pays for, so a lab its estimate let through and that
+// costs far more than estimated stops within that many times the budget.
+func MaxWork(b Budget) float64 {
+	return EstimateSlack * float64(b.CPU) / float64(eventCost)
+}
+
 // DefaultBudget is what a lab may cost unless --max-cost raises it: far
 // above every built-in scenario and every lab the torture generator draws,
 // far below what takes a machine.

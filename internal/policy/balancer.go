@@ -59,6 +59,8 @@ type Balancer struct {
 	picked   []uint64           // picks per server
 	members  []int              // eligible global indices, rebuilt on change
 	memberOf []int              // by global index: its place in members, -1 when not a member
+	scans    bool               // the algorithm visits every member on a pick (balance.Caps.Scans)
+	visits   uint64             // members its picks visited, when it scans (Visits)
 	perCall  bool               // the algorithm reads the reports the answers carry (Reports)
 	oob      bool               // ... the periodic ones
 	warming  []int              // servers that joined or came back since the last call: their ramp starts then
@@ -200,6 +202,9 @@ func (b *Balancer) advance(now clock.Instant) {
 func (b *Balancer) Pick(now clock.Instant, req balance.Request, exclude int) Ticket {
 	b.advance(now)
 	b.view.now, b.view.exclude = now, exclude
+	if b.scans {
+		b.visits += uint64(len(b.members))
+	}
 	j := b.algo.Pick(now, req, &b.view)
 	if j < 0 && exclude >= 0 { // the sibling is the only one left: better than nothing
 		b.view.exclude = -1
@@ -350,7 +355,13 @@ func (b *Balancer) ReportedWeight(now clock.Instant, i int) (float64, bool) {
 }
 
 // setReports sets what Reports says, from the algorithm and its config.
+// Visits is the members the algorithm's picks have visited, when it
+// scans them all on each pick (0 otherwise): the work the simulator's
+// guard counts beside its events.
+func (b *Balancer) Visits() uint64 { return b.visits }
+
 func (b *Balancer) setReports() {
+	b.scans = balance.CapsOf(b.algo.Name()).Scans
 	reads := balance.CapsOf(b.algo.Name()).Reports
 	b.oob = reads && b.cfg.Algorithm.ORCA.OutOfBand
 	b.perCall = reads && !b.oob

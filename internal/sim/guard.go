@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/labfile"
 )
 
@@ -39,9 +40,32 @@ func (e *OverflowError) Error() string {
 		e.At, e.Queue, e.Bound, e.Why)
 }
 
+// BudgetError is a run the work guard stopped: it did more than its cost
+// budget allows (Options.MaxWork), whatever its estimate said.
+type BudgetError struct {
+	At             time.Duration // virtual time of the stop
+	Events, Visits uint64        // the run's events and its scanning picks' server visits so far
+	Work, Max      float64       // assemble.Work of them, and the bound
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("the work guard stopped the run at %v of virtual time: %d events and %d server visits by its picks, %.3g event-equivalents, over the %.3g its cost budget allows (%d times the events its CPU budget pays for); raise the budget with --%s N",
+		e.At, e.Events, e.Visits, e.Work, e.Max, assemble.EstimateSlack, assemble.MaxCostFlag)
+}
+
 // guard returns an *OverflowError when a queue of pending work has passed
-// the bound, nil otherwise. It reads counters only, so it changes nothing.
+// the bound, a *BudgetError when the run's work has passed its budget, nil
+// otherwise. It reads counters only, so it changes nothing.
 func (w *world) guard() error {
+	if w.maxWork > 0 {
+		var visits uint64
+		for _, b := range w.bals {
+			visits += b.Visits()
+		}
+		if work := assemble.Work(w.events, visits); work > w.maxWork {
+			return &BudgetError{At: time.Duration(w.now).Round(time.Millisecond), Events: w.events, Visits: visits, Work: work, Max: w.maxWork}
+		}
+	}
 	if w.stalled > w.maxPending {
 		return &OverflowError{At: time.Duration(w.now).Round(time.Millisecond), Bound: w.maxPending,
 			Queue: fmt.Sprintf("virtual time stands still: %d events fired at this one instant", w.stalled),

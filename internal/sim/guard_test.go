@@ -135,3 +135,27 @@ balancers: {load: shared}
 		t.Errorf("%d requests, goodput %v", res.Run.Requests, res.Run.Goodput)
 	}
 }
+
+// The work guard stops a run that does more than its budget allows,
+// whatever its estimate said: its events and, for an algorithm that scans
+// every server on a pick, the servers visited (balance.Caps.Scans), which
+// a run of few events but many servers is made of.
+func TestWorkGuardStopsARunOverItsBudget(t *testing.T) {
+	scan := parseLab(t, "name: scan\nduration: 2s\nclients: {rate: 1000}\nbalancers: {algorithm: least-response-time}\nservers:\n  - {count: 1000}\n")
+	_, err := Run(scan, Options{MaxWork: 3e5})
+	var be *BudgetError
+	if !errors.As(err, &be) || be.Visits < 5e5 || be.Events > 1e5 || !strings.Contains(err.Error(), "--max-cost") {
+		t.Fatalf("a scan of 1,000 servers a pick: %v", err)
+	}
+	if _, err := Run(scan, Options{MaxWork: 1e8}); err != nil {
+		t.Errorf("under its bound: %v", err)
+	}
+	p2c := scan.Clone()
+	p2c.Balancers.Algorithm = "p2c" // two servers a pick: its visits are not counted
+	if _, err := Run(p2c, Options{MaxWork: 3e5}); err != nil {
+		t.Errorf("p2c under the same bound: %v", err)
+	}
+	if _, err := Run(p2c, Options{MaxWork: 1e3}); !errors.As(err, &be) || be.Visits != 0 {
+		t.Errorf("p2c over a bound of 1,000 events: %v", err)
+	}
+}

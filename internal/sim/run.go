@@ -24,6 +24,11 @@ type Options struct {
 	// requests, requests at one server or queued events pass it stops with
 	// an *OverflowError. 0 means DefaultMaxPending.
 	MaxPending int
+	// MaxWork, when > 0, is the work guard's bound (guard.go): a run whose
+	// work (assemble.Work: its events and the servers its scanning picks
+	// visited) passes it stops with a *BudgetError. The command lines set
+	// assemble.MaxWork of the lab's cost budget.
+	MaxWork float64
 	// Progress, when set, is told the share of the work done, from 0 to 1:
 	// the runs ended, and of the one going on the virtual time reached
 	// over its duration, every 1,024 events and after each run (1 after

@@ -92,6 +92,7 @@ type world struct {
 
 	col        *collector
 	maxPending int                     // the memory guard's bound
+	maxWork    float64                 // the work guard's bound (0: none)
 	reached    func(now clock.Instant) // Options.Progress of this run (nil: none), told at the guard's looks
 	stalled    int                     // events fired since virtual time last moved on
 	overflow   error                   // set when the guard stopped the run

@@ -39,14 +39,11 @@ func (v Verdict) String() string {
 // most 7 s): a lab that runs away is stopped in a second, not ten.
 var options = sim.Options{Check: true, MaxPending: 200_000}
 
-// The cost estimate's calibration: a drawn lab may fire at most costSlack
-// times the simulator events assemble.Estimate counts, plus costFloor (a lab
-// of a few requests whose health checks and timers dominate). Over seeds
-// 1-400 the largest ratio is 2.8 (docs/labfile.md, "Cost budget").
-const (
-	costSlack = 3
-	costFloor = 5000
-)
+// The cost estimate's calibration: a drawn lab may fire at most
+// assemble.EstimateSlack times the simulator events assemble.Estimate counts,
+// plus assemble.EstimateFloor (a lab of a few requests whose health checks
+// and timers dominate). Over seeds 1-4,000 the largest ratio is 2.8
+// (docs/labfile.md, "Cost budget").
 
 // Outcome is one lab's run.
 type Outcome struct {
@@ -104,9 +101,9 @@ func Check(name string, tree Map, deep bool) (out Outcome) {
 	// The cost budget refuses a lab on its estimate (assemble.Estimate):
 	// a lab that fires more than costSlack times the events it counts
 	// (beyond a small lab's few) could slip past the budget.
-	if est := assemble.Estimate(lab, nil, true).Events; float64(res.Run.Events) > costSlack*est+costFloor {
+	if est := assemble.Estimate(lab, nil, true).Events; float64(res.Run.Events) > assemble.EstimateSlack*est+assemble.EstimateFloor {
 		return Outcome{Verdict: Uncosted, Requests: res.Run.Requests, Events: res.Run.Events,
-			Detail: fmt.Sprintf("the lab fired %d simulator events, over %d times the %.0f the cost estimate counts", res.Run.Events, costSlack, est)}
+			Detail: fmt.Sprintf("the lab fired %d simulator events, over %d times the %.0f the cost estimate counts", res.Run.Events, assemble.EstimateSlack, est)}
 	}
 	for _, l := range res.Run.Log {
 		out.Log = append(out.Log, l.Text)

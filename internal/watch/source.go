@@ -62,11 +62,12 @@ func scenarioSource(name string) (*source, error) {
 // SimReport is `lab sim LAB --json` of l (the seed in l): every compare
 // setting of it, or its own algorithm, with the recovery verdicts and
 // without the series. The page's "JSON report" is these bytes.
-func SimReport(l *labfile.Lab) ([]byte, error) { return simReport(l, nil) }
+func SimReport(l *labfile.Lab) ([]byte, error) { return simReport(l, nil, 0) }
 
-// simReport is SimReport, its progress told to progress (nil: none).
-func simReport(l *labfile.Lab, progress func(float64)) ([]byte, error) {
-	rep, err := sim.Report(l, sim.DefaultSettings(l), sim.Options{Progress: progress})
+// simReport is SimReport, its progress told to progress (nil: none), its
+// runs stopped by the work guard past maxWork (sim.Options.MaxWork; 0: none).
+func simReport(l *labfile.Lab, progress func(float64), maxWork float64) ([]byte, error) {
+	rep, err := sim.Report(l, sim.DefaultSettings(l), sim.Options{Progress: progress, MaxWork: maxWork})
 	if err != nil {
 		return nil, err
 	}
@@ -181,11 +182,11 @@ func (s *Server) handleSource(dash.Request) dash.Answer {
 // in GET /api/lab.yaml's script).
 func (s *Server) handleReport(dash.Request) dash.Answer {
 	s.mu.Lock()
-	src := s.source
+	src, allowed := s.source, s.allowed
 	s.mu.Unlock()
 	progress, end := s.working("JSON report")
 	defer end()
-	data, err := simReport(src.lab.Clone(), progress)
+	data, err := simReport(src.lab.Clone(), progress, assemble.MaxWork(allowed))
 	if err != nil {
 		return dash.Refuse(400, err.Error())
 	}

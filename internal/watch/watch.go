@@ -713,6 +713,7 @@ func (s *Server) handleCompare(req dash.Request) dash.Answer {
 	s.mu.Lock()
 	l, settings, watched, drills := s.plain.Clone(), s.compare, s.setting, len(s.sess.Drills())
 	l.Events = s.sess.Lab().Events // the script, the drills taken in it
+	maxWork := assemble.MaxWork(s.allowed)
 	s.mu.Unlock()
 	if settings == nil {
 		for _, a := range policy.Algorithms() {
@@ -728,14 +729,14 @@ func (s *Server) handleCompare(req dash.Request) dash.Answer {
 	progress, end := s.working("compare all")
 	defer end()
 	if body.Seeds != 0 {
-		out, err := compareSeeds(l, settings, watched, body.Seeds, progress)
+		out, err := compareSeeds(l, settings, watched, body.Seeds, progress, maxWork)
 		if err != nil {
 			return badRequest(err.Error())
 		}
 		out["drills"] = drills
 		return dash.JSON(200, out)
 	}
-	rep, err := sim.Compare(l, settings, sim.Options{Series: true, Progress: progress})
+	rep, err := sim.Compare(l, settings, sim.Options{Series: true, Progress: progress, MaxWork: maxWork})
 	if err != nil {
 		return dash.Refuse(400, err.Error())
 	}
