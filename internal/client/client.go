@@ -29,6 +29,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/lblab/lblab/internal/assert"
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/conn"
@@ -399,6 +400,7 @@ func (rt *Runtime[N]) Answer(now clock.Instant, h uint64, res policy.Result, rep
 	if rt.cfg.Balancers != nil && a.Ticket.Valid {
 		b := rt.cfg.Balancers[a.Bal]
 		if rep.Load.Valid {
+			assert.That(rep.Load.At <= now, "client: an answer carried a load report from after it arrived")
 			b.Report(a.Ticket.Server, rep.Load)
 		}
 		b.Done(now, a.Ticket, res, now.Sub(a.SentAt))
@@ -589,6 +591,7 @@ func (rt *Runtime[N]) Arm(at clock.Instant, c *policy.Call, t policy.Timer, h in
 // thinks before its next request.
 func (rt *Runtime[N]) Finish(now clock.Instant, pc *policy.Call) {
 	c := rt.calls.Get(pc.Tag)
+	assert.That(c != nil && rt.pending > 0, "client: a request ended twice")
 	rt.Rec.Finish(now, &c.Call)
 	if rt.reqs != nil {
 		rt.reqs.RequestEnded(int(c.Outcome), now.Sub(c.Start))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lblab/lblab/internal/assert"
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/breaker"
@@ -213,7 +214,10 @@ func (b *Balancer) Pick(now clock.Instant, req balance.Request, exclude int) Tic
 	if j < 0 {
 		return Ticket{}
 	}
-	return b.admit(now, b.members[j])
+	assert.That(j < len(b.members), "balancer: the algorithm picked past the members")
+	i := b.members[j]
+	assert.That(b.present[i] && b.subset[i] && b.healthy[i] && !b.Ejected(i), "balancer: a pick is not an eligible member")
+	return b.admit(now, i)
 }
 
 // admit passes the pick of server i through its breaker and counts it sent.

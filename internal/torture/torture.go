@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lblab/lblab/internal/assert"
 	"github.com/lblab/lblab/internal/core/health"
 )
 
@@ -58,6 +59,7 @@ type Summary struct {
 // found. Labs run in any order; the summary holds sums and the failures in
 // seed order, so it is the same whatever the number of workers.
 func Run(cfg Config) *Summary {
+	assert.On = true // the cores' invariants: a broken one panics, and Check reports the seed
 	start := time.Now()
 	cfg.Workers = max(cfg.Workers, 1)
 	s := &Summary{Labs: cfg.Runs, Features: map[string]int{}, Actions: map[string]int{}}

@@ -1,6 +1,11 @@
 package balance
 
-import "github.com/lblab/lblab/internal/clock"
+import (
+	"math"
+
+	"github.com/lblab/lblab/internal/assert"
+	"github.com/lblab/lblab/internal/clock"
+)
 
 // weightedRoundRobin is nginx's smooth weighted round robin
 // (ngx_http_upstream_get_peer, 2012). Each member j has a weight w_j and a
@@ -44,6 +49,7 @@ func (w *weightedRoundRobin) Pick(_ clock.Instant, _ Request, v View) int {
 			continue
 		}
 		wj := w.weight[j] * rampOf(v, j)
+		assert.That(wj > 0 && wj <= math.MaxFloat64, "weighted-round-robin: a weight not finite and > 0")
 		w.current[j] += wj
 		total += wj
 		if best < 0 || w.current[j] > w.current[best] {

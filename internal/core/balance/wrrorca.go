@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/lblab/lblab/internal/assert"
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/load"
 	"github.com/lblab/lblab/internal/rng"
@@ -142,6 +143,7 @@ func (o *wrrORCA) Reported(j int, rep load.Report) {
 	}
 	w := o.ws[j]
 	w.weight = rep.RPS / (rep.Utilization + rep.EPS/rep.RPS*o.cfg.ErrorPenalty)
+	assert.Thatf(w.weight > 0 && !math.IsInf(w.weight, 0), "wrr-orca: weight %g from %+v, want finite and > 0", w.weight, rep)
 	if w.nonEmptySince < 0 {
 		w.nonEmptySince = rep.At
 	}

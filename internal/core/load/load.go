@@ -10,6 +10,8 @@ package load
 import (
 	"time"
 
+	"github.com/lblab/lblab/internal/assert"
+
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/stats"
 )
@@ -183,6 +185,7 @@ func (t *Table) Failed(now clock.Instant, i int, rtt time.Duration) {
 // over only what it could read: the table keeps the last good one.
 func (t *Table) Report(i int, rep Report) {
 	s := t.at(i)
+	assert.That(!rep.Valid || rep.Sane(), "load: a driver handed the table a report out of range")
 	if s == nil || !rep.Valid || !rep.Sane() {
 		return
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/lblab/lblab/internal/assert"
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/rng"
 )
@@ -97,6 +98,7 @@ func (s *Server) enqueue(now clock.Instant, w waiting, out []Reply) []Reply {
 		out = s.evictOldest(now, out)
 	}
 	s.q.pushBack(w)
+	assert.That(s.cfg.QueueCap == 0 || s.q.n <= s.cfg.QueueCap, "server: a bounded queue holds more than its capacity")
 	s.maxQueue = max(s.maxQueue, s.q.n)
 	return out
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -53,4 +54,23 @@ func TestReportWithoutTheMeter(t *testing.T) {
 	if rep := r.s.Report(ms(100)); !rep.Valid || rep.Queued != 1 || rep.InService != 1 || rep.Utilization != 0 || rep.RPS != 0 {
 		t.Errorf("%+v, want 1 queued, 1 in service, no window figures", rep)
 	}
+}
+
+// A planted broken invariant is caught where it must hold: a bounded queue
+// found holding more than its capacity (here: the capacity cut under the
+// queue behind the setters' back) panics at the next enqueue, under test
+// and torture, rather than serving on.
+func TestBrokenQueueBoundIsCaught(t *testing.T) {
+	r := newRig(t, Config{Name: "s1", Workers: 1, QueueCap: 3})
+	for i := range uint64(3) {
+		r.arrive(ms(0), i+1, dms(100))
+	}
+	r.s.cfg.QueueCap = 1 // planted: no setter cuts a queue this way
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(p.(string), "bounded queue holds more than its capacity") {
+			t.Errorf("recovered %v, want the queue bound's invariant", p)
+		}
+	}()
+	r.s.cfg.LIFO = true // LIFO evicts one and enqueues: still over the planted bound
+	r.arrive(ms(1), 9, dms(100))
 }
