@@ -9,15 +9,15 @@ import (
 
 // A backend that answers slowly but correctly (a gray failure) is ejected
 // by the latency detector: no breaker would open on it. Four backends under
-// round robin; s4 takes 100 ms, the others answer at once. Each interval of
-// 100 ms s4's mean latency is sqrt(3) standard deviations above the four's
+// round robin; s4 takes 60 ms, the others answer at once. Each interval of
+// 300 ms s4's mean latency is sqrt(3) standard deviations above the four's
 // mean, above K 1.5.
 func TestOutlierEjectsSlowBackend(t *testing.T) {
 	fakes := []*fake{startFake(t, "s1"), startFake(t, "s2"), startFake(t, "s3"), startFake(t, "s4")}
-	fakes[3].delay.Store(int64(100 * time.Millisecond)) // well above a loaded machine's own stalls
+	fakes[3].delay.Store(int64(60 * time.Millisecond)) // well above a loaded machine's own stalls
 	l, c := startLB(t, testLab(t, "balancers.algorithm", "round-robin", "balancers.breaker.enabled", "true",
 		"balancers.outlier.enabled", "true", "balancers.outlier.latency_k", "1.5", "balancers.outlier.success_rate_k", "0",
-		"balancers.outlier.interval", "100ms", "balancers.outlier.min_requests", "2",
+		"balancers.outlier.interval", "300ms", "balancers.outlier.min_requests", "2",
 		"balancers.outlier.base_ejection", "1m", "balancers.outlier.max_ejection", "1m",
 		"balancers.outlier.max_ejection_share", "0.25"), fakes...)
 	sendUntil(t, c, func() bool { return c.state(t).backend("s4").Ejected })
