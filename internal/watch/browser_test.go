@@ -148,7 +148,7 @@ func TestWatchPageSameAtAnySpeed(t *testing.T) {
 	do(t, ctx, 10*time.Second, setSpeed("5"), stopAt(10), chromedp.Click(chromedp.CSS("#pb-pause")))
 	waitJS(t, ctx, 30*time.Second, `Number(document.getElementById('pb-seek').value) >= 3`)
 	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-pause")))
-	waitJS(t, ctx, 10*time.Second, `document.getElementById('status').textContent === 'virtual · paused'`)
+	waitJS(t, ctx, 30*time.Second, `document.getElementById('status').textContent === 'virtual · paused'`)
 	mid := evalJS[float64](t, ctx, `Number(document.getElementById('pb-seek').value)`)
 	if mid >= 10 {
 		t.Fatalf("the pause by hand came at %v s, after the stop at 10 s", mid)
