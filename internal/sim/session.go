@@ -318,6 +318,9 @@ type BalancerView struct {
 	Member      bool
 	Present     bool
 	Weight      float64
+	// Utilization is the server's last load report's (0 without one) and
+	// ORCAWeight the weight wrr-orca gives it now (policy.Balancer.ReportedWeight)
+	Utilization, ORCAWeight float64
 }
 
 // State is the world at the instant reached.
@@ -366,7 +369,10 @@ func (s *Session) state(at clock.Instant, queues bool) State {
 		if !queues { // a frame: the picks are all its bins need
 			for i := range w.servers {
 				v := BalancerView{Picks: b.Picked(i)}
-				bs.Picks += v.Picks
+				if w, ok := b.ReportedWeight(at, i); ok {
+				v.ORCAWeight = w
+			}
+			bs.Picks += v.Picks
 				bs.Servers = append(bs.Servers, v)
 			}
 			st.Balancers = append(st.Balancers, bs)
@@ -386,7 +392,7 @@ func (s *Session) state(at clock.Instant, queues bool) State {
 				ls := &loads.Stats[i]
 				v.Outstanding, v.EWMA = ls.Outstanding, time.Duration(ls.Latency.Value())
 				if ls.Last.Valid {
-					v.Queued, v.InService = ls.Queued, ls.Last.InService
+					v.Queued, v.InService, v.Utilization = ls.Queued, ls.Last.InService, ls.Last.Utilization
 				}
 			}
 			bs.Picks += v.Picks

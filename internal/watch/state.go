@@ -33,7 +33,7 @@ func reading(st sim.State, bin *report.Bin, now *labfile.Lab, settings state.Set
 		ls := state.LB{Name: b.Name, Index: i, Algorithm: b.Algorithm, Settings: settings, Picks: b.Picks}
 		for j, v := range b.Servers {
 			bs := state.LBBackend{Name: st.Servers[j].Name, Weight: v.Weight, Outstanding: v.Outstanding,
-				Queued: v.Queued, InService: v.InService, EWMAMs: report.Ms(v.EWMA), Breaker: v.Breaker.String(),
+				Queued: v.Queued, InService: v.InService, Utilization: v.Utilization, ORCAWeight: v.ORCAWeight, EWMAMs: report.Ms(v.EWMA), Breaker: v.Breaker.String(),
 				Healthy: v.Healthy, Ejected: v.Ejected, Member: v.Member, Picks: v.Picks, Present: v.Present}
 			if b.Picks > 0 {
 				bs.Share = float64(v.Picks) / float64(b.Picks)

@@ -76,8 +76,20 @@ function serverRows(s, lbs) {
   }
   (s.balancers || []).forEach((v, i) => rows.push([`balancer ${i + 1} sees`,
     `out ${v.outstanding}, ewma ${ms(v.ewma_ms)}, peak ${ms(v.peak_ewma_ms)}, breaker ${v.breaker}` +
-    `${v.healthy ? '' : ', ejected'}, ${count(v.picks)} picks`]));
+    `${v.healthy ? '' : ', ejected'}, ${count(v.picks)} picks` + reported(v)]));
   return rows;
+}
+
+/**
+ * reported is what a balancer believes of a server from the server's own
+ * load reports: its utilization, and the weight wrr-orca gives it (absent
+ * in its blackout, when the mean of the others stands in).
+ */
+function reported(v) {
+  let out = '';
+  if (isNum(v.utilization) && v.utilization > 0) out += `, reports ${pct(v.utilization, 0)} busy`;
+  if (isNum(v.orca_weight) && v.orca_weight > 0) out += `, wrr-orca weight ${v.orca_weight.toFixed(0)}`;
+  return out;
 }
 
 function queueText(q) {
