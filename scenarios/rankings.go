@@ -64,6 +64,8 @@ func rankings() map[string][]ranking {
 			[]string{"p2c", "random", "least-outstanding-local"}, []string{"least-outstanding"}, false}},
 		"mixed-fleet": {{Throughout, "weighted round robin follows the weights (the speeds); least-outstanding and P2C find the fast half on their own.",
 			[]string{"weighted-round-robin", "least-outstanding", "p2c"}, []string{"round-robin", "random"}, false}},
+		"orca-weights": {{After, "Round robin keeps the slow half queueing for the whole run.",
+			[]string{"wrr-orca", "p2c"}, []string{"round-robin"}, false}},
 		"p2c-replacement": {{After, "lblab's distinct draws always compare both servers",
 			[]string{"distinct"}, []string{"replacement"}, false}},
 		"retry-same-host": {{After, "Retries that avoid the previous host (retry_other, Envoy's previous_hosts predicate) land elsewhere and nearly every request succeeds.",

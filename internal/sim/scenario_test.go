@@ -159,6 +159,8 @@ func TestScenarioGRPCScaleUp(t *testing.T) { compareScenario(t, "grpc-scale-up")
 // it avoids the previous host (ingress-nginx#6632).
 func TestScenarioRetrySameHost(t *testing.T) { compareScenario(t, "retry-same-host") }
 
+func TestScenarioOrcaWeights(t *testing.T) { compareScenario(t, "orca-weights") }
+
 // ewma-new-endpoint: a default RTT far above the real latencies keeps a
 // new server out of every pair (tower-rs/tower#134).
 // On the lab's seed no old server's estimate ever passes the 1 s default:
