@@ -370,9 +370,9 @@ func (s *Session) state(at clock.Instant, queues bool) State {
 			for i := range w.servers {
 				v := BalancerView{Picks: b.Picked(i)}
 				if w, ok := b.ReportedWeight(at, i); ok {
-				v.ORCAWeight = w
-			}
-			bs.Picks += v.Picks
+					v.ORCAWeight = w
+				}
+				bs.Picks += v.Picks
 				bs.Servers = append(bs.Servers, v)
 			}
 			st.Balancers = append(st.Balancers, bs)
