@@ -73,8 +73,11 @@ func (x *externalProxy) reload(ctx context.Context, algorithm string) (string, e
 // has none (nginx's round robin), and whether the servers are weighted.
 func proxyRuns(p labfile.Proxy, algorithm string, b *labfile.Balancers) string {
 	d, _ := p.DirectiveText(algorithm, b)
-	if p.Weighted(algorithm) {
+	switch {
+	case p.Weighted(algorithm):
 		d += ", the servers weighted by their speeds"
+	case p.Agented(algorithm):
+		d += fmt.Sprintf(", each server weighing itself by its load report, asked every %v (agent-check)", labfile.AgentInterval(b))
 	}
 	return d
 }
@@ -209,7 +212,7 @@ func (f *fleet) addProxied(ctx context.Context, x *externalProxy, ev labfile.Eve
 	if speed <= 0 {
 		speed = f.lab.ServerSpeed(b.Name)
 	}
-	text, err := x.addServer(ctx, proxyBackend{b.Name, b.Ready.Addr, speed})
+	text, err := x.addServer(ctx, proxyBackend{b.Name, b.Ready.Addr, speed, b.Ready.Agent})
 	if err == nil {
 		log.Add(time.Now(), text)
 	}
@@ -229,16 +232,26 @@ func freePort() (string, error) {
 }
 
 // proxyBackend is one server as the proxy's configuration names it, with
-// the speed its weight is written from (labfile.ProxyWeights).
+// the speed its weight is written from (labfile.ProxyWeights) and the
+// address where it answers the agent check ("" without one).
 type proxyBackend struct {
 	name, addr string
 	speed      float64
+	agent      string
 }
 
 // weights are the backends' weights in the proxy's syntax, each with its
-// leading space, when the lab's algorithm gives weights (else "").
+// leading space, when the lab's algorithm gives weights, or their agent
+// checks when the servers weigh themselves (else "").
 func (c proxyConfig) weights(p labfile.Proxy) []string {
 	out := make([]string, len(c.backends))
+	if p.Agented(c.lab.Balancers.Algorithm) {
+		for i, b := range c.backends {
+			_, port, _ := net.SplitHostPort(b.agent)
+			out[i] = " " + p.AgentCheck(port, labfile.AgentInterval(&c.lab.Balancers))
+		}
+		return out
+	}
 	if !p.Weighted(c.lab.Balancers.Algorithm) {
 		return out
 	}
@@ -465,7 +478,7 @@ func (f *fleet) startExternal(ctx context.Context, p labfile.Proxy) error {
 	}
 	c := proxyConfig{lab: f.lab, dir: dir, listen: listen, stats: stats}
 	for _, b := range f.servers() {
-		c.backends = append(c.backends, proxyBackend{b.Name, b.Ready.Addr, f.lab.ServerSpeed(b.Name)})
+		c.backends = append(c.backends, proxyBackend{b.Name, b.Ready.Addr, f.lab.ServerSpeed(b.Name), b.Ready.Agent})
 	}
 	file := configFile[p.Kind]
 	var text string
@@ -506,6 +519,7 @@ type ProxyServer struct {
 	Current int    // what it has outstanding there now
 	Status  string // UP, DOWN, MAINT, ... ("" where the proxy does not say)
 	Fails   int    // Caddy: its recent failures (passive health checks)
+	Weight  int    // HAProxy: its weight now (under wrr-orca, what its agent check last answered)
 }
 
 // ProxyStats are a proxy's own counters, as far as it has any.
@@ -544,7 +558,7 @@ func (x *externalProxy) readStats(ctx context.Context) (ProxyStats, error) {
 }
 
 // parseHAProxyCSV reads the servers of backend "servers" from HAProxy's
-// stats CSV: scur (current sessions), stot (total) and status.
+// stats CSV: scur (current sessions), stot (total), status and weight.
 func parseHAProxyCSV(r io.Reader) (ProxyStats, error) {
 	var st ProxyStats
 	sc := bufio.NewScanner(r)
@@ -565,7 +579,11 @@ func parseHAProxyCSV(r io.Reader) (ProxyStats, error) {
 		if name := f[col["svname"]]; name != "BACKEND" && name != "FRONTEND" {
 			total, _ := strconv.ParseUint(f[col["stot"]], 10, 64)
 			cur, _ := strconv.Atoi(f[col["scur"]])
-			st.Servers = append(st.Servers, ProxyServer{Name: name, Total: total, Current: cur, Status: f[col["status"]]})
+			weight := 0
+			if i, ok := col["weight"]; ok && i < len(f) {
+				weight, _ = strconv.Atoi(f[i])
+			}
+			st.Servers = append(st.Servers, ProxyServer{Name: name, Total: total, Current: cur, Status: f[col["status"]], Weight: weight})
 		}
 	}
 	if col == nil {
@@ -646,7 +664,7 @@ func (st ProxyStats) text(kind string) string {
 			parts = append(parts, fmt.Sprintf("%s %d in flight", s.Name, s.Current))
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s %d sent, %d now, %s", s.Name, s.Total, s.Current, s.Status))
+		parts = append(parts, fmt.Sprintf("%s %d sent, %d now, %s, weight %d", s.Name, s.Total, s.Current, s.Status, s.Weight))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -39,7 +39,7 @@ func TestProxyConfigs(t *testing.T) {
 				}
 			}
 			c := proxyConfig{lab: lab, dir: "/d", listen: "127.0.0.1:1001", stats: "127.0.0.1:1002",
-				backends: []proxyBackend{{"s1", "127.0.0.1:2001", 2}, {"s2", "127.0.0.1:2002", 0.5}}}
+				backends: []proxyBackend{{"s1", "127.0.0.1:2001", 2, "127.0.0.1:3001"}, {"s2", "127.0.0.1:2002", 0.5, "127.0.0.1:3002"}}}
 			text, args := proxyWriters[p.Kind](p, c)
 			d, _ := p.Directive(a.Algorithm, &lab.Balancers)
 			for _, line := range strings.Split(d, "\n") {
@@ -61,8 +61,16 @@ func TestProxyConfigs(t *testing.T) {
 			if has := strings.Contains(text, "127.0.0.1:2001 "+fast) && strings.Contains(text, "127.0.0.1:2002 "+slow); has != a.Weighted {
 				t.Errorf("%s %s: servers weighted %v, want %v:\n%s", p.Kind, a.Algorithm, has, a.Weighted, text)
 			}
-			if !a.Weighted && p.Weight != "" && strings.Contains(text, strings.TrimSuffix(p.Weight, "%d")) {
+			if !a.Weighted && !a.Agent && p.Weight != "" && strings.Contains(text, strings.TrimSuffix(p.Weight, "%d")) {
 				t.Errorf("%s %s: a weight in an unweighted configuration:\n%s", p.Kind, a.Algorithm, text)
+			}
+			// wrr-orca: each server weighs itself through its own agent
+			// port, asked every weight_update_period (1s by default), from
+			// the initial weight 100 its answers are percentages of
+			agent := strings.Contains(text, "127.0.0.1:2001 weight 100 agent-check agent-port 3001 agent-inter 1000ms") &&
+				strings.Contains(text, "127.0.0.1:2002 weight 100 agent-check agent-port 3002 agent-inter 1000ms")
+			if agent != a.Agent || strings.Contains(text, "agent-check") != a.Agent {
+				t.Errorf("%s %s: servers answering the agent check %v, want %v:\n%s", p.Kind, a.Algorithm, agent, a.Agent, text)
 			}
 		}
 	}
@@ -71,7 +79,7 @@ func TestProxyConfigs(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := labfile.ProxyOf("haproxy")
-	text, _ := writeHAProxy(p, proxyConfig{lab: lab, dir: "/d", backends: []proxyBackend{{"s1", "127.0.0.1:2001", 1}}})
+	text, _ := writeHAProxy(p, proxyConfig{lab: lab, dir: "/d", backends: []proxyBackend{{"s1", "127.0.0.1:2001", 1, ""}}})
 	if !strings.Contains(text, "option httpchk GET /healthz") || !strings.Contains(text, "server s1 127.0.0.1:2001 check inter 1000ms fall 3 rise 2") {
 		t.Errorf("HAProxy's health checks are not the lab's:\n%s", text)
 	}
@@ -120,7 +128,7 @@ func TestProxyBreakerConfigs(t *testing.T) {
 			t.Fatal(err)
 		}
 		text, _ := proxyWriters[p.Kind](p, proxyConfig{lab: lab, dir: "/d", listen: "127.0.0.1:1001", stats: "127.0.0.1:1002",
-			backends: []proxyBackend{{"s1", "127.0.0.1:2001", 1}}})
+			backends: []proxyBackend{{"s1", "127.0.0.1:2001", 1, ""}}})
 		for _, w := range want[p.Kind] {
 			if !strings.Contains(text, w) {
 				t.Errorf("%s: the configuration lacks %q:\n%s", p.Kind, w, text)
@@ -131,13 +139,14 @@ func TestProxyBreakerConfigs(t *testing.T) {
 
 // The proxies' stats pages are read as they print them.
 func TestParseProxyStats(t *testing.T) {
-	csv := "# pxname,svname,qcur,qmax,scur,smax,slim,stot,bin,bout,dreq,dresp,ereq,econ,eresp,wretr,wredis,status\n" +
-		"lab,FRONTEND,,,1,5,4096,300,0,0,0,0,0,,,,,OPEN\n" +
-		"servers,s1,0,0,2,7,,120,0,0,,0,,0,0,0,0,UP\n" +
-		"servers,s2,0,0,0,3,,80,0,0,,0,,0,0,0,0,DOWN\n" +
-		"servers,BACKEND,0,0,2,9,,200,0,0,0,0,,0,0,0,0,UP\n"
+	csv := "# pxname,svname,qcur,qmax,scur,smax,slim,stot,bin,bout,dreq,dresp,ereq,econ,eresp,wretr,wredis,status,weight\n" +
+		"lab,FRONTEND,,,1,5,4096,300,0,0,0,0,0,,,,,OPEN,\n" +
+		"servers,s1,0,0,2,7,,120,0,0,,0,,0,0,0,0,UP,133\n" +
+		"servers,s2,0,0,0,3,,80,0,0,,0,,0,0,0,0,DOWN,67\n" +
+		"servers,BACKEND,0,0,2,9,,200,0,0,0,0,,0,0,0,0,UP,200\n"
 	st, err := parseHAProxyCSV(strings.NewReader(csv))
-	if err != nil || len(st.Servers) != 2 || st.Servers[0] != (ProxyServer{Name: "s1", Total: 120, Current: 2, Status: "UP"}) || st.Servers[1].Status != "DOWN" {
+	if err != nil || len(st.Servers) != 2 || st.Servers[0] != (ProxyServer{Name: "s1", Total: 120, Current: 2, Status: "UP", Weight: 133}) ||
+		st.Servers[1].Status != "DOWN" || st.Servers[1].Weight != 67 {
 		t.Errorf("HAProxy CSV: %+v, %v", st, err)
 	}
 	st, err = parseStubStatus(strings.NewReader("Active connections: 3 \nserver accepts handled requests\n 10 10 250 \nReading: 0 Writing: 1 Waiting: 2 \n"))
@@ -420,7 +429,7 @@ func TestProxyConfigsPassTheProxysCheck(t *testing.T) {
 					checked++
 					dir := t.TempDir()
 					c := proxyConfig{lab: lab, dir: dir, listen: "127.0.0.1:1001", stats: "127.0.0.1:1002",
-						backends: []proxyBackend{{"s1", "127.0.0.1:2001", 2}, {"s2", "127.0.0.1:2002", 0.5}}}
+						backends: []proxyBackend{{"s1", "127.0.0.1:2001", 2, "127.0.0.1:3001"}, {"s2", "127.0.0.1:2002", 0.5, "127.0.0.1:3002"}}}
 					text, _ := proxyWriters[p.Kind](p, c)
 					path := filepath.Join(dir, configFile[p.Kind])
 					if err := os.WriteFile(path, []byte(text), 0o644); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,6 +59,9 @@ type fleet struct {
 	onStart  func(*proc.Proc) // called for each process added later (supervision)
 	stopped  bool             // stop has begun: no process joins any more
 	proxy    *externalProxy   // the external balancer tier (balancers.kind), if the lab has one (external.go)
+	// agentScale is the capacity the backends' agent checks answer as
+	// 100% (agentArgs), set when the first backend starts
+	agentScale float64
 }
 
 // startFleet writes the lab for the processes and starts a backend per
@@ -141,8 +145,27 @@ func (f *fleet) startBackends(ctx context.Context) error {
 
 func (f *fleet) startBackend(ctx context.Context, labPath, name string) (*proc.Proc, error) {
 	args := []string{"--lab", labPath, "--name", name, "--addr", "127.0.0.1:0", "--admin", "127.0.0.1:0"}
-	args = append(args, f.tls.serverArgs()...)
+	args = append(append(args, f.tls.serverArgs()...), f.agentArgs()...)
 	return proc.Start(ctx, f.opts.Launch, "backend", name, args, f.opts.Logs, f.opts.Log)
+}
+
+// agentArgs start a backend's agent check when the lab's external proxy
+// weighs servers by it for some algorithm (HAProxy), whatever the lab's
+// algorithm is now, since an algorithm drill may switch to one that does:
+// on a free port, answering the fleet's mean nominal capacity as 100%, the
+// same for every server (an added one too), so the answers are in one
+// unit.
+func (f *fleet) agentArgs() []string {
+	p, ok := f.lab.External()
+	if !ok || !slices.ContainsFunc(p.Algorithms, func(a labfile.ProxyAlgorithm) bool { return a.Agent }) {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.agentScale == 0 {
+		f.agentScale = f.lab.FleetCapacity()
+	}
+	return []string{"--agent", "127.0.0.1:0", "--agent-scale", strconv.FormatFloat(f.agentScale, 'g', -1, 64)}
 }
 
 // backendList is name=addr,... (data, or admin addresses).

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/core/balance"
+	"github.com/lblab/lblab/internal/core/load"
 )
 
 // An external balancer tier (balancers.kind: haproxy | nginx | caddy) runs
@@ -45,6 +46,12 @@ type Proxy struct {
 	// Weight is a server line's weight in the proxy's syntax, a format
 	// of one whole number (for the Weighted algorithms).
 	Weight string
+	// Agent is a server line's agent check in the proxy's syntax (for the
+	// Agent algorithms): "{weight}" stands for the initial weight the
+	// answers are a percentage of (load.AgentInitialWeight), "{port}" for
+	// the server's agent port, "{inter}" for how often the proxy asks
+	// (AgentInterval).
+	Agent string
 	// Refuses are the lab's settings this proxy cannot honour, besides
 	// those no external proxy honours (externalRefusals).
 	Refuses []Refusal
@@ -57,11 +64,15 @@ type Proxy struct {
 
 // ProxyAlgorithm is one lblab algorithm and the proxy's directive for it.
 // Weighted: the configuration gives each server a weight, its speed in
-// the lab (ProxyWeights), as lb's weighted round robin weighs it.
+// the lab (ProxyWeights), as lb's weighted round robin weighs it. Agent:
+// the servers weigh themselves instead, answering the proxy's agent check
+// from their own load reports (HAProxy's agent-check; the backend's
+// --agent): each server line carries the proxy's Agent text.
 type ProxyAlgorithm struct {
 	Algorithm string
 	Directive string
 	Weighted  bool
+	Agent     bool
 }
 
 // Refusal is a setting an external proxy does not have: the dotted path it
@@ -77,27 +88,30 @@ var Proxies = []Proxy{
 	{
 		Kind: "haproxy", Name: "HAProxy", Binary: "haproxy", Package: "haproxy",
 		Algorithms: []ProxyAlgorithm{
-			{"round-robin", "balance roundrobin", false},
-			{"weighted-round-robin", "balance roundrobin", true},
-			{"random", "balance random(1)", false},
-			{"least-outstanding", "balance leastconn", false},
-			{"p2c", "balance random({choices})", false},
-			{"ring-hash", "balance hdr({key})\nhash-type consistent", false},
-			{"ring-hash-bounded", "balance hdr({key})\nhash-type consistent\nhash-balance-factor {factor}", false},
+			{"round-robin", "balance roundrobin", false, false},
+			{"weighted-round-robin", "balance roundrobin", true, false},
+			{"random", "balance random(1)", false, false},
+			{"least-outstanding", "balance leastconn", false, false},
+			{"p2c", "balance random({choices})", false, false},
+			{"ring-hash", "balance hdr({key})\nhash-type consistent", false, false},
+			{"ring-hash-bounded", "balance hdr({key})\nhash-type consistent\nhash-balance-factor {factor}", false, false},
+			{Algorithm: "wrr-orca", Directive: "balance roundrobin", Agent: true},
 		},
-		Header:   func(name string) string { return name },
-		Weight:   "weight %d",
-		Settings: []string{"balancers.algorithm", "balancers.timeout", "balancers.choices", "balancers.hash_on", "balancers.health.", "balancers.breaker.", "balancers.epsilon"},
+		Header: func(name string) string { return name },
+		Weight: "weight %d",
+		Agent:  "weight {weight} agent-check agent-port {port} agent-inter {inter}",
+		Settings: []string{"balancers.algorithm", "balancers.timeout", "balancers.choices", "balancers.hash_on", "balancers.health.", "balancers.breaker.", "balancers.epsilon",
+			"balancers.orca.weight_update_period"},
 	},
 	{
 		Kind: "nginx", Name: "nginx", Binary: "nginx", Package: "nginx",
 		Algorithms: []ProxyAlgorithm{
-			{"round-robin", "", false},
-			{"weighted-round-robin", "", true},
-			{"random", "random", false},
-			{"least-outstanding", "least_conn", false},
-			{"p2c", "random two least_conn", false},
-			{"ring-hash", "hash {key} consistent", false},
+			{"round-robin", "", false, false},
+			{"weighted-round-robin", "", true, false},
+			{"random", "random", false, false},
+			{"least-outstanding", "least_conn", false, false},
+			{"p2c", "random two least_conn", false, false},
+			{"ring-hash", "hash {key} consistent", false, false},
 		},
 		Header:   func(name string) string { return "$http_" + strings.ToLower(strings.ReplaceAll(name, "-", "_")) },
 		Weight:   "weight=%d",
@@ -108,10 +122,10 @@ var Proxies = []Proxy{
 	{
 		Kind: "caddy", Name: "Caddy", Binary: "caddy", Package: "caddy",
 		Algorithms: []ProxyAlgorithm{
-			{"round-robin", "lb_policy round_robin", false},
-			{"random", "lb_policy random", false},
-			{"least-outstanding", "lb_policy least_conn", false},
-			{"p2c", "lb_policy random_choose {choices}", false},
+			{"round-robin", "lb_policy round_robin", false, false},
+			{"random", "lb_policy random", false, false},
+			{"least-outstanding", "lb_policy least_conn", false, false},
+			{"p2c", "lb_policy random_choose {choices}", false, false},
 		},
 		Header:   func(name string) string { return name },
 		Settings: []string{"balancers.algorithm", "balancers.timeout", "balancers.choices", "balancers.health.", "balancers.breaker."},
@@ -168,6 +182,13 @@ var nearest = map[string]string{
 	"p2c-latency-load":     "least-outstanding",
 	"ring-hash-bounded":    "ring-hash",
 	"maglev":               "ring-hash",
+	"wrr-orca":             "weighted-round-robin", // weights fixed in the configuration: the speeds, not the reports
+}
+
+// lacking says why a proxy that lacks an algorithm cannot have it, where
+// the reason is not simply that the proxy has no such directive.
+var lacking = map[string]string{
+	"wrr-orca": "its weights come from the servers' own load reports, and of the proxies only HAProxy takes a weight from a server (its agent check)",
 }
 
 // ProxyOf returns the external proxy of kind ("" and lb are lblab's own).
@@ -307,6 +328,27 @@ func ProxyWeights(speeds []float64) []int {
 // servers weights.
 func (p Proxy) Weighted(algorithm string) bool { return p.algorithm(algorithm).Weighted }
 
+// Agented says whether the proxy's configuration for algorithm has the
+// servers weigh themselves through the agent check.
+func (p Proxy) Agented(algorithm string) bool { return p.algorithm(algorithm).Agent }
+
+// AgentCheck is a server's agent check in the proxy's syntax (Proxy.Agent)
+// for its agent port, asked every inter (AgentInterval).
+func (p Proxy) AgentCheck(port string, inter time.Duration) string {
+	return p.agentText(port, fmt.Sprintf("%dms", max(inter.Milliseconds(), 1)))
+}
+
+// agentText is Proxy.Agent with the initial weight, port and interval
+// filled in.
+func (p Proxy) agentText(port, inter string) string {
+	return strings.NewReplacer("{weight}", fmt.Sprint(load.AgentInitialWeight), "{port}", port, "{inter}", inter).Replace(p.Agent)
+}
+
+// AgentInterval is how often the proxy asks each server's agent for its
+// weight: balancers.orca.weight_update_period, how often A58's weighted
+// round robin takes up the servers' weights.
+func AgentInterval(b *Balancers) time.Duration { return b.ORCA.Update }
+
 // AlgorithmNames are the lblab algorithms the proxy maps.
 func (p Proxy) AlgorithmNames() []string {
 	var out []string
@@ -334,8 +376,12 @@ func validateExternal(l *Lab, r *reporter) {
 	if p.Kind == KindCommand {
 		validateCommand(l, r)
 	} else if _, ok := p.Directive(l.Balancers.Algorithm, &l.Balancers); !ok {
-		r.add("balancers.algorithm", "kind %s has no %s%s; the algorithms it maps: %s (or kind: lb for every algorithm)",
-			p.Kind, quote(l.Balancers.Algorithm), p.nearestTo(l.Balancers.Algorithm, &l.Balancers), strings.Join(p.AlgorithmNames(), ", "))
+		why := ""
+		if w := lacking[l.Balancers.Algorithm]; w != "" {
+			why = ": " + w
+		}
+		r.add("balancers.algorithm", "kind %s has no %s%s%s; the algorithms it maps: %s (or kind: lb for every algorithm)",
+			p.Kind, quote(l.Balancers.Algorithm), why, p.nearestTo(l.Balancers.Algorithm, &l.Balancers), strings.Join(p.AlgorithmNames(), ", "))
 	} else if a := p.algorithm(l.Balancers.Algorithm); !strings.Contains(a.Directive, "{choices}") &&
 		l.Balancers.Algorithm == "p2c" && l.Balancers.Choices != 2 {
 		r.add("balancers.choices", "%s's %q draws two; got choices %d", p.Name, a.Directive, l.Balancers.Choices)
@@ -348,14 +394,18 @@ func validateExternal(l *Lab, r *reporter) {
 }
 
 // nearestTo names the proxy's nearest to an algorithm it lacks, with its
-// directive ("" when it has none near).
+// directive ("" when it has none near): the nearest of nearest when the
+// proxy lacks that too (wrr-orca through Caddy: round-robin).
 func (p Proxy) nearestTo(algorithm string, b *Balancers) string {
-	n := nearest[algorithm]
-	d, ok := p.DirectiveText(n, b)
-	if n == "" || !ok {
-		return ""
+	for n, seen := nearest[algorithm], 0; n != "" && seen < len(nearest); n, seen = nearest[n], seen+1 {
+		if d, ok := p.DirectiveText(n, b); ok {
+			if p.Weighted(n) {
+				d += ", the servers weighted by their speeds"
+			}
+			return fmt.Sprintf(" (the nearest it has: %s, %s)", n, d)
+		}
 	}
-	return fmt.Sprintf(" (the nearest it has: %s, %s)", n, d)
+	return ""
 }
 
 func (p Proxy) algorithm(name string) ProxyAlgorithm {
@@ -427,12 +477,15 @@ func (p Proxy) expresses(path string) bool {
 }
 
 // weights is how the table says a Weighted algorithm's servers carry
-// weights.
+// weights, and an Agent algorithm's their agent checks.
 func weights(p Proxy, a ProxyAlgorithm) string {
-	if !a.Weighted {
-		return ""
+	switch {
+	case a.Agent:
+		return ", `" + p.agentText("A", "U") + "` per server"
+	case a.Weighted:
+		return ", `" + strings.ReplaceAll(p.Weight, "%d", "W") + "` per server"
 	}
-	return ", `" + strings.ReplaceAll(p.Weight, "%d", "W") + "` per server"
+	return ""
 }
 
 // ExternalTable is the algorithm mapping as docs/external.md shows it: a

@@ -20,7 +20,7 @@ func TestExternalKindChecks(t *testing.T) {
 		{"nginx", "p2c", "", nil},
 		{"caddy", "round-robin", "", nil},
 		{"lb", "p2c-peak-ewma", "", nil},
-		{"haproxy", "p2c-peak-ewma", "", []string{"x.yaml:4:14", "balancers.algorithm", "haproxy has no \"p2c-peak-ewma\"", "round-robin, weighted-round-robin, random, least-outstanding, p2c, ring-hash, ring-hash-bounded"}},
+		{"haproxy", "p2c-peak-ewma", "", []string{"x.yaml:4:14", "balancers.algorithm", "haproxy has no \"p2c-peak-ewma\"", "round-robin, weighted-round-robin, random, least-outstanding, p2c, ring-hash, ring-hash-bounded, wrr-orca"}},
 		{"caddy", "ring-hash", "", []string{"x.yaml:4:14", "caddy has no \"ring-hash\"", "round-robin, random, least-outstanding, p2c"}},
 		{"nginx", "p2c-peak-ewma", "", []string{"nginx has no \"p2c-peak-ewma\" (the nearest it has: least-outstanding, least_conn); the algorithms"}},
 		{"caddy", "weighted-round-robin", "", []string{"caddy has no \"weighted-round-robin\" (the nearest it has: round-robin, lb_policy round_robin)"}},
@@ -29,6 +29,14 @@ func TestExternalKindChecks(t *testing.T) {
 		{"haproxy", "ring-hash-bounded", "", nil},
 		{"nginx", "ring-hash-bounded", "", []string{"nginx has no \"ring-hash-bounded\" (the nearest it has: ring-hash, hash $http_x_lab_key consistent)"}},
 		{"caddy", "maglev", "", []string{"caddy has no \"maglev\"; the algorithms it maps"}}, // nor ring hashing
+		// wrr-orca: HAProxy asks each server its weight (agent-check); the
+		// others cannot, and say why and what comes nearest (through Caddy,
+		// which has no weights at all, the nearest of the nearest)
+		{"haproxy", "wrr-orca", "", nil},
+		{"haproxy", "round-robin", "events:\n  - {at: 1s, action: algorithm, algorithm: wrr-orca}\n  - {at: 2s, action: set, set: {balancers.orca.weight_update_period: 200ms}}\n", nil},
+		{"haproxy", "wrr-orca", "events:\n  - {at: 1s, action: set, set: {balancers.orca.blackout_period: 1s}}\n", []string{"events[0].set.balancers.orca.blackout_period", "HAProxy's configuration has no such setting"}},
+		{"nginx", "wrr-orca", "", []string{"x.yaml:4:14", "nginx has no \"wrr-orca\": its weights come from the servers' own load reports, and of the proxies only HAProxy takes a weight from a server (its agent check) (the nearest it has: weighted-round-robin, its default, the servers weighted by their speeds); the algorithms it maps"}},
+		{"caddy", "wrr-orca", "", []string{"caddy has no \"wrr-orca\": its weights come from the servers' own load reports", "(the nearest it has: round-robin, lb_policy round_robin)"}},
 		// drop_expired by the balancer's timeout: a proxy passes the servers
 		// no deadline; by a client's no later than it, the attempt carries it
 		{"haproxy", "least-outstanding", "  timeout: 200ms\nservers:\n  - {count: 5, drop_expired: true}\n", []string{"x.yaml:6:", "servers.drop_expired: kind haproxy cannot honour it", "set clients.attempt_timeout"}},

@@ -95,3 +95,40 @@ func (d Dist) Build() (rng.Dist, error) {
 	}
 	return nil, fmt.Errorf("unknown distribution %q (want constant, exponential, lognormal or mixture)", d.Kind)
 }
+
+// Capacity is server s's nominal capacity: the requests per second it
+// serves with every worker busy, workers x speed / the mean work of its
+// requests (ServerWork; a speed or worker count of 0 or less counts as 1).
+// It is nominal: a request's own work, the key cache and the drills change
+// what the server measures.
+func (l *Lab) Capacity(s Server) float64 {
+	speed, workers := s.Speed, float64(s.Workers)
+	if speed <= 0 {
+		speed = 1
+	}
+	if workers <= 0 {
+		workers = 1
+	}
+	mean := l.ServerWork(s).Mean().Seconds()
+	if mean <= 0 {
+		mean = (10 * time.Millisecond).Seconds()
+	}
+	return workers * speed / mean
+}
+
+// FleetCapacity is the mean nominal capacity of the lab's servers
+// (Capacity): the rate a backend's answer to HAProxy's agent check gives
+// as 100% (load.AgentConfig.Scale), the same for every server of the lab,
+// so that the answers are in one unit and their ratios are the servers'
+// measured capacities'.
+func (l *Lab) FleetCapacity() float64 {
+	servers := l.ExpandServers()
+	if len(servers) == 0 {
+		return l.Capacity(Server{})
+	}
+	sum := 0.0
+	for _, ns := range servers {
+		sum += l.Capacity(ns.Server)
+	}
+	return sum / float64(len(servers))
+}

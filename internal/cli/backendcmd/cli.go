@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -81,6 +82,10 @@ func newOptions(stdout, stderr io.Writer) *options {
 	fs.BoolVar(&o.check, "check-config", false, "validate the lab file and server name, then exit (0 ok, 2 not)")
 	fs.BoolVar(&o.cfg.CancelOnClose, "cancel-on-close", false, "cancel a queued request when its client closes the connection\n"+
 		"(off: the model keeps serving attempts a balancer timed out)")
+	fs.StringVar(&o.cfg.Agent, "agent", "", "answer HAProxy's agent check on this TCP address (e.g. 127.0.0.1:0): on each connection one\n"+
+		"line, the weight the server gives itself from its load report (docs/admin-api-backend.md)")
+	fs.Float64Var(&o.cfg.AgentScale, "agent-scale", 0, "with --agent: the capacity, in requests/s at full utilization, answered as 100%\n"+
+		"(lab run passes the fleet's mean; default: this server's own nominal capacity)")
 	fs.BoolVar(&o.debug, "debug", false, "debug logging")
 	o.access = adminflags.Add(fs.FlagSet, true)
 	fs.DurationVar(&o.lameDuck, "lame-duck", 0, "on SIGTERM, first serve this long with GET /healthz answering 503, so balancers'\n"+
@@ -138,6 +143,10 @@ func parse(args []string, stdout, stderr io.Writer) (cfg backend.Config, check, 
 		err = fmt.Errorf("--hop %v: must be %s", o.hop, labfile.Bounds.Network)
 	case o.lameDuck < 0 || o.lameDuck > time.Minute:
 		err = fmt.Errorf("--lame-duck %v: must be in [0, 1m]", o.lameDuck)
+	case o.fs.Given("agent-scale") && o.cfg.Agent == "":
+		err = fmt.Errorf("--agent-scale %g: only with --agent (the agent check's address)", o.cfg.AgentScale)
+	case !(o.cfg.AgentScale >= 0) || math.IsInf(o.cfg.AgentScale, 0):
+		err = fmt.Errorf("--agent-scale %g: must be a rate in requests/s over 0 (0 = the server's own nominal capacity)", o.cfg.AgentScale)
 	case o.fs.Given("hop"):
 		o.cfg.Hop = o.hop
 	}

@@ -204,3 +204,32 @@ func TestLameDuck(t *testing.T) {
 		t.Fatalf("still running 20 s after the second SIGTERM; stderr %s", stderr.String())
 	}
 }
+
+// --agent answers HAProxy's agent check on a TCP port of its own, which
+// the readiness line names; --agent-scale needs it and a rate it can
+// divide by.
+func TestAgentFlag(t *testing.T) {
+	for _, args := range [][]string{
+		{"--check-config", "--agent-scale", "300"},
+		{"--check-config", "--agent", "127.0.0.1:0", "--agent-scale", "-1"},
+		{"--check-config", "--agent", "127.0.0.1:0", "--agent-scale", "+Inf"},
+	} {
+		if code, _, stderr := runBackend(t, args...); code != 2 || !strings.Contains(stderr, "--agent-scale") {
+			t.Errorf("%v: exit %d, %q; want 2 naming --agent-scale", args, code, stderr)
+		}
+	}
+	_, rd, stderr := startUnder(t, nil, "--name", "s2", "--agent", "127.0.0.1:0")
+	if rd.Agent == "" || rd.Agent == rd.Addr || rd.Agent == rd.Admin {
+		t.Fatalf("ready line %+v: no agent address of its own; stderr %s", rd, stderr.String())
+	}
+	conn, err := net.DialTimeout("tcp", rd.Agent, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	line, err := io.ReadAll(conn)
+	if err != nil || string(line) != "100%\n" {
+		t.Errorf("agent answered %q %v, want the initial weight 100%% before any request", line, err)
+	}
+}

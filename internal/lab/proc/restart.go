@@ -98,6 +98,10 @@ func (p *Proc) RestartArgs() []string {
 			args[i+1] = p.Ready.Addr
 		case "--admin":
 			args[i+1] = p.Ready.Admin
+		case "--agent":
+			if p.Ready.Agent != "" {
+				args[i+1] = p.Ready.Agent
+			}
 		}
 	}
 	return args

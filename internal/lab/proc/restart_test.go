@@ -40,4 +40,12 @@ func TestRestartArgs(t *testing.T) {
 	if p.args[3] != "127.0.0.1:0" {
 		t.Errorf("RestartArgs changed the arguments as started: %v", p.args)
 	}
+	// a backend answering the agent check keeps its agent port, which the
+	// proxy's configuration names
+	p = &Proc{args: []string{"--addr", "127.0.0.1:0", "--agent", "127.0.0.1:0", "--agent-scale", "300"}}
+	p.Ready.Addr, p.Ready.Agent = "127.0.0.1:4001", "127.0.0.1:4003"
+	want = []string{"--addr", "127.0.0.1:4001", "--agent", "127.0.0.1:4003", "--agent-scale", "300"}
+	if got := p.RestartArgs(); !slices.Equal(got, want) {
+		t.Errorf("RestartArgs with an agent: %v, want %v", got, want)
+	}
 }

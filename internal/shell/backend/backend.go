@@ -87,12 +87,15 @@ type Backend struct {
 	closed bool
 
 	drainOver chan struct{} // closed when a shutdown's drain time is over
+
+	agent *agentListener // HAProxy's agent check (agent.go); nil without Config.Agent
 }
 
 // addrs are the bound addresses; restart re-binds data on the same one.
 type addrs struct {
 	data, admin string
-	open        bool // the data listener is open
+	agent       string // the agent-check listener ("" without one)
+	open        bool   // the data listener is open
 }
 
 type queueSettings struct {
@@ -127,6 +130,9 @@ func New(cfg Config) (*Backend, error) {
 		limiter:   assemble.LimitSpec(cfg.Lab, ns),
 		drainOver: make(chan struct{}),
 	}
+	if cfg.Agent != "" {
+		b.agent = newAgentListener(cfg, ns)
+	}
 	b.newMetrics()
 	b.timer = cfg.Waits.AfterFunc(pace.Service, time.Hour, b.onTimer)
 	b.timer.Stop()
@@ -149,11 +155,23 @@ func (b *Backend) Start() error {
 		_ = admin.shutdown(context.Background(), nil)
 		return fmt.Errorf("data listener: %w", err)
 	}
+	agent := ""
+	if b.agent != nil {
+		if agent, err = b.agent.start(b); err != nil {
+			_ = data.shutdown(context.Background(), nil)
+			_ = admin.shutdown(context.Background(), nil)
+			return fmt.Errorf("agent listener: %w", err)
+		}
+	}
 	b.admin, b.data = admin, data
 	b.mu.Lock()
-	b.addrs = addrs{data: data.addr, admin: admin.addr, open: true}
+	b.addrs = addrs{data: data.addr, admin: admin.addr, agent: agent, open: true}
 	b.mu.Unlock()
-	b.log.Info("listening", zap.String("addr", data.addr), zap.String("admin", admin.addr))
+	fields := []zap.Field{zap.String("addr", data.addr), zap.String("admin", admin.addr)}
+	if agent != "" {
+		fields = append(fields, zap.String("agent", agent))
+	}
+	b.log.Info("listening", fields...)
 	return nil
 }
 
@@ -161,7 +179,7 @@ func (b *Backend) Start() error {
 func (b *Backend) Ready(pid int) wire.Ready {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return wire.Ready{Name: b.cfg.Name, Addr: b.addrs.data, Admin: b.addrs.admin, PID: pid}
+	return wire.Ready{Name: b.cfg.Name, Addr: b.addrs.data, Admin: b.addrs.admin, Agent: b.addrs.agent, PID: pid}
 }
 
 // Shutdown stops taking requests and lets those in flight finish until ctx
@@ -186,6 +204,9 @@ func (b *Backend) Shutdown(ctx context.Context) error {
 	}
 	if admin != nil {
 		err = errors.Join(err, admin.shutdown(context.Background(), nil))
+	}
+	if b.agent != nil {
+		b.agent.stop()
 	}
 	b.mu.Lock()
 	b.timer.Stop()

@@ -56,6 +56,14 @@ type Config struct {
 	// process's precise scheduler; tests in a synctest bubble set
 	// pace.Runtime.
 	Waits *pace.Scheduler
+
+	// Agent is where the backend answers HAProxy's agent check (agent.go);
+	// "" = nowhere. AgentScale is the capacity (requests/s at full
+	// utilization) it answers as 100%: lab passes the fleet's mean
+	// (labfile.Lab.FleetCapacity); 0 = this server's own nominal capacity
+	// (labfile.Lab.Capacity), which every replica of one service shares.
+	Agent      string
+	AgentScale float64
 }
 
 // withDefaults fills the defaults.

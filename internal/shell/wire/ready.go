@@ -12,8 +12,9 @@ import (
 // ReadyPrefix, once it listens: `lab run` reads it to learn the ports.
 type Ready struct {
 	Name  string `json:"name"`
-	Addr  string `json:"addr"`  // data (traffic) listener
-	Admin string `json:"admin"` // admin API listener
+	Addr  string `json:"addr"`            // data (traffic) listener
+	Admin string `json:"admin"`           // admin API listener
+	Agent string `json:"agent,omitempty"` // the backend's agent-check listener (backend --agent), if it has one
 	PID   int    `json:"pid"`
 }
 
