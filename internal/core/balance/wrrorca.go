@@ -138,11 +138,12 @@ func (o *wrrORCA) Update(servers []Server) {
 
 // Reported takes member j's report as it comes (at rep.At).
 func (o *wrrORCA) Reported(j int, rep load.Report) {
-	if j < 0 || j >= len(o.ws) || !rep.Valid || !(rep.RPS > 0) || !(rep.Utilization > 0) {
+	capacity, ok := load.Capacity(rep, o.cfg.ErrorPenalty) // A58's weight, written once in core/load
+	if j < 0 || j >= len(o.ws) || !ok {
 		return
 	}
 	w := o.ws[j]
-	w.weight = rep.RPS / (rep.Utilization + rep.EPS/rep.RPS*o.cfg.ErrorPenalty)
+	w.weight = capacity
 	assert.Thatf(w.weight > 0 && !math.IsInf(w.weight, 0), "wrr-orca: weight %g from %+v, want finite and > 0", w.weight, rep)
 	if w.nonEmptySince < 0 {
 		w.nonEmptySince = rep.At
