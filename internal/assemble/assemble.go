@@ -45,7 +45,7 @@ func ServerConfig(lab *labfile.Lab, ns labfile.NamedServer) (server.Config, erro
 		DropExpired: ns.DropExpired, MaxOutstanding: ns.MaxOutstanding, QueueTimeout: ns.QueueTimeout,
 		Speed: ns.Speed, Work: work, GCEvery: ns.GC.Every, GCPause: ns.GC.Pause, Errors: ns.Errors,
 		Fail: ns.Fail, ErrorTime: ns.ErrorTime, CacheSize: ns.Cache.Size, HitFactor: ns.Cache.HitFactor,
-		Limit: lim, Seed: lab.Seed, Meter: ReadsReports(lab),
+		Limit: lim, Seed: lab.Seed, Meter: ReadsReports(lab), Probed: Probes(lab),
 	}, nil
 }
 
@@ -53,12 +53,25 @@ func ServerConfig(lab *labfile.Lab, ns labfile.NamedServer) (server.Config, erro
 // after a script event, reads the servers' load reports beyond their queue
 // (balance.Caps.Reports): then the servers measure them (server.Config.Meter).
 func ReadsReports(lab *labfile.Lab) bool {
-	reads := func(name string) bool { return balance.CapsOf(name).Reports }
-	if reads(lab.Balancers.Algorithm) || reads(lab.Clients.Algorithm) {
+	return anyAlgorithm(lab, func(c balance.Caps) bool { return c.Reports })
+}
+
+// Probes reports whether an algorithm of the lab, at its start or after a
+// script event, probes the servers (balance.Caps.Probes): then the servers
+// keep what their answers estimate from (server.Config.Probed).
+func Probes(lab *labfile.Lab) bool {
+	return anyAlgorithm(lab, func(c balance.Caps) bool { return c.Probes })
+}
+
+// anyAlgorithm reports whether an algorithm the lab names, at its start or
+// in a script event, has a capability.
+func anyAlgorithm(lab *labfile.Lab, has func(balance.Caps) bool) bool {
+	of := func(name string) bool { return has(balance.CapsOf(name)) }
+	if of(lab.Balancers.Algorithm) || of(lab.Clients.Algorithm) {
 		return true
 	}
 	for _, ev := range lab.Events {
-		if reads(ev.Algorithm) || reads(ev.Set["balancers.algorithm"]) || reads(ev.Set["clients.algorithm"]) {
+		if of(ev.Algorithm) || of(ev.Set["balancers.algorithm"]) || of(ev.Set["clients.algorithm"]) {
 			return true
 		}
 	}
@@ -106,7 +119,9 @@ func TierConfig(lab *labfile.Lab, index int) policy.BalancerConfig {
 			Replacement: b.Replacement, DefaultRTT: b.DefaultRTT, VNodes: b.VNodes, Epsilon: b.Epsilon, Aperture: b.Aperture, ApertureLoad: b.ApertureLoad,
 			Peer: index, Peers: max(b.Count, index+1),
 			ORCA: balance.ORCA{Blackout: b.ORCA.Blackout, Expiration: b.ORCA.Expiration, Update: b.ORCA.Update,
-				ErrorPenalty: b.ORCA.ErrorPenalty, OutOfBand: b.ORCA.OutOfBand}},
+				ErrorPenalty: b.ORCA.ErrorPenalty, OutOfBand: b.ORCA.OutOfBand},
+			Prequal: balance.Prequal{ProbeRate: b.Prequal.ProbeRate, PoolSize: b.Prequal.PoolSize, MaxAge: b.Prequal.MaxAge,
+				QRIF: b.Prequal.QRIF, ReuseDelta: b.Prequal.ReuseDelta}},
 		Load: load.Local, Decay: b.Decay, FailurePenalty: b.FailurePenalty, Timeout: b.Timeout, Subset: b.Subset, Seed: lab.Seed, Salt: salt,
 	}
 	if b.Load == labfile.SharedLoad {

@@ -252,6 +252,13 @@ func eventTerm(lab *labfile.Lab, pickers, servers float64) (Term, float64, strin
 			rate = max(rate, p.Max())
 		}
 	}
+	probing := func(l *labfile.Lab) float64 { // the probes a pick sends (balance.Caps.Probes)
+		if balance.CapsOf(l.Balancers.Algorithm).Probes && !ClientSide(l) {
+			return l.Balancers.Prequal.ProbeRate
+		}
+		return 0
+	}
+	probes := probing(lab)
 	scripted := lab.Clone()
 	for _, e := range lab.Events {
 		scripted.Record(e)
@@ -260,6 +267,7 @@ func eventTerm(lab *labfile.Lab, pickers, servers float64) (Term, float64, strin
 			shaped = " (the script's highest)"
 		}
 		rate, users, retries = max(rate, sc.Rate), max(users, float64(sc.Users)), max(retries, sc.Retries)
+		probes = max(probes, probing(scripted))
 	}
 	var requests float64
 	var what string
@@ -279,6 +287,11 @@ func eventTerm(lab *labfile.Lab, pickers, servers float64) (Term, float64, strin
 	events := requests * attempts * eventsPerAttempt
 	picked := fmt.Sprintf("%s x %d attempts", what, 1+retries)
 	what = fmt.Sprintf("%s x %d attempts x %d events = %s simulated events", what, 1+retries, eventsPerAttempt, count(events))
+	if probes > 0 { // each probe is two events: its way there, its answer's way back
+		p := requests * attempts * probes * 2
+		events += p
+		what += fmt.Sprintf(", and attempts x balancers.prequal.probe_rate %s x 2 = %s probe events", count(probes), count(p))
+	}
 	if h := lab.Balancers.Health; h.Enabled && h.Interval > 0 {
 		checks := pickers * servers * secs / h.Interval.Seconds() * 2
 		events += checks

@@ -195,3 +195,24 @@ func TestEstimateCountsWhatAPickAndThePeakCost(t *testing.T) {
 		}
 	}
 }
+
+// A probing algorithm's probes are events of their own: two a probe,
+// probe_rate probes an attempt, at the highest rate the lab or its script
+// sets, whichever algorithm it starts with.
+func TestEstimateCountsProbes(t *testing.T) {
+	events := func(src string) float64 {
+		t.Helper()
+		return assemble.Estimate(parse(t, "name: x\nduration: 10s\nclients: {rate: 100}\n"+src), nil, true).Events
+	}
+	flat := events("")
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*b }
+	if got := events("balancers: {algorithm: prequal}\n"); !near(got, flat*(7+2*3)/7) {
+		t.Errorf("prequal at 3 probes an attempt: %g events, want %g (7 an attempt and 2 a probe)", got, flat*13/7)
+	}
+	if got := events("balancers: {algorithm: prequal, prequal: {probe_rate: 0.5}}\n"); !near(got, flat*8/7) {
+		t.Errorf("prequal at half a probe an attempt: %g events, want %g", got, flat*8/7)
+	}
+	if got := events("events: [{at: 1s, action: set, set: {balancers.algorithm: prequal, balancers.prequal.probe_rate: '10'}}]\n"); !near(got, flat*27/7) {
+		t.Errorf("switched to prequal at 10 probes: %g events, want %g", got, flat*27/7)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/lab/control"
 	"github.com/lblab/lblab/internal/lab/gather"
@@ -230,6 +231,9 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 		run.Algorithm = lab.Balancers.Algorithm
 	}
 	gather.BalancerConnections(ctxAlive(ctx), r.f.balancers(), run, opts.Log)
+	if assemble.Probes(lab) && !assemble.ClientSide(lab) { // lblab's lb probes (no external proxy runs a probing algorithm)
+		run.Probes = gather.Probes(ctxAlive(ctx), r.f.servers(), r.f.balancers(), run.Requests, opts.Log)
+	}
 	return run, nil
 }
 

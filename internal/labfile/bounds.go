@@ -119,8 +119,9 @@ const (
 var Bounds = struct {
 	Speed, Share, Rate, ArrivalRate, Zipf, CV, Budget, Epsilon, Threshold, Weight, MixShare Range[float64]
 	EjectionShare, OutlierK, RampFloor, Aggression, ApertureLoad, FaultShare, ErrorPenalty  Range[float64]
+	ProbeRate, ReuseDelta                                                                   Range[float64]
 	Workers, QueueCapacity, Outstanding, CacheSize, Limit, Users, Clients, Keys, Retries    Range[int]
-	Subset, Aperture, Choices, VNodes, Window, Probes, Checks, Servers, Balancers           Range[int]
+	Subset, Aperture, Choices, VNodes, Window, Probes, Checks, Servers, Balancers, PoolSize Range[int]
 	ConsecutiveFailures, MinRequests, Rounds, MaxConns, Sticky                              Range[int]
 	Duration, Network, Timeout, Work, Pause, Period, Refresh, Every, Decay                  Range[time.Duration]
 	OutlierInterval, Ejection, RampWindow, Offset, Keepalive, WeightUpdate                  Range[time.Duration]
@@ -144,6 +145,8 @@ var Bounds = struct {
 	ApertureLoad:  Range[float64]{Min: 0, Max: balance.MaxApertureLoad},
 	FaultShare:    Range[float64]{Min: 0, Max: 1, MinOpen: true},
 	ErrorPenalty:  Range[float64]{Min: 0, Max: 100},
+	ProbeRate:     Range[float64]{Min: 0, Max: balance.MaxProbeRate, MinOpen: true},
+	ReuseDelta:    Range[float64]{Min: 0, Max: balance.MaxReuseDelta},
 
 	Workers:       Range[int]{Min: 1, Max: server.MaxWorkers},
 	QueueCapacity: Range[int]{Min: 0, Max: server.MaxQueueCap},
@@ -163,6 +166,7 @@ var Bounds = struct {
 	Checks:        Range[int]{Min: 1, Max: 1000},
 	Servers:       Range[int]{Min: 1, Max: maxServers},
 	Balancers:     Range[int]{Min: 1, Max: maxBalancers},
+	PoolSize:      Range[int]{Min: 1, Max: balance.MaxPoolSize},
 
 	ConsecutiveFailures: Range[int]{Min: 0, Max: outlier.MaxConsecutive},
 	MinRequests:         Range[int]{Min: 1, Max: outlier.MaxMinRequests},

@@ -94,6 +94,11 @@ func clientKnobs(c *Clients) []knob {
 		checked(p+"hedge", &c.Hedge, checkHedge, Allowed{Range: Bounds.Work, // or a percentile pNN
 			Typical: Range[time.Duration]{Min: time.Millisecond, Max: 60 * time.Millisecond}}),
 		words(p+"algorithm", &c.Algorithm, "", Algorithms...).orNone(),
+		rule(func(r *reporter) {
+			if balance.CapsOf(c.Algorithm).Probes {
+				r.add(p+"algorithm", "%s probes the servers from the balancer tier, and clients that balance themselves send no probes: give it as balancers.algorithm", quote(c.Algorithm))
+			}
+		}),
 		ranged(p+"subset", &c.Subset, 0, Bounds.Subset),
 		rule(func(r *reporter) {
 			if c.Aperture != 0 && c.Algorithm == "" {
@@ -275,6 +280,12 @@ func balancerKnobs(b *Balancers) []knob {
 		ranged(p+"orca.weight_expiration_period", &b.ORCA.Expiration, balance.DefaultORCAExpiration, Bounds.Ejection),
 		ranged(p+"orca.weight_update_period", &b.ORCA.Update, balance.DefaultORCAUpdate, Bounds.WeightUpdate),
 		ranged(p+"orca.error_utilization_penalty", &b.ORCA.ErrorPenalty, balance.DefaultORCAErrorPenalty, Bounds.ErrorPenalty),
+
+		ranged(p+"prequal.probe_rate", &b.Prequal.ProbeRate, balance.DefaultProbeRate, Bounds.ProbeRate),
+		ranged(p+"prequal.pool_size", &b.Prequal.PoolSize, balance.DefaultPoolSize, Bounds.PoolSize),
+		ranged(p+"prequal.max_age", &b.Prequal.MaxAge, balance.DefaultMaxAge, Bounds.Ejection).typical(50*time.Millisecond, 2*time.Second),
+		ranged(p+"prequal.q_rif", &b.Prequal.QRIF, balance.DefaultQRIF, Bounds.Share),
+		ranged(p+"prequal.reuse_delta", &b.Prequal.ReuseDelta, balance.DefaultReuseDelta, Bounds.ReuseDelta),
 
 		ranged(p+"breaker.window", &b.Breaker.Window, 20, Bounds.Window),
 		ranged(p+"breaker.threshold", &b.Breaker.Threshold, 0.5, Bounds.Threshold),

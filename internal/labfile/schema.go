@@ -150,7 +150,18 @@ type Balancers struct {
 	Outlier    Outlier       `yaml:"outlier"`
 	SlowStart  SlowStart     `yaml:"slow_start"`
 	Health     Health        `yaml:"health"`
-	ORCA       ORCA          `yaml:"orca"` // wrr-orca's settings
+	ORCA       ORCA          `yaml:"orca"`    // wrr-orca's settings
+	Prequal    Prequal       `yaml:"prequal"` // prequal's settings
+}
+
+// Prequal is prequal's configuration (Google's Prequal, NSDI 2024), with the
+// paper's testbed defaults.
+type Prequal struct {
+	ProbeRate  float64       `yaml:"probe_rate"`  // probes per pick on average, a fractional part by a draw; default 3
+	PoolSize   int           `yaml:"pool_size"`   // most probe answers kept; default 16
+	MaxAge     time.Duration `yaml:"max_age"`     // an answer this old leaves the pool; default 1s
+	QRIF       float64       `yaml:"q_rif"`       // hot above this quantile of the pool's requests in flight; default 0.84
+	ReuseDelta float64       `yaml:"reuse_delta"` // δ of the reuse budget; default 1
 }
 
 // ORCA is wrr-orca's configuration, gRPC's weighted_round_robin (gRFC A58),

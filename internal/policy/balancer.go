@@ -64,6 +64,8 @@ type Balancer struct {
 	visits   uint64             // members its picks visited, when it scans (Visits)
 	perCall  bool               // the algorithm reads the reports the answers carry (Reports)
 	oob      bool               // ... the periodic ones
+	prober   balance.Prober     // the algorithm, when it probes servers (nil otherwise)
+	probeBuf []int              // the members Probes draws, before they are made global
 	warming  []int              // servers that joined or came back since the last call: their ramp starts then
 	last     clock.Instant      // the latest instant Pick or Done was handed
 	view     memberView
@@ -358,18 +360,70 @@ func (b *Balancer) ReportedWeight(now clock.Instant, i int) (float64, bool) {
 	return w.WeightAt(now, b.memberOf[i]), true
 }
 
-// setReports sets what Reports says, from the algorithm and its config.
 // Visits is the members the algorithm's picks have visited, when it
 // scans them all on each pick (0 otherwise): the work the simulator's
 // guard counts beside its events.
 func (b *Balancer) Visits() uint64 { return b.visits }
 
+// Probes appends to dst the servers (global indices) to probe at the pick
+// req, at now, when the algorithm probes servers (a balance.Prober:
+// prequal); nothing for the others. The driver calls it after the pick's
+// Pick, sends each a probe off the request path, and hands back each
+// answer to Probed: the simulator as events over the hops, the lb as GET
+// /probe. Distinct, eligible servers (as of Pick's view at now).
+func (b *Balancer) Probes(now clock.Instant, req balance.Request, dst []int) []int {
+	if b.prober == nil {
+		return dst
+	}
+	ex := b.view.exclude // the pick's own, which Eligible reads after it
+	b.view.now, b.view.exclude = now, -1
+	b.probeBuf = b.prober.ProbeTargets(now, req, &b.view, b.probeBuf[:0])
+	b.view.exclude = ex
+	for _, j := range b.probeBuf {
+		dst = append(dst, b.members[j])
+	}
+	return dst
+}
+
+// Probed hands the algorithm server i's answer to the probe sent at the
+// pick numbered seq, arriving at now; an answer of a server that is no
+// longer a member, or not sane, is dropped.
+func (b *Balancer) Probed(now clock.Instant, i int, seq uint64, p load.Probe) {
+	if b.prober == nil || i < 0 || i >= len(b.memberOf) || b.memberOf[i] < 0 || !p.Sane() {
+		return
+	}
+	b.prober.Probed(now, b.memberOf[i], seq, p)
+}
+
+// Pool is a probing algorithm's pool of answers (balance.PoolView), by
+// global server index; nil for the others.
+func (b *Balancer) Pool() []balance.PoolEntry {
+	pv, ok := b.algo.(balance.PoolView)
+	if !ok {
+		return nil
+	}
+	var out []balance.PoolEntry
+	for _, e := range pv.Pool(nil) {
+		if e.Member < len(b.members) {
+			e.Member = b.members[e.Member]
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// setReports sets what Reports says, from the algorithm and its config,
+// and whether it probes.
 func (b *Balancer) setReports() {
 	b.scans = balance.CapsOf(b.algo.Name()).Scans
 	reads := balance.CapsOf(b.algo.Name()).Reports
 	b.oob = reads && b.cfg.Algorithm.ORCA.OutOfBand
 	b.perCall = reads && !b.oob
+	b.prober, _ = b.algo.(balance.Prober)
 }
+
+// Probing reports whether the algorithm probes servers (Probes draws some).
+func (b *Balancer) Probing() bool { return b.prober != nil }
 
 // Algorithm is the current algorithm's name.
 func (b *Balancer) Algorithm() string { return b.algo.Name() }

@@ -22,7 +22,23 @@ const (
 	BalancerOut  Leg = 2 // balancer -> server
 	ServerBack   Leg = 3 // server -> balancer, or server -> client when clients balance themselves
 	BalancerBack Leg = 4 // balancer -> client
+	// ProbeOut and ProbeBack are the legs of a pick's first probe (a
+	// probing algorithm's, balance.Prober): balancer -> server, and its
+	// answer back; the pick's k-th probe rides ProbeLeg(k, ...).
+	ProbeOut  Leg = 5
+	ProbeBack Leg = 6
 )
+
+// ProbeLeg is the leg of the k-th probe (from 0) of a pick, out to its
+// server or (back) its answer's way back: each probe of a pick draws its
+// own jitter, with the pick's number, on both clocks.
+func ProbeLeg(k int, back bool) Leg {
+	l := ProbeOut + Leg(2*k)
+	if back {
+		l++
+	}
+	return l
+}
 
 // Network is the lab's hop model: every hop takes Hop plus a uniform share
 // of Jitter drawn from (Seed, pick number, leg). The draw is a pure function

@@ -124,6 +124,7 @@ func (f *FigureSpec) Text(run *Run) string {
 
 func succeededAny(r *Run) bool { return r.Succeeded > 0 }
 func requestsAny(r *Run) bool  { return r.Requests > 0 }
+func probesAny(r *Run) bool    { return r.Probes != nil }
 
 // Figures are the figures of a run, in the order of the report's table.
 var Figures = []FigureSpec{
@@ -183,6 +184,9 @@ var Figures = []FigureSpec{
 	{Name: "wasted", JSON: "wasted", Head: "wasted", Unit: Count, Seeds: true, Dashboard: "wasted",
 		Doc: "attempts a server served although nobody used the answer",
 		Of:  func(r *Run) float64 { return float64(r.Wasted) }},
+	{Name: "probes_per_request", JSON: "probes.per_request", Unit: PerRequest, Has: probesAny,
+		Doc: "probes / requests: what a probing algorithm's probes (prequal) cost; its own table, beside the probes the servers answered",
+		Of:  func(r *Run) float64 { return r.ProbesPerRequest() }},
 	{Name: "cache_hit_ratio", Unit: Share, Higher: true, Seeds: true,
 		Doc: "the servers' cache hit ratio, weighted by their attempts (its own table, when a server caches keys)",
 		Of:  func(r *Run) float64 { return r.HitRatio() }},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -63,7 +64,8 @@ func figureRuns() []Run {
 			Retries: u(70), Hedges: u(30), Wasted: u(20), Events: 12345,
 			Latency: Latency{P50: 10 * k, P95: 40 * k, P99: 120 * k, P999: 300 * k, Mean: 15 * k, Max: 1500 * k},
 			Servers: []Server{{Name: "s1", Sent: u(600), Share: 0.6, CacheHitRatio: 0.5},
-				{Name: "s2", Sent: u(400), Share: 0.4, CacheHitRatio: 0.25}}}
+				{Name: "s2", Sent: u(400), Share: 0.4, CacheHitRatio: 0.25}},
+			Probes: NewProbes(u(3000), u(2990), u(1000))}
 	}
 	return []Run{mk("a", 1), mk("b", 2)}
 }
@@ -124,12 +126,24 @@ func TestFiguresInTextReport(t *testing.T) {
 			}
 		}
 	}
-	// The one figure without a column prints in a table of its own.
+	// The figures without a column print in tables of their own.
 	hit := mustFigure("cache_hit_ratio")
 	for _, run := range rep.Runs {
 		if !strings.Contains(b.String(), run.Name+"  "+hit.Unit.Text(hit.Of(&run))) {
 			t.Errorf("%s's cache hit ratio %s is not printed:\n%s", run.Name, hit.Unit.Text(hit.Of(&run)), b.String())
 		}
+	}
+	_, probeRows := headerAndRows(t, b.String()[strings.Index(b.String(), "\nprobes "):], "setting")
+	probes := mustFigure("probes_per_request")
+	for _, row := range probeRows {
+		run := rep.Find(row[0])
+		if run == nil || len(row) != 4 || row[1] != fmt.Sprint(run.Probes.Sent) || row[2] != fmt.Sprint(run.Probes.Answered) ||
+			row[3] != probes.Unit.Text(probes.Of(run)) {
+			t.Errorf("probes row %q, want %s's %+v", row, row[0], run.Probes)
+		}
+	}
+	if len(probeRows) != len(rep.Runs) {
+		t.Errorf("the probes table has %d rows for %d runs", len(probeRows), len(rep.Runs))
 	}
 
 	// Over seeds: the columns are the same figures', counts only when

@@ -65,6 +65,9 @@ type Run struct {
 	// Connections is what opening connections cost (connections.go); only
 	// when the lab models them.
 	Connections *Connections `json:"connections,omitempty"`
+	// Probes is what a probing algorithm's probes cost (probes.go); only
+	// when an algorithm of the lab probes.
+	Probes *Probes `json:"probes,omitempty"`
 	// Load is the load tool's view of a live run (load.go): target, rates,
 	// status codes, error kinds, whether the generator kept up.
 	Load *Load `json:"load,omitempty"`

@@ -73,6 +73,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	r.writeShares(w)
 	r.writeCache(w)
 	r.writeConnections(w)
+	r.writeProbes(w)
 	r.writeRecovery(w)
 	for _, run := range r.Runs {
 		if k := run.KeysMoved; k != nil {

@@ -42,6 +42,7 @@ func newWorld(lab *labfile.Lab, name string, opts Options) (*world, error) {
 	if err := w.buildBalancers(); err != nil {
 		return nil, err
 	}
+	w.probing = !w.clientLB && assemble.Probes(lab)
 	w.open = make([]int, len(w.bals))
 	if err := w.buildClients(opts); err != nil {
 		return nil, err

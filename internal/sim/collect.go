@@ -78,6 +78,7 @@ func (c *collector) run(end clock.Instant) report.Run {
 	r := report.Run{Name: c.w.name, Algorithm: c.w.algorithmName(), KeysMoved: c.moved,
 		Events: c.w.events, Log: c.Log}
 	c.Fill(&r, end)
+	r.Probes = c.w.probeFigures(r.Requests)
 	var sent uint64
 	for _, s := range c.w.servers {
 		sent += s.sent

@@ -64,7 +64,9 @@ func (w *world) forward(now clock.Instant, h uint64, a *attempt, delay time.Dura
 			exclude = int(s.Net.server)
 		}
 	}
-	t := b.Pick(now, balance.Request{Seq: a.Pick, Key: a.HashKey}, exclude)
+	req := balance.Request{Seq: a.Pick, Key: a.HashKey}
+	t := b.Pick(now, req, exclude)
+	w.sendProbes(now, int(a.Bal), req) // none unless the algorithm probes
 	if a.Net.traced {
 		w.trace.atLB(now, h)
 		w.trace.picked(h, t.Server, t.Valid)

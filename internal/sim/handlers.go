@@ -36,6 +36,10 @@ func (w *world) step(e event) {
 		w.onScript(int(e.a))
 	case evUndo:
 		w.onUndo(int(e.a))
+	case evProbeAtServer:
+		w.onProbeAtServer(e.h)
+	case evProbeAtLB:
+		w.onProbeAtLB(e.h)
 	case evBin:
 		if w.onBin != nil {
 			w.onBin()

@@ -20,6 +20,8 @@ const (
 	evBin                       // close a 250 ms series bin
 	evStop                      // the end of the arrivals
 	evUndo                      // the undo of a time-boxed script event (a = index in world.undos)
+	evProbeAtServer             // a probe reaches its server (h: world.probes)
+	evProbeAtLB                 // a probe's answer reaches its balancer (h: world.probes)
 )
 
 // event is a value type so the heap holds no pointers and allocates nothing.

@@ -18,6 +18,7 @@ import (
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/slab"
 	"github.com/lblab/lblab/internal/workload"
 )
 
@@ -89,6 +90,14 @@ type world struct {
 	connsOn     bool            // the lab models connections
 
 	replyBuf []server.Reply
+
+	// A probing algorithm's probes (probe.go): those on their way, the
+	// pick's targets, and whether an algorithm of the lab probes (the run
+	// then reports its probes).
+	probes     slab.Slab[probeTransit]
+	probeBuf   []int
+	probesSent uint64
+	probing    bool
 
 	col        *collector
 	maxPending int                     // the memory guard's bound

@@ -64,6 +64,14 @@ type gen struct {
 // algorithm draws a balancing algorithm the lab may use.
 func (g *gen) algorithm() string { return pick(g, labfile.Algorithms) }
 
+// clientAlgorithms are those clients that balance themselves may use: all
+// but those that probe the servers, which only the balancer tier does
+// (balance.Caps).
+var clientAlgorithms = balance.With(func(c balance.Caps) bool { return !c.Probes })
+
+// clientAlgorithm draws an algorithm for clients that balance themselves.
+func (g *gen) clientAlgorithm() string { return pick(g, clientAlgorithms) }
+
 // coin is a swarm feature: on with probability p, recorded when on.
 func (g *gen) coin(feature string, p float64) bool {
 	on := g.src.Float64() < p
@@ -245,7 +253,7 @@ func (g *gen) clients(capacity float64, work Map, instant bool, clientSide bool,
 		}
 	}
 	if clientSide {
-		m.Set("algorithm", g.algorithm())
+		m.Set("algorithm", g.clientAlgorithm())
 	}
 	g.drawSection(&m, "clients")
 	if sub, ok := m.Get("subset").(int); ok && sub > servers {
@@ -299,6 +307,7 @@ func (g *gen) script(duration time.Duration, fleet []string, capacity float64, l
 	}
 	slices.Sort(at)
 	closed := lab.Get("clients").(Map).Get("mode") == "closed"
+	clientSide := lab.Get("clients").(Map).Get("algorithm") != nil // an algorithm event changes the clients'
 	present := slices.Clone(fleet)
 	added := 0
 	var out List
@@ -327,7 +336,7 @@ func (g *gen) script(duration time.Duration, fleet []string, capacity float64, l
 			continue // the users set the pace; a rate event would be a no-op
 		default:
 			for _, f := range d.Fields {
-				ev.Set(f, g.drawField(f, present, capacity, closed))
+				ev.Set(f, g.drawField(f, present, capacity, closed, clientSide))
 			}
 			// a setting the lab does not take with the rest of it (sticky
 			// without an algorithm, a gc period below its pause) is drawn again
@@ -354,8 +363,9 @@ func validWith(lab Map, events List) bool {
 }
 
 // drawField draws a value of event field f: a target among the servers
-// present (or all), or a value a drill takes.
-func (g *gen) drawField(f string, present []string, capacity float64, closed bool) any {
+// present (or all), or a value a drill takes (an algorithm the clients may
+// use when they balance themselves).
+func (g *gen) drawField(f string, present []string, capacity float64, closed, clientSide bool) any {
 	switch f {
 	case "target":
 		if g.chance(0.1) {
@@ -371,6 +381,9 @@ func (g *gen) drawField(f string, present []string, capacity float64, closed boo
 	case "rate":
 		return round(min(max(g.floatIn(0.05, 1.5)*capacity, g.lim.minRate), g.lim.maxRate))
 	case "algorithm":
+		if clientSide {
+			return g.clientAlgorithm()
+		}
 		return g.algorithm()
 	case "set":
 		return g.set(closed)

@@ -90,6 +90,9 @@ type Config struct {
 	// ORCA configures wrr-orca (wrrorca.go); the zero value takes A58's
 	// defaults (DefaultORCA).
 	ORCA ORCA
+	// Prequal configures prequal (prequal.go); the zero value takes the
+	// paper's defaults (DefaultPrequal).
+	Prequal Prequal
 }
 
 // DefaultORCA is wrr-orca's configuration with gRFC A58's defaults.
@@ -113,7 +116,7 @@ const (
 // Names lists the algorithms New knows, in the order `lab algorithms` shows them.
 var Names = []string{"round-robin", "weighted-round-robin", "random", "least-outstanding",
 	"least-latency", "least-response-time", "p2c", "p2c-latency-load", "p2c-peak-ewma", "ring-hash",
-	"ring-hash-bounded", "maglev", "p2c-stale", "wrr-orca"}
+	"ring-hash-bounded", "maglev", "p2c-stale", "wrr-orca", "prequal"}
 
 type entry struct {
 	build func(c Config) Algorithm
@@ -142,6 +145,10 @@ type Caps struct {
 	// Reports: it reads the servers' load reports beyond their queue
 	// (utilization and rates, load.Report): the servers measure them.
 	Reports bool
+	// Probes: it probes servers off the request path (a Prober): the
+	// driver sends the probes, and the servers keep what their answers
+	// estimate from (server.Config.Probed).
+	Probes bool
 }
 
 // Table is the size of the table a keyed algorithm builds per balancer for
@@ -177,6 +184,7 @@ var registry = map[string]entry{
 	"maglev":               {newMaglev, "Google Maglev lookup table (NSDI 2016) on the request key", Caps{Keyed: true}},
 	"p2c-stale":            {newP2CStale, "client-side p2c on stale queue counts: random with probability sqrt(staleness ms)%", Caps{Draws: true, Aperture: true}},
 	"wrr-orca":             {newWRROrca, "weighted round robin on the servers' own reports, rps / (utilization + eps/rps x penalty) (gRPC A58)", Caps{Reports: true}},
+	"prequal":              {newPrequal, "Google's Prequal (NSDI 2024): asynchronous probes of requests in flight and latency, hot-cold lexicographic pick", Caps{Probes: true}},
 }
 
 // CapsOf returns the named algorithm's capabilities (zero for an unknown
@@ -257,6 +265,13 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if o := c.ORCA; o.Blackout < 0 || o.Expiration <= 0 || o.Update < MinORCAUpdate || !(o.ErrorPenalty >= 0) || math.IsInf(o.ErrorPenalty, 0) {
 		return c, fmt.Errorf("balance: ORCA is %+v: Blackout must be >= 0, Expiration > 0, Update >= %v and ErrorPenalty a finite number >= 0", o, MinORCAUpdate)
+	}
+	if c.Prequal == (Prequal{}) {
+		c.Prequal = DefaultPrequal()
+	}
+	if p := c.Prequal; !p.ok() {
+		return c, fmt.Errorf("balance: Prequal is %+v: ProbeRate must be in (0, %d], PoolSize in [1, %d], MaxAge > 0, QRIF in [0, 1] and ReuseDelta in [0, %d]",
+			p, MaxProbeRate, MaxPoolSize, MaxReuseDelta)
 	}
 	if c.Peers < 0 || c.Peer < 0 || c.Peer >= max(c.Peers, 1) {
 		return c, fmt.Errorf("balance: Peer is %d of Peers %d, must be in [0, Peers)", c.Peer, c.Peers)

@@ -11,18 +11,22 @@ import (
 // Salt constants. A draw uses rng.Hash(Seed, req.Seq, Salt ^ constant), so
 // each kind of draw has its own stream and none shifts another.
 const (
-	saltStart      = 0x51a7_0000_0000_0001 // round-robin starting point
-	saltTie        = 0x7165_0000_0000_0002 // random tie-break among equal costs
-	saltStale      = 0x57a1_0000_0000_0003 // p2c-stale: random or best of two
-	saltStaleDraw  = 0x57a1_0000_0000_0004 // p2c-stale: the uniform draw
-	saltVNode      = 0x0e0d_0000_0000_0005 // ring points from server names
-	saltKey        = 0x6b65_0000_0000_0006 // request keys onto the ring / table
-	saltMaglevOff  = 0x3a61_0000_0000_0007 // maglev offset of a name
-	saltMaglevSkip = 0x3a61_0000_0000_0008 // maglev skip of a name
-	saltSubset     = 0x5b5e_0000_0000_0009 // random subset scores
-	saltRing       = 0xa9e7_0000_0000_000a // aperture ring order of a name
-	saltAperture   = 0xa9e7_0000_0000_000b // aperture: points drawn in the window
-	saltORCA       = 0x0dca_0000_0000_000c // wrr-orca: the scheduler's first sequence number
+	saltStart       = 0x51a7_0000_0000_0001 // round-robin starting point
+	saltTie         = 0x7165_0000_0000_0002 // random tie-break among equal costs
+	saltStale       = 0x57a1_0000_0000_0003 // p2c-stale: random or best of two
+	saltStaleDraw   = 0x57a1_0000_0000_0004 // p2c-stale: the uniform draw
+	saltVNode       = 0x0e0d_0000_0000_0005 // ring points from server names
+	saltKey         = 0x6b65_0000_0000_0006 // request keys onto the ring / table
+	saltMaglevOff   = 0x3a61_0000_0000_0007 // maglev offset of a name
+	saltMaglevSkip  = 0x3a61_0000_0000_0008 // maglev skip of a name
+	saltSubset      = 0x5b5e_0000_0000_0009 // random subset scores
+	saltRing        = 0xa9e7_0000_0000_000a // aperture ring order of a name
+	saltAperture    = 0xa9e7_0000_0000_000b // aperture: points drawn in the window
+	saltORCA        = 0x0dca_0000_0000_000c // wrr-orca: the scheduler's first sequence number
+	saltProbeCount  = 0x94e0_0000_0000_000d // prequal: one probe more for the rate's fractional part
+	saltProbeTarget = 0x94e0_0000_0000_000e // prequal: the members probed
+	saltProbeReuse  = 0x94e0_0000_0000_000f // prequal: an answer's reuse budget rounded up or down
+	saltProbeRandom = 0x94e0_0000_0000_0010 // prequal: the pick with no answer in the pool
 )
 
 // maxTries bounds the redraws of one random choice before it falls back to a

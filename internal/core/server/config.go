@@ -34,6 +34,11 @@ type Config struct {
 	// reads them (assemble.ServerConfig), always in the live backend,
 	// whose answers anyone may ask for them.
 	Meter bool
+	// Probed: the server keeps the last requests it served (ProbeHistory)
+	// for its probe answers' latency estimate (probe.go); off, a probe
+	// answer's latency is 0. On when an algorithm probes
+	// (assemble.ServerConfig), always in the live backend.
+	Probed bool
 }
 
 // Defaults of Config's fields, taken when they are 0 (the lab file's

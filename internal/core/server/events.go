@@ -88,6 +88,9 @@ func (s *Server) finish(t clock.Instant, out []Reply) []Reply {
 	r := reply(a.id, a.kind, OK, "", t, a.enq, a.start)
 	r.Hit = a.hit
 	s.completed++
+	if s.cfg.Probed { // what it found on arrival, itself not counted
+		s.hist.add(a.inflight-1, r.Queue+r.Service)
+	}
 	out = s.end(r, a.inflight, a.gen, a.delay, out)
 	return s.startNext(t, out)
 }

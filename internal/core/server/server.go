@@ -41,9 +41,10 @@ type Server struct {
 	cache   lru
 	pending []Reply // replies caused by setters, delivered with the next reply-returning call
 	meter   meter   // what the load report measures over its window (report.go)
+	hist    history // the last requests served, for the probe answers' estimate (probe.go)
 
-	arrived, completed, errors, rejected, dropped, lost, hits, lookups, faults uint64
-	maxQueue                                                                   int
+	arrived, completed, errors, rejected, dropped, lost, hits, lookups, faults, probes uint64
+	maxQueue                                                                           int
 }
 
 // New validates cfg and returns a server that is up, idle, with an empty
@@ -71,6 +72,9 @@ func New(cfg Config) (*Server, error) {
 
 // Name returns the configured name.
 func (s *Server) Name() string { return s.cfg.Name }
+
+// Up reports whether the server is up (not killed, or restarted since).
+func (s *Server) Up() bool { return s.up }
 
 // Load returns the jobs waiting and the jobs holding a worker.
 func (s *Server) Load() (queued, inService int) { return s.q.n, s.svc.busy() }
@@ -107,6 +111,7 @@ func (s *Server) Peek() Snapshot {
 		MaxQueue: s.maxQueue, Arrived: s.arrived, Completed: s.completed,
 		Errors: s.errors, Rejected: s.rejected, Dropped: s.dropped, Lost: s.lost,
 		CacheHits: s.hits, CacheLookups: s.lookups, ErrorShare: s.cfg.Errors, Faults: s.faults,
+		Probes: s.probes,
 	}
 	if s.cfg.Limit != nil {
 		snap.Limit = s.cfg.Limit.Limit()

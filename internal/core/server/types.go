@@ -120,6 +120,7 @@ type Snapshot struct {
 	Arrived, Completed      uint64
 	Errors, Rejected        uint64
 	Faults                  uint64 // answered with a status a Fault chose
+	Probes                  uint64 // probes answered (Probe)
 	Dropped, Lost           uint64
 	CacheHits, CacheLookups uint64
 	Limit                   int // current concurrency limit; 0 = none

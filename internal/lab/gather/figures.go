@@ -91,3 +91,30 @@ func BalancerConnections(ctx context.Context, lbs []*proc.Proc, run *report.Run,
 		}
 	}
 }
+
+// Probes is what a probing algorithm's probes cost a live run: the probes
+// the balancers sent (their states) and those the backends answered
+// (their counters). A process that does not answer is left out, and
+// warned of.
+func Probes(ctx context.Context, backends, lbs []*proc.Proc, requests uint64, warn *zap.Logger) *report.Probes {
+	var sent, answered uint64
+	for _, p := range lbs {
+		var st state.LB
+		if err := admin.Call(ctx, p.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+			warn.Warn("cannot read a balancer's probes", zap.String("balancer", p.Name), zap.Error(err))
+			continue
+		}
+		if st.Probes != nil {
+			sent += st.Probes.Sent
+		}
+	}
+	for _, b := range backends {
+		var st state.Backend
+		if err := admin.Call(ctx, b.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+			warn.Warn("cannot read a server's probe answers", zap.String("server", b.Name), zap.Error(err))
+			continue
+		}
+		answered += st.Counters.Probes
+	}
+	return report.NewProbes(sent, answered, requests)
+}

@@ -138,10 +138,11 @@ func FindServer(lab *labfile.Lab, name string) (labfile.NamedServer, error) {
 
 // ServerConfig maps a lab server to the core's config with the simulator's
 // mapping (internal/assemble); seed replaces the lab's. The backend's
-// meter is always on: any caller may ask an answer for the load report
-// (endpoint-load-metrics-format), a proxy that reads ORCA among them.
+// meter and probe history are always on: any caller may ask an answer for
+// the load report (endpoint-load-metrics-format), a proxy that reads ORCA
+// among them, or probe it (GET /probe).
 func ServerConfig(lab *labfile.Lab, ns labfile.NamedServer, seed uint64) (server.Config, error) {
 	sc, err := assemble.ServerConfig(lab, ns)
-	sc.Seed, sc.Meter = seed, true
+	sc.Seed, sc.Meter, sc.Probed = seed, true, true
 	return sc, err
 }

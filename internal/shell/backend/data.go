@@ -10,6 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/load"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
@@ -19,10 +20,15 @@ import (
 )
 
 // serveData answers one request on the data port: GET /healthz is a health
-// probe, every other request is a job for the emulated server.
+// check, GET /probe a balancer's probe, every other request is a job for
+// the emulated server.
 func (b *Backend) serveData(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) == "/healthz" && (ctx.IsGet() || ctx.IsHead()) {
 		b.health(ctx)
+		return
+	}
+	if string(ctx.Path()) == wire.ProbePath && ctx.IsGet() {
+		b.probe(ctx)
 		return
 	}
 	job, info, err := b.parseJob(ctx)
@@ -226,6 +232,29 @@ func (b *Backend) health(ctx *fasthttp.RequestCtx) {
 	default:
 		wire.WriteJSON(ctx, fasthttp.StatusOK, map[string]string{"status": "ok", "server": b.cfg.Name})
 	}
+}
+
+// probe answers a probing balancer (GET /probe): the server's requests in
+// flight now and its latency estimate at that many (server.Server.Probe),
+// at once, without a worker or a queue place. A server that is down
+// answers nothing: its connection is reset, as for any request.
+func (b *Backend) probe(ctx *fasthttp.RequestCtx) {
+	var p load.Probe
+	up := false
+	b.apply(func(now clock.Instant, out []server.Reply) []server.Reply {
+		out = b.core.Advance(now, out) // in flight as of now, not as of the last event
+		if up = b.core.Up(); up {
+			p = b.core.Probe()
+		}
+		return out
+	})
+	if !up {
+		dropConn(ctx)
+		return
+	}
+	var body [64]byte
+	ctx.SetContentType("application/json")
+	ctx.SetBody(wire.AppendProbe(body[:0], p))
 }
 
 func msFloat(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }

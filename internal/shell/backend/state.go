@@ -43,7 +43,7 @@ func (b *Backend) stateLocked(now clock.Instant) State {
 		Counters: Counters{
 			Arrived: s.Arrived, Completed: s.Completed, Errors: s.Errors, Rejected: s.Rejected,
 			Dropped: s.Dropped, Lost: s.Lost, CacheHits: s.CacheHits, CacheLookups: s.CacheLookups,
-			MaxQueue: s.MaxQueue, Faults: s.Faults,
+			MaxQueue: s.MaxQueue, Faults: s.Faults, Probes: s.Probes,
 		},
 		AtUnixNs:            b.unixNano(now),
 		AcceptedConnections: b.accepted.Load(),

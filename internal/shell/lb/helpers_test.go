@@ -45,6 +45,11 @@ type fake struct {
 	probes    atomic.Int64 // requests tagged X-Lab-Attempt: probe
 	checks    atomic.Int64 // health checks (GET /healthz) received
 	closed    atomic.Bool
+	// GET /probe (a probing algorithm's): what it answers, after how
+	// long, and how many it got; a body set replaces the answer
+	probeRIF, probeLatencyUs, probeDelay atomic.Int64
+	probeBody                            atomic.Value // string
+	probed                               atomic.Int64
 	// token, when set before the lb starts, guards /load and
 	// /admin/cancel as a backend's admin API does.
 	token string
@@ -84,6 +89,15 @@ func (f *fake) handle(ctx *fasthttp.RequestCtx) {
 		if f.down.Load() {
 			ctx.SetStatusCode(503)
 		}
+		return
+	case wire.ProbePath:
+		f.probed.Add(1)
+		time.Sleep(time.Duration(f.probeDelay.Load()))
+		if b, _ := f.probeBody.Load().(string); b != "" {
+			ctx.SetBodyString(b)
+			return
+		}
+		fmt.Fprintf(ctx, `{"rif":%d,"latency_ms":%g}`, f.probeRIF.Load(), float64(f.probeLatencyUs.Load())/1000)
 		return
 	case "/load", "/admin/cancel":
 		if f.token != "" && string(ctx.Request.Header.Peek("Authorization")) != "Bearer "+f.token {

@@ -57,6 +57,7 @@ type LB struct {
 	hashClient bool
 	net        policy.Network
 	conns      *connModel // the connection model (conns.go); nil when the lab has none
+	probeBuf   []int      // the backends a pick probes (probes.go)
 
 	// Set in New or Start, then only read (seq is atomic).
 	routes    map[string]route
@@ -69,6 +70,7 @@ type LB struct {
 	kickLoad  chan struct{}
 	kickCheck chan struct{}
 	disc      *discover.Watcher // nil without Config.Discover
+	probes    *probes           // a probing algorithm's probes (probes.go)
 	wg        sync.WaitGroup
 	stopOnce  sync.Once
 }
@@ -105,7 +107,7 @@ func New(cfg Config) (*LB, error) {
 	}
 	l := &LB{cfg: cfg, log: cfg.Logger, clock: clock.NewWall(), ev: newEvents(200),
 		lab: cfg.Lab, byName: map[string]int{}, done: make(chan struct{}),
-		kickLoad: make(chan struct{}, 1), kickCheck: make(chan struct{}, 1)}
+		kickLoad: make(chan struct{}, 1), kickCheck: make(chan struct{}, 1), probes: newProbes()}
 	hc := cfg.Lab.Balancers.Health
 	if l.checks, err = health.New(health.Config{Fails: hc.Fails, Passes: hc.Passes}); err != nil {
 		return nil, fmt.Errorf("balancers.health: %w", err)
@@ -200,6 +202,7 @@ func (l *LB) Shutdown(ctx context.Context) error {
 		close(l.done)
 		err = errors.Join(l.admin.ShutdownWithContext(ctx), l.data.ShutdownWithContext(ctx))
 		l.wg.Wait()
+		l.probes.close() // waits for those on their way: each ends within its hops and maxProbeWait
 		l.mu.Lock()
 		var live []*conns.Conn
 		for _, b := range l.backends {

@@ -32,6 +32,10 @@ type attempt struct {
 	perCall bool
 	load    load.Report
 
+	// probes: the backends the pick probes (probes.go); nil for an
+	// algorithm that does not probe
+	probes []probeTarget
+
 	// With connections modelled (conns.go): the connection it rides, or
 	// the line it waits in (ref, wait); whether the connection broke, and
 	// whether a closed one was dialed again (at what emulated cost).
@@ -47,6 +51,7 @@ type attempt struct {
 func (l *LB) serveProxy(ctx *fasthttp.RequestCtx) {
 	req, client := l.request(ctx)
 	a := l.pick(req, client, ctx.Request.Header.Peek(wire.HExclude))
+	l.sendProbes(&a)
 	if a.b == nil {
 		l.obs.NoBackend()
 		l.hop(&a, policy.BalancerBack)
@@ -137,6 +142,7 @@ func (l *LB) pick(req balance.Request, client uint64, exclude []byte) attempt {
 	a := attempt{t: l.bal.Pick(now, req, ex), start: now, timeout: l.bal.Timeout(),
 		net: l.net, pick: req.Seq}
 	a.perCall, _ = l.bal.Reports()
+	l.probeTargets(now, req, &a)
 	if a.t.Valid {
 		a.b = l.backends[a.t.Server]
 		a.b.picks++

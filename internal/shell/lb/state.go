@@ -18,7 +18,7 @@ func (l *LB) State() State {
 	now := l.nowLocked()
 	s := State{Name: l.cfg.Name, Index: l.cfg.Index, Algorithm: l.bal.Algorithm(),
 		Settings: state.SettingsOf(l.lab), Picks: l.picks, Backends: make([]BackendState, len(l.backends)),
-		Discovery: l.discoveryStatus(), Connections: l.connState()}
+		Discovery: l.discoveryStatus(), Connections: l.connState(), Probes: l.probeState()}
 	if l.ln != nil {
 		s.Addr, s.Admin = l.ln.Addr().String(), l.adLn.Addr().String()
 	}
@@ -26,8 +26,10 @@ func (l *LB) State() State {
 	for _, i := range l.bal.Members() {
 		member[i] = true
 	}
+	pool := l.bal.Pool()
 	for i := range l.backends {
 		s.Backends[i] = l.backendAt(now, i, member[i])
+		s.Backends[i].Probe = poolState(now, pool, i)
 	}
 	return s
 }

@@ -69,6 +69,7 @@ type Counters struct {
 	CacheLookups uint64 `json:"cache_lookups"`
 	MaxQueue     int    `json:"max_queue"`
 	Faults       uint64 `json:"faults"` // answered with the status a request's fault asked for
+	Probes       uint64 `json:"probes"` // balancers' probes answered (GET /probe)
 }
 
 // Load is the backend's GET /load, the report balancers poll for shared load

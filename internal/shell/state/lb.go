@@ -22,6 +22,26 @@ type LB struct {
 	Discovery *Discovery `json:"discovery,omitempty"`
 	// Connections, when the lab models them (the lb's conns.go).
 	Connections *LBConns `json:"connections,omitempty"`
+	// Probes, when the algorithm probes the backends (prequal).
+	Probes *LBProbes `json:"probes,omitempty"`
+}
+
+// LBProbes is GET /admin/state's "probes", when the algorithm probes the
+// backends (prequal): the probes sent to their GET /probe, and how they
+// ended.
+type LBProbes struct {
+	Sent     uint64 `json:"sent"`     // probes started
+	Answered uint64 `json:"answered"` // answers handed to the algorithm
+	Failed   uint64 `json:"failed"`   // no answer: a refused or reset connection, a timeout, an answer it cannot read
+	Dropped  uint64 `json:"dropped"`  // not sent: too many probes on their way already
+}
+
+// LBProbe is a backend's probe answer in the algorithm's pool.
+type LBProbe struct {
+	RIF       int     `json:"rif"`        // its requests in flight as answered, plus one per pick it served since
+	LatencyMs float64 `json:"latency_ms"` // its latency estimate
+	AgeMs     float64 `json:"age_ms"`     // since the answer reached the balancer
+	Hot       bool    `json:"hot"`        // its RIF is above the pool's q_rif quantile
 }
 
 // LBBackend is one backend as this balancer sees it.
@@ -46,6 +66,9 @@ type LBBackend struct {
 	Share      float64 `json:"share"`        // of all picks so far
 	Picks      uint64  `json:"picks"`
 	Present    bool    `json:"present"` // false once removed
+	// Probe is its answer in a probing algorithm's pool (prequal), when
+	// the pool holds one.
+	Probe *LBProbe `json:"probe,omitempty"`
 }
 
 // LBConns is GET /admin/state's "connections", when the lab models
