@@ -95,8 +95,8 @@ func clientKnobs(c *Clients) []knob {
 			Typical: Range[time.Duration]{Min: time.Millisecond, Max: 60 * time.Millisecond}}),
 		words(p+"algorithm", &c.Algorithm, "", Algorithms...).orNone(),
 		rule(func(r *reporter) {
-			if balance.CapsOf(c.Algorithm).Probes {
-				r.add(p+"algorithm", "%s probes the servers from the balancer tier, and clients that balance themselves send no probes: give it as balancers.algorithm", quote(c.Algorithm))
+			if balance.CapsOf(c.Algorithm).TierOnly() {
+				r.add(p+"algorithm", "%s talks to the servers from the balancer tier (probes), which clients that balance themselves do not: give it as balancers.algorithm", quote(c.Algorithm))
 			}
 		}),
 		ranged(p+"subset", &c.Subset, 0, Bounds.Subset),

@@ -15,7 +15,7 @@ func TestProbingAlgorithmIsTheTiers(t *testing.T) {
 		"drill":   "clients: {algorithm: p2c}\nevents: [{at: 1s, action: algorithm, algorithm: prequal}]\n",
 		"set":     "clients: {algorithm: p2c}\nevents: [{at: 1s, action: set, set: {clients.algorithm: prequal}}]\n",
 	} {
-		if err := parseErr(t, "name: x\n"+src); !strings.Contains(err, "clients.algorithm") || !strings.Contains(err, "send no probes") {
+		if err := parseErr(t, "name: x\n"+src); !strings.Contains(err, "clients.algorithm") || !strings.Contains(err, "balancer tier") {
 			t.Errorf("%s: %q, want clients.algorithm refused: clients send no probes", name, err)
 		}
 	}

@@ -2,11 +2,14 @@ package watch
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
 	"github.com/lblab/lblab/scenarios"
@@ -158,4 +161,38 @@ func mustLab(t *testing.T, text string) *labfile.Lab {
 		t.Fatal(err)
 	}
 	return l
+}
+
+// Compare all of a client-side lab without a compare list runs every
+// algorithm a client can run: the tier-only ones (prequal's probes) are
+// left out, not a 400 for the whole table.
+func TestCompareAllClientSideLeavesOutTierOnly(t *testing.T) {
+	l := mustLab(t, "name: cs\nduration: 2s\nclients: {rate: 100, count: 4, algorithm: p2c}\nservers:\n  - {count: 3}\n")
+	srv, err := New(Options{Lab: l, Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out := inMemory(t, srv, "POST", "/api/compare", "{}")
+	var cmp struct{ Ranking []CompareRow }
+	if err := json.Unmarshal([]byte(out), &cmp); code != 200 || err != nil {
+		t.Fatalf("compare all of a client-side lab: %d %.300s", code, out)
+	}
+	var want []string
+	for _, a := range policy.Algorithms() {
+		if !balance.CapsOf(a).TierOnly() {
+			want = append(want, a)
+		}
+	}
+	if len(want) == len(policy.Algorithms()) {
+		t.Fatal("no algorithm is tier-only: the test checks nothing")
+	}
+	var got []string
+	for _, r := range cmp.Ranking {
+		got = append(got, r.Name)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("compare all ran %v, want every algorithm a client can run: %v", got, want)
+	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
@@ -717,6 +718,9 @@ func (s *Server) handleCompare(req dash.Request) dash.Answer {
 	s.mu.Unlock()
 	if settings == nil {
 		for _, a := range policy.Algorithms() {
+			if l.Clients.Algorithm != "" && balance.CapsOf(a).TierOnly() {
+				continue // refused client-side (balance.Caps.TierOnly)
+			}
 			settings = append(settings, labfile.Setting{Name: a, Algorithm: a})
 		}
 		if watched == "" {

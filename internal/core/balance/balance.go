@@ -151,6 +151,13 @@ type Caps struct {
 	Probes bool
 }
 
+// TierOnly says the algorithm runs only in a balancer tier: it needs
+// messages between the servers and a balancer off the request path
+// (probes), which clients that balance themselves do not send. The lab
+// file refuses it as clients.algorithm, and lab watch's compare of every
+// algorithm leaves it out of a client-side lab.
+func (c Caps) TierOnly() bool { return c.Probes }
+
 // Table is the size of the table a keyed algorithm builds per balancer for
 // n members (ring points, lookup slots; 0 for the others): its setup's
 // memory and, times its log, its time. Fields of c left at zero take their
