@@ -165,14 +165,13 @@ func validateEvents(l *Lab, r *reporter, ch *setChecker, live bool) {
 		e := &l.Events[i]
 		p := indexPath("events", i)
 		checkEventTime(l, i, p, r)
-		d, ok := DrillOf(e.Action)
-		if !ok {
+		if _, ok := DrillOf(e.Action); !ok {
 			oneOfEnum(r, p+".action", e.Action, Actions...)
-			continue
 		}
-		checkFields(d, e, p, r, ch)
 	}
-	validateTimeline(l, r, fl) // targets against the servers present, for: and its undos
+	// each event's fields against the lab as the script has made it by
+	// then, its targets against the servers present, for: and its undos
+	validateTimeline(l, r, fl, ch.validate)
 }
 
 func checkEventTime(l *Lab, i int, p string, r *reporter) {

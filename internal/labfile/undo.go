@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -192,15 +193,21 @@ type timedItem struct {
 // depends on the order: each event's target against the servers present
 // then, each for: (its undo, and that it falls within the run), and that no
 // event changes what an earlier time-boxed one holds before its undo.
-func validateTimeline(l *Lab, r *reporter, fl *fleet) {
+func validateTimeline(l *Lab, r *reporter, fl *fleet, validate func(*Lab, *reporter)) {
 	lab := l.Clone()
 	var undos []timedItem
 	fire := func(before time.Duration, inclusive bool) {
 		for len(undos) > 0 && (undos[0].at < before || inclusive && undos[0].at == before) {
 			u := undos[0]
 			undos = undos[1:]
-			if d, ok := DrillOf(u.ev.Action); ok && fl != nil && d.Takes("target") {
+			d, ok := DrillOf(u.ev.Action)
+			if ok && fl != nil && d.Takes("target") {
 				checkTarget(&u.ev, indexPath("events", u.cause)+".for", fl, r)
+			}
+			if ok && (len(u.ev.Set) > 0 || u.ev.Algorithm != "") {
+				// the undo of a setting must hold in the lab as it is
+				// then, which later events may have changed
+				checkUndoSetting(lab, u, r, validate)
 			}
 			lab.Record(u.ev)
 		}
@@ -210,6 +217,11 @@ func validateTimeline(l *Lab, r *reporter, fl *fleet) {
 		p := indexPath("events", i)
 		fire(e.At, false)
 		d, known := DrillOf(e.Action)
+		if known {
+			// a setting is checked on the lab as the events before it
+			// (and their undos) have made it: the simulator applies it there
+			checkFields(d, e, p, r, &setChecker{lab: lab, validate: validate})
+		}
 		targetOK := true
 		if known && fl != nil && d.Takes("target") {
 			targetOK = checkTarget(e, p+".target", fl, r)
@@ -235,6 +247,20 @@ func validateTimeline(l *Lab, r *reporter, fl *fleet) {
 		fire(undos[0].at, true)
 	}
 	checkOverlaps(l, r)
+}
+
+// checkUndoSetting reports, at the for: of the event it ends, an undo
+// whose setting the lab as it is at the undo's instant cannot take.
+func checkUndoSetting(lab *Lab, u timedItem, r *reporter, validate func(*Lab, *reporter)) {
+	ur := &reporter{}
+	(&setChecker{lab: lab, validate: validate}).check(ur, "undo", u.ev.Algorithm, u.ev.Set)
+	for _, e := range ur.errs {
+		what := strings.TrimPrefix(strings.TrimPrefix(e.Field, "undo"), ".")
+		if what != "" {
+			what += ": "
+		}
+		r.add(indexPath("events", u.cause)+".for", "its undo at %v cannot apply to the lab as the events before it leave it: %s%s", u.at, what, e.Msg)
+	}
 }
 
 // checkFor checks events[i].for and returns its undo.
