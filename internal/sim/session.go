@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/breaker"
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/labfile"
@@ -303,6 +304,9 @@ type BalancerState struct {
 	Algorithm string
 	Picks     uint64
 	Servers   []BalancerView // by server, in the world's order
+	// Pool is a probing algorithm's pool of answers (prequal), by global
+	// server index; nil for the others and in frames
+	Pool []balance.PoolEntry
 }
 
 // BalancerView is what one balancer knows of one server.
@@ -385,6 +389,7 @@ func (s *Session) state(at clock.Instant, queues bool) State {
 			}
 		}
 		loads := b.Loads()
+		bs.Pool = b.Pool()
 		for i, sv := range w.servers {
 			v := BalancerView{Picks: b.Picked(i), Breaker: b.PeekBreaker(at, i), Healthy: w.health.Healthy(i),
 				Ejected: b.Ejected(i), Member: member[i], Present: !sv.removed, Weight: sv.spec.Speed}

@@ -102,3 +102,53 @@ func TestPickingAScenarioPlaysIt(t *testing.T) {
 		}
 	}
 }
+
+// lab watch shows what a probing balancer believes: each server's probe
+// answer in prequal's pool (requests in flight, latency, age, hot or
+// cold), as the lb's GET /admin/state does, and the probes each server
+// answered, as the backend's does; p2c's snapshot has neither.
+func TestSnapshotShowsThePrequalPool(t *testing.T) {
+	for _, algo := range []string{"prequal", "p2c"} {
+		l := mustLab(t, "name: pq\nduration: 5s\nclients: {rate: 300}\nbalancers: {algorithm: "+algo+"}\nservers:\n  - {count: 20}\n")
+		srv, err := New(Options{Lab: l, Paused: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inMemory(t, srv, "POST", "/api/playback", `{"seek_s":2}`)
+		_, out := inMemory(t, srv, "GET", "/api/snapshot", "")
+		var snap struct {
+			Servers []struct {
+				Name    string
+				Backend struct {
+					Counters struct{ Probes uint64 }
+				}
+				Views []struct {
+					Probe *struct {
+						RIF       int     `json:"rif"`
+						LatencyMs float64 `json:"latency_ms"`
+						AgeMs     float64 `json:"age_ms"`
+					}
+				} `json:"balancers"`
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &snap); err != nil || len(snap.Servers) != 20 {
+			t.Fatalf("%s: the snapshot: %v %.300s", algo, err, out)
+		}
+		probed, answered := 0, uint64(0)
+		for _, b := range snap.Servers {
+			answered += b.Backend.Counters.Probes
+			if len(b.Views) != 1 {
+				t.Fatalf("%s: %s has %d balancer views", algo, b.Name, len(b.Views))
+			}
+			if p := b.Views[0].Probe; p != nil {
+				probed++
+				if p.RIF < 0 || p.LatencyMs < 0 || p.AgeMs < 0 || p.AgeMs > 1000 {
+					t.Errorf("%s: %s's probe answer %+v", algo, b.Name, *p)
+				}
+			}
+		}
+		if want := algo == "prequal"; (probed > 0) != want || (answered > 0) != want {
+			t.Errorf("%s: %d servers with a probe answer in the snapshot, %d probes the servers answered", algo, probed, answered)
+		}
+	}
+}

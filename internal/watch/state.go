@@ -34,7 +34,8 @@ func reading(st sim.State, bin *report.Bin, now *labfile.Lab, settings state.Set
 		for j, v := range b.Servers {
 			bs := state.LBBackend{Name: st.Servers[j].Name, Weight: v.Weight, Outstanding: v.Outstanding,
 				Queued: v.Queued, InService: v.InService, Utilization: v.Utilization, ORCAWeight: v.ORCAWeight, EWMAMs: report.Ms(v.EWMA), Breaker: v.Breaker.String(),
-				Healthy: v.Healthy, Ejected: v.Ejected, Member: v.Member, Picks: v.Picks, Present: v.Present}
+				Healthy: v.Healthy, Ejected: v.Ejected, Member: v.Member, Picks: v.Picks, Present: v.Present,
+				Probe: state.PoolProbe(st.T, b.Pool, j)}
 			if b.Picks > 0 {
 				bs.Share = float64(v.Picks) / float64(b.Picks)
 			}
@@ -65,7 +66,5 @@ func serverState(sv sim.ServerState, now *labfile.Lab) state.Backend {
 		Workers: s.Workers, Busy: s.Busy, Queued: s.Queued, QueuedKinds: kinds, QueuedAbandoned: sv.Abandoned, Queue: q,
 		MaxOutstanding: spec.MaxOutstanding, QueueTimeoutMs: report.Ms(spec.QueueTimeout), Limiter: limiter,
 		HopMs: report.Ms(now.Network.Hop), JitterMs: report.Ms(now.Network.Jitter),
-		Counters: state.Counters{Arrived: s.Arrived, Completed: s.Completed, Errors: s.Errors, Rejected: s.Rejected,
-			Dropped: s.Dropped, Lost: s.Lost, CacheHits: s.CacheHits, CacheLookups: s.CacheLookups,
-			MaxQueue: s.MaxQueue, Faults: s.Faults}}
+		Counters: state.CountersOf(s)}
 }

@@ -81,14 +81,17 @@ function serverRows(s, lbs) {
 }
 
 /**
- * reported is what a balancer believes of a server from the server's own
- * load reports: its utilization, and the weight wrr-orca gives it (absent
- * in its blackout, when the mean of the others stands in).
+ * reported is what a balancer believes of a server from what the server
+ * says of itself: its load reports' utilization, the weight wrr-orca gives
+ * it (absent in its blackout, when the mean of the others stands in), and
+ * its probe answer in prequal's pool (hot or cold, by the pool's q_rif).
  */
 function reported(v) {
   let out = '';
   if (isNum(v.utilization) && v.utilization > 0) out += `, reports ${pct(v.utilization, 0)} busy`;
   if (isNum(v.orca_weight) && v.orca_weight > 0) out += `, wrr-orca weight ${v.orca_weight.toFixed(0)}`;
+  const p = v.probe;
+  if (p) out += `, in the probe pool: ${p.hot ? 'hot' : 'cold'}, ${p.rif} in flight, ${ms(p.latency_ms)}, ${ms(p.age_ms)} old`;
   return out;
 }
 

@@ -40,11 +40,7 @@ func (b *Backend) stateLocked(now clock.Instant) State {
 		Queued: s.Queued, Queue: b.queueState(), MaxOutstanding: b.spec.MaxOutstanding,
 		QueueTimeoutMs: msFloat(b.spec.QueueTimeout), Limiter: b.limiterState(s.Limit),
 		HopMs: msFloat(b.cfg.Hop), JitterMs: msFloat(b.cfg.Jitter), CancelOnClose: b.cfg.CancelOnClose,
-		Counters: Counters{
-			Arrived: s.Arrived, Completed: s.Completed, Errors: s.Errors, Rejected: s.Rejected,
-			Dropped: s.Dropped, Lost: s.Lost, CacheHits: s.CacheHits, CacheLookups: s.CacheLookups,
-			MaxQueue: s.MaxQueue, Faults: s.Faults, Probes: s.Probes,
-		},
+		Counters:            state.CountersOf(s),
 		AtUnixNs:            b.unixNano(now),
 		AcceptedConnections: b.accepted.Load(),
 	}

@@ -156,14 +156,3 @@ func (l *LB) probeState() *state.LBProbes {
 	}
 	return &state.LBProbes{Sent: sent, Answered: p.answered.Load(), Failed: p.failed.Load(), Dropped: p.dropped.Load()}
 }
-
-// poolState is the probe answer of backend i in the algorithm's pool, if
-// it has one. Caller holds mu.
-func poolState(now clock.Instant, pool []balance.PoolEntry, i int) *state.LBProbe {
-	for _, e := range pool {
-		if e.Member == i {
-			return &state.LBProbe{RIF: e.RIF, LatencyMs: float64(e.Latency) / 1e6, AgeMs: float64(now.Sub(e.At)) / 1e6, Hot: e.Hot}
-		}
-	}
-	return nil
-}

@@ -29,7 +29,7 @@ func (l *LB) State() State {
 	pool := l.bal.Pool()
 	for i := range l.backends {
 		s.Backends[i] = l.backendAt(now, i, member[i])
-		s.Backends[i].Probe = poolState(now, pool, i)
+		s.Backends[i].Probe = state.PoolProbe(now, pool, i)
 	}
 	return s
 }

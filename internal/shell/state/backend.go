@@ -1,6 +1,9 @@
 package state
 
-import "github.com/lblab/lblab/internal/core/load"
+import (
+	"github.com/lblab/lblab/internal/core/load"
+	"github.com/lblab/lblab/internal/core/server"
+)
 
 // The backend's answers (internal/shell/backend).
 
@@ -70,6 +73,14 @@ type Counters struct {
 	MaxQueue     int    `json:"max_queue"`
 	Faults       uint64 `json:"faults"` // answered with the status a request's fault asked for
 	Probes       uint64 `json:"probes"` // balancers' probes answered (GET /probe)
+}
+
+// CountersOf are a server's counters as its snapshot has them: the
+// backend's GET /admin/state and lab watch's snapshot both take them here.
+func CountersOf(s server.Snapshot) Counters {
+	return Counters{Arrived: s.Arrived, Completed: s.Completed, Errors: s.Errors, Rejected: s.Rejected,
+		Dropped: s.Dropped, Lost: s.Lost, CacheHits: s.CacheHits, CacheLookups: s.CacheLookups,
+		MaxQueue: s.MaxQueue, Faults: s.Faults, Probes: s.Probes}
 }
 
 // Load is the backend's GET /load, the report balancers poll for shared load

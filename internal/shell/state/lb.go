@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/balance"
 )
 
 // The balancer's answers (internal/shell/lb).
@@ -42,6 +45,19 @@ type LBProbe struct {
 	LatencyMs float64 `json:"latency_ms"` // its latency estimate
 	AgeMs     float64 `json:"age_ms"`     // since the answer reached the balancer
 	Hot       bool    `json:"hot"`        // its RIF is above the pool's q_rif quantile
+}
+
+// PoolProbe is the probe answer of server i (a global index) in a probing
+// algorithm's pool (policy.Balancer.Pool) at now, nil when the pool holds
+// none: the lb's GET /admin/state and lab watch's snapshot both make it
+// here.
+func PoolProbe(now clock.Instant, pool []balance.PoolEntry, i int) *LBProbe {
+	for _, e := range pool {
+		if e.Member == i {
+			return &LBProbe{RIF: e.RIF, LatencyMs: float64(e.Latency) / 1e6, AgeMs: float64(now.Sub(e.At)) / 1e6, Hot: e.Hot}
+		}
+	}
+	return nil
 }
 
 // LBBackend is one backend as this balancer sees it.
