@@ -103,6 +103,9 @@ type Idler interface {
 	Idle(now clock.Instant, j int)
 	// IdleQueue appends the queue's members to dst, head first.
 	IdleQueue(dst []int) []int
+	// TookIdle reports whether the last Pick took a member off the idle
+	// queue (else it drew one at random, or found none).
+	TookIdle() bool
 }
 
 // jiq picks the head of its idle queue (docs/model.md gives the rule in
@@ -130,6 +133,7 @@ type jiq struct {
 	queue      []int    // members, head first from queue[head]
 	head       int      // queue[:head] were taken
 	in         []bool   // by member: in the queue
+	tookIdle   bool     // the last pick took the queue's head
 }
 
 func newJIQ(c Config) Algorithm { return &jiq{seed: c.Seed, salt: c.Salt} }
@@ -173,9 +177,13 @@ func (q *jiq) Idle(_ clock.Instant, j int) {
 // IdleQueue appends the queue, head first.
 func (q *jiq) IdleQueue(dst []int) []int { return append(dst, q.queue[q.head:]...) }
 
+// TookIdle reports whether the last pick took the queue's head.
+func (q *jiq) TookIdle() bool { return q.tookIdle }
+
 // Pick takes the first eligible member of the queue off it, dropping the
 // ineligible ones before it; with none, an eligible member at random.
 func (q *jiq) Pick(_ clock.Instant, req Request, v View) int {
+	q.tookIdle = false
 	for q.head < len(q.queue) {
 		j := q.queue[q.head]
 		q.head++
@@ -184,6 +192,7 @@ func (q *jiq) Pick(_ clock.Instant, req Request, v View) int {
 			q.queue, q.head = q.queue[:0], 0
 		}
 		if j < v.Len() && v.Ok(j) {
+			q.tookIdle = true
 			return j
 		}
 	}

@@ -27,8 +27,8 @@ func TestJIQTakesTheIdleQueueHead(t *testing.T) {
 	if got := q.IdleQueue(nil); !slices.Equal(got, []int{4, 1, 2}) {
 		t.Fatalf("queue %v, want [4 1 2]: in announcement order, each once", got)
 	}
-	if j := q.Pick(0, Request{Seq: 1}, v); j != 4 {
-		t.Fatalf("picked %d, want the head 4", j)
+	if j := q.Pick(0, Request{Seq: 1}, v); j != 4 || !q.TookIdle() {
+		t.Fatalf("picked %d (from the queue: %v), want the head 4", j, q.TookIdle())
 	}
 	v.down[1] = true // the next head is down now: dropped, 2 taken
 	if j := q.Pick(0, Request{Seq: 2}, v); j != 2 {
@@ -46,8 +46,8 @@ func TestJIQTakesTheIdleQueueHead(t *testing.T) {
 	counts := make([]int, 6)
 	for seq := uint64(100); seq < 6100; seq++ {
 		j := q.Pick(0, Request{Seq: seq}, v)
-		if j < 0 || v.down[j] {
-			t.Fatalf("pick %d: %d, want an eligible member", seq, j)
+		if j < 0 || v.down[j] || q.TookIdle() {
+			t.Fatalf("pick %d: %d (from the queue: %v), want an eligible member drawn", seq, j, q.TookIdle())
 		}
 		counts[j]++
 	}
