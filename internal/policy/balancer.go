@@ -454,6 +454,10 @@ func (b *Balancer) IdleQueue(dst []int) []int {
 	return dst
 }
 
+// Idling reports whether the algorithm keeps an idle queue (a
+// balance.Idler: jiq).
+func (b *Balancer) Idling() bool { return b.idler != nil }
+
 // IdlePicks is the picks (admitted) that took a server off the idle queue,
 // over the balancer's life.
 func (b *Balancer) IdlePicks() uint64 { return b.idleHits }

@@ -45,6 +45,7 @@ func (b *Backend) stateLocked(now clock.Instant) State {
 			Dropped: s.Dropped, Lost: s.Lost, CacheHits: s.CacheHits, CacheLookups: s.CacheLookups,
 			MaxQueue: s.MaxQueue, Faults: s.Faults, Probes: s.Probes,
 		},
+		Idle:                b.idleState(),
 		AtUnixNs:            b.unixNano(now),
 		AcceptedConnections: b.accepted.Load(),
 	}
