@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
@@ -128,6 +129,16 @@ func (f *facts) until(i int) float64 {
 		return f.at(i)
 	}
 	return (f.lab.Events[i].At + f.lab.Events[i].For).Seconds()
+}
+
+// meanWait is setting name's mean latency (ms) less what a request takes
+// with no wait: the lab's mean work and its four hops (client -> balancer
+// -> server and back, each the hop and half the jitter on average), for a
+// setting that changes neither.
+func (f *facts) meanWait(name string) float64 {
+	hop := f.lab.Network.Hop + f.lab.Network.Jitter/2
+	floor := f.lab.Clients.Work.Mean + 4*hop
+	return f.run(name).Latency.Mean - float64(floor)/float64(time.Millisecond)
 }
 
 // end is the run's length (s).

@@ -189,6 +189,63 @@ func claims() map[string][]Claim {
 					f.want(n > 100, "round-robin's s4 held at most %d from 16 to 25 s", n)
 				}},
 		},
+		"jiq": {
+			{Phase: Throughout, Says: "Requests then mostly meet an idle server,",
+				Checks: "jiq and jiq-sq2: over half of the picks take an idle server off the queue",
+				check: func(f *facts) {
+					for _, n := range []string{"jiq", "jiq-sq2"} {
+						f.want(f.run(n).IdleShare() > 0.5, "%s: %.3f of the picks found an idle server", n, f.run(n).IdleShare())
+					}
+				}},
+			{Phase: Throughout, Says: "JIQ's mean wait is under 40% of p2c's,",
+				Checks: "mean latency less the work and the four hops: jiq's under 0.4x p2c's",
+				check: func(f *facts) {
+					j, p := f.meanWait("jiq"), f.meanWait("p2c")
+					f.want(j < 0.4*p, "mean wait: jiq %.1f ms, p2c %.1f ms", j, p)
+				}},
+			{Phase: Throughout, Says: "and its p99 is a fifth shorter or more,",
+				Checks: "jiq's p99 under 0.8x p2c's",
+				check: func(f *facts) {
+					f.want(f.p99("jiq") < 0.8*f.p99("p2c"), "p99: jiq %.0f ms, p2c %.0f ms", f.p99("jiq"), f.p99("p2c"))
+				}},
+			{Phase: Throughout, Says: "though not in every moment: a request whose balancer knows no idle server goes to a random one, busy or not.",
+				Checks: "jiq sends at random on 10-50% of its picks (1 - idle share)",
+				check: func(f *facts) {
+					r := 1 - f.run("jiq").IdleShare()
+					f.want(r > 0.1 && r < 0.5, "jiq drew %.3f of its picks at random", r)
+				}},
+			{Phase: Throughout, Says: "Joining the shorter of two idle queues (jiq-sq2) spreads the idle servers over the balancers, so more picks find one and the wait is shorter still.",
+				Checks: "jiq-sq2: idle share over jiq's + 5 points, mean wait under jiq's and under 0.3x p2c's",
+				check: func(f *facts) {
+					sq, j := f.run("jiq-sq2"), f.run("jiq")
+					f.want(sq.IdleShare() > j.IdleShare()+0.05, "idle share: jiq-sq2 %.3f, jiq %.3f", sq.IdleShare(), j.IdleShare())
+					w, wj, p := f.meanWait("jiq-sq2"), f.meanWait("jiq"), f.meanWait("p2c")
+					f.want(w < wj && w < 0.3*p, "mean wait: jiq-sq2 %.1f ms, jiq %.1f ms, p2c %.1f ms", w, wj, p)
+				}},
+			{Phase: Throughout, Says: "The news costs under one announcement per request.",
+				Checks: "jiq and jiq-sq2: between 0.3 and 1 announcement per request; p2c and random none",
+				check: func(f *facts) {
+					for _, n := range []string{"jiq", "jiq-sq2"} {
+						a := f.run(n).AnnouncementsPerRequest()
+						f.want(a > 0.3 && a < 1, "%s: %.3f announcements per request", n, a)
+					}
+					for _, n := range []string{"p2c", "random"} {
+						f.want(f.run(n).Announcements == nil, "%s reports announcements", n)
+					}
+				}},
+			{Phase: Throughout, Says: "Random, which knows nothing, queues most.",
+				Checks: "random's mean wait over 1.5x p2c's",
+				check: func(f *facts) {
+					r, p := f.meanWait("random"), f.meanWait("p2c")
+					f.want(r > 1.5*p, "mean wait: random %.1f ms, p2c %.1f ms", r, p)
+				}},
+			{Phase: Throughout, Says: "When the hop is half a service time (jiq-far and p2c-far, 50 ms), a server waits that long to be known idle and its request as long to arrive: JIQ's tail is then longer than p2c's.",
+				Checks: "jiq-far's p99 over p2c-far's, with under half of its picks finding an idle server",
+				check: func(f *facts) {
+					j, p := f.run("jiq-far"), f.run("p2c-far")
+					f.want(j.Latency.P99 > p.Latency.P99 && j.IdleShare() < 0.5, "jiq-far p99 %.0f ms (idle share %.3f), p2c-far %.0f ms", j.Latency.P99, j.IdleShare(), p.Latency.P99)
+				}},
+		},
 		"retry-storm": {
 			{Phase: Before, Says: "From 5 s to 6.5 s every server runs at half speed.",
 				Checks: "before 5 s every bin of every setting has >= 95% goodput: no storm without the trigger",

@@ -63,6 +63,19 @@ func Probes(lab *labfile.Lab) bool {
 	return anyAlgorithm(lab, func(c balance.Caps) bool { return c.Probes })
 }
 
+// Announces reports whether an algorithm of the lab's balancer tier, at its
+// start or after a script event, keeps an idle queue (balance.Caps.Idle):
+// then the servers announce themselves idle to the balancers (never when
+// clients balance themselves, which the lab file refuses such an algorithm).
+func Announces(lab *labfile.Lab) bool {
+	return !ClientSide(lab) && anyAlgorithm(lab, func(c balance.Caps) bool { return c.Idle })
+}
+
+// JIQ is the join rule of the lab's idle servers (balancers.jiq).
+func JIQ(lab *labfile.Lab) balance.JIQ {
+	return balance.JIQ{Join: lab.Balancers.JIQ.Join, Choices: lab.Balancers.JIQ.Choices}
+}
+
 // anyAlgorithm reports whether an algorithm the lab names, at its start or
 // in a script event, has a capability.
 func anyAlgorithm(lab *labfile.Lab, has func(balance.Caps) bool) bool {
@@ -121,7 +134,8 @@ func TierConfig(lab *labfile.Lab, index int) policy.BalancerConfig {
 			ORCA: balance.ORCA{Blackout: b.ORCA.Blackout, Expiration: b.ORCA.Expiration, Update: b.ORCA.Update,
 				ErrorPenalty: b.ORCA.ErrorPenalty, OutOfBand: b.ORCA.OutOfBand},
 			Prequal: balance.Prequal{ProbeRate: b.Prequal.ProbeRate, PoolSize: b.Prequal.PoolSize, MaxAge: b.Prequal.MaxAge,
-				QRIF: b.Prequal.QRIF, ReuseDelta: b.Prequal.ReuseDelta}},
+				QRIF: b.Prequal.QRIF, ReuseDelta: b.Prequal.ReuseDelta},
+			JIQ: JIQ(lab)},
 		Load: load.Local, Decay: b.Decay, FailurePenalty: b.FailurePenalty, Timeout: b.Timeout, Subset: b.Subset, Seed: lab.Seed, Salt: salt,
 	}
 	if b.Load == labfile.SharedLoad {

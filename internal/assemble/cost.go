@@ -292,6 +292,10 @@ func eventTerm(lab *labfile.Lab, pickers, servers float64) (Term, float64, strin
 		events += p
 		what += fmt.Sprintf(", and attempts x balancers.prequal.probe_rate %s x 2 = %s probe events", count(probes), count(p))
 	}
+	if Announces(lab) { // a server falls idle at most once a reply: one announcement event each, the whole run
+		events += requests * attempts
+		what += fmt.Sprintf(", and at most one idle announcement an attempt (balancers.algorithm jiq) = %s events", count(requests*attempts))
+	}
 	if h := lab.Balancers.Health; h.Enabled && h.Interval > 0 {
 		checks := pickers * servers * secs / h.Interval.Seconds() * 2
 		events += checks

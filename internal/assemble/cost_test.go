@@ -216,3 +216,24 @@ func TestEstimateCountsProbes(t *testing.T) {
 		t.Errorf("switched to prequal at 10 probes: %g events, want %g", got, flat*27/7)
 	}
 }
+
+// jiq's announcements are counted: at most one event an attempt (a server
+// falls idle at most once a reply), from the start or once an algorithm
+// event switches to it, since the servers announce the whole run then.
+func TestEstimateCountsAnnouncements(t *testing.T) {
+	events := func(src string) float64 {
+		t.Helper()
+		return assemble.Estimate(parse(t, "name: x\nduration: 10s\nclients: {rate: 100}\n"+src), nil, true).Events
+	}
+	flat := events("")
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*b }
+	if got := events("balancers: {algorithm: jiq}\n"); !near(got, flat*8/7) {
+		t.Errorf("jiq: %g events, want %g (7 an attempt and 1 announcement)", got, flat*8/7)
+	}
+	if got := events("events: [{at: 1s, action: algorithm, algorithm: jiq}]\n"); !near(got, flat*8/7) {
+		t.Errorf("switched to jiq: %g events, want %g", got, flat*8/7)
+	}
+	if got := events("balancers: {algorithm: prequal, prequal: {probe_rate: 0.5}}\n"); !near(got, flat*8/7) {
+		t.Errorf("prequal: %g events, want %g (no announcement)", got, flat*8/7)
+	}
+}

@@ -98,6 +98,10 @@ func startFleet(ctx context.Context, lab *labfile.Lab, opts Options) (*fleet, er
 			f.stop()
 			return nil, err
 		}
+		if err := f.tellBalancers(ctx, f.servers()...); err != nil {
+			f.stop()
+			return nil, err
+		}
 	}
 	return f, nil
 }
@@ -203,6 +207,29 @@ func (f *fleet) startBalancers(ctx context.Context) error {
 	return nil
 }
 
+// tellBalancers gives each of backends the balancers' admin addresses, in
+// tier order, when an algorithm of the lab keeps an idle queue the servers
+// announce themselves to (jiq: assemble.Announces); nothing otherwise.
+func (f *fleet) tellBalancers(ctx context.Context, backends ...*proc.Proc) error {
+	if !assemble.Announces(f.lab) {
+		return nil
+	}
+	lbs := f.balancers()
+	if len(lbs) == 0 {
+		return nil
+	}
+	body := wire.IdleBalancers{}
+	for _, l := range lbs {
+		body.Balancers = append(body.Balancers, l.Ready.Admin)
+	}
+	for _, b := range backends {
+		if err := admin.Call(ctx, b.Ready.Admin, "POST", wire.BalancersPath, body, nil); err != nil {
+			return fmt.Errorf("telling %s the balancers it announces itself idle to: %w", b.Name, err)
+		}
+	}
+	return nil
+}
+
 // loadgenArgs are the loadgen's --target (balancers; client ids spread over
 // them) or --servers (client-side balancing) argument, and --admins: where
 // it cancels a hedge's loser (each balancer's, or server's, admin address
@@ -262,7 +289,10 @@ func (f *fleet) addBackend(ctx context.Context, ev labfile.Event, holders []*pro
 			return err
 		}
 	}
-	return nil
+	if len(holders) == 0 || holders[0].Role != "lb" {
+		return nil // clients balance themselves, or a proxy: no idle queue to announce to
+	}
+	return f.tellBalancers(ctx, p)
 }
 
 // stop stops every process of the fleet, all at once, and removes its files.

@@ -234,6 +234,9 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 	if assemble.Probes(lab) && !assemble.ClientSide(lab) { // lblab's lb probes (no external proxy runs a probing algorithm)
 		run.Probes = gather.Probes(ctxAlive(ctx), r.f.servers(), r.f.balancers(), run.Requests, opts.Log)
 	}
+	if assemble.Announces(lab) && r.f.external() == nil { // lblab's backends announce to lblab's lbs
+		run.Announcements = gather.Announcements(ctxAlive(ctx), r.f.servers(), r.f.balancers(), run.Requests, opts.Log)
+	}
 	return run, nil
 }
 

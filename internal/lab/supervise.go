@@ -68,6 +68,11 @@ func (r *liveRun) restart(p *proc.Proc, deaths int, wait time.Duration) {
 		}
 		return
 	}
+	if p.Role == "backend" {
+		if err := r.f.tellBalancers(r.ctx, np); err != nil {
+			r.sc.events.Add(time.Now(), fmt.Sprintf("%s: %v", p.Name, err))
+		}
+	}
 	if p.Role == "lb" {
 		for _, b := range r.f.addedBackends() {
 			body := map[string]string{"name": b.Name, "addr": b.Ready.Addr, "admin": b.Ready.Admin}

@@ -122,7 +122,7 @@ var Bounds = struct {
 	ProbeRate, ReuseDelta                                                                   Range[float64]
 	Workers, QueueCapacity, Outstanding, CacheSize, Limit, Users, Clients, Keys, Retries    Range[int]
 	Subset, Aperture, Choices, VNodes, Window, Probes, Checks, Servers, Balancers, PoolSize Range[int]
-	ConsecutiveFailures, MinRequests, Rounds, MaxConns, Sticky                              Range[int]
+	ConsecutiveFailures, MinRequests, Rounds, MaxConns, Sticky, JoinChoices                 Range[int]
 	Duration, Network, Timeout, Work, Pause, Period, Refresh, Every, Decay                  Range[time.Duration]
 	OutlierInterval, Ejection, RampWindow, Offset, Keepalive, WeightUpdate                  Range[time.Duration]
 }{
@@ -167,6 +167,7 @@ var Bounds = struct {
 	Servers:       Range[int]{Min: 1, Max: maxServers},
 	Balancers:     Range[int]{Min: 1, Max: maxBalancers},
 	PoolSize:      Range[int]{Min: 1, Max: balance.MaxPoolSize},
+	JoinChoices:   Range[int]{Min: 1, Max: balance.MaxJIQChoices},
 
 	ConsecutiveFailures: Range[int]{Min: 0, Max: outlier.MaxConsecutive},
 	MinRequests:         Range[int]{Min: 1, Max: outlier.MaxMinRequests},

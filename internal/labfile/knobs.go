@@ -95,8 +95,11 @@ func clientKnobs(c *Clients) []knob {
 			Typical: Range[time.Duration]{Min: time.Millisecond, Max: 60 * time.Millisecond}}),
 		words(p+"algorithm", &c.Algorithm, "", Algorithms...).orNone(),
 		rule(func(r *reporter) {
-			if balance.CapsOf(c.Algorithm).TierOnly() {
-				r.add(p+"algorithm", "%s talks to the servers from the balancer tier (probes), which clients that balance themselves do not: give it as balancers.algorithm", quote(c.Algorithm))
+			switch caps := balance.CapsOf(c.Algorithm); {
+			case caps.Probes:
+				r.add(p+"algorithm", "%s probes the servers from the balancer tier, and clients that balance themselves send no probes: give it as balancers.algorithm", quote(c.Algorithm))
+			case caps.Idle:
+				r.add(p+"algorithm", "%s keeps an idle queue the servers announce themselves to, and they announce to the balancer tier, not to clients that balance themselves: give it as balancers.algorithm", quote(c.Algorithm))
 			}
 		}),
 		ranged(p+"subset", &c.Subset, 0, Bounds.Subset),
@@ -286,6 +289,9 @@ func balancerKnobs(b *Balancers) []knob {
 		ranged(p+"prequal.max_age", &b.Prequal.MaxAge, balance.DefaultMaxAge, Bounds.Ejection).typical(50*time.Millisecond, 2*time.Second),
 		ranged(p+"prequal.q_rif", &b.Prequal.QRIF, balance.DefaultQRIF, Bounds.Share),
 		ranged(p+"prequal.reuse_delta", &b.Prequal.ReuseDelta, balance.DefaultReuseDelta, Bounds.ReuseDelta),
+
+		words(p+"jiq.join", &b.JIQ.Join, balance.DefaultJoin, balance.JoinRules...),
+		ranged(p+"jiq.choices", &b.JIQ.Choices, balance.DefaultJIQChoices, Bounds.JoinChoices),
 
 		ranged(p+"breaker.window", &b.Breaker.Window, 20, Bounds.Window),
 		ranged(p+"breaker.threshold", &b.Breaker.Threshold, 0.5, Bounds.Threshold),

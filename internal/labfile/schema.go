@@ -15,7 +15,11 @@
 // (labKnobs, knobs.go), which docs/labfile.md is checked against.
 package labfile
 
-import "time"
+import (
+	"time"
+
+	"github.com/lblab/lblab/internal/core/balance"
+)
 
 // Lab is one lab file, after defaults are applied. Top-level keys starting
 // with "x-" are ignored by Parse (a place for YAML anchors to reuse).
@@ -152,6 +156,14 @@ type Balancers struct {
 	Health     Health        `yaml:"health"`
 	ORCA       ORCA          `yaml:"orca"`    // wrr-orca's settings
 	Prequal    Prequal       `yaml:"prequal"` // prequal's settings
+	JIQ        JIQ           `yaml:"jiq"`     // jiq's settings
+}
+
+// JIQ is jiq's configuration (join-the-idle-queue, Lu et al. 2011): which
+// balancer's idle queue a server that falls idle joins.
+type JIQ struct {
+	Join    balance.JoinRule `yaml:"join"`    // random | shortest (the shortest of choices sampled queues); default random
+	Choices int              `yaml:"choices"` // d, the queues shortest samples; default 2
 }
 
 // Prequal is prequal's configuration (Google's Prequal, NSDI 2024), with the

@@ -66,6 +66,9 @@ type Balancer struct {
 	oob      bool               // ... the periodic ones
 	prober   balance.Prober     // the algorithm, when it probes servers (nil otherwise)
 	probeBuf []int              // the members Probes draws, before they are made global
+	idler    balance.Idler      // the algorithm, when servers announce themselves idle to it (nil otherwise)
+	idleBuf  []int              // the idle queue's members, before they are made global
+	idleHits uint64             // picks that took a server off the idle queue (IdlePicks)
 	warming  []int              // servers that joined or came back since the last call: their ramp starts then
 	last     clock.Instant      // the latest instant Pick or Done was handed
 	view     memberView
@@ -219,7 +222,11 @@ func (b *Balancer) Pick(now clock.Instant, req balance.Request, exclude int) Tic
 	assert.That(j < len(b.members), "balancer: the algorithm picked past the members")
 	i := b.members[j]
 	assert.That(b.present[i] && b.subset[i] && b.healthy[i] && !b.Ejected(i), "balancer: a pick is not an eligible member")
-	return b.admit(now, i)
+	t := b.admit(now, i)
+	if t.Valid && b.idler != nil && b.idler.TookIdle() {
+		b.idleHits++
+	}
+	return t
 }
 
 // admit passes the pick of server i through its breaker and counts it sent.
@@ -420,6 +427,58 @@ func (b *Balancer) setReports() {
 	b.oob = reads && b.cfg.Algorithm.ORCA.OutOfBand
 	b.perCall = reads && !b.oob
 	b.prober, _ = b.algo.(balance.Prober)
+	b.idler, _ = b.algo.(balance.Idler)
+}
+
+// Idle hands the algorithm server i's announcement that it is idle,
+// arriving at now, when the algorithm keeps an idle queue (a
+// balance.Idler: jiq); an announcement of a server that is not a member,
+// or to another algorithm, is dropped.
+func (b *Balancer) Idle(now clock.Instant, i int) {
+	if b.idler == nil || i < 0 || i >= len(b.memberOf) || b.memberOf[i] < 0 {
+		return
+	}
+	b.idler.Idle(now, b.memberOf[i])
+}
+
+// IdleQueue appends the algorithm's idle queue to dst, head first, by
+// global server index (nothing for an algorithm without one).
+func (b *Balancer) IdleQueue(dst []int) []int {
+	if b.idler == nil {
+		return dst
+	}
+	b.idleBuf = b.idler.IdleQueue(b.idleBuf[:0])
+	for _, j := range b.idleBuf {
+		dst = append(dst, b.members[j])
+	}
+	return dst
+}
+
+// Idling reports whether the algorithm keeps an idle queue (a
+// balance.Idler: jiq).
+func (b *Balancer) Idling() bool { return b.idler != nil }
+
+// IdlePicks is the picks (admitted) that took a server off the idle queue,
+// over the balancer's life.
+func (b *Balancer) IdlePicks() uint64 { return b.idleHits }
+
+// Sent is the picks admitted over the balancer's life, to every server.
+func (b *Balancer) Sent() uint64 {
+	var n uint64
+	for _, p := range b.picked {
+		n += p
+	}
+	return n
+}
+
+// IdleLen is the length of the algorithm's idle queue (0 without one): what
+// a server that joins the shortest of several reads.
+func (b *Balancer) IdleLen() int {
+	if b.idler == nil {
+		return 0
+	}
+	b.idleBuf = b.idler.IdleQueue(b.idleBuf[:0])
+	return len(b.idleBuf)
 }
 
 // Probing reports whether the algorithm probes servers (Probes draws some).

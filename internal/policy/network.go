@@ -29,6 +29,21 @@ const (
 	ProbeBack Leg = 6
 )
 
+// IdleLeg is the leg of an idle server's announcement to a balancer (a
+// balance.Idler's: jiq), server -> balancer, drawn with the announcement's
+// number (Announcement) rather than a pick's. It is far above the probes'
+// legs (ProbeLeg of at most balance.MaxProbeRate probes).
+const IdleLeg Leg = 1 << 10
+
+// Announcement numbers server's seq-th announcement that it is idle (from
+// 0), by the server's name, so the simulator and the backend number it
+// alike (an added server too): its hop's jitter (Network.Delay(number,
+// IdleLeg)) and the balancers it samples (balance.JIQ.Sample) are drawn
+// from it.
+func Announcement(server string, seq uint64) uint64 {
+	return rng.StringHash(server) ^ seq*0x9e37_79b9_7f4a_7c15
+}
+
 // ProbeLeg is the leg of the k-th probe (from 0) of a pick, out to its
 // server or (back) its answer's way back: each probe of a pick draws its
 // own jitter, with the pick's number, on both clocks.

@@ -125,6 +125,7 @@ func (f *FigureSpec) Text(run *Run) string {
 func succeededAny(r *Run) bool { return r.Succeeded > 0 }
 func requestsAny(r *Run) bool  { return r.Requests > 0 }
 func probesAny(r *Run) bool    { return r.Probes != nil }
+func idleAny(r *Run) bool      { return r.Announcements != nil }
 
 // Figures are the figures of a run, in the order of the report's table.
 var Figures = []FigureSpec{
@@ -187,6 +188,12 @@ var Figures = []FigureSpec{
 	{Name: "probes_per_request", JSON: "probes.per_request", Unit: PerRequest, Has: probesAny,
 		Doc: "probes / requests: what a probing algorithm's probes (prequal) cost; its own table, beside the probes the servers answered",
 		Of:  func(r *Run) float64 { return r.ProbesPerRequest() }},
+	{Name: "announcements_per_request", JSON: "announcements.per_request", Unit: PerRequest, Has: idleAny,
+		Doc: "idle announcements / requests: what an idle-queue algorithm's announcements (jiq) cost; its own table, beside the share of picks that found an idle server",
+		Of:  func(r *Run) float64 { return r.AnnouncementsPerRequest() }},
+	{Name: "idle_share", JSON: "announcements.idle_share", Unit: Share, Higher: true, Has: idleAny,
+		Doc: "picks that took an idle server off an idle queue / picks (jiq; the others drew at random); in the idle announcements' table",
+		Of:  func(r *Run) float64 { return r.IdleShare() }},
 	{Name: "cache_hit_ratio", Unit: Share, Higher: true, Seeds: true,
 		Doc: "the servers' cache hit ratio, weighted by their attempts (its own table, when a server caches keys)",
 		Of:  func(r *Run) float64 { return r.HitRatio() }},

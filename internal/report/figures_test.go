@@ -65,7 +65,7 @@ func figureRuns() []Run {
 			Latency: Latency{P50: 10 * k, P95: 40 * k, P99: 120 * k, P999: 300 * k, Mean: 15 * k, Max: 1500 * k},
 			Servers: []Server{{Name: "s1", Sent: u(600), Share: 0.6, CacheHitRatio: 0.5},
 				{Name: "s2", Sent: u(400), Share: 0.4, CacheHitRatio: 0.25}},
-			Probes: NewProbes(u(3000), u(2990), u(1000))}
+			Probes: NewProbes(u(3000), u(2990), u(1000)), Announcements: NewAnnouncements(u(900), u(1000), u(1100), u(770))}
 	}
 	return []Run{mk("a", 1), mk("b", 2)}
 }
@@ -144,6 +144,18 @@ func TestFiguresInTextReport(t *testing.T) {
 	}
 	if len(probeRows) != len(rep.Runs) {
 		t.Errorf("the probes table has %d rows for %d runs", len(probeRows), len(rep.Runs))
+	}
+	_, idleRows := headerAndRows(t, b.String()[strings.Index(b.String(), "\nidle announcements "):], "setting")
+	perReq, share := mustFigure("announcements_per_request"), mustFigure("idle_share")
+	for _, row := range idleRows {
+		run := rep.Find(row[0])
+		if run == nil || len(row) != 5 || row[1] != fmt.Sprint(run.Announcements.Sent) || row[2] != perReq.Unit.Text(perReq.Of(run)) ||
+			row[3] != fmt.Sprint(run.Announcements.Picks) || row[4] != share.Unit.Text(share.Of(run)) {
+			t.Errorf("idle announcements row %q, want %s's %+v", row, row[0], run.Announcements)
+		}
+	}
+	if len(idleRows) != len(rep.Runs) {
+		t.Errorf("the idle announcements table has %d rows for %d runs", len(idleRows), len(rep.Runs))
 	}
 
 	// Over seeds: the columns are the same figures', counts only when

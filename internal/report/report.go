@@ -68,6 +68,10 @@ type Run struct {
 	// Probes is what a probing algorithm's probes cost (probes.go); only
 	// when an algorithm of the lab probes.
 	Probes *Probes `json:"probes,omitempty"`
+	// Announcements is what an idle-queue algorithm's announcements cost
+	// and bought (idle.go); only when an algorithm of the lab keeps an
+	// idle queue (jiq).
+	Announcements *Announcements `json:"announcements,omitempty"`
 	// Load is the load tool's view of a live run (load.go): target, rates,
 	// status codes, error kinds, whether the generator kept up.
 	Load *Load `json:"load,omitempty"`

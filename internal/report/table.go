@@ -74,6 +74,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	r.writeCache(w)
 	r.writeConnections(w)
 	r.writeProbes(w)
+	r.writeAnnouncements(w)
 	r.writeRecovery(w)
 	for _, run := range r.Runs {
 		if k := run.KeysMoved; k != nil {

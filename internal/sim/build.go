@@ -43,6 +43,7 @@ func newWorld(lab *labfile.Lab, name string, opts Options) (*world, error) {
 		return nil, err
 	}
 	w.probing = !w.clientLB && assemble.Probes(lab)
+	w.announcing = !w.clientLB && assemble.Announces(lab)
 	w.open = make([]int, len(w.bals))
 	if err := w.buildClients(opts); err != nil {
 		return nil, err

@@ -79,6 +79,7 @@ func (c *collector) run(end clock.Instant) report.Run {
 		Events: c.w.events, Log: c.Log}
 	c.Fill(&r, end)
 	r.Probes = c.w.probeFigures(r.Requests)
+	r.Announcements = c.w.idleFigures(r.Requests)
 	var sent uint64
 	for _, s := range c.w.servers {
 		sent += s.sent

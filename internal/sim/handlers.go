@@ -40,6 +40,8 @@ func (w *world) step(e event) {
 		w.onProbeAtServer(e.h)
 	case evProbeAtLB:
 		w.onProbeAtLB(e.h)
+	case evIdleAtLB:
+		w.onIdleAtLB(int(e.h), int(e.a))
 	case evBin:
 		if w.onBin != nil {
 			w.onBin()
@@ -125,6 +127,7 @@ func (w *world) deliver(si int) {
 			w.pushHop(r.At.Add(w.hopDelay(a, policy.ServerBack)), evReplyAtLB, r.ID)
 		}
 	}
+	w.idleAfterReplies(si)
 	w.schedWake(si)
 }
 

@@ -22,6 +22,7 @@ const (
 	evUndo                      // the undo of a time-boxed script event (a = index in world.undos)
 	evProbeAtServer             // a probe reaches its server (h: world.probes)
 	evProbeAtLB                 // a probe's answer reaches its balancer (h: world.probes)
+	evIdleAtLB                  // a server's idle announcement reaches its balancer (h: balancer, a: server)
 )
 
 // event is a value type so the heap holds no pointers and allocates nothing.

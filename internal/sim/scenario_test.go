@@ -161,6 +161,10 @@ func TestScenarioRetrySameHost(t *testing.T) { compareScenario(t, "retry-same-ho
 
 func TestScenarioOrcaWeights(t *testing.T) { compareScenario(t, "orca-weights") }
 
+// jiq: join-the-idle-queue against p2c with 8 balancers at 0.7-0.9 of
+// capacity, every invariant checked.
+func TestScenarioJIQ(t *testing.T) { compareScenario(t, "jiq") }
+
 // ewma-new-endpoint: a default RTT far above the real latencies keeps a
 // new server out of every pair (tower-rs/tower#134).
 // On the lab's seed no old server's estimate ever passes the 1 s default:

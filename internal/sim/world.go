@@ -31,7 +31,8 @@ type srv struct {
 	conns     uint64        // connections opened to it (when modelled)
 	completed uint64        // attempts it served with 200
 	removed   bool
-	draining  int // check mode: busy workers over a cut worker count, still finishing (checkServer)
+	announced uint64 // its idle announcements so far (idle.go): the next one's number
+	draining  int    // check mode: busy workers over a cut worker count, still finishing (checkServer)
 }
 
 // transit is what the simulated network, balancer and server know of an
@@ -98,6 +99,14 @@ type world struct {
 	probeBuf   []int
 	probesSent uint64
 	probing    bool
+
+	// An idle-queue algorithm's announcements (idle.go): whether the
+	// servers announce, how many they sent, and the balancers an
+	// announcement samples with their queues' lengths.
+	announcing    bool
+	announcements uint64
+	joinBuf       []int
+	lenBuf        []int
 
 	col        *collector
 	maxPending int                     // the memory guard's bound

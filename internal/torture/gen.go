@@ -65,9 +65,9 @@ type gen struct {
 func (g *gen) algorithm() string { return pick(g, labfile.Algorithms) }
 
 // clientAlgorithms are those clients that balance themselves may use: all
-// but those that probe the servers, which only the balancer tier does
-// (balance.Caps).
-var clientAlgorithms = balance.With(func(c balance.Caps) bool { return !c.Probes })
+// but those that probe the servers and those the servers announce
+// themselves idle to, which only the balancer tier does (balance.Caps).
+var clientAlgorithms = balance.With(func(c balance.Caps) bool { return !c.Probes && !c.Idle })
 
 // clientAlgorithm draws an algorithm for clients that balance themselves.
 func (g *gen) clientAlgorithm() string { return pick(g, clientAlgorithms) }

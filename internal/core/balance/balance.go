@@ -93,6 +93,9 @@ type Config struct {
 	// Prequal configures prequal (prequal.go); the zero value takes the
 	// paper's defaults (DefaultPrequal).
 	Prequal Prequal
+	// JIQ configures jiq (jiq.go): which balancer's idle queue a server
+	// joins; the zero value takes the defaults (DefaultJIQ).
+	JIQ JIQ
 }
 
 // DefaultORCA is wrr-orca's configuration with gRFC A58's defaults.
@@ -116,7 +119,7 @@ const (
 // Names lists the algorithms New knows, in the order `lab algorithms` shows them.
 var Names = []string{"round-robin", "weighted-round-robin", "random", "least-outstanding",
 	"least-latency", "least-response-time", "p2c", "p2c-latency-load", "p2c-peak-ewma", "ring-hash",
-	"ring-hash-bounded", "maglev", "p2c-stale", "wrr-orca", "prequal"}
+	"ring-hash-bounded", "maglev", "p2c-stale", "wrr-orca", "prequal", "jiq"}
 
 type entry struct {
 	build func(c Config) Algorithm
@@ -149,14 +152,19 @@ type Caps struct {
 	// driver sends the probes, and the servers keep what their answers
 	// estimate from (server.Config.Probed).
 	Probes bool
+	// Idle: it keeps a queue of the servers that announce themselves idle
+	// (an Idler): the servers announce when a reply leaves them with
+	// nothing in flight, and the driver carries each announcement to a
+	// balancer (balance.JIQ chooses which).
+	Idle bool
 }
 
 // TierOnly says the algorithm runs only in a balancer tier: it needs
 // messages between the servers and a balancer off the request path
-// (probes), which clients that balance themselves do not send. The lab
-// file refuses it as clients.algorithm, and lab watch's compare of every
-// algorithm leaves it out of a client-side lab.
-func (c Caps) TierOnly() bool { return c.Probes }
+// (probes, idle announcements), which clients that balance themselves do
+// not send. The lab file refuses it as clients.algorithm, and lab watch's
+// compare of every algorithm leaves it out of a client-side lab.
+func (c Caps) TierOnly() bool { return c.Probes || c.Idle }
 
 // Table is the size of the table a keyed algorithm builds per balancer for
 // n members (ring points, lookup slots; 0 for the others): its setup's
@@ -192,6 +200,7 @@ var registry = map[string]entry{
 	"p2c-stale":            {newP2CStale, "client-side p2c on stale queue counts: random with probability sqrt(staleness ms)%", Caps{Draws: true, Aperture: true}},
 	"wrr-orca":             {newWRROrca, "weighted round robin on the servers' own reports, rps / (utilization + eps/rps x penalty) (gRPC A58)", Caps{Reports: true}},
 	"prequal":              {newPrequal, "Google's Prequal (NSDI 2024): asynchronous probes of requests in flight and latency, hot-cold lexicographic pick", Caps{Probes: true}},
+	"jiq":                  {newJIQ, "join-the-idle-queue (Lu et al. 2011): the head of the idle queue idle servers announce themselves to, else random", Caps{Idle: true}},
 }
 
 // CapsOf returns the named algorithm's capabilities (zero for an unknown
@@ -279,6 +288,12 @@ func (c Config) withDefaults() (Config, error) {
 	if p := c.Prequal; !p.ok() {
 		return c, fmt.Errorf("balance: Prequal is %+v: ProbeRate must be in (0, %d], PoolSize in [1, %d], MaxAge > 0, QRIF in [0, 1] and ReuseDelta in [0, %d]",
 			p, MaxProbeRate, MaxPoolSize, MaxReuseDelta)
+	}
+	if c.JIQ == (JIQ{}) {
+		c.JIQ = DefaultJIQ()
+	}
+	if j := c.JIQ; !j.ok() {
+		return c, fmt.Errorf("balance: JIQ is %+v: Join must be %s or %s and Choices in [1, %d]", j, JoinRandom, JoinShortest, MaxJIQChoices)
 	}
 	if c.Peers < 0 || c.Peer < 0 || c.Peer >= max(c.Peers, 1) {
 		return c, fmt.Errorf("balance: Peer is %d of Peers %d, must be in [0, Peers)", c.Peer, c.Peers)

@@ -27,6 +27,8 @@ const (
 	saltProbeTarget = 0x94e0_0000_0000_000e // prequal: the members probed
 	saltProbeReuse  = 0x94e0_0000_0000_000f // prequal: an answer's reuse budget rounded up or down
 	saltProbeRandom = 0x94e0_0000_0000_0010 // prequal: the pick with no answer in the pool
+	saltJIQRandom   = 0x1d1e_0000_0000_0011 // jiq: the pick with no eligible member in the idle queue
+	saltJoin        = 0x1d1e_0000_0000_0012 // jiq: the balancers an idle server samples (JIQ.Sample)
 )
 
 // maxTries bounds the redraws of one random choice before it falls back to a

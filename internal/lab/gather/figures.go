@@ -118,3 +118,34 @@ func Probes(ctx context.Context, backends, lbs []*proc.Proc, requests uint64, wa
 	}
 	return report.NewProbes(sent, answered, requests)
 }
+
+// Announcements is what an idle-queue algorithm's announcements cost a
+// live run and bought: the announcements the backends sent (their states),
+// and the balancers' picks and those that took an idle backend off their
+// queue (their states). A process that does not answer is left out, and
+// warned of.
+func Announcements(ctx context.Context, backends, lbs []*proc.Proc, requests uint64, warn *zap.Logger) *report.Announcements {
+	var sent, picks, fromQueue uint64
+	for _, p := range lbs {
+		var st state.LB
+		if err := admin.Call(ctx, p.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+			warn.Warn("cannot read a balancer's idle queue", zap.String("balancer", p.Name), zap.Error(err))
+			continue
+		}
+		picks += st.Picks
+		if st.Idle != nil {
+			fromQueue += st.Idle.FromQueue
+		}
+	}
+	for _, b := range backends {
+		var st state.Backend
+		if err := admin.Call(ctx, b.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+			warn.Warn("cannot read a server's idle announcements", zap.String("server", b.Name), zap.Error(err))
+			continue
+		}
+		if st.Idle != nil {
+			sent += st.Idle.Sent
+		}
+	}
+	return report.NewAnnouncements(sent, requests, picks, fromQueue)
+}

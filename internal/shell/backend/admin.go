@@ -18,11 +18,12 @@ import (
 type action func(b *Backend, ctx *fasthttp.RequestCtx) (kind string, ok bool)
 
 var actions = map[string]action{
-	"/admin/drill":   (*Backend).adminDrill,
-	"/admin/limiter": named("limiter", (*Backend).adminLimiter),
-	"/admin/queue":   named("queue", (*Backend).adminQueue),
-	"/admin/set":     named("set", (*Backend).adminSet),
-	"/admin/cancel":  named("cancel", (*Backend).adminCancel),
+	"/admin/drill":     (*Backend).adminDrill,
+	"/admin/limiter":   named("limiter", (*Backend).adminLimiter),
+	"/admin/queue":     named("queue", (*Backend).adminQueue),
+	"/admin/set":       named("set", (*Backend).adminSet),
+	"/admin/cancel":    named("cancel", (*Backend).adminCancel),
+	wire.BalancersPath: named("balancers", (*Backend).adminBalancers),
 }
 
 // named is an endpoint that does one kind of thing.
@@ -37,7 +38,7 @@ func eventKinds() []string {
 	for _, d := range labfile.ServerDrills() {
 		kinds = append(kinds, string(d.Action))
 	}
-	return append(kinds, "limiter", "queue", "set", "cancel")
+	return append(kinds, "limiter", "queue", "set", "cancel", "balancers")
 }
 
 // serveAdmin routes the admin API. Actions answer with the new state

@@ -89,6 +89,7 @@ type Backend struct {
 	drainOver chan struct{} // closed when a shutdown's drain time is over
 
 	agent *agentListener // HAProxy's agent check (agent.go); nil without Config.Agent
+	idle  *idle          // its idle announcements (idle.go)
 }
 
 // addrs are the bound addresses; restart re-binds data on the same one.
@@ -129,6 +130,7 @@ func New(cfg Config) (*Backend, error) {
 		queue:     queueSettings{capacity: sc.QueueCap, lifo: sc.LIFO, dropExpired: sc.DropExpired},
 		limiter:   assemble.LimitSpec(cfg.Lab, ns),
 		drainOver: make(chan struct{}),
+		idle:      newIdle(cfg),
 	}
 	if cfg.Agent != "" {
 		b.agent = newAgentListener(cfg, ns)
@@ -208,6 +210,7 @@ func (b *Backend) Shutdown(ctx context.Context) error {
 	if b.agent != nil {
 		b.agent.stop()
 	}
+	b.idle.close()
 	b.mu.Lock()
 	b.timer.Stop()
 	b.armed = false

@@ -50,6 +50,7 @@ func (b *Backend) applyLocked(f func(now clock.Instant, out []server.Reply) []se
 		b.out = b.core.Advance(now, b.out)
 	}
 	b.dispatchLocked(now)
+	b.idleAfterLocked()
 	b.rearmLocked()
 }
 

@@ -41,6 +41,7 @@ func (b *Backend) stateLocked(now clock.Instant) State {
 		QueueTimeoutMs: msFloat(b.spec.QueueTimeout), Limiter: b.limiterState(s.Limit),
 		HopMs: msFloat(b.cfg.Hop), JitterMs: msFloat(b.cfg.Jitter), CancelOnClose: b.cfg.CancelOnClose,
 		Counters:            state.CountersOf(s),
+		Idle:                b.idleState(),
 		AtUnixNs:            b.unixNano(now),
 		AcceptedConnections: b.accepted.Load(),
 	}

@@ -47,6 +47,8 @@ func (l *LB) adminRoutes() map[string]route {
 		"/admin/set":       {"POST", l.postSet},
 		"/admin/backends":  {"POST", l.postBackend},
 		"/admin/cancel":    {"POST", l.postCancel},
+		wire.IdlePath:      {"POST", l.postIdle},
+		wire.IdleQueuePath: {"GET", l.getIdleQueue},
 		"/metrics":         {"GET", l.met.Handler()},
 	}
 }

@@ -58,6 +58,7 @@ type LB struct {
 	net        policy.Network
 	conns      *connModel // the connection model (conns.go); nil when the lab has none
 	probeBuf   []int      // the backends a pick probes (probes.go)
+	idleBuf    []int      // the idle queue's backends (idle.go)
 
 	// Set in New or Start, then only read (seq is atomic).
 	routes    map[string]route
@@ -71,6 +72,7 @@ type LB struct {
 	kickCheck chan struct{}
 	disc      *discover.Watcher // nil without Config.Discover
 	probes    *probes           // a probing algorithm's probes (probes.go)
+	idle      idleCount         // the backends' idle announcements (idle.go)
 	wg        sync.WaitGroup
 	stopOnce  sync.Once
 }

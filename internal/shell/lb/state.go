@@ -18,7 +18,7 @@ func (l *LB) State() State {
 	now := l.nowLocked()
 	s := State{Name: l.cfg.Name, Index: l.cfg.Index, Algorithm: l.bal.Algorithm(),
 		Settings: state.SettingsOf(l.lab), Picks: l.picks, Backends: make([]BackendState, len(l.backends)),
-		Discovery: l.discoveryStatus(), Connections: l.connState(), Probes: l.probeState()}
+		Discovery: l.discoveryStatus(), Connections: l.connState(), Probes: l.probeState(), Idle: l.idleState()}
 	if l.ln != nil {
 		s.Addr, s.Admin = l.ln.Addr().String(), l.adLn.Addr().String()
 	}

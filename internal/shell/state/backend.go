@@ -37,10 +37,23 @@ type Backend struct {
 	JitterMs        float64  `json:"jitter_ms"`
 	CancelOnClose   bool     `json:"cancel_on_close"`
 	Counters        Counters `json:"counters"`
+	// Idle is its idle announcements (join-the-idle-queue), when an
+	// algorithm of its lab keeps an idle queue.
+	Idle *BackendIdle `json:"idle,omitempty"`
 	// Connections accepted on the data listener since start (TCP, before
 	// any TLS handshake): what the clients or balancers opened to it.
 	AcceptedConnections uint64 `json:"accepted_connections"`
 	AtUnixNs            int64  `json:"at_unix_ns"`
+}
+
+// BackendIdle is the backend's idle announcements: the balancers it
+// announces to (their admin addresses, in tier order, as the lab posted
+// them) and how its announcements (POST /admin/idle) ended.
+type BackendIdle struct {
+	Balancers []string `json:"balancers"`
+	Sent      uint64   `json:"sent"`    // announcements the balancer took
+	Failed    uint64   `json:"failed"`  // no answer, or not a 200
+	Dropped   uint64   `json:"dropped"` // not sent: too many on their way already
 }
 
 // Queue is the queue's capacity (0 = unbounded) and discipline.

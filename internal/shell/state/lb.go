@@ -27,6 +27,25 @@ type LB struct {
 	Connections *LBConns `json:"connections,omitempty"`
 	// Probes, when the algorithm probes the backends (prequal).
 	Probes *LBProbes `json:"probes,omitempty"`
+	// Idle, when the algorithm keeps an idle queue (jiq).
+	Idle *LBIdle `json:"idle,omitempty"`
+}
+
+// LBIdle is GET /admin/state's "idle", when the algorithm keeps an idle
+// queue the backends announce themselves to (jiq): the announcements that
+// reached it, its picks that took an idle backend off the queue, and the
+// queue now, head first.
+type LBIdle struct {
+	Received  uint64   `json:"received"`  // POST /admin/idle announcements taken
+	FromQueue uint64   `json:"from_idle"` // picks that took a backend off the idle queue (the others drew at random)
+	Queue     []string `json:"queue"`     // the backends in the idle queue, head first
+}
+
+// IdleQueue is the lb's GET /admin/idle-queue: its idle queue's length and
+// the backends in it, head first (empty for an algorithm without one).
+type IdleQueue struct {
+	Length int      `json:"length"`
+	Queue  []string `json:"queue"`
 }
 
 // LBProbes is GET /admin/state's "probes", when the algorithm probes the
