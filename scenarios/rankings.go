@@ -72,6 +72,12 @@ func rankings() map[string][]ranking {
 			[]string{"distinct"}, []string{"replacement"}, false}},
 		"retry-same-host": {{After, "Retries that avoid the previous host (retry_other, Envoy's previous_hosts predicate) land elsewhere and nearly every request succeeds.",
 			[]string{"ring-hash+retry-other", "p2c-peak-ewma+retry-other"}, []string{"ring-hash", "p2c-peak-ewma"}, false}},
+		"prequal-testbed": {{During, "so its tail stays far below the deadline at every step;",
+			[]string{"prequal"}, []string{"p2c", "p2c-peak-ewma", "wrr-orca", "round-robin"}, false}},
+		"wrr-orca-scale-up": {{During, "Without the blackout (no-blackout) the new servers weigh twice the old ones from their first reports and the old four's queues are gone within 2 s.",
+			[]string{"no-blackout"}, []string{"wrr-orca"}, false}},
+		"prequal-qrif": {{Throughout, "and the median and the tail are over 1.3 times as long.",
+			[]string{"q-rif-0.6", "one-balancer-0.84"}, []string{"q-rif-0.84", "q-rif-0.9"}, false}},
 		"rr-slow": {{After, "least-outstanding and P2C see its count rise and send elsewhere.",
 			[]string{"least-outstanding", "p2c"}, []string{"round-robin"}, false}},
 		"shedding": {

@@ -658,6 +658,7 @@ func claims() map[string][]Claim {
 		},
 	}
 	addFailModeClaims(m)
+	addReportedLoadClaims(m)
 	for name, cs := range rankingClaims() {
 		m[name] = append(m[name], cs...)
 	}

@@ -165,6 +165,21 @@ func TestScenarioOrcaWeights(t *testing.T) { compareScenario(t, "orca-weights") 
 // capacity, every invariant checked.
 func TestScenarioJIQ(t *testing.T) { compareScenario(t, "jiq") }
 
+// prequal-testbed: Prequal's testbed in miniature (NSDI 2024): the load
+// stepped past the allocation of servers whose capacity shifts; round
+// robin and A58's weighted round robin reach the deadline, Prequal's tail
+// stays far below it.
+func TestScenarioPrequalTestbed(t *testing.T) { compareScenario(t, "prequal-testbed") }
+
+// wrr-orca-scale-up: A58's blackout weighs new servers as the mean for
+// 10 s, so the old ones queue; its error penalty leaves a server that
+// fails half its requests most of its weight.
+func TestScenarioWRROrcaScaleUp(t *testing.T) { compareScenario(t, "wrr-orca-scale-up") }
+
+// prequal-qrif: ten Prequal balancers at high load herd at Q_RIF 0.84
+// (and 0.9), not at 0.6; one balancer at 0.84 does not.
+func TestScenarioPrequalQRIF(t *testing.T) { compareScenario(t, "prequal-qrif") }
+
 // ewma-new-endpoint: a default RTT far above the real latencies keeps a
 // new server out of every pair (tower-rs/tower#134).
 // On the lab's seed no old server's estimate ever passes the 1 s default:
