@@ -85,7 +85,7 @@ func simClaims(out, errOut io.Writer, lab *labfile.Lab, settings []labfile.Setti
 		seeds = []uint64{lab.Seed}
 	}
 	b := plan.Batch{What: "lab sim " + lab.Name, Labs: plan.WithSeeds(lab, seeds), Settings: settings}
-	reps, err := simRunner(sim.Options{Series: true, Check: f.check, MaxPending: f.maxPending, MaxWork: maxWork(f.maxCost)}).Run(context.Background(), b, errOut)
+	reps, err := simRunner(guarded(sim.Options{Series: true, Check: f.check, MaxPending: f.maxPending}, f.maxCost)).Run(context.Background(), b, errOut)
 	if err != nil {
 		return err
 	}

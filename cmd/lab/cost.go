@@ -7,6 +7,7 @@ import (
 
 	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/sim"
 )
 
 // costFlag declares --max-cost (lab sim, lab run, lab up): the factor the
@@ -28,24 +29,25 @@ func budget(factor float64) (assemble.Budget, error) {
 	return b, nil
 }
 
-// maxWork is the simulator's work guard for the budget --max-cost asks for
-// (sim.Options.MaxWork; 0 for a factor checkCost refuses).
-func maxWork(factor float64) float64 {
+// guarded is opts with the simulator's work and memory guards at the
+// budget --max-cost asks for (sim.Options.Within; opts as given for a
+// factor checkCost refuses).
+func guarded(opts sim.Options, factor float64) sim.Options {
 	b, err := assemble.Times(factor)
 	if err != nil {
-		return 0
+		return opts
 	}
-	return assemble.MaxWork(b)
+	return opts.Within(b)
 }
 
 // checkCost refuses, before anything runs, a lab whose estimate is over
 // the budget --max-cost allows (exit 2).
-func checkCost(lab *labfile.Lab, settings []labfile.Setting, sim bool, factor float64) error {
+func checkCost(lab *labfile.Lab, settings []labfile.Setting, k assemble.Kept, factor float64) error {
 	b, err := budget(factor)
 	if err != nil {
 		return err
 	}
-	if err := assemble.CheckCost(lab, settings, sim, b); err != nil {
+	if err := assemble.CheckCostKept(lab, settings, k, b); err != nil {
 		return usageError{err}
 	}
 	return nil

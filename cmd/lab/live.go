@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lblab/lblab/internal/assemble"
 	livelab "github.com/lblab/lblab/internal/lab"
 	labadmin "github.com/lblab/lblab/internal/lab/admin"
 	labattach "github.com/lblab/lblab/internal/lab/attach"
@@ -178,7 +179,7 @@ run warns and runs without it).`,
 			if err := livelab.CheckRun(lab, settings, lf.maxProcesses); err != nil {
 				return usageError{simHint(err, args[0])} // refused before anything starts: exit 2
 			}
-			if err := checkCost(lab, settings, false, f.maxCost); err != nil {
+			if err := checkCost(lab, settings, assemble.Kept{}, f.maxCost); err != nil {
 				return err
 			}
 			lgArgs, err := f.tr.loadgenArgs(settings)
@@ -271,7 +272,7 @@ the live dashboard on --listen and prints its URL first, then the balancer's URL
 			if err := livelab.CheckFleet(lab, lf.maxProcesses); err != nil {
 				return usageError{simHint(err, name)} // refused before anything starts: exit 2
 			}
-			if err := checkCost(lab, nil, false, maxCost); err != nil {
+			if err := checkCost(lab, nil, assemble.Kept{}, maxCost); err != nil {
 				return err
 			}
 			if listen, err = labcontrol.ListenAddr("--listen", listen); err == nil {

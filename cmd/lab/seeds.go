@@ -37,7 +37,7 @@ func simSeeds(out, errOut io.Writer, lab *labfile.Lab, settings []labfile.Settin
 	b := plan.Batch{What: "lab sim " + lab.Name, Labs: plan.WithSeeds(lab, seeds), Settings: settings}
 	verdicts := report.HasTransients(lab) // each seed's series, for its recovery verdicts
 	reps, err := plan.Sim{Options: func(i int) sim.Options {
-		return sim.Options{Series: f.series && i == 0 || verdicts, Check: f.check, MaxPending: f.maxPending, MaxWork: maxWork(f.maxCost)}
+		return guarded(sim.Options{Series: f.series && i == 0 || verdicts, Check: f.check, MaxPending: f.maxPending}, f.maxCost)
 	}}.Run(context.Background(), b, errOut)
 	if err != nil {
 		return err

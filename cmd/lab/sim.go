@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
@@ -90,7 +91,7 @@ func runSim(out, errOut io.Writer, arg string, f simFlags, changed func(flag str
 	if f.maxPending < 1 {
 		return usageError{fmt.Errorf("--max-pending: must be at least 1, got %d", f.maxPending)}
 	}
-	if err := checkCost(lab, settings, true, f.maxCost); err != nil {
+	if err := checkCost(lab, settings, assemble.Kept{Sim: true, Series: needSeries(lab, f)}, f.maxCost); err != nil {
 		return err
 	}
 	if f.claims {
@@ -112,7 +113,7 @@ func runSim(out, errOut io.Writer, arg string, f simFlags, changed func(flag str
 		}
 		return simSeeds(out, errOut, lab, settings, seeds, f)
 	}
-	rep, err := f.tr.compare(lab, settings, sim.Options{Series: needSeries(lab, f), Check: f.check, MaxPending: f.maxPending, MaxWork: maxWork(f.maxCost)})
+	rep, err := f.tr.compare(lab, settings, guarded(sim.Options{Series: needSeries(lab, f), Check: f.check, MaxPending: f.maxPending}, f.maxCost))
 	if err != nil {
 		return err
 	}

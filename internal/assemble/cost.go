@@ -21,13 +21,13 @@ import (
 // estimate is meant to be right within a small factor, which is what a
 // budget needs.
 const (
-	cacheEntryBytes = 32  // a cached key: key, two links, two table positions (the table is at most half full)
-	queueSlotBytes  = 64  // a waiting place, allocated up front for a bounded queue
-	ringPointBytes  = 16  // a ring-hash point: hash and server
-	maglevSlotBytes = 4   // a maglev table slot
-	pickerBytes     = 512 // a balancer's own state
-	memberBytes     = 128 // a balancer's figures for one of its servers (load, breaker, outlier)
-	serverBytes     = 1024
+	cacheEntryBytes = 32   // a cached key: key, two links, two table positions (the table is at most half full)
+	queueSlotBytes  = 64   // a waiting place, allocated up front for a bounded queue
+	ringPointBytes  = 16   // a ring-hash point: hash and server
+	maglevSlotBytes = 4    // a maglev table slot
+	pickerBytes     = 512  // a balancer's own state
+	memberBytes     = 208  // a balancer's figures for one of its servers (load, breaker, outlier, its place in the picker)
+	serverBytes     = 3840 // an emulated server (its core, queue, counters) and what the simulator keeps of it (measured: 10,000 servers, 37 MiB)
 
 	eventCost = 100 * time.Nanosecond // a simulator event (about 11 million a second on one core)
 	sortCost  = 11 * time.Nanosecond  // a step of sorting or filling a ring or a maglev table (measured: 1e7 ring points in 2.5 s)
@@ -54,7 +54,7 @@ const (
 // servers its scanning picks visited (balance.Caps.Scans), each visit
 // weighed as scanCost is to eventCost.
 func Work(events, visits uint64) float64 {
-	return float64(events) + float64(visits)*float64(scanCost)/float64(eventCost)
+	return Cost{Events: float64(events), Visits: float64(visits)}.Work()
 }
 
 // MaxWork is the most Work a run under budget b may do before the
@@ -131,6 +131,7 @@ type Term struct {
 	Memory float64       // bytes
 	CPU    time.Duration // of one core
 	events float64       // the simulator's events it counts (eventTerm's)
+	visits float64       // the servers scanning picks visit it counts
 }
 
 // Cost is the estimate of a lab: its terms and their sums (memory: the
@@ -143,12 +144,26 @@ type Cost struct {
 	// Events is the simulator's events the estimate counts, over the runs
 	// (0 live): the torture checks every lab's against what it fired.
 	Events float64
+	// Visits is the servers the runs' scanning picks visit
+	// (balance.Caps.Scans), as the estimate counts them.
+	Visits float64
 }
+
+// Work is the simulator work the estimate counts (Work of its events and
+// visits): what the torture checks a run's against, and what the work
+// guard weighs.
+func (c Cost) Work() float64 { return c.Events + c.Visits*float64(scanCost)/float64(eventCost) }
 
 // Estimate is the cost of running lab with each of settings in turn (none:
 // the lab as it is): simulated when sim (the simulator's events count), live
 // otherwise (the processes pace themselves, so only what they build counts).
 func Estimate(lab *labfile.Lab, settings []labfile.Setting, sim bool) Cost {
+	return EstimateKept(lab, settings, Kept{Sim: sim})
+}
+
+// EstimateKept is Estimate of runs that keep k: a simulator's runs count
+// what they hold as they go (heldTerms) beside what they build.
+func EstimateKept(lab *labfile.Lab, settings []labfile.Setting, k Kept) Cost {
 	runs, names := []*labfile.Lab{lab}, []string{""}
 	if len(settings) > 0 {
 		runs, names = nil, nil
@@ -160,7 +175,7 @@ func Estimate(lab *labfile.Lab, settings []labfile.Setting, sim bool) Cost {
 	}
 	var c Cost
 	for i, run := range runs {
-		terms := runCost(run, sim)
+		terms := runCost(run, k)
 		var mem float64
 		for _, t := range terms {
 			if len(runs) > 1 {
@@ -169,6 +184,7 @@ func Estimate(lab *labfile.Lab, settings []labfile.Setting, sim bool) Cost {
 			mem += t.Memory
 			c.CPU = addCPU(c.CPU, t.CPU)
 			c.Events += t.events
+			c.Visits += t.visits
 			c.Terms = append(c.Terms, t)
 		}
 		c.Memory = max(c.Memory, mem)
@@ -176,7 +192,14 @@ func Estimate(lab *labfile.Lab, settings []labfile.Setting, sim bool) Cost {
 	return c
 }
 
-func runCost(lab *labfile.Lab, sim bool) []Term {
+func runCost(lab *labfile.Lab, k Kept) []Term { return costOf(lab, k, true) }
+
+// costOf is runCost; with script, the table and the scans are those of
+// the costliest algorithm the lab or its script sets (an algorithm event,
+// a set of balancers.vnodes), over the servers its add-server events may
+// add; without, the lab's as it is (the simulator's look at the lab its
+// script has changed so far, Built).
+func costOf(lab *labfile.Lab, k Kept, script bool) []Term {
 	var terms []Term
 	add := func(t Term) {
 		if t.Memory > 0 || t.CPU > 0 {
@@ -199,42 +222,90 @@ func runCost(lab *labfile.Lab, sim bool) []Term {
 				Memory: n * float64(q) * queueSlotBytes})
 		}
 	}
-	pickers, who, algorithm := lab.Balancers.Count, "balancers.count", lab.Balancers.Algorithm
-	if ClientSide(lab) {
-		pickers, who, algorithm = lab.Clients.Count, "clients.count: client-side, one per client", lab.Clients.Algorithm
+	states, added := []*labfile.Lab{lab}, 0
+	if script {
+		scripted, seen := lab.Clone(), map[string]bool{keyOf(lab): true}
+		for _, e := range lab.Events {
+			if e.Action == labfile.ActionAddServer {
+				added++
+				continue
+			}
+			scripted.Record(e)
+			if key := keyOf(scripted); !seen[key] {
+				seen[key] = true
+				states = append(states, scripted.Clone())
+			}
+		}
+		if added > 0 {
+			add(Term{What: fmt.Sprintf("%d servers the script's add-server events add", added), Memory: float64(added) * serverBytes})
+		}
 	}
+	pickers, who := lab.Balancers.Count, "balancers.count"
+	if ClientSide(lab) {
+		pickers, who = lab.Clients.Count, "clients.count: client-side, one per client"
+	}
+	servers += added
 	p, s := float64(pickers), float64(servers)
 	add(Term{What: fmt.Sprintf("%d balancers (%s) x %d servers", pickers, who, servers), Memory: p * (pickerBytes + s*memberBytes)})
-	caps := balance.CapsOf(algorithm)
-	if caps.Keyed { // the table each balancer builds (balance.Table)
-		cfg := BalancerConfig(lab, 0).Algorithm
-		t := float64(balance.Table(algorithm, cfg, servers))
-		what, bytes := fmt.Sprintf("%d balancers (%s) x %d servers x %d balancers.vnodes = %s ring points", pickers, who, servers, lab.Balancers.VNodes, count(p*t)), ringPointBytes
-		if algorithm == "maglev" {
-			what, bytes = fmt.Sprintf("%d balancers (%s) x a maglev table of %s slots", pickers, who, count(t)), maglevSlotBytes
+	var table, scans Term
+	for i, st := range states {
+		algorithm := st.Balancers.Algorithm
+		if ClientSide(st) {
+			algorithm = st.Clients.Algorithm
 		}
-		add(Term{What: what, Memory: p * t * float64(bytes), CPU: duration(p * t * math.Log2(t+2) * float64(sortCost))})
-	}
-	if sim {
-		events, attempts, what := eventTerm(lab, p, s)
-		add(events)
-		if caps.Scans { // every pick visits each member of the balancer
-			members := s
-			if ClientSide(lab) && lab.Clients.Subset > 0 {
-				members = min(s, float64(lab.Clients.Subset))
-			} else if !ClientSide(lab) && lab.Balancers.Subset > 0 {
-				members = min(s, float64(lab.Balancers.Subset))
+		by := ""
+		if i > 0 {
+			by = fmt.Sprintf(" (the script sets %s)", algorithm)
+		}
+		caps := balance.CapsOf(algorithm)
+		if caps.Keyed { // the table each balancer builds (balance.Table)
+			cfg := BalancerConfig(st, 0).Algorithm
+			t := float64(balance.Table(algorithm, cfg, servers))
+			what, bytes := fmt.Sprintf("%d balancers (%s) x %d servers x %d balancers.vnodes = %s ring points%s", pickers, who, servers, st.Balancers.VNodes, count(p*t), by), ringPointBytes
+			if algorithm == "maglev" {
+				what, bytes = fmt.Sprintf("%d balancers (%s) x a maglev table of %s slots%s", pickers, who, count(t), by), maglevSlotBytes
 			}
-			add(Term{What: fmt.Sprintf("%s: %s attempts picked by %s, which visits each of %s servers a pick", what, count(attempts), algorithm, count(members)),
-				CPU: duration(attempts * members * float64(scanCost))})
+			if m := p * t * float64(bytes); m > table.Memory {
+				table = Term{What: what, Memory: m, CPU: duration(p * t * math.Log2(t+2) * float64(sortCost))}
+			}
+		}
+		if k.Sim && caps.Scans { // every pick visits each member of the balancer
+			members := s
+			if ClientSide(st) && st.Clients.Subset > 0 {
+				members = min(s, float64(st.Clients.Subset))
+			} else if !ClientSide(st) && st.Balancers.Subset > 0 {
+				members = min(s, float64(st.Balancers.Subset))
+			}
+			if members > scans.visits {
+				scans = Term{What: algorithm + by, visits: members}
+			}
+		}
+	}
+	add(table)
+	if k.Sim {
+		events, attempts, what, probes := eventTerm(lab, p, s)
+		add(events)
+		for _, t := range heldTerms(lab, k, attempts, probes, s, p) {
+			add(t)
+		}
+		if scans.visits > 0 {
+			members := scans.visits
+			add(Term{What: fmt.Sprintf("%s: %s attempts picked by %s, which visits each of %s servers a pick", what, count(attempts), scans.What, count(members)),
+				CPU: duration(attempts * members * float64(scanCost)), visits: attempts * members})
 		}
 	}
 	return terms
 }
 
+// keyOf is what of lab decides its table and its scans: its algorithm,
+// its vnodes and its subsets.
+func keyOf(lab *labfile.Lab) string {
+	return fmt.Sprintf("%s/%s/%d/%d/%d", lab.Balancers.Algorithm, lab.Clients.Algorithm, lab.Balancers.VNodes, lab.Balancers.Subset, lab.Clients.Subset)
+}
+
 // eventTerm is the simulator's work: requests x attempts x events each,
 // and the health checks (Term.events); with the attempts it counts and how.
-func eventTerm(lab *labfile.Lab, pickers, servers float64) (Term, float64, string) {
+func eventTerm(lab *labfile.Lab, pickers, servers float64) (Term, float64, string, float64) {
 	c := lab.Clients
 	secs := lab.Duration.Seconds()
 	// the highest load and retries the lab reaches: a load profile's peak,
@@ -301,7 +372,7 @@ func eventTerm(lab *labfile.Lab, pickers, servers float64) (Term, float64, strin
 		events += checks
 		what += fmt.Sprintf(", and balancers x servers x duration / health.interval x 2 = %s health-check events", count(checks))
 	}
-	return Term{What: what, CPU: duration(events * float64(eventCost)), events: events}, requests * attempts, picked
+	return Term{What: what, CPU: duration(events * float64(eventCost)), events: events}, requests * attempts, picked, probes
 }
 
 // failsFast reports whether a request of the lab may be answered without
@@ -324,7 +395,12 @@ func failsFast(lab *labfile.Lab) bool {
 // CheckCost returns nil, or an error naming the lab's largest products when
 // its estimate (see Estimate) is over budget b.
 func CheckCost(lab *labfile.Lab, settings []labfile.Setting, sim bool, b Budget) error {
-	c := Estimate(lab, settings, sim)
+	return CheckCostKept(lab, settings, Kept{Sim: sim}, b)
+}
+
+// CheckCostKept is CheckCost of runs that keep k (EstimateKept).
+func CheckCostKept(lab *labfile.Lab, settings []labfile.Setting, k Kept, b Budget) error {
+	c := EstimateKept(lab, settings, k)
 	var over []string
 	if c.Memory > b.Memory {
 		over = append(over, fmt.Sprintf("about %s of memory, over the budget of %s", Bytes(c.Memory), Bytes(b.Memory)))
@@ -364,11 +440,16 @@ func CheckCost(lab *labfile.Lab, settings []labfile.Setting, sim bool, b Budget)
 // and is not checked. lab must be the caller's copy: the drill is
 // recorded in it.
 func CheckDrillCost(lab *labfile.Lab, settings []labfile.Setting, ev labfile.Event, sim bool, b Budget) error {
+	return CheckDrillCostKept(lab, settings, ev, Kept{Sim: sim}, b)
+}
+
+// CheckDrillCostKept is CheckDrillCost of runs that keep k (EstimateKept).
+func CheckDrillCostKept(lab *labfile.Lab, settings []labfile.Setting, ev labfile.Event, k Kept, b Budget) error {
 	if d, ok := labfile.DrillOf(ev.Action); !ok || !d.ChangesSettings() {
 		return nil
 	}
 	lab.Record(ev)
-	return CheckCost(lab, settings, sim, b)
+	return CheckCostKept(lab, settings, k, b)
 }
 
 // share is how much of budget b a term takes (the larger of its two shares).

@@ -240,6 +240,10 @@ func New[N any](cfg Config, tr Transport[N]) *Runtime[N] {
 	return rt
 }
 
+// Slots is how many request and attempt slots the runtime holds (its
+// slabs never shrink): what its requests in flight have weighed at most.
+func (rt *Runtime[N]) Slots() (calls, attempts int) { return rt.calls.Slots(), rt.att.Slots() }
+
 // Start arms every closed-loop user's first think time (with a users
 // profile, those of the users it starts with, and its first reading).
 func (rt *Runtime[N]) Start() {

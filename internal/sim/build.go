@@ -23,7 +23,8 @@ const drainLimit = 30 * clock.Instant(1e9)
 // newWorld builds a run of lab (already validated and with the setting applied).
 func newWorld(lab *labfile.Lab, name string, opts Options) (*world, error) {
 	w := &world{lab: lab, name: name, net: assemble.Network(lab), check: opts.Check, arrivalAt: clock.Never,
-		closeReplay: func() {}, maxPending: opts.MaxPending, maxWork: opts.MaxWork, reached: opts.runReached}
+		closeReplay: func() {}, maxPending: opts.MaxPending, maxWork: opts.MaxWork, reached: opts.runReached,
+		maxMemory: opts.MaxMemory, raise: opts.Raise, stop: opts.Stop, builtStale: true}
 	if w.maxPending <= 0 {
 		w.maxPending = DefaultMaxPending
 	}

@@ -65,6 +65,8 @@ func (c *collector) keysMoved(before, after []int) {
 // closeBin ends the current 250 ms bin with each server's load and limit.
 func (c *collector) closeBin(now clock.Instant) {
 	c.CloseBin(now, func(b *report.Bin) {
+		n := len(c.w.servers) // each column its exact size: a long series of a large fleet is most of a run's memory
+		b.InServer, b.Limit = make([]int, 0, n), make([]int, 0, n)
 		for _, s := range c.w.servers {
 			q, in := s.core.Load()
 			b.InServer = append(b.InServer, q+in)

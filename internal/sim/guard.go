@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -20,8 +21,9 @@ import (
 // otherwise spin for ever.
 
 // DefaultMaxPending is the guard's bound when Options.MaxPending is 0: a
-// million pending requests is about 0.5 GB of the simulator's memory.
-const DefaultMaxPending = 1_000_000
+// million pending requests is about 0.5 GB of the simulator's memory. The
+// cost estimate counts no more requests in flight than this.
+const DefaultMaxPending = assemble.DefaultMaxPending
 
 // guardEvery is how many events pass between two looks of the guard: the
 // queues it reads are counters, so a look costs a loop over the servers.
@@ -40,31 +42,82 @@ func (e *OverflowError) Error() string {
 		e.At, e.Queue, e.Bound, e.Why)
 }
 
-// BudgetError is a run the work guard stopped: it did more than its cost
-// budget allows (Options.MaxWork), whatever its estimate said.
+// BudgetError is a run the work guard or the memory guard stopped: it did
+// more than its cost budget allows (Options.MaxWork), or held more
+// (Options.MaxMemory), whatever its estimate said.
 type BudgetError struct {
 	At             time.Duration // virtual time of the stop
 	Events, Visits uint64        // the run's events and its scanning picks' server visits so far
-	Work, Max      float64       // assemble.Work of them, and the bound
+	Work, Max      float64       // assemble.Work of them, and the bound (a work stop)
+	// A memory stop: what the run held (assemble.Built + Held), the bound,
+	// what its lab built, and the largest item it held (Held.Largest).
+	Memory, MaxMemory, Built float64
+	Largest                  string
+	Raise                    string // how to raise the budget (Options.Raise)
 }
 
 func (e *BudgetError) Error() string {
-	return fmt.Sprintf("the work guard stopped the run at %v of virtual time: %d events and %d server visits by its picks, %.3g event-equivalents, over the %.3g its cost budget allows (%d times the events its CPU budget pays for); raise the budget with --%s N",
-		e.At, e.Events, e.Visits, e.Work, e.Max, assemble.EstimateSlack, assemble.MaxCostFlag)
+	raise := e.Raise
+	if raise == "" {
+		raise = "--" + assemble.MaxCostFlag + " N"
+	}
+	if e.MaxMemory > 0 {
+		return fmt.Sprintf("the memory guard stopped the run at %v of virtual time: it held about %s (what the lab builds %s; the most of the rest: %s), over the %s its cost budget allows (%g times its memory); raise the budget with %s",
+			e.At, assemble.Bytes(e.Memory), assemble.Bytes(e.Built), e.Largest, assemble.Bytes(e.MaxMemory), assemble.MemorySlack, raise)
+	}
+	return fmt.Sprintf("the work guard stopped the run at %v of virtual time: %d events and %d server visits by its picks, %.3g event-equivalents, over the %.3g its cost budget allows (%d times the events its CPU budget pays for); raise the budget with %s",
+		e.At, e.Events, e.Visits, e.Work, e.Max, assemble.EstimateSlack, raise)
 }
 
-// guard returns an *OverflowError when a queue of pending work has passed
-// the bound, a *BudgetError when the run's work has passed its budget, nil
-// otherwise. It reads counters only, so it changes nothing.
+// ErrStopped is a run its host stopped (Options.Stop): the request that
+// wanted it was cancelled or replaced.
+var ErrStopped = errors.New("the run was stopped: the request that asked for it was cancelled or replaced by a newer one")
+
+// memory is what the run holds now, as assemble weighs it: what its lab
+// (as the script has changed it) builds, and what it holds as it goes.
+func (w *world) memory() (total, built float64, held assemble.Held) {
+	if w.builtStale {
+		w.built, w.builtStale = assemble.Built(w.lab), false
+	}
+	calls, atts := w.rt.Slots()
+	held = assemble.Held{Calls: calls, Attempts: atts, Probes: w.probes.Slots(), Events: w.q.Places(), LogLines: len(w.col.Log)}
+	if w.col.Series() {
+		held.Bins, held.BinServers = len(w.rt.Rec.Bins), len(w.servers)
+	}
+	if w.keeps != nil {
+		w.keeps(&held)
+	}
+	total = w.built + held.Bytes()
+	w.peak = max(w.peak, total)
+	return total, w.built, held
+}
+
+// visits is the servers the run's scanning picks have visited so far.
+func (w *world) visits() uint64 {
+	var visits uint64
+	for _, b := range w.bals {
+		visits += b.Visits()
+	}
+	return visits
+}
+
+// guard returns ErrStopped when the host stopped the run, a *BudgetError
+// when the run's work or memory has passed its budget, an *OverflowError
+// when a queue of pending work has passed the bound, nil otherwise. It
+// reads counters only, so it changes nothing.
 func (w *world) guard() error {
+	if w.stop != nil && w.stop() {
+		return ErrStopped
+	}
 	if w.maxWork > 0 {
-		var visits uint64
-		for _, b := range w.bals {
-			visits += b.Visits()
-		}
+		visits := w.visits()
 		if work := assemble.Work(w.events, visits); work > w.maxWork {
-			return &BudgetError{At: time.Duration(w.now).Round(time.Millisecond), Events: w.events, Visits: visits, Work: work, Max: w.maxWork}
+			return &BudgetError{At: time.Duration(w.now).Round(time.Millisecond), Events: w.events, Visits: visits, Work: work, Max: w.maxWork, Raise: w.raise}
 		}
+	}
+	if mem, built, held := w.memory(); w.maxMemory > 0 && mem > w.maxMemory {
+		return &BudgetError{At: time.Duration(w.now).Round(time.Millisecond), Events: w.events, Visits: w.visits(),
+			Memory: mem, MaxMemory: w.maxMemory, Built: built, Largest: held.Largest(), Raise: w.raise}
 	}
 	if w.stalled > w.maxPending {
 		return &OverflowError{At: time.Duration(w.now).Round(time.Millisecond), Bound: w.maxPending,

@@ -2,9 +2,13 @@ package sim
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/lblab/lblab/internal/assemble"
+	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/labfile"
 )
 
@@ -157,5 +161,83 @@ func TestWorkGuardStopsARunOverItsBudget(t *testing.T) {
 	}
 	if _, err := Run(p2c, Options{MaxWork: 1e3}); !errors.As(err, &be) || be.Visits != 0 {
 		t.Errorf("p2c over a bound of 1,000 events: %v", err)
+	}
+}
+
+// The memory guard stops a run that holds more than its budget allows,
+// whatever its estimate said and below --max-pending: a flood of 100,000
+// requests/s against a slow server piles up request slots (about 600
+// bytes each) until it passes a 20 MiB budget, and the stop says what was
+// held, what the budget was and how to raise it. The same run under a
+// large budget, or with no memory bound, is stopped by nothing but ends.
+func TestMemoryGuardStopsARunOverItsBudget(t *testing.T) {
+	flood := parseLab(t, "name: flood\nduration: 1s\nclients: {rate: 100000}\nservers:\n  - {count: 1, speed: 0.1}\n")
+	b := assemble.Budget{Memory: 20 << 20, CPU: time.Hour, Raise: "the page's field"}
+	_, err := Run(flood, Options{}.Within(b))
+	var be *BudgetError
+	if !errors.As(err, &be) || be.MaxMemory != 30<<20 || be.Memory <= be.MaxMemory || be.Memory > 2*be.MaxMemory {
+		t.Fatalf("a flood under a 20 MiB budget: %v", err)
+	}
+	for _, want := range []string{"memory guard stopped the run", "attempt slots (requests in flight)", "over the 30 MiB", "raise the budget with the page's field"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the stop does not say %q: %v", want, err)
+		}
+	}
+	res, err := Run(flood, Options{}.Within(b.Scaled(10)))
+	if err != nil {
+		t.Fatalf("under a 200 MiB budget: %v", err)
+	}
+	if res.Memory < 30<<20 || res.Memory > 300<<20 {
+		t.Errorf("the flood held %s at its most, want over the 30 MiB it was stopped past", assemble.Bytes(res.Memory))
+	}
+}
+
+// A host stops a run through Options.Stop, looked at every 1,024 events:
+// the run ends with ErrStopped within them.
+func TestStopEndsTheRun(t *testing.T) {
+	lab := parseLab(t, "name: s\nduration: 10s\nclients: {rate: 10000}\n")
+	asked := 0
+	_, err := Run(lab, Options{Stop: func() bool { asked++; return asked == 3 }})
+	if !errors.Is(err, ErrStopped) || asked != 3 {
+		t.Fatalf("stopped at the third look: %v after %d looks", err, asked)
+	}
+}
+
+// Playing in slices (AdvanceWithin) fires the events one AdvanceTo fires:
+// a session played to its end in slices of 5,000 events' work reports
+// what Run reports, and each slice stops within a look of its work.
+func TestSlicesPlayTheSameRun(t *testing.T) {
+	lab := parseLab(t, "name: s\nduration: 2s\nclients: {rate: 5000}\nbalancers: {algorithm: least-outstanding}\nservers:\n  - {count: 20}\n")
+	want, err := Run(lab, Options{Series: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSession(lab, SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices, short := 0, 0
+	for !s.Ended() {
+		before := assemble.Work(s.w.events, s.w.visits())
+		reached, err := s.AdvanceWithin(clock.Never, 5000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices++
+		if !reached {
+			short++
+			// it stops at the first look past its work: at most one look's
+			// more (1,024 events, each pick visiting up to 20 servers)
+			if work := assemble.Work(s.w.events, s.w.visits()) - before; work < 5000 || work > 5000+assemble.Work(guardEvery, 20*guardEvery) {
+				t.Fatalf("a slice of 5,000 did %v", work)
+			}
+		}
+	}
+	got, err := s.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if short < 10 || !reflect.DeepEqual(got.Run, want.Run) {
+		t.Errorf("in %d slices (%d short): %d requests, %d events; Run: %d, %d", slices, short, got.Run.Requests, got.Run.Events, want.Run.Requests, want.Run.Events)
 	}
 }

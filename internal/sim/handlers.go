@@ -34,8 +34,10 @@ func (w *world) step(e event) {
 		w.onHealth()
 	case evScript:
 		w.onScript(int(e.a))
+		w.builtStale = true // the lab's objects may have changed (guard.go)
 	case evUndo:
 		w.onUndo(int(e.a))
+		w.builtStale = true
 	case evProbeAtServer:
 		w.onProbeAtServer(e.h)
 	case evProbeAtLB:

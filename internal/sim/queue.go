@@ -53,6 +53,10 @@ type eventQueue struct {
 
 func (q *eventQueue) Len() int { return len(q.items) + q.fifo.n }
 
+// Places is how many events the queue has room for (its heap's and its
+// FIFO's arrays): what it weighs.
+func (q *eventQueue) Places() int { return cap(q.items) + len(q.fifo.buf) }
+
 // pushInOrder schedules e, which is usually due no earlier than every event
 // pushed this way before it (a fixed delay from a clock that never goes
 // back): then it joins the FIFO; otherwise the heap.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
@@ -29,6 +30,19 @@ type Options struct {
 	// visited) passes it stops with a *BudgetError. The command lines set
 	// assemble.MaxWork of the lab's cost budget.
 	MaxWork float64
+	// MaxMemory, when > 0, is the memory guard's bound in bytes (guard.go):
+	// a run that holds more (assemble.Built of its lab and what it holds
+	// as it goes, assemble.Held) stops with a *BudgetError. The command
+	// lines set assemble.MaxMemory of the lab's cost budget (Within).
+	MaxMemory float64
+	// Raise is how the budget is raised, as a guard's stop says it ("":
+	// --max-cost N).
+	Raise string
+	// Stop, when set, is asked at the guard's looks (every 1,024 events)
+	// whether the host wants the run stopped: the run then ends with
+	// ErrStopped (lab watch and the page: the request that asked for it
+	// was cancelled or replaced).
+	Stop func() bool
 	// Progress, when set, is told the share of the work done, from 0 to 1:
 	// the runs ended, and of the one going on the virtual time reached
 	// over its duration, every 1,024 events and after each run (1 after
@@ -38,6 +52,13 @@ type Options struct {
 
 	trips      int                     // sessions: how many requests to follow (SessionOptions.Trips)
 	runReached func(now clock.Instant) // Progress of the run going on: told its virtual time
+}
+
+// Within is opts with both guards at what budget b allows
+// (assemble.MaxWork, assemble.MaxMemory) and b's way to raise it.
+func (opts Options) Within(b assemble.Budget) Options {
+	opts.MaxWork, opts.MaxMemory, opts.Raise = assemble.MaxWork(b), assemble.MaxMemory(b), b.Raise
+	return opts
 }
 
 // forRun is opts for the i-th of n runs of lab: Progress, if set, told
@@ -67,6 +88,13 @@ func (opts Options) ran(i, n int) {
 // Result is one simulated run's report row.
 type Result struct {
 	Run report.Run
+	// Memory is the most the run held, as its guard weighs it
+	// (assemble.Built and Held; looked at every 1,024 events and at the
+	// end): what the torture checks against the estimate.
+	Memory float64
+	// Work is what the run did (assemble.Work of its events and its
+	// scanning picks' visits): what the work guard counts.
+	Work float64
 }
 
 // Run simulates lab under the setting called name (the lab as it is when
@@ -119,6 +147,7 @@ func run(lab *labfile.Lab, name string, opts Options) (Result, error) {
 func (w *world) result() (Result, error) {
 	end := w.now
 	w.rt.Ended(end)
+	w.memory() // the peak, with what the last events left
 	if w.overflow != nil {
 		return Result{}, w.overflow
 	}
@@ -131,7 +160,7 @@ func (w *world) result() (Result, error) {
 			return Result{}, fmt.Errorf("invariants violated in %q:\n  %s", w.name, strings.Join(w.fault, "\n  "))
 		}
 	}
-	return Result{Run: w.col.run(end)}, nil
+	return Result{Run: w.col.run(end), Memory: w.peak, Work: assemble.Work(w.events, w.visits())}, nil
 }
 
 // start schedules the first arrivals, users, script events and ticks.
@@ -223,6 +252,10 @@ func (w *world) loopUntil(limit clock.Instant) bool {
 			}
 			if w.reached != nil {
 				w.reached(w.now)
+			}
+			if w.slice > 0 && assemble.Work(w.events, w.visits()) >= w.slice {
+				w.sliced = true
+				return false
 			}
 		}
 	}

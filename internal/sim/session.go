@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/breaker"
@@ -95,6 +96,7 @@ func (s *Session) restart() error {
 		s.lat[i] = stats.NewHistogram()
 	}
 	w.onBin = s.binClosing
+	w.keeps = s.keeps
 	if len(s.lat) > 0 {
 		s.nlat = 0
 		w.rt.Rec.OnBinLatency = s.keepLatency
@@ -104,6 +106,27 @@ func (s *Session) restart() error {
 		s.frames = append(s.frames, s.state(0, false)) // the start: the first bin's beginning
 	}
 	return nil
+}
+
+// keeps adds what the session keeps to what its world holds (the memory
+// guard's count): its frames and its window's latency histograms.
+func (s *Session) keeps(h *assemble.Held) {
+	var servers, views int
+	for _, f := range s.frames {
+		servers += len(f.Servers)
+		for _, b := range f.Balancers {
+			views += len(b.Servers)
+		}
+	}
+	h.FrameServers, h.FrameViews, h.Histograms = servers, views, len(s.lat)
+}
+
+// Memory is what the session's run holds now, as its memory guard weighs
+// it (assemble.Built of the lab as the script has changed it, and
+// assemble.Held with the session's frames).
+func (s *Session) Memory() float64 {
+	m, _, _ := s.w.memory()
+	return m
 }
 
 // binClosing looks at the world as a series bin closes, before the
@@ -147,6 +170,38 @@ func (s *Session) AdvanceTo(t clock.Instant) error {
 	s.res, s.err = s.w.result()
 	s.w.closeReplay()
 	return nil
+}
+
+// AdvanceWithin is AdvanceTo(t) in a slice: it stops sooner, at a guard's
+// look (every 1,024 events), once the run has done work more work
+// (assemble.Work: events and scanning picks' visits) in it, and reports
+// whether it reached t (or the run's end). Steps of it fire the events one
+// AdvanceTo(t) fires, in the same order; a slice that stops short leaves
+// the session at the instant of its last event (Now), some events of that
+// instant possibly still to fire. A host that must answer in time (the
+// page, lab watch) plays in such slices.
+func (s *Session) AdvanceWithin(t clock.Instant, work float64) (bool, error) {
+	if t < s.at {
+		return false, fmt.Errorf("advance to %v: the session is already at %v (seek to go back)", time.Duration(t), time.Duration(s.at))
+	}
+	if s.ended {
+		return true, nil
+	}
+	w := s.w
+	w.slice, w.sliced = assemble.Work(w.events, w.visits())+work, false
+	defer func() { w.slice = 0 }()
+	if !w.loopUntil(t) {
+		if w.sliced {
+			s.at = max(s.at, w.now)
+			return false, nil
+		}
+		s.at = t
+		return true, nil
+	}
+	s.ended, s.at = true, w.now
+	s.res, s.err = w.result()
+	w.closeReplay()
+	return true, nil
 }
 
 // Seek goes to virtual instant t: the run is replayed from 0 with the

@@ -10,6 +10,7 @@ package sim
 import (
 	"time"
 
+	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/client"
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/conn"
@@ -109,17 +110,29 @@ type world struct {
 	lenBuf        []int
 
 	col        *collector
-	maxPending int                     // the memory guard's bound
-	maxWork    float64                 // the work guard's bound (0: none)
-	reached    func(now clock.Instant) // Options.Progress of this run (nil: none), told at the guard's looks
-	stalled    int                     // events fired since virtual time last moved on
-	overflow   error                   // set when the guard stopped the run
-	check      bool
-	fault      []string        // invariant violations (check mode)
-	open       []int           // check mode: per tier balancer, picks not yet answered (check_inflight.go)
-	reported   [][]load.Report // check mode: by balancer, each server's last load report it was handed (report)
-	onBin      func()          // a session's look at the world as each series bin closes (nil outside sessions)
-	trace      *tracer         // the requests a session follows (nil when none)
+	maxPending int                  // the memory guard's bound
+	maxWork    float64              // the work guard's bound (0: none)
+	maxMemory  float64              // the memory guard's bound in bytes (0: none)
+	raise      string               // how the budget is raised (Options.Raise)
+	stop       func() bool          // Options.Stop
+	built      float64              // assemble.Built of the lab as the script has changed it ...
+	builtStale bool                 // ... unless a script event has changed it since
+	peak       float64              // the most memory the guard's looks saw the run hold
+	keeps      func(*assemble.Held) // a session adds what it keeps (its frames)
+	// slice, when over 0, is the work (assemble.Work) at which loopUntil
+	// pauses at a guard's look (sliced then tells it did): a session's
+	// AdvanceWithin plays in slices.
+	slice    float64
+	sliced   bool
+	reached  func(now clock.Instant) // Options.Progress of this run (nil: none), told at the guard's looks
+	stalled  int                     // events fired since virtual time last moved on
+	overflow error                   // set when the guard stopped the run
+	check    bool
+	fault    []string        // invariant violations (check mode)
+	open     []int           // check mode: per tier balancer, picks not yet answered (check_inflight.go)
+	reported [][]load.Report // check mode: by balancer, each server's last load report it was handed (report)
+	onBin    func()          // a session's look at the world as each series bin closes (nil outside sessions)
+	trace    *tracer         // the requests a session follows (nil when none)
 }
 
 // attemptOf returns the attempt for h, or nil if it was released since.

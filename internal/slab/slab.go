@@ -84,3 +84,7 @@ func (s *Slab[T]) Each(fn func(h uint64, v *T)) {
 
 // Len is the number of live values.
 func (s *Slab[T]) Len() int { return int(s.n) - len(s.free) }
+
+// Slots is how many slots the slab holds, live or free: it never shrinks,
+// so this is what it weighs (whole chunks of 256).
+func (s *Slab[T]) Slots() int { return len(s.chunks) * chunkLen }

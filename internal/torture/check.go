@@ -25,7 +25,7 @@ const (
 	Crashed           // the simulator panicked
 	Unstable          // the same lab and seed gave two different reports
 	RoundTrip         // labfile.Marshal wrote a file that parses to another lab
-	Uncosted          // the lab fired far more simulator events than the cost estimate counts
+	Uncosted          // the lab did or held far more than the cost estimate counts
 )
 
 func (v Verdict) String() string {
@@ -51,7 +51,10 @@ type Outcome struct {
 	Detail   string // what failed, for a failure
 	Requests uint64
 	Events   uint64
-	Log      []string // the run's event log (chaos applied, breakers, health)
+	Work     float64 // what the run did and held at its most (sim.Result)
+	Memory   float64
+	Estimate assemble.Cost // the lab's cost estimate
+	Log      []string      // the run's event log (chaos applied, breakers, health)
 }
 
 // Failed reports whether the lab found a bug.
@@ -97,13 +100,11 @@ func Check(name string, tree Map, deep bool) (out Outcome) {
 				lab.Seed, res.Run.Requests, again.Run.Requests, res.Run.Events, again.Run.Events, res.Run.Latency.P99, again.Run.Latency.P99, err)}
 		}
 	}
-	out = Outcome{Requests: res.Run.Requests, Events: res.Run.Events}
-	// The cost budget refuses a lab on its estimate (assemble.Estimate):
-	// a lab that fires more than costSlack times the events it counts
-	// (beyond a small lab's few) could slip past the budget.
-	if est := assemble.Estimate(lab, nil, true).Events; float64(res.Run.Events) > assemble.EstimateSlack*est+assemble.EstimateFloor {
-		return Outcome{Verdict: Uncosted, Requests: res.Run.Requests, Events: res.Run.Events,
-			Detail: fmt.Sprintf("the lab fired %d simulator events, over %d times the %.0f the cost estimate counts", res.Run.Events, assemble.EstimateSlack, est)}
+	out = Outcome{Requests: res.Run.Requests, Events: res.Run.Events, Work: res.Work, Memory: res.Memory}
+	var detail string
+	if out.Estimate, detail = Uncovered(lab, res); detail != "" {
+		out.Verdict, out.Detail = Uncosted, detail
+		return out
 	}
 	for _, l := range res.Run.Log {
 		out.Log = append(out.Log, l.Text)
@@ -112,6 +113,26 @@ func Check(name string, tree Map, deep bool) (out Outcome) {
 		}
 	}
 	return out
+}
+
+// Uncovered checks a simulator run of lab against the lab's cost estimate
+// (assemble.Estimate), which the budget refuses labs on: it says how the
+// run went past it ("" when it did not) — more than EstimateSlack times
+// the events the estimate counts or the work (events and scanning picks'
+// visits), beyond a small lab's few events, or more than MemorySlack
+// times its memory at the run's most (sim.Result.Memory). Such a lab
+// could slip past the budget.
+func Uncovered(lab *labfile.Lab, res sim.Result) (assemble.Cost, string) {
+	est := assemble.Estimate(lab, nil, true)
+	switch {
+	case float64(res.Run.Events) > assemble.EstimateSlack*est.Events+assemble.EstimateFloor:
+		return est, fmt.Sprintf("the lab fired %d simulator events, over %d times the %.0f the cost estimate counts", res.Run.Events, assemble.EstimateSlack, est.Events)
+	case res.Work > assemble.EstimateSlack*est.Work()+assemble.EstimateFloor:
+		return est, fmt.Sprintf("the lab did %.0f event-equivalents of work (events and scanning picks' visits), over %d times the %.0f the cost estimate counts", res.Work, assemble.EstimateSlack, est.Work())
+	case res.Memory > assemble.MemorySlack*est.Memory:
+		return est, fmt.Sprintf("the lab held %s at its most, over %g times the %s the cost estimate counts", assemble.Bytes(res.Memory), assemble.MemorySlack, assemble.Bytes(est.Memory))
+	}
+	return est, ""
 }
 
 var digits = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)

@@ -66,7 +66,7 @@ type SeedsVerdict struct {
 // --seeds n does, and ranks the settings by mean p99 with lab sim's
 // verdicts (report.CombineSeeds). progress hears the share of the n
 // seeds' runs done.
-func compareSeeds(l *labfile.Lab, settings []labfile.Setting, watched string, n int, progress func(float64), maxWork float64) (map[string]any, error) {
+func compareSeeds(l *labfile.Lab, settings []labfile.Setting, watched string, n int, progress func(float64), opts sim.Options) (map[string]any, error) {
 	if n < 2 || n > MaxCompareSeeds {
 		return nil, fmt.Errorf("seeds: must be from 2 to %d (seeds 1 to N, as lab sim --seeds N), got %d", MaxCompareSeeds, n)
 	}
@@ -77,7 +77,9 @@ func compareSeeds(l *labfile.Lab, settings []labfile.Setting, watched string, n 
 		sl := l.Clone()
 		sl.Seed = seeds[i]
 		k := float64(i)
-		rep, err := sim.Compare(sl, settings, sim.Options{Series: i == 0, MaxWork: maxWork, Progress: func(f float64) { progress((k + f) / float64(n)) }})
+		o := opts
+		o.Series, o.Progress = i == 0, func(f float64) { progress((k + f) / float64(n)) }
+		rep, err := sim.Compare(sl, settings, o)
 		if err != nil {
 			return nil, err
 		}

@@ -62,12 +62,11 @@ func scenarioSource(name string) (*source, error) {
 // SimReport is `lab sim LAB --json` of l (the seed in l): every compare
 // setting of it, or its own algorithm, with the recovery verdicts and
 // without the series. The page's "JSON report" is these bytes.
-func SimReport(l *labfile.Lab) ([]byte, error) { return simReport(l, nil, 0) }
+func SimReport(l *labfile.Lab) ([]byte, error) { return simReport(l, sim.Options{}) }
 
-// simReport is SimReport, its progress told to progress (nil: none), its
-// runs stopped by the work guard past maxWork (sim.Options.MaxWork; 0: none).
-func simReport(l *labfile.Lab, progress func(float64), maxWork float64) ([]byte, error) {
-	rep, err := sim.Report(l, sim.DefaultSettings(l), sim.Options{Progress: progress, MaxWork: maxWork})
+// simReport is SimReport with opts: its progress, its guards and its stop.
+func simReport(l *labfile.Lab, opts sim.Options) ([]byte, error) {
+	rep, err := sim.Report(l, sim.DefaultSettings(l), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -156,11 +155,20 @@ func (s *Server) handleLab(req dash.Request) dash.Answer {
 			return badRequest(fmt.Sprintf("%s: compare setting %s: %v", in.File, setting.Name, err))
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.load(l, "", setting, b); err != nil {
+	// Built without the lock (a large ring takes a while), then played
+	// unless a newer long request came meanwhile or the client went away.
+	stop := s.stopper(req)
+	p, err := prepare(l, setting, b)
+	if err != nil {
 		return badRequest(err.Error())
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if stop() {
+		a, _ := stopped(sim.ErrStopped)
+		return a
+	}
+	s.install(p, "")
 	s.source = &source{file: in.File, text: []byte(in.YAML), seed: seed, lab: l}
 	s.pauseAt, s.paused = clock.Never, false
 	s.publishLocked()
@@ -180,13 +188,17 @@ func (s *Server) handleSource(dash.Request) dash.Answer {
 // being played as given (with --seed when one was posted with it), every
 // compare setting of it; drills taken on the page are not in it (they are
 // in GET /api/lab.yaml's script).
-func (s *Server) handleReport(dash.Request) dash.Answer {
+func (s *Server) handleReport(req dash.Request) dash.Answer {
+	stop := s.stopper(req)
 	s.mu.Lock()
 	src, allowed := s.source, s.allowed
 	s.mu.Unlock()
 	progress, end := s.working("JSON report")
 	defer end()
-	data, err := simReport(src.lab.Clone(), progress, assemble.MaxWork(allowed))
+	data, err := simReport(src.lab.Clone(), sim.Options{Progress: progress, Stop: stop}.Within(allowed))
+	if a, ok := stopped(err); ok {
+		return a
+	}
 	if err != nil {
 		return dash.Refuse(400, err.Error())
 	}

@@ -10,9 +10,11 @@ package watch
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lblab/lblab/internal/assemble"
@@ -118,6 +120,32 @@ type Server struct {
 	work     *Work                     // the long request going on, if any (the newest when several are)
 	busy     func()                    // Options.Busy
 	every    time.Duration             // workEvery (tests set 0: every step published)
+	// long numbers the long requests (compare all, the JSON report, a lab
+	// posted): each stops when a newer one starts (stopper).
+	long atomic.Uint64
+}
+
+// sliceWork is how much simulator work (assemble.Work) playback does
+// between two looks at the wall clock: about 5 ms at 100 ns an event, so
+// a tick keeps to its budget however heavy a bin is, and the API's
+// requests wait for the lock no longer than that.
+const sliceWork = 50_000
+
+// stopper numbers a new long request (which stops the older ones) and
+// returns what its runs ask (sim.Options.Stop): whether its client has
+// gone away or a newer long request has started.
+func (s *Server) stopper(req dash.Request) func() bool {
+	mine := s.long.Add(1)
+	return func() bool { return s.long.Load() != mine || req.Gone != nil && req.Gone() }
+}
+
+// stopped is the answer to a long request whose runs stopped: 409 when
+// a newer one replaced it (its client, if gone, reads nothing).
+func stopped(err error) (dash.Answer, bool) {
+	if errors.Is(err, sim.ErrStopped) {
+		return dash.Refuse(409, err.Error()), true
+	}
+	return dash.Answer{}, false
 }
 
 // New prepares a server for opts (nothing runs before Serve).
@@ -174,8 +202,38 @@ func CheckSpeed(v float64) error {
 // costs no more than b, which is then what its drills may take it to.
 // Caller holds mu (or is New).
 func (s *Server) load(l *labfile.Lab, scenario string, setting labfile.Setting, b assemble.Budget) error {
-	if err := assemble.CheckCost(l, l.Compare, true, b); err != nil {
+	p, err := prepare(l, setting, b)
+	if err != nil {
 		return err
+	}
+	s.install(p, scenario)
+	return nil
+}
+
+// prepared is a lab checked and its session built (prepare), ready to
+// play (install).
+type prepared struct {
+	played, plain *labfile.Lab
+	compare       []labfile.Setting
+	setting       string
+	sess          *sim.Session
+	budget        assemble.Budget
+}
+
+// kept is what lab watch's runs keep, for the estimate: Compare all's
+// series and the session's frames and window.
+var kept = assemble.Kept{Sim: true, Series: true, Frames: frames, Windows: dash.WindowBins}
+
+// frames is how many bin-end states a session keeps (dash.SeriesBins + 1).
+const frames = dash.SeriesBins + 1
+
+// prepare checks what l costs, with its compare settings, against b and
+// builds its session, setting applied: what load does but install. It
+// holds no lock: a lab whose objects take long to build (a large ring)
+// leaves the API answering meanwhile.
+func prepare(l *labfile.Lab, setting labfile.Setting, b assemble.Budget) (*prepared, error) {
+	if err := assemble.CheckCostKept(l, l.Compare, kept, b); err != nil {
+		return nil, err
 	}
 	plain := l.Clone()
 	compare := plain.Compare
@@ -184,26 +242,33 @@ func (s *Server) load(l *labfile.Lab, scenario string, setting labfile.Setting, 
 	if setting.Name != "" {
 		var err error
 		if played, err = plain.WithSetting(setting); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	sess, err := newSession(played)
+	sess, err := newSession(played, b)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	s.base, s.plain, s.scenario, s.setting, s.sess, s.compare = played, plain, scenario, setting.Name, sess, compare
+	return &prepared{played: played, plain: plain, compare: compare, setting: setting.Name, sess: sess, budget: b}, nil
+}
+
+// install plays p from 0. Caller holds mu.
+func (s *Server) install(p *prepared, scenario string) {
+	played, plain, compare, b := p.played, p.plain, p.compare, p.budget
+	s.base, s.plain, s.scenario, s.setting, s.sess, s.compare = played, plain, scenario, p.setting, p.sess, compare
 	if len(s.compare) == 0 {
 		s.compare = nil
 	}
 	s.first = s.build().Settings
 	s.allowed = b
 	s.anchor(time.Now())
-	return nil
 }
 
-// newSession starts a session of l with what a snapshot needs kept.
-func newSession(l *labfile.Lab) (*sim.Session, error) {
-	return sim.NewSession(l, sim.SessionOptions{Frames: dash.SeriesBins + 1, LatencyBins: dash.WindowBins, Trips: followed})
+// newSession starts a session of l with what a snapshot needs kept, its
+// guards at what budget b allows: playback of a lab that passes it stops
+// with the guard's message (Playback.Stopped).
+func newSession(l *labfile.Lab, b assemble.Budget) (*sim.Session, error) {
+	return sim.NewSession(l, sim.SessionOptions{Options: sim.Options{}.Within(b), Frames: frames, LatencyBins: dash.WindowBins, Trips: followed})
 }
 
 // anchor restarts the playback clock from the virtual instant reached.
@@ -250,7 +315,7 @@ func (s *Server) playLocked(now time.Time) {
 		stop := now.Add(budget)
 		for s.sess.Now() < target && !s.sess.Ended() {
 			next := min(target, (s.sess.Now()/bin+1)*bin)
-			if err := s.sess.AdvanceTo(next); err != nil {
+			if _, err := s.sess.AdvanceWithin(next, sliceWork); err != nil { // a slice: the wall clock is looked at after each
 				s.warn("playback", err)
 				break
 			}
@@ -266,7 +331,7 @@ func (s *Server) playLocked(now time.Time) {
 			s.paused, s.pauseAt = true, clock.Never
 		}
 		if s.demo && s.sess.Ended() { // untouched: the demo starts again
-			if sess, err := newSession(s.base); err == nil {
+			if sess, err := newSession(s.base, s.allowed); err == nil {
 				s.sess, s.loops = sess, s.loops+1
 				s.anchor(now)
 			}
@@ -297,6 +362,9 @@ type Playback struct {
 	// (the page's seek slider waits for it).
 	Published uint64 `json:"published"`
 	Work      *Work  `json:"work,omitempty"` // a long request going on (Compare all, the JSON report)
+	// Stopped is why the run played ended early: a guard stopped it (its
+	// cost budget: what it spent and how to raise the budget).
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // snapshot is what /api/stream and /api/snapshot carry: the live
@@ -312,6 +380,11 @@ func (s *Server) playbackLocked() Playback {
 	p := Playback{Speed: s.speed, Max: s.max, Paused: s.paused, Ended: s.sess.Ended(),
 		T: time.Duration(s.sess.Now()).Seconds(), DurationS: s.base.Duration.Seconds(), MinSpeed: MinSpeed, MaxSpeed: MaxSpeed,
 		Drills: []string{}, Demo: s.demo, Loops: s.loops, Published: s.seq}
+	if s.sess.Ended() {
+		if _, err := s.sess.Result(); err != nil {
+			p.Stopped = err.Error()
+		}
+	}
 	if s.work != nil { // a copy: the request goes on telling its own
 		w := *s.work
 		p.Work = &w
@@ -522,7 +595,7 @@ func (s *Server) handlePlayback(req dash.Request) dash.Answer {
 		}
 	}
 	if in.Restart { // the same lab and compare settings, without the drills
-		sess, err := newSession(s.base)
+		sess, err := newSession(s.base, s.allowed)
 		if err != nil {
 			return dash.Refuse(500, err.Error())
 		}
@@ -601,7 +674,7 @@ func (s *Server) handleChaos(req dash.Request) dash.Answer {
 		return badRequest(err.Error())
 	}
 	before := s.sess.Settings() // what a time-boxed drill's undo goes back to
-	if err := assemble.CheckDrillCost(s.sess.Settings(), s.compare, ev, true, s.allowed); err != nil {
+	if err := assemble.CheckDrillCostKept(s.sess.Settings(), s.compare, ev, kept, s.allowed); err != nil {
 		return badRequest(err.Error())
 	}
 	rec, err := s.sess.Drill(ev)
@@ -711,10 +784,11 @@ func (s *Server) handleCompare(req dash.Request) dash.Answer {
 	if refusal, ok := dash.Decode(req, &body); !ok {
 		return refusal
 	}
+	stop := s.stopper(req)
 	s.mu.Lock()
 	l, settings, watched, drills := s.plain.Clone(), s.compare, s.setting, len(s.sess.Drills())
 	l.Events = s.sess.Lab().Events // the script, the drills taken in it
-	maxWork := assemble.MaxWork(s.allowed)
+	opts := sim.Options{Stop: stop}.Within(s.allowed)
 	s.mu.Unlock()
 	if settings == nil {
 		for _, a := range policy.Algorithms() {
@@ -733,14 +807,21 @@ func (s *Server) handleCompare(req dash.Request) dash.Answer {
 	progress, end := s.working("compare all")
 	defer end()
 	if body.Seeds != 0 {
-		out, err := compareSeeds(l, settings, watched, body.Seeds, progress, maxWork)
+		out, err := compareSeeds(l, settings, watched, body.Seeds, progress, opts)
+		if a, ok := stopped(err); ok {
+			return a
+		}
 		if err != nil {
 			return badRequest(err.Error())
 		}
 		out["drills"] = drills
 		return dash.JSON(200, out)
 	}
-	rep, err := sim.Compare(l, settings, sim.Options{Series: true, Progress: progress, MaxWork: maxWork})
+	opts.Series, opts.Progress = true, progress
+	rep, err := sim.Compare(l, settings, opts)
+	if a, ok := stopped(err); ok {
+		return a
+	}
 	if err != nil {
 		return dash.Refuse(400, err.Error())
 	}

@@ -33,6 +33,9 @@ type Request struct {
 	Path   string // without the query
 	Query  string // what follows '?' in the request's target, as sent
 	Body   []byte // at most maxBody bytes
+	// Gone, when set, reports whether the client has gone away (over
+	// HTTP: its request's context is done); a long answer stops then.
+	Gone func() bool
 	// bodyErr is why the body could not be read (errTooLarge: over
 	// maxBody); a handler that reads a body (Decode) refuses it.
 	bodyErr error

@@ -23,7 +23,9 @@ func ReadRequest(w http.ResponseWriter, req *http.Request) Request {
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		body, err = nil, errTooLarge
 	}
-	return Request{Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Body: body, bodyErr: err}
+	ctx := req.Context()
+	return Request{Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Body: body, bodyErr: err,
+		Gone: func() bool { return ctx.Err() != nil }}
 }
 
 // Write sends a.
