@@ -280,6 +280,11 @@ func costOf(lab *labfile.Lab, k Kept, script bool) []Term {
 				scans = Term{What: algorithm + by, visits: members}
 			}
 		}
+		if k.Sim && caps.Probes && !ClientSide(st) { // every pick reads its pool of answers, and its quantile
+			if members := min(s, float64(st.Balancers.Prequal.PoolSize)); members > scans.visits {
+				scans = Term{What: algorithm + by + "'s pool of answers", visits: members}
+			}
+		}
 	}
 	add(table)
 	if k.Sim {
@@ -398,6 +403,19 @@ func CheckCost(lab *labfile.Lab, settings []labfile.Setting, sim bool, b Budget)
 	return CheckCostKept(lab, settings, Kept{Sim: sim}, b)
 }
 
+// roughly rounds an estimated duration to 3 significant digits or so: to
+// the second from 10 s, the millisecond from 10 ms, else the microsecond
+// (an estimate of 390 ms said "0s" when rounded to the second).
+func roughly(d time.Duration) time.Duration {
+	switch {
+	case d >= 10*time.Second:
+		return d.Round(time.Second)
+	case d >= 10*time.Millisecond:
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Microsecond)
+}
+
 // CheckCostKept is CheckCost of runs that keep k (EstimateKept).
 func CheckCostKept(lab *labfile.Lab, settings []labfile.Setting, k Kept, b Budget) error {
 	c := EstimateKept(lab, settings, k)
@@ -406,7 +424,7 @@ func CheckCostKept(lab *labfile.Lab, settings []labfile.Setting, k Kept, b Budge
 		over = append(over, fmt.Sprintf("about %s of memory, over the budget of %s", Bytes(c.Memory), Bytes(b.Memory)))
 	}
 	if c.CPU > b.CPU {
-		over = append(over, fmt.Sprintf("about %v of CPU, over the budget of %v", c.CPU.Round(time.Second), b.CPU))
+		over = append(over, fmt.Sprintf("about %v of CPU, over the budget of %v", roughly(c.CPU), b.CPU))
 	}
 	if len(over) == 0 {
 		return nil

@@ -237,3 +237,16 @@ func TestEstimateCountsAnnouncements(t *testing.T) {
 		t.Errorf("prequal: %g events, want %g (no announcement)", got, flat*8/7)
 	}
 }
+
+// The refusal names the CPU the estimate found, rounded to its size: an
+// estimate of a few hundred ms over a budget of 1 ms said "about 0s of CPU".
+func TestRefusalRoundsTheCPUToItsSize(t *testing.T) {
+	lab, err := labfile.Parse("e.yaml", []byte("name: e\nduration: 60s\nclients: {rate: 5000}\nservers:\n  - {count: 50, workers: 8}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = assemble.CheckCost(lab, nil, true, assemble.Budget{Memory: 1 << 40, CPU: time.Millisecond})
+	if err == nil || strings.Contains(err.Error(), "about 0s of CPU") || !strings.Contains(err.Error(), "ms of CPU, over the budget of 1ms") {
+		t.Errorf("the refusal: %v", err)
+	}
+}

@@ -137,7 +137,7 @@ export function renderPlayback(snap) {
     els.seek.setAttribute('aria-valuetext', said);
     els.seek.title = 'virtual time: ' + said;
   }
-  const state = p.demo ? 'demo (touch to stop)' : p.ended ? 'ended' : p.paused ? 'paused' : (p.max ? 'max' : p.speed + '×');
+  const state = p.demo ? 'demo (touch to stop)' : p.stopped ? 'stopped by its budget' : p.ended ? 'ended' : p.paused ? 'paused' : (p.max ? 'max' : p.speed + '×');
   if (p.demo) armTouch();
   // a long request going on (compare all, the JSON report): its share done
   const done = p.work ? Math.floor(p.work.done * 100) + '%' : '';
@@ -147,7 +147,9 @@ export function renderPlayback(snap) {
   els.drills.title = 'taken at these virtual instants; they are in the saved lab file\'s script';
   if (p.ended && !box.dataset.endedToast) {
     box.dataset.endedToast = '1';
-    toast(`the run ended at ${secs(p.t_s)}`);
+    // a guard stopped it (playback.stopped: what it spent, how to raise the budget)
+    if (p.stopped) toast(`the run stopped at ${secs(p.t_s)}: ${p.stopped}`, 'error');
+    else toast(`the run ended at ${secs(p.t_s)}`);
   } else if (!p.ended) delete box.dataset.endedToast;
 }
 
