@@ -17,7 +17,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 	browsertest "github.com/lblab/lblab/internal/testbin/browser"
@@ -215,7 +214,7 @@ func TestPagePastedLabErrorNamesFileLineCol(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = assemble.CheckCost(l, nil, true, watch.PageBudget()).Error()
+	want = watch.CheckCost(l, watch.PageBudget()).Error()
 	run(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
 		document.getElementById('own-yaml').value = %q;
 		document.getElementById('own-file').value = 'heavy.yaml';

@@ -224,6 +224,12 @@ type prepared struct {
 // series and the session's frames and window.
 var kept = assemble.Kept{Sim: true, Series: true, Frames: frames, Windows: dash.WindowBins}
 
+// CheckCost is lab watch's (and the page's) refusal of l over budget b:
+// the estimate of l with its compare settings, counting what watch keeps.
+func CheckCost(l *labfile.Lab, b assemble.Budget) error {
+	return assemble.CheckCostKept(l, l.Compare, kept, b)
+}
+
 // frames is how many bin-end states a session keeps (dash.SeriesBins + 1).
 const frames = dash.SeriesBins + 1
 
@@ -232,7 +238,7 @@ const frames = dash.SeriesBins + 1
 // holds no lock: a lab whose objects take long to build (a large ring)
 // leaves the API answering meanwhile.
 func prepare(l *labfile.Lab, setting labfile.Setting, b assemble.Budget) (*prepared, error) {
-	if err := assemble.CheckCostKept(l, l.Compare, kept, b); err != nil {
+	if err := CheckCost(l, b); err != nil {
 		return nil, err
 	}
 	plain := l.Clone()
