@@ -198,20 +198,20 @@ func claims() map[string][]Claim {
 			{Phase: During, Says: "Requests start timing out (200 ms at the balancer) and every client retries up to three times,",
 				Checks: "retries: under 1% of the requests before 5 s time out; timeouts and retries in the slowdown",
 				check: func(f *facts) {
-					pre, in := f.window("retries", 0, f.at(0)), f.window("retries", f.at(0), f.at(1))
+					pre, in := f.window("retries", 0, f.at(0)), f.window("retries", f.at(0), f.until(0))
 					f.want(pre.Timeouts < pre.Offered/100, "retries: %d timeouts before the slowdown", pre.Timeouts)
 					f.want(in.Timeouts > 0 && in.Retries > 0, "retries: %d timeouts, %d retries in the slowdown", in.Timeouts, in.Retries)
 				}},
 			{Phase: After, Says: "so the fleet receives far more attempts than it can serve",
 				Checks: "retries: >= 3 attempts per request after the slowdown",
 				check: func(f *facts) {
-					w := f.window("retries", f.at(1), f.end())
+					w := f.window("retries", f.until(0), f.end())
 					f.want(w.AttemptsPerRequest() >= 3, "retries: %.2f attempts per request after the slowdown", w.AttemptsPerRequest())
 				}},
 			{Phase: After, Says: "it stays overloaded after the slowdown ends: a metastable failure.",
 				Checks: "retries: from 1.5 s after the slowdown to the end, goodput under 10% and no bin over 50%",
 				check: func(f *facts) {
-					w := f.window("retries", f.at(1)+1.5, f.end())
+					w := f.window("retries", f.until(0)+1.5, f.end())
 					f.want(w.Goodput() < 0.1, "retries: goodput %.3f after the slowdown, want it stuck low", w.Goodput())
 					best := 0.0
 					for _, b := range f.run("retries").Series {
@@ -229,25 +229,25 @@ func claims() map[string][]Claim {
 				check: func(f *facts) {
 					r := f.run("retry-budget")
 					f.want(r.AttemptsPerRequest <= 1.15, "retry-budget: %.3f attempts per request", r.AttemptsPerRequest)
-					f.healthy(f.at(1)+5, f.end(), "retry-budget")
+					f.healthy(f.until(0)+5, f.end(), "retry-budget")
 				}},
 			{Phase: After, Says: "Dropping expired work alone does not: the retries still triple the load",
 				Checks: "drop-expired: >= 3 attempts per request and goodput under 10% from 1.5 s after the slowdown",
 				check: func(f *facts) {
-					w := f.window("drop-expired", f.at(1)+1.5, f.end())
+					w := f.window("drop-expired", f.until(0)+1.5, f.end())
 					f.want(w.AttemptsPerRequest() >= 3 && w.Goodput() < 0.1, "drop-expired: %.2f attempts per request, goodput %.3f", w.AttemptsPerRequest(), w.Goodput())
 				}},
 			{Phase: After, Says: "and a FIFO queue serves requests just before they expire, too late to help.",
 				Checks: "drop-expired: over a quarter of its served attempts after the slowdown are wasted",
 				check: func(f *facts) {
-					w := f.window("drop-expired", f.at(1)+1.5, f.end())
+					w := f.window("drop-expired", f.until(0)+1.5, f.end())
 					f.serverWaste()
 					f.want(w.Wasted*4 > w.Attempts-w.Timeouts, "drop-expired: %d wasted of %d attempts (%d timed out)", w.Wasted, w.Attempts, w.Timeouts)
 				}},
 			{Phase: After, Says: "Together with the budget it clears the dead backlog sooner.",
 				Checks: "budget-drop-expired's goodput in the 2.5 s after the slowdown above retry-budget's",
 				check: func(f *facts) {
-					t := f.at(1)
+					t := f.until(0)
 					a, b := f.window("budget-drop-expired", t, t+2.5), f.window("retry-budget", t, t+2.5)
 					f.want(a.Goodput() > b.Goodput(), "goodput after the slowdown: budget+drop-expired %.3f, budget %.3f", a.Goodput(), b.Goodput())
 				}},

@@ -114,7 +114,43 @@ func TestSweepMetastabilityBoundary(t *testing.T) {
 	if _, errOut, code := lab(t, "sweep", "retry-storm", "--vary", "clients.rate=400,700", "--compare", "retries", "--seeds", "2", "--duration", "15s", "--plot", svg); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if data, err := os.ReadFile(svg); err != nil || !strings.Contains(string(data), "retries: no recovery from slow all speed=0.5 above 400-700") {
+	if data, err := os.ReadFile(svg); err != nil || !strings.Contains(string(data), "retries: no recovery from slow all speed=0.5 for=1.5s above 400-700") {
 		t.Errorf("the plot does not name the boundary (%v)", err)
+	}
+}
+
+// lab sweep varies the trigger itself: retry-storm's slowdown at half speed
+// tips the fleet with three retries on every seed, the same 1.5 s at 0.8x
+// speed does not, and a half-speed slowdown of 0.5 s is survived on seed
+// 1 (the runs differ only by the event, so the verdict follows it).
+func TestSweepOverATrigger(t *testing.T) {
+	out, errOut, code := lab(t, "sweep", "retry-storm", "--vary", "events[0].speed=0.5,0.8", "--compare", "retries", "--seeds", "2", "--duration", "15s", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var s struct {
+		Points []struct {
+			Values   []string `json:"values"`
+			Recovery *struct {
+				Event     string `json:"event"`
+				Recovered int    `json:"recovered"`
+			} `json:"recovery"`
+		} `json:"points"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Points) != 2 || s.Points[0].Recovery == nil || s.Points[1].Recovery == nil ||
+		s.Points[0].Recovery.Recovered != 0 || s.Points[1].Recovery.Recovered != 2 ||
+		s.Points[1].Recovery.Event != "slow all speed=0.8 for=1.5s" {
+		t.Fatalf("points %+v: want no recovery at speed 0.5 and 2 of 2 at 0.8, the event as varied", s.Points)
+	}
+	out, errOut, code = lab(t, "sweep", "retry-storm", "--vary", "events[0].for=500ms,1500ms", "--compare", "retries", "--seed", "1", "--duration", "15s", "--json")
+	if err := json.Unmarshal([]byte(out), &s); code != 0 || err != nil {
+		t.Fatalf("exit %d (%v): %s", code, err, errOut)
+	}
+	if len(s.Points) != 2 || s.Points[0].Recovery.Recovered != 1 || s.Points[1].Recovery.Recovered != 0 ||
+		s.Points[0].Recovery.Event != "slow all speed=0.5 for=500ms" {
+		t.Errorf("points %+v: want 0.5 s survived and 1.5 s not on seed 1", s.Points)
 	}
 }
