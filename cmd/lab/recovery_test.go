@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -152,5 +154,67 @@ func TestSweepOverATrigger(t *testing.T) {
 	if len(s.Points) != 2 || s.Points[0].Recovery.Recovered != 1 || s.Points[1].Recovery.Recovered != 0 ||
 		s.Points[0].Recovery.Event != "slow all speed=0.5 for=500ms" {
 		t.Errorf("points %+v: want 0.5 s survived and 1.5 s not on seed 1", s.Points)
+	}
+}
+
+// The metastability map through the command: two axes over retry-storm's
+// trigger give each setting a grid of verdicts with its boundary in the
+// JSON, the CSV, the table and the --plot heat map, and the same map from
+// a sweep run in shards and merged.
+func TestSweepMetastabilityMap(t *testing.T) {
+	dir := t.TempDir()
+	csvPath, svg := filepath.Join(dir, "map.csv"), filepath.Join(dir, "map.svg")
+	args := []string{"sweep", "retry-storm", "--vary", "events[0].speed=0.5,0.8", "--vary", "events[0].for=500ms,1500ms",
+		"--compare", "retries,retry-budget", "--seed", "1", "--duration", "15s"}
+	out, errOut, code := lab(t, append(args, "--json", "--csv", csvPath, "--plot", svg)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var s struct {
+		Maps []struct {
+			Setting string `json:"setting"`
+			Cells   []struct {
+				X, Y      string
+				Recovered int
+			} `json:"cells"`
+			Boundary []struct {
+				Axis, At, Recovers, Fails string
+			} `json:"boundary"`
+			Recovering int `json:"recovering_cells"`
+		} `json:"maps"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Maps) != 2 || s.Maps[0].Setting != "retries" || len(s.Maps[0].Cells) != 4 {
+		t.Fatalf("maps %+v: want retries and retry-budget, 2x2 cells", s.Maps)
+	}
+	// seed 1: half speed for 0.5 s is survived, for 1.5 s not; 0.8x always
+	r := s.Maps[0]
+	if got := []int{r.Cells[0].Recovered, r.Cells[1].Recovered, r.Cells[2].Recovered, r.Cells[3].Recovered}; !slices.Equal(got, []int{1, 1, 0, 1}) ||
+		len(r.Boundary) != 2 || r.Boundary[0].At != "1500ms" || r.Boundary[0].Recovers != "0.8" || r.Recovering != 3 {
+		t.Errorf("retries' map %+v: want only (0.5, 1.5 s) down, the boundary around it", r)
+	}
+	if b := s.Maps[1]; b.Recovering != 4 || len(b.Boundary) != 0 {
+		t.Errorf("retry-budget's map %+v: want every cell recovering", b)
+	}
+	data, err := os.ReadFile(csvPath)
+	if err != nil || !strings.Contains(strings.SplitN(string(data), "\n", 2)[0], ",recovered,median_after_s") {
+		t.Errorf("CSV without the verdicts (%v): %.200s", err, data)
+	}
+	if data, err := os.ReadFile(svg); err != nil || !strings.Contains(string(data), "retry-storm, retry-budget: seeds that recovered from slow all speed=… for=…") {
+		t.Errorf("the plot is not the map (%v)", err)
+	}
+	var parts []string
+	for i := range 2 {
+		part := filepath.Join(dir, fmt.Sprintf("part-%d.json", i))
+		if _, errOut, code := lab(t, append(args, "--shard", fmt.Sprintf("%d/2", i), "--part", part)...); code != 0 {
+			t.Fatalf("shard %d: exit %d: %s", i, code, errOut)
+		}
+		parts = append(parts, part)
+	}
+	merged, errOut, code := lab(t, append([]string{"sweep", "merge", "--json"}, parts...)...)
+	if code != 0 || merged != out {
+		t.Errorf("merged shards (exit %d, %s) differ from the sweep run whole", code, errOut)
 	}
 }

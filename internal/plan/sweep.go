@@ -210,5 +210,6 @@ func (m Meta) Assemble(runs []report.Run) *report.Sweep {
 	}
 	s.FindKnees()
 	s.FindBoundaries()
+	s.FindMaps()
 	return &s
 }
