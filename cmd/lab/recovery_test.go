@@ -218,3 +218,44 @@ func TestSweepMetastabilityMap(t *testing.T) {
 		t.Errorf("merged shards (exit %d, %s) differ from the sweep run whole", code, errOut)
 	}
 }
+
+// Hysteresis: once retry-storm's fleet has tipped at 700 requests/s, a
+// rate event after the slowdown swept over the rate finds how far the load
+// must fall for it to come back: to 100/s it recovers, at 600/s it stays
+// down; the report puts that beside the 700/s that tipped it.
+func TestSweepHysteresis(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hyst.yaml")
+	src := "duration: 20s\nclients: {rate: 700, work: {dist: exponential, mean: 20ms}, retries: 3, backoff: {base: 10ms, jitter: full}}\n" +
+		"balancers: {algorithm: least-outstanding, timeout: 200ms}\nservers: [{count: 5, workers: 4}]\n" +
+		"events:\n  - {at: 5s, action: slow, target: all, speed: 0.5, for: 1500ms}\n  - {at: 7s, action: rate, rate: 700}\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := lab(t, "sweep", path, "--vary", "events[1].rate=100,600", "--seed", "1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var s struct {
+		RecoveryRate bool `json:"recovery_rate"`
+		Hysteresis   []struct {
+			Tipped     float64 `json:"tipped_rate"`
+			RecoversAt string  `json:"recovers_at"`
+			FailsAt    string  `json:"fails_at"`
+		} `json:"hysteresis"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if h := s.Hysteresis; !s.RecoveryRate || len(h) != 1 || h[0].Tipped != 700 || h[0].RecoversAt != "100" || h[0].FailsAt != "600" {
+		t.Errorf("hysteresis %+v: want tipped at 700, recovering at 100, not at 600", s)
+	}
+	table, _, _ := lab(t, "sweep", path, "--vary", "events[1].rate=100,600", "--seed", "1")
+	if !strings.Contains(table, "tipped at 700/s  recovers once it falls to 100/s (not at 600/s)") {
+		t.Errorf("table lacks the hysteresis:\n%s", table)
+	}
+	// a rate event before the trigger ends is no recovery load: no hysteresis
+	out, _, _ = lab(t, "sweep", path, "--vary", "events[1].rate=100,600", "--vary", "events[1].at=6s", "--seed", "1", "--json")
+	if strings.Contains(out, `"hysteresis"`) {
+		t.Errorf("hysteresis for a rate event inside the trigger:\n%.300s", out)
+	}
+}

@@ -32,6 +32,11 @@ type Sweep struct {
 	// Maps is each setting's metastability map (map.go): only with two
 	// axes and verdicts.
 	Maps []Map `json:"maps,omitempty"`
+	// RecoveryRate: the first axis is the rate a script event sets after
+	// the trigger has ended; Hysteresis then gives each line's recovery
+	// rate beside the rate that tipped it (hysteresis.go).
+	RecoveryRate bool         `json:"recovery_rate,omitempty"`
+	Hysteresis   []Hysteresis `json:"hysteresis,omitempty"`
 }
 
 // SweepAxis is one varied setting.
@@ -183,9 +188,13 @@ func (s *Sweep) WriteTable(w io.Writer) error {
 // boundaries), else each line's boundary.
 func (s *Sweep) writeVerdicts(w io.Writer) error {
 	if len(s.Maps) > 0 {
-		return s.writeMaps(w)
+		if err := s.writeMaps(w); err != nil {
+			return err
+		}
+	} else if err := s.writeBoundaries(w); err != nil {
+		return err
 	}
-	return s.writeBoundaries(w)
+	return s.writeHysteresis(w)
 }
 
 func seedsText(seeds []uint64) string {
