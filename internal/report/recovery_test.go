@@ -180,3 +180,22 @@ func TestRecoveryLinesAsTheBinsClose(t *testing.T) {
 		t.Errorf("a script without transients: %+v", got)
 	}
 }
+
+// A compare setting may change the script (a longer slowdown): each run's
+// verdict is on its own setting's transient, from the settings given or
+// the lab's compare list; a run of no setting gets the lab's.
+func TestRecoveryPerSettingScript(t *testing.T) {
+	lab := recoveryLab(t, "  - {at: 5s, action: slow, target: all, speed: 0.5, for: 1500ms}\n"+
+		"compare:\n  - {name: long, set: {\"events[0].for\": 3s}}\n")
+	for _, settings := range [][]labfile.Setting{nil, {{Name: "long", Set: map[string]string{"events[0].for": "3s"}}}} {
+		rep := &Report{Runs: []Run{{Name: "long", Series: series(5, 9, false)}, {Name: "other", Series: series(5, 9, false)}}}
+		rep.AddRecovery(lab, settings...)
+		long, other := rep.Runs[0].Recovery, rep.Runs[1].Recovery
+		if len(long) != 1 || long[0].To != 8 || long[0].Event != "slow all speed=0.5 for=3s" || *long[0].AfterS != 1 {
+			t.Errorf("settings %v: long's verdict %+v, want its own slowdown to 8 s, back 1 s after", settings, long)
+		}
+		if len(other) != 1 || other[0].To != 6.5 {
+			t.Errorf("settings %v: a run of no setting: %+v, want the lab's slowdown to 6.5 s", settings, other)
+		}
+	}
+}
