@@ -252,6 +252,49 @@ func claims() map[string][]Claim {
 					f.want(a.Goodput() > b.Goodput(), "goodput after the slowdown: budget+drop-expired %.3f, budget %.3f", a.Goodput(), b.Goodput())
 				}},
 		},
+		"metastable-map": {
+			{Phase: Before, Says: "every server slows to some speed for some time from 5 s.",
+				Checks: "before 5 s every bin of every setting has >= 95% goodput",
+				check: func(f *facts) {
+					f.healthy(0, f.at(0), f.settings()...)
+				}},
+			{Phase: After, Says: "A shallow or a short slowdown is survived: 0.8x for 1.5 s or for 3 s, 0.6x for 0.5 s.",
+				Checks: "0.8x-1.5s, 0.8x-3s and 0.6x-0.5s recover (the recovery verdict on each one's own slowdown)",
+				check: func(f *facts) {
+					for _, n := range []string{"0.8x-1.5s", "0.8x-3s", "0.6x-0.5s"} {
+						f.want(f.recovered(n), "%s did not recover", n)
+					}
+				}},
+			{Phase: After, Says: "A deeper and longer one tips the fleet into a retry storm that outlives it: 0.6x or half speed for 1.5 s, half speed for 4 s.",
+				Checks: "0.6x-1.5s, 0.5x-1.5s and 0.5x-4s do not recover, with >= 3 attempts per request from 1.5 s after their slowdown",
+				check: func(f *facts) {
+					for _, n := range []string{"0.6x-1.5s", "0.5x-1.5s", "0.5x-4s"} {
+						e := f.trigger(n)
+						w := f.window(n, (e.At+e.For).Seconds()+1.5, f.end())
+						f.want(!f.recovered(n) && w.AttemptsPerRequest() >= 3, "%s: recovered %v, %.2f attempts per request after its slowdown", n, f.recovered(n), w.AttemptsPerRequest())
+					}
+				}},
+			{Phase: After, Says: "Recovery is monotone: every slowdown no deeper and no longer than one the fleet survives is survived too.",
+				Checks: "over the settings that change only the slowdown, none survived has a milder (speed >= and for <=) one that did not",
+				check:  func(f *facts) { f.monotone() }},
+			{Phase: After, Says: "A 10% retry budget moves the line out past the whole map: it survives 0.3x for 4 s.",
+				Checks: "budget-0.3x-4s recovers, its slowdown deeper and as long as or longer than every cell's",
+				check: func(f *facts) {
+					b := f.trigger("budget-0.3x-4s")
+					f.want(f.recovered("budget-0.3x-4s"), "budget-0.3x-4s did not recover")
+					for _, n := range f.triggerCells() {
+						e := f.trigger(n)
+						f.want(b.Speed < e.Speed && b.For >= e.For, "budget's slowdown (%v for %v) is not past %s's (%v for %v)", b.Speed, b.For, n, e.Speed, e.For)
+					}
+				}},
+			{Phase: After, Says: "And at 400 requests/s instead of 700 the fleet survives the half-speed 1.5 s that tips it at 70% load.",
+				Checks: "400rps-0.5x-1.5s recovers where 0.5x-1.5s, the same slowdown at 700/s, does not",
+				check: func(f *facts) {
+					f.want(f.trigger("400rps-0.5x-1.5s").String() == f.trigger("0.5x-1.5s").String(), "the two settings' slowdowns differ")
+					f.want(f.recovered("400rps-0.5x-1.5s") && !f.recovered("0.5x-1.5s"), "400/s recovered %v, 700/s recovered %v",
+						f.recovered("400rps-0.5x-1.5s"), f.recovered("0.5x-1.5s"))
+				}},
+		},
 		"breaker": {
 			{Phase: Before, Says: "At 5 s s2 starts answering every request with a fast 500.",
 				Checks: "no error before 5 s and every bin >= 95% in both settings; errors after",

@@ -161,6 +161,10 @@ func TestScenarioRetrySameHost(t *testing.T) { compareScenario(t, "retry-same-ho
 
 func TestScenarioOrcaWeights(t *testing.T) { compareScenario(t, "orca-weights") }
 
+// metastable-map: cells of retry-storm's metastability map as compare
+// settings of the trigger; the claims check the map's shape.
+func TestScenarioMetastableMap(t *testing.T) { compareScenario(t, "metastable-map") }
+
 // ewma-new-endpoint: a default RTT far above the real latencies keeps a
 // new server out of every pair (tower-rs/tower#134).
 // On the lab's seed no old server's estimate ever passes the 1 s default:
