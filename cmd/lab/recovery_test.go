@@ -18,7 +18,7 @@ func TestSimRecoveryVerdicts(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"recovery from slow all speed=0.5 (5s to 6.5s)", "did not recover within the run (metastable)", "back 1.5s after it ended"} {
+	for _, want := range []string{"recovery from slow all speed=0.5 for=1.5s (5s to 6.5s)", "did not recover within the run (metastable)", "back 1.5s after it ended"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
