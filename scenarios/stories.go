@@ -255,20 +255,20 @@ func claims() map[string][]Claim {
 			{Phase: During, Says: "Requests start timing out (200 ms at the balancer) and every client retries up to three times,",
 				Checks: "retries: under 1% of the requests before 5 s time out; timeouts and retries in the slowdown",
 				check: func(f *facts) {
-					pre, in := f.window("retries", 0, f.at(0)), f.window("retries", f.at(0), f.at(1))
+					pre, in := f.window("retries", 0, f.at(0)), f.window("retries", f.at(0), f.until(0))
 					f.want(pre.Timeouts < pre.Offered/100, "retries: %d timeouts before the slowdown", pre.Timeouts)
 					f.want(in.Timeouts > 0 && in.Retries > 0, "retries: %d timeouts, %d retries in the slowdown", in.Timeouts, in.Retries)
 				}},
 			{Phase: After, Says: "so the fleet receives far more attempts than it can serve",
 				Checks: "retries: >= 3 attempts per request after the slowdown",
 				check: func(f *facts) {
-					w := f.window("retries", f.at(1), f.end())
+					w := f.window("retries", f.until(0), f.end())
 					f.want(w.AttemptsPerRequest() >= 3, "retries: %.2f attempts per request after the slowdown", w.AttemptsPerRequest())
 				}},
 			{Phase: After, Says: "it stays overloaded after the slowdown ends: a metastable failure.",
 				Checks: "retries: from 1.5 s after the slowdown to the end, goodput under 10% and no bin over 50%",
 				check: func(f *facts) {
-					w := f.window("retries", f.at(1)+1.5, f.end())
+					w := f.window("retries", f.until(0)+1.5, f.end())
 					f.want(w.Goodput() < 0.1, "retries: goodput %.3f after the slowdown, want it stuck low", w.Goodput())
 					best := 0.0
 					for _, b := range f.run("retries").Series {
@@ -286,27 +286,70 @@ func claims() map[string][]Claim {
 				check: func(f *facts) {
 					r := f.run("retry-budget")
 					f.want(r.AttemptsPerRequest <= 1.15, "retry-budget: %.3f attempts per request", r.AttemptsPerRequest)
-					f.healthy(f.at(1)+5, f.end(), "retry-budget")
+					f.healthy(f.until(0)+5, f.end(), "retry-budget")
 				}},
 			{Phase: After, Says: "Dropping expired work alone does not: the retries still triple the load",
 				Checks: "drop-expired: >= 3 attempts per request and goodput under 10% from 1.5 s after the slowdown",
 				check: func(f *facts) {
-					w := f.window("drop-expired", f.at(1)+1.5, f.end())
+					w := f.window("drop-expired", f.until(0)+1.5, f.end())
 					f.want(w.AttemptsPerRequest() >= 3 && w.Goodput() < 0.1, "drop-expired: %.2f attempts per request, goodput %.3f", w.AttemptsPerRequest(), w.Goodput())
 				}},
 			{Phase: After, Says: "and a FIFO queue serves requests just before they expire, too late to help.",
 				Checks: "drop-expired: over a quarter of its served attempts after the slowdown are wasted",
 				check: func(f *facts) {
-					w := f.window("drop-expired", f.at(1)+1.5, f.end())
+					w := f.window("drop-expired", f.until(0)+1.5, f.end())
 					f.serverWaste()
 					f.want(w.Wasted*4 > w.Attempts-w.Timeouts, "drop-expired: %d wasted of %d attempts (%d timed out)", w.Wasted, w.Attempts, w.Timeouts)
 				}},
 			{Phase: After, Says: "Together with the budget it clears the dead backlog sooner.",
 				Checks: "budget-drop-expired's goodput in the 2.5 s after the slowdown above retry-budget's",
 				check: func(f *facts) {
-					t := f.at(1)
+					t := f.until(0)
 					a, b := f.window("budget-drop-expired", t, t+2.5), f.window("retry-budget", t, t+2.5)
 					f.want(a.Goodput() > b.Goodput(), "goodput after the slowdown: budget+drop-expired %.3f, budget %.3f", a.Goodput(), b.Goodput())
+				}},
+		},
+		"metastable-map": {
+			{Phase: Before, Says: "every server slows to some speed for some time from 5 s.",
+				Checks: "before 5 s every bin of every setting has >= 95% goodput",
+				check: func(f *facts) {
+					f.healthy(0, f.at(0), f.settings()...)
+				}},
+			{Phase: After, Says: "A shallow or a short slowdown is survived: 0.8x for 1.5 s or for 3 s, 0.6x for 0.5 s.",
+				Checks: "0.8x-1.5s, 0.8x-3s and 0.6x-0.5s recover (the recovery verdict on each one's own slowdown)",
+				check: func(f *facts) {
+					for _, n := range []string{"0.8x-1.5s", "0.8x-3s", "0.6x-0.5s"} {
+						f.want(f.recovered(n), "%s did not recover", n)
+					}
+				}},
+			{Phase: After, Says: "A deeper and longer one tips the fleet into a retry storm that outlives it: 0.6x or half speed for 1.5 s, half speed for 4 s.",
+				Checks: "0.6x-1.5s, 0.5x-1.5s and 0.5x-4s do not recover, with >= 3 attempts per request from 1.5 s after their slowdown",
+				check: func(f *facts) {
+					for _, n := range []string{"0.6x-1.5s", "0.5x-1.5s", "0.5x-4s"} {
+						e := f.trigger(n)
+						w := f.window(n, (e.At+e.For).Seconds()+1.5, f.end())
+						f.want(!f.recovered(n) && w.AttemptsPerRequest() >= 3, "%s: recovered %v, %.2f attempts per request after its slowdown", n, f.recovered(n), w.AttemptsPerRequest())
+					}
+				}},
+			{Phase: After, Says: "Recovery is monotone: every slowdown no deeper and no longer than one the fleet survives is survived too.",
+				Checks: "over the settings that change only the slowdown, none survived has a milder (speed >= and for <=) one that did not",
+				check:  func(f *facts) { f.monotone() }},
+			{Phase: After, Says: "A 10% retry budget moves the line out past the whole map: it survives 0.3x for 4 s.",
+				Checks: "budget-0.3x-4s recovers, its slowdown deeper and as long as or longer than every cell's",
+				check: func(f *facts) {
+					b := f.trigger("budget-0.3x-4s")
+					f.want(f.recovered("budget-0.3x-4s"), "budget-0.3x-4s did not recover")
+					for _, n := range f.triggerCells() {
+						e := f.trigger(n)
+						f.want(b.Speed < e.Speed && b.For >= e.For, "budget's slowdown (%v for %v) is not past %s's (%v for %v)", b.Speed, b.For, n, e.Speed, e.For)
+					}
+				}},
+			{Phase: After, Says: "And at 400 requests/s instead of 700 the fleet survives the half-speed 1.5 s that tips it at 70% load.",
+				Checks: "400rps-0.5x-1.5s recovers where 0.5x-1.5s, the same slowdown at 700/s, does not",
+				check: func(f *facts) {
+					f.want(f.trigger("400rps-0.5x-1.5s").String() == f.trigger("0.5x-1.5s").String(), "the two settings' slowdowns differ")
+					f.want(f.recovered("400rps-0.5x-1.5s") && !f.recovered("0.5x-1.5s"), "400/s recovered %v, 700/s recovered %v",
+						f.recovered("400rps-0.5x-1.5s"), f.recovered("0.5x-1.5s"))
 				}},
 		},
 		"breaker": {

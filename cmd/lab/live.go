@@ -211,7 +211,7 @@ run warns and runs without it).`,
 				}
 				rep.Runs = interleave(rep.Runs, pred)
 			}
-			rep.AddRecovery(lab)
+			rep.AddRecovery(lab, settings...)
 			if err := printReport(cmd.OutOrStdout(), cmd.ErrOrStderr(), rep, f); err != nil || !rep.Interrupted {
 				return err
 			}

@@ -47,18 +47,23 @@ every seed (--seeds), in parallel on all cores, and prints one row per point.
 
 --vary PATH=FROM:TO:STEP is a range (numbers, or durations like 50ms:250ms:50ms);
 --vary PATH=V1,V2,... a list. PATH is any path a compare setting's set: accepts
-(docs/labfile.md), or "algorithm" (balancers.algorithm, or clients.algorithm when
-the lab balances client-side). When an axis varies the algorithm, the lab's own
-compare list is not used. The first axis is the x of the curves; each setting and
-value of the second axis is a line. A line's knee is the highest x whose mean p99
-stays under --knee: a duration, or a factor of the line's p99 at its lowest x.
+(docs/labfile.md), a field of one script event (events[0].speed, events[0].for,
+events[0].at: the trigger), or "algorithm" (balancers.algorithm, or
+clients.algorithm when the lab balances client-side). When an axis varies the
+algorithm, the lab's own compare list is not used. The first axis is the x of the
+curves; each setting and value of the second axis is a line. A line's knee is the
+highest x whose mean p99 stays under --knee: a duration, or a factor of the line's
+p99 at its lowest x. When the script has an event that ends, each point says on
+how many seeds the fleet recovered from it; with two axes that is a map per
+setting, its boundary drawn (docs/sweeps.md, "Metastability map").
 
 --live runs the points one after another with real processes, as lab run does,
 and refuses more than --max-points runs (points x settings x seeds).`,
 		Example: `  lab sweep slow-server --vary clients.rate=50:300:25 --compare round-robin,least-outstanding,p2c --plot knee.svg
   lab sweep slow-server --vary clients.rate=50:300:50 --compare round-robin,p2c --seeds 10 --csv sweep.csv
   lab sweep rr-slow --vary clients.rate=100:500:100 --vary algorithm=round-robin,p2c --json
-  lab sweep rr-slow --vary clients.rate=200,400 --compare round-robin,p2c --duration 10s --live`,
+  lab sweep rr-slow --vary clients.rate=200,400 --compare round-robin,p2c --duration 10s --live
+  lab sweep retry-storm --vary events[0].speed=0.3:0.8:0.1 --vary events[0].for=500ms,1s,2s,4s --seeds 10 --plot map.svg`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSweep(cmd, args[0], f, lf)
@@ -72,7 +77,7 @@ and refuses more than --max-points runs (points x settings x seeds).`,
 	fl.StringVar(&f.compare, "compare", "", "comma-separated settings or algorithms: one line each")
 	fl.BoolVar(&f.json, "json", false, "print the JSON sweep report (docs/report.md) instead of the table")
 	fl.StringVar(&f.csv, "csv", "", "also write one row per point and setting to FILE.csv")
-	fl.StringVar(&f.plot, "plot", "", "also draw p99 against the first axis into FILE.svg or FILE.png")
+	fl.StringVar(&f.plot, "plot", "", "also draw p99 against the first axis (or, with two axes and recovery verdicts, the metastability maps) into FILE.svg or FILE.png")
 	fl.StringVar(&f.knee, "knee", "10x", "the p99 bound of a knee: a duration (200ms) or a factor of the lowest point's p99 (10x)")
 	fl.BoolVar(&f.live, "live", false, "run the points live with real processes, one after another")
 	costFlag(cmd, &f.maxCost)

@@ -140,6 +140,13 @@ func TestSweepPointMatchesSim(t *testing.T) {
 }
 
 func TestSweepBadInputExits2(t *testing.T) {
+	writeTemp := func(name, src string) string {
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
 	cases := map[string][]string{
 		"unknown field \"nosuch\"":     {"sweep", "slow-server", "--vary", "nosuch.key=1:2:1"},
 		"the step must be more than 0": {"sweep", "slow-server", "--vary", "clients.rate=100:200:0"},
@@ -159,6 +166,15 @@ func TestSweepBadInputExits2(t *testing.T) {
 		"the range 3-1 is empty":      {"sweep", "slow-server", "--vary", "clients.rate=100,200", "--seeds", "3-1"},
 		"--max-points 14 runs them":   {"sweep", "slow-server", "--vary", "clients.rate=100,200", "--live", "--compare", "p2c,random,round-robin,least-outstanding,maglev,ring-hash,weighted-round-robin"},
 		"--max-points: must be":       {"sweep", "slow-server", "--vary", "clients.rate=100", "--compare", "p2c", "--live", "--max-points", "0"},
+		// a script event's fields: the path's own mistakes name the flag, not a line of the file
+		"at events[5].speed=0.5: events[5]: index 5 is past the script: it has 1 event (0..0)":                  {"sweep", "retry-storm", "--vary", "events[5].speed=0.5"},
+		"at events[0].rate=5: events[0].rate: is not a field of a slow event (it takes at, for, target, speed)": {"sweep", "retry-storm", "--vary", "events[0].rate=5"},
+		"at events[0].speed=0: events[0].speed: slow needs speed in (0, 100]":                                   {"sweep", "retry-storm", "--vary", "events[0].speed=0,0.5"},
+		"at events.speed=0.5: events: name one event by its index":                                              {"sweep", "retry-storm", "--vary", "events.speed=0.5"},
+		// ... and a value that breaks a line of the file names that line
+		"retry-storm.yaml:37:58: events[0].for: the undo at 41.5s": {"sweep", "retry-storm", "--vary", "events[0].at=40s"},
+		"the setting \"late\" sets it too": {"sweep", writeTemp("late.yaml", "duration: 5s\nevents:\n  - {at: 1s, action: slow, target: all, speed: 0.5, for: 1s}\n"+
+			"compare:\n  - {name: late, set: {\"events[0].at\": 2s}}\n"), "--vary", "events[0].at=1s,3s"},
 	}
 	for want, args := range cases {
 		out, errOut, code := lab(t, args...)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,7 +25,25 @@ var knobSections = []string{"seed", "duration", "network", "clients", "balancers
 // its own first copies the clients' work, so only the named field changes.
 func (l *Lab) Apply(path, value string) error {
 	c := l.Clone()
-	if err := setPath(c, path, value); err != nil {
+	if err := setPath(c, path, value, false); err != nil {
+		return err
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	*l = *c
+	return nil
+}
+
+// ApplyWithScript is Apply with one more kind of path: a field of one of
+// the script's events, events[i].f, where f is at, for, or a field the
+// event's action takes (events[0].speed of a slow, events[2].rate of a
+// rate event). It is what a sweep's --vary uses: a trigger's size and
+// timing are settings of an experiment, not of a running lab, so Apply (the
+// processes' settings APIs, set events) does not reach the script.
+func (l *Lab) ApplyWithScript(path, value string) error {
+	c := l.Clone()
+	if err := setPath(c, path, value, true); err != nil {
 		return err
 	}
 	if err := c.Validate(); err != nil {
@@ -40,7 +59,7 @@ func (l *Lab) Apply(path, value string) error {
 func (l *Lab) ApplyAll(pairs [][2]string) error {
 	c := l.Clone()
 	for _, kv := range pairs {
-		if err := setPath(c, kv[0], kv[1]); err != nil {
+		if err := setPath(c, kv[0], kv[1], false); err != nil {
 			return err
 		}
 	}
@@ -53,12 +72,13 @@ func (l *Lab) ApplyAll(pairs [][2]string) error {
 
 // WithSetting returns a copy of the lab with a compare setting applied: the
 // Algorithm shorthand (to clients.algorithm when the lab balances
-// client-side, else balancers.algorithm), then each Set entry in key order.
+// client-side, else balancers.algorithm), then each Set entry in key order;
+// an entry may name a field of a script event (ApplyWithScript).
 // The copy is validated (its knobs and events; the compare list it still
 // holds is not re-checked on top of the setting); l is not changed.
 func (l *Lab) WithSetting(s Setting) (*Lab, error) {
 	c := l.Clone()
-	if errs := applySetting(c, s.Algorithm, s.Set); len(errs) > 0 {
+	if errs := applySetting(c, s.Algorithm, s.Set, true); len(errs) > 0 {
 		return nil, fmt.Errorf("setting %q: %w", s.Name, errs.result())
 	}
 	r := &reporter{}
@@ -71,7 +91,9 @@ func (l *Lab) WithSetting(s Setting) (*Lab, error) {
 
 // applySetting applies an algorithm shorthand and set entries to c without
 // validating; it returns the entries that do not parse, each under its key.
-func applySetting(c *Lab, algorithm string, set map[string]string) Errors {
+// script lets an entry name a field of a script event (a compare setting
+// may; a set event may not).
+func applySetting(c *Lab, algorithm string, set map[string]string, script bool) Errors {
 	if algorithm != "" {
 		if c.Clients.Algorithm != "" {
 			c.Clients.Algorithm = algorithm
@@ -86,7 +108,7 @@ func applySetting(c *Lab, algorithm string, set map[string]string) Errors {
 	sort.Strings(keys)
 	var errs Errors
 	for _, k := range keys {
-		if err := setPath(c, k, set[k]); err != nil {
+		if err := setPath(c, k, set[k], script); err != nil {
 			if err.Field != k { // report under the key the user wrote
 				err = &Error{Field: k, Msg: err.Field + ": " + err.Msg}
 			}
@@ -136,19 +158,21 @@ func parsePath(path string) ([]segment, *Error) {
 	return segs, nil
 }
 
-// setPath parses value into the field at path, without validating.
-func setPath(l *Lab, path, value string) *Error {
+// scriptSection is the top-level key of the script: a path reaches it only
+// where the script may change (ApplyWithScript, a compare setting).
+const scriptSection = "events"
+
+// setPath parses value into the field at path, without validating; script
+// lets the path name a field of a script event (setEvent).
+func setPath(l *Lab, path, value string, script bool) *Error {
 	segs, err := parsePath(path)
 	if err != nil {
 		return err
 	}
-	var top []field
-	for _, f := range fieldsOf(reflect.TypeOf(*l)) {
-		for _, k := range knobSections {
-			if f.name == k {
-				top = append(top, f)
-			}
-		}
+	top := knobFields()
+	if script {
+		f, _ := lookupField(fieldsOf(reflect.TypeOf(*l)), scriptSection)
+		top = append(top, f)
 	}
 	s := setter{lab: l, value: value}
 	return s.set(reflect.ValueOf(l).Elem(), top, segs, "")
@@ -172,6 +196,9 @@ func (s setter) set(v reflect.Value, fields []field, segs []segment, prefix stri
 		return &Error{Field: here, Msg: unknownKeyMsg(seg.name, where, fieldNames(fields))}
 	}
 	fv := v.FieldByIndex(f.index)
+	if prefix == "" && seg.name == scriptSection {
+		return s.setEvent(fv, seg, rest, here)
+	}
 	if fv.Kind() == reflect.Slice {
 		return s.setEach(fv, seg, rest, here)
 	}
@@ -226,6 +253,70 @@ func (s setter) setEach(list reflect.Value, seg segment, rest []segment, here st
 		}
 	}
 	return nil
+}
+
+// setEvent sets one field of one script event, events[i].f: its at, its
+// for, or a field its action takes (Drill.Fields), so that a path names
+// only what the event's own line in the lab file could hold.
+func (s setter) setEvent(list reflect.Value, seg segment, rest []segment, here string) *Error {
+	n := list.Len()
+	switch {
+	case n == 0:
+		return &Error{Field: here, Msg: "the lab has no script events to set"}
+	case seg.index < 0:
+		return &Error{Field: here, Msg: fmt.Sprintf("name one event by its index, like events[0].at (the script has %s: 0..%d)", eventCount(n), n-1)}
+	case seg.index >= n:
+		return &Error{Field: indexPath(here, seg.index), Msg: fmt.Sprintf("index %d is past the script: it has %s (0..%d)", seg.index, eventCount(n), n-1)}
+	}
+	here = indexPath(here, seg.index)
+	ev := list.Index(seg.index)
+	action := ev.Interface().(Event).Action
+	takes := append([]string{"at", "for"}, drillFields(action)...)
+	switch {
+	case len(rest) == 0:
+		return &Error{Field: here, Msg: "is an event; set one of its fields: " + strings.Join(takes, ", ")}
+	case len(rest) > 1:
+		return &Error{Field: joinPath(here, rest[0].name), Msg: rest[0].name + " is a value, not a section"}
+	}
+	name := rest[0].name
+	here = joinPath(here, name)
+	f, known := lookupField(eventFields, name)
+	switch {
+	case !known:
+		return &Error{Field: here, Msg: unknownKeyMsg(name, "an event", takes)}
+	case !slices.Contains(takes, name):
+		return &Error{Field: here, Msg: fmt.Sprintf("is not a field of a %s event (it takes %s)", action, strings.Join(takes, ", "))}
+	case rest[0].index >= 0:
+		return &Error{Field: here, Msg: name + " is not a list; drop the [index]"}
+	}
+	if err := setScalar(ev.FieldByIndex(f.index), scalarValue{text: s.value}); err != nil {
+		return &Error{Field: here, Msg: err.Error()}
+	}
+	return nil
+}
+
+func eventCount(n int) string {
+	if n == 1 {
+		return "1 event"
+	}
+	return strconv.Itoa(n) + " events"
+}
+
+// drillFields are the fields an action's drill takes that a path may set
+// (Drill.Fields but set, a map given whole in a file only). It is a
+// variable set by init because Drills (through the set drill's record)
+// reaches setPath, which reaches this: a direct call would be an
+// initialization cycle.
+var drillFields func(Action) []string
+
+func init() {
+	drillFields = func(a Action) []string {
+		d, ok := DrillOf(a)
+		if !ok {
+			return nil
+		}
+		return slices.DeleteFunc(slices.Clone(d.Fields), func(f string) bool { return f == "set" })
+	}
 }
 
 // fresh returns a new value for a nil pointer field: a server's work starts

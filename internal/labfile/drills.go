@@ -390,7 +390,7 @@ func onLab(what string) func(Event) []touched {
 // the lab when the lab stays valid with it.
 func recordSetting(l *Lab, ev Event) {
 	c := l.Clone()
-	if errs := applySetting(c, ev.Algorithm, ev.Set); len(errs) > 0 {
+	if errs := applySetting(c, ev.Algorithm, ev.Set, false); len(errs) > 0 {
 		return
 	}
 	if r := (&reporter{}); validateCoreOK(c, r) {

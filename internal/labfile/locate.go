@@ -45,10 +45,12 @@ func Locate(err error, file string, data []byte, set ...string) error {
 	return err
 }
 
-// fromElsewhere reports whether field is one of paths or under one.
+// fromElsewhere reports whether field is one of paths, under one, or a
+// step of one (events[5] of events[5].speed: the path itself is wrong).
 func fromElsewhere(field string, paths []string) bool {
 	for _, p := range paths {
-		if field == p || strings.HasPrefix(field, p+".") || strings.HasPrefix(field, p+"[") {
+		if field == p || strings.HasPrefix(field, p+".") || strings.HasPrefix(field, p+"[") ||
+			strings.HasPrefix(p, field+".") || strings.HasPrefix(p, field+"[") {
 			return true
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 // validateScript checks the compare settings and the events.
 func validateScript(l *Lab, r *reporter) {
-	validateCompare(l, r, &setChecker{lab: l, validate: validateRun})
+	validateCompare(l, r, &setChecker{lab: l, validate: validateRun, script: true})
 	validateEvents(l, r, &setChecker{lab: l, validate: validateCore}, false)
 }
 
@@ -45,6 +45,7 @@ func validateCompare(l *Lab, r *reporter, ch *setChecker) {
 type setChecker struct {
 	lab      *Lab
 	validate func(*Lab, *reporter) // what a setting must keep valid
+	script   bool                  // a setting may name a field of a script event (compare settings; not set events)
 	base     map[string]bool       // the lab's own problems, not blamed on a setting
 }
 
@@ -55,7 +56,7 @@ func (ch *setChecker) check(r *reporter, p, algorithm string, set map[string]str
 		return
 	}
 	c := ch.lab.Clone()
-	inner := applySetting(c, algorithm, set)
+	inner := applySetting(c, algorithm, set, ch.script)
 	if len(inner) == 0 {
 		if ch.base == nil {
 			ch.base = map[string]bool{}

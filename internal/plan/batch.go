@@ -97,7 +97,7 @@ func (s Sim) RunSome(b Batch, ks []int, progress io.Writer) ([]report.Run, error
 					failed.Do(func() { close(stop) })
 					continue
 				}
-				rep.AddRecovery(b.Labs[i]) // with a series (asked for, or for the verdicts): its recovery verdicts
+				rep.AddRecovery(b.Labs[i], b.Settings[j]) // with a series (asked for, or for the verdicts): its recovery verdicts
 				runs[x] = rep.Runs[0]
 				prog.Step()
 			}
@@ -148,7 +148,7 @@ func (r Live) Run(ctx context.Context, b Batch, progress io.Writer) ([]*report.R
 		if ctx.Err() != nil { // interrupted: this lab's report is partial
 			return out, ctx.Err()
 		}
-		rep.AddRecovery(l) // as Sim gives simulated runs theirs
+		rep.AddRecovery(l, b.Settings...) // as Sim gives simulated runs theirs
 		out = append(out, rep)
 	}
 	fmt.Fprintf(progress, "%s: %d live runs in %v\n", b.What, b.Runs(), time.Since(start).Round(time.Second))

@@ -32,6 +32,11 @@ type Sweep struct {
 	Labs  []*labfile.Lab // grid point g on seed k at g*len(Seeds)+k
 	Names []string       // each lab's point and seed, for progress lines
 	Lines []string       // each (point, setting)'s line, at g*len(Settings)+j
+	// Tipped is each (point, setting)'s rate when its trigger began, as
+	// Lines; RecoveryRate says the first axis lowers the rate after it
+	// (report.Hysteresis).
+	Tipped       []float64
+	RecoveryRate bool
 }
 
 // CheckAxes refuses a second axis on the knob of the first.
@@ -71,7 +76,8 @@ func (p *Sweep) Build() error {
 	if len(p.Axes) == 2 {
 		second = p.Axes[1].Values
 	}
-	p.Grid, p.Labs, p.Names, p.Lines = nil, nil, nil, nil
+	p.Grid, p.Labs, p.Names, p.Lines, p.Tipped = nil, nil, nil, nil, nil
+	p.RecoveryRate = true       // unless a point's lab says otherwise
 	for _, v2 := range second { // the first axis varies fastest: a line's points are adjacent
 		for _, v1 := range p.Axes[0].Values {
 			g := []string{v1}
@@ -95,11 +101,14 @@ func (p *Sweep) Build() error {
 				return fmt.Errorf("--vary %s: at %s=%s: %w", p.Axes[i].Spec, p.Axes[i].Path, v, err)
 			}
 		}
+		p.RecoveryRate = p.RecoveryRate && recoveryRateAxis(l, p.Axes[0].Path)
 		for _, s := range p.Settings {
-			if _, err := l.WithSetting(s); err != nil {
+			ls, err := l.WithSetting(s)
+			if err != nil {
 				return fmt.Errorf("at %s: %w", p.pointText(g), err)
 			}
 			p.Lines = append(p.Lines, p.lineName(s, g))
+			p.Tipped = append(p.Tipped, rateAtTrigger(ls))
 		}
 		if err := assemble.CheckCost(l, p.Settings, p.Sim, p.Budget); err != nil {
 			return fmt.Errorf("at %s: %w", p.pointText(g), err)
@@ -174,6 +183,7 @@ type Meta struct {
 	Grid     [][]string   `json:"grid"`
 	Lines    []string     `json:"lines"` // (point, setting) at g*Settings+j
 	Settings int          `json:"settings"`
+	Tipped   []float64    `json:"tipped,omitempty"` // each (point, setting)'s rate at its trigger, as Lines
 }
 
 // Meta is the sweep's shape for a report of mode ("sim" or "live").
@@ -183,7 +193,41 @@ func (p *Sweep) Meta(mode string) Meta {
 	for _, a := range p.Axes {
 		h.Axes = append(h.Axes, report.SweepAxis{Path: a.Path, Values: a.Values, Unit: a.Unit})
 	}
-	return Meta{Header: h, X: p.Axes[0].Nums, Grid: p.Grid, Lines: p.Lines, Settings: len(p.Settings)}
+	h.RecoveryRate = p.RecoveryRate
+	return Meta{Header: h, X: p.Axes[0].Nums, Grid: p.Grid, Lines: p.Lines, Settings: len(p.Settings), Tipped: p.Tipped}
+}
+
+// recoveryRateAxis reports whether path is the rate of a rate event that
+// comes once the lab's first transient has ended: a sweep over it finds
+// the load the fleet must fall to to recover (hysteresis).
+func recoveryRateAxis(l *labfile.Lab, path string) bool {
+	ts := report.Transients(l)
+	if len(ts) == 0 {
+		return false
+	}
+	for i, e := range l.Events {
+		if path == fmt.Sprintf("events[%d].rate", i) {
+			return e.Action == labfile.ActionRate && e.At.Seconds() >= ts[0].To
+		}
+	}
+	return false
+}
+
+// rateAtTrigger is the clients' rate in force when l's first transient
+// begins: clients.rate, or the last rate event before it (0 without a
+// transient).
+func rateAtTrigger(l *labfile.Lab) float64 {
+	ts := report.Transients(l)
+	if len(ts) == 0 {
+		return 0
+	}
+	rate := l.Clients.Rate
+	for _, e := range l.Events {
+		if e.Action == labfile.ActionRate && e.Rate > 0 && e.At.Seconds() <= ts[0].From {
+			rate = e.Rate
+		}
+	}
+	return rate
 }
 
 // Assemble builds the sweep from every run in plan order: run k is lab
@@ -210,5 +254,13 @@ func (m Meta) Assemble(runs []report.Run) *report.Sweep {
 	}
 	s.FindKnees()
 	s.FindBoundaries()
+	s.FindMaps()
+	tipped := map[string]float64{}
+	for k, line := range m.Lines {
+		if k < len(m.Tipped) {
+			tipped[line] = m.Tipped[k]
+		}
+	}
+	s.FindHysteresis(tipped)
 	return &s
 }

@@ -105,10 +105,20 @@ func serverUndo(lab *labfile.Lab, e labfile.Event) (labfile.Action, bool) {
 }
 
 // AddRecovery gives every run of r that has a series its verdict on each
-// transient of lab's script.
-func (r *Report) AddRecovery(lab *labfile.Lab) {
-	ts := Transients(lab)
+// transient of its lab's script: lab under the setting of the run's name,
+// from settings (lab.Compare when none are given), since a setting may
+// change the script (events[0].for); lab itself for a run of no setting.
+func (r *Report) AddRecovery(lab *labfile.Lab, settings ...labfile.Setting) {
+	if len(settings) == 0 {
+		settings = lab.Compare
+	}
 	for i := range r.Runs {
+		ts := Transients(lab)
+		if k := slices.IndexFunc(settings, func(s labfile.Setting) bool { return s.Name == r.Runs[i].Name }); k >= 0 {
+			if l, err := lab.WithSetting(settings[k]); err == nil {
+				ts = Transients(l)
+			}
+		}
 		if run := &r.Runs[i]; len(run.Series) > 0 && len(ts) > 0 {
 			run.Recovery = nil
 			for _, t := range ts {

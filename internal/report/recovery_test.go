@@ -108,7 +108,8 @@ func TestRecoveryVerdicts(t *testing.T) {
 
 // A line's boundary lies between its highest point recovering on most
 // seeds (every lower one too) and the next; none found when the lowest
-// already fails, beyond when none does.
+// already fails, beyond when none does; turned round when the lowest fails
+// and the highest recovers (an axis along which the trigger gets milder).
 func TestFindBoundaries(t *testing.T) {
 	pt := func(line string, x float64, ok, of int) SweepPoint {
 		return SweepPoint{Values: []string{fmt.Sprint(x)}, X: x, Line: line,
@@ -116,14 +117,16 @@ func TestFindBoundaries(t *testing.T) {
 	}
 	s := &Sweep{Axes: []SweepAxis{{Path: "clients.rate"}}, Points: []SweepPoint{
 		pt("a", 100, 3, 3), pt("a", 200, 2, 3), pt("a", 300, 1, 3), pt("a", 400, 3, 3), // 1 of 3 at 300: the boundary, whatever 400 does
-		pt("b", 100, 1, 2), pt("b", 200, 2, 2), // 1 of 2 is no majority
+		pt("b", 100, 1, 2), pt("b", 200, 2, 2), pt("b", 300, 0, 2), // 1 of 2 is no majority
 		pt("c", 100, 2, 2), pt("c", 200, 2, 2),
+		pt("d", 100, 0, 2), pt("d", 200, 1, 2), pt("d", 300, 2, 2), pt("d", 400, 2, 2),
 	}}
 	s.FindBoundaries()
 	want := []Boundary{
 		{Line: "a", Event: "slow all", Found: true, Recovers: 200, RecoversValue: "200", Fails: 300, FailsValue: "300"},
 		{Line: "b", Event: "slow all", Fails: 100, FailsValue: "100"},
 		{Line: "c", Event: "slow all", Found: true, Beyond: true, Recovers: 200, RecoversValue: "200"},
+		{Line: "d", Event: "slow all", Found: true, RecoversAbove: true, Recovers: 300, RecoversValue: "300", Fails: 200, FailsValue: "200"},
 	}
 	if !reflect.DeepEqual(s.Boundaries, want) {
 		t.Errorf("boundaries\n%+v\nwant\n%+v", s.Boundaries, want)
@@ -132,7 +135,7 @@ func TestFindBoundaries(t *testing.T) {
 	if err := s.writeBoundaries(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"a  between 200 and 300  (recovered on: 100:3/3 200:2/3 300:1/3 400:3/3)", "b  below 100", "c  above 200"} {
+	for _, w := range []string{"a  between 200 and 300                    (recovered on: 100:3/3 200:2/3 300:1/3 400:3/3)", "b  below 100", "c  above 200", "d  between 200 and 300, recovering above"} {
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("table lacks %q:\n%s", w, b.String())
 		}
@@ -175,5 +178,24 @@ func TestRecoveryLinesAsTheBinsClose(t *testing.T) {
 	}
 	if got := RecoveryLines(recoveryLab(t, ""), back, true); got != nil {
 		t.Errorf("a script without transients: %+v", got)
+	}
+}
+
+// A compare setting may change the script (a longer slowdown): each run's
+// verdict is on its own setting's transient, from the settings given or
+// the lab's compare list; a run of no setting gets the lab's.
+func TestRecoveryPerSettingScript(t *testing.T) {
+	lab := recoveryLab(t, "  - {at: 5s, action: slow, target: all, speed: 0.5, for: 1500ms}\n"+
+		"compare:\n  - {name: long, set: {\"events[0].for\": 3s}}\n")
+	for _, settings := range [][]labfile.Setting{nil, {{Name: "long", Set: map[string]string{"events[0].for": "3s"}}}} {
+		rep := &Report{Runs: []Run{{Name: "long", Series: series(5, 9, false)}, {Name: "other", Series: series(5, 9, false)}}}
+		rep.AddRecovery(lab, settings...)
+		long, other := rep.Runs[0].Recovery, rep.Runs[1].Recovery
+		if len(long) != 1 || long[0].To != 8 || long[0].Event != "slow all speed=0.5 for=3s" || *long[0].AfterS != 1 {
+			t.Errorf("settings %v: long's verdict %+v, want its own slowdown to 8 s, back 1 s after", settings, long)
+		}
+		if len(other) != 1 || other[0].To != 6.5 {
+			t.Errorf("settings %v: a run of no setting: %+v, want the lab's slowdown to 6.5 s", settings, other)
+		}
 	}
 }

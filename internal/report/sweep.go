@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"text/tabwriter"
@@ -28,6 +29,14 @@ type Sweep struct {
 	// Boundaries is each line's metastability boundary (boundary.go); only
 	// when the script has an event that ends.
 	Boundaries []Boundary `json:"metastability,omitempty"`
+	// Maps is each setting's metastability map (map.go): only with two
+	// axes and verdicts.
+	Maps []Map `json:"maps,omitempty"`
+	// RecoveryRate: the first axis is the rate a script event sets after
+	// the trigger has ended; Hysteresis then gives each line's recovery
+	// rate beside the rate that tipped it (hysteresis.go).
+	RecoveryRate bool         `json:"recovery_rate,omitempty"`
+	Hysteresis   []Hysteresis `json:"hysteresis,omitempty"`
 }
 
 // SweepAxis is one varied setting.
@@ -155,7 +164,7 @@ func (s *Sweep) WriteTable(w io.Writer) error {
 		return err
 	}
 	if len(s.Knees) == 0 {
-		return s.writeBoundaries(w)
+		return s.writeVerdicts(w)
 	}
 	fmt.Fprintf(w, "\nknee: the highest %s whose mean p99 stays under %s\n", s.Axes[0].Path, s.Knee)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -172,7 +181,20 @@ func (s *Sweep) WriteTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	return s.writeBoundaries(w)
+	return s.writeVerdicts(w)
+}
+
+// writeVerdicts prints the maps when there are (their rows are the lines'
+// boundaries), else each line's boundary.
+func (s *Sweep) writeVerdicts(w io.Writer) error {
+	if len(s.Maps) > 0 {
+		if err := s.writeMaps(w); err != nil {
+			return err
+		}
+	} else if err := s.writeBoundaries(w); err != nil {
+		return err
+	}
+	return s.writeHysteresis(w)
 }
 
 func seedsText(seeds []uint64) string {
@@ -196,7 +218,8 @@ func joinValues(vs []string) string {
 // WriteCSV writes one row per point and setting: the axes' values, the
 // line, the setting, the number of seeds, then each figure (FigureNames)
 // as its mean and, with two seeds or more, its interval (_lo, _hi; empty
-// for one seed).
+// for one seed); when the points carry recovery verdicts, the seeds that
+// recovered and the median time they took (empty when none did).
 func (s *Sweep) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{}
@@ -207,6 +230,10 @@ func (s *Sweep) WriteCSV(w io.Writer) error {
 	figs := seedFigures()
 	for _, f := range figs {
 		head = append(head, f.Name, f.Name+"_lo", f.Name+"_hi")
+	}
+	verdicts := slices.ContainsFunc(s.Points, func(p SweepPoint) bool { return p.Recovery != nil })
+	if verdicts {
+		head = append(head, "recovered", "median_after_s")
 	}
 	if err := cw.Write(head); err != nil {
 		return err
@@ -222,12 +249,28 @@ func (s *Sweep) WriteCSV(w io.Writer) error {
 			}
 			row = append(row, num(fig.Mean), lo, hi)
 		}
+		if verdicts {
+			row = append(row, recoveryCSV(p.Recovery)...)
+		}
 		if err := cw.Write(row); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// recoveryCSV is a point's recovered seeds and their median time to
+// recover, as CSV fields.
+func recoveryCSV(r *PointRecovery) []string {
+	if r == nil {
+		return []string{"", ""}
+	}
+	took := ""
+	if m := r.MedianAfter(); m != nil {
+		took = num(*m)
+	}
+	return []string{strconv.Itoa(r.Recovered), took}
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

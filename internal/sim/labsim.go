@@ -29,6 +29,6 @@ func Report(lab *labfile.Lab, settings []labfile.Setting, opts Options) (*report
 	if err != nil {
 		return nil, err
 	}
-	rep.AddRecovery(lab)
+	rep.AddRecovery(lab, settings...)
 	return rep, nil
 }

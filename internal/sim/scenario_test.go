@@ -180,6 +180,10 @@ func TestScenarioWRROrcaScaleUp(t *testing.T) { compareScenario(t, "wrr-orca-sca
 // (and 0.9), not at 0.6; one balancer at 0.84 does not.
 func TestScenarioPrequalQRIF(t *testing.T) { compareScenario(t, "prequal-qrif") }
 
+// metastable-map: cells of retry-storm's metastability map as compare
+// settings of the trigger; the claims check the map's shape.
+func TestScenarioMetastableMap(t *testing.T) { compareScenario(t, "metastable-map") }
+
 // ewma-new-endpoint: a default RTT far above the real latencies keeps a
 // new server out of every pair (tower-rs/tower#134).
 // On the lab's seed no old server's estimate ever passes the 1 s default:

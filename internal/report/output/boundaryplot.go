@@ -32,7 +32,11 @@ func addBoundaries(s *report.Sweep, p *plot.Plot) error {
 		l.Dashes = []vg.Length{vg.Points(1), vg.Points(3)}
 		l.Width = vg.Points(1.5)
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s: no recovery from %s above %s-%s", b.Line, b.Event, b.RecoversValue, b.FailsValue), l)
+		if b.RecoversAbove {
+			p.Legend.Add(fmt.Sprintf("%s: no recovery from %s below %s-%s", b.Line, b.Event, b.FailsValue, b.RecoversValue), l)
+		} else {
+			p.Legend.Add(fmt.Sprintf("%s: no recovery from %s above %s-%s", b.Line, b.Event, b.RecoversValue, b.FailsValue), l)
+		}
 	}
 	return nil
 }

@@ -19,11 +19,26 @@ import (
 // the first axis, one line per setting (and second-axis value), the 95%
 // interval as a band when there are two seeds or more, and each line's knee
 // marked with a point and its value, and each metastability boundary
-// (report.Sweep.Boundaries) as a dotted vertical line.
+// (report.Sweep.Boundaries) as a dotted vertical line. A sweep with
+// metastability maps (two axes and recovery verdicts) draws the maps
+// instead, one panel per setting (mapplot.go).
 func SweepPlot(s *report.Sweep, path string) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".svg" && ext != ".png" {
 		return fmt.Errorf("--plot %s: the file must end in .svg or .png", path)
+	}
+	if len(s.Maps) > 0 { // two axes and recovery verdicts: the metastability map
+		w, h := 22*vg.Centimeter, vg.Length(len(s.Maps))*mapPanelHeight
+		var canvas vg.CanvasWriterTo
+		if ext == ".svg" {
+			canvas = vgsvg.New(w, h)
+		} else {
+			canvas = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
+		}
+		if err := drawMaps(s, draw.New(canvas)); err != nil {
+			return err
+		}
+		return writeCanvas(path, canvas)
 	}
 	if !s.Numeric() {
 		return fmt.Errorf("--plot: the first --vary axis (%s) is not numeric; put the numeric axis first", s.Axes[0].Path)
