@@ -355,10 +355,12 @@ func TestExternalAlgorithmReload(t *testing.T) {
 			if err := lab.Apply("balancers.kind", kind); err != nil {
 				t.Fatal(err)
 			}
+			pressure := testbin.CPUPressure()
 			rep, err := Run(ctx, lab, []labfile.Setting{{Name: "switch"}}, RunOptions{Options: testOptions(t)})
 			if err != nil {
 				t.Fatal(err)
 			}
+			starved := pressure()
 			run := &rep.Runs[0]
 			// A reload closes the old process's idle keep-alive connections;
 			// an attempt the loadgen sent on one as it closed is an error
@@ -375,8 +377,8 @@ func TestExternalAlgorithmReload(t *testing.T) {
 			if !hasLog(run, "reloaded gracefully with least-outstanding") {
 				t.Errorf("the log does not say the proxy was reloaded: %+v", run.Log)
 			}
-			if s := run.Servers[1].Share; s > 0.17 {
-				t.Errorf("s2's share %.3f: the switch to least connections did not take (round robin sends it 0.200)", s)
+			if s := run.Servers[1].Share; s > 0.17 { // a starved machine (testbin.Starved) measured 0.189 through nginx
+				unlessStarved(t, starved, []string{fmt.Sprintf("s2's share %.3f: the switch to least connections did not take (round robin sends it 0.200)", s)})
 			}
 			if run.Errors*20 > run.Requests { // measured 2-47 of 2,007
 				t.Errorf("%d errors of %d requests across the reload (want under 5%%)", run.Errors, run.Requests)

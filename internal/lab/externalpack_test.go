@@ -129,7 +129,9 @@ func TestExternalPackGCEWMA(t *testing.T) {
 	for _, kind := range packKinds("nginx") {
 		t.Run(kind, func(t *testing.T) {
 			proxyTool(t, kind)
+			pressure := testbin.CPUPressure()
 			rr, lc := rrAndLeastConns(t, "gc-ewma", kind, 5*time.Second)
+			starved := pressure()
 			prr, plc := serverShare(t, rr, "paused"), serverShare(t, lc, "paused")
 			t.Logf("%s: p99 round robin %.1f ms, least connections %.1f ms; paused's share %.3f and %.3f",
 				kind, rr.Latency.P99, lc.Latency.P99, prr, plc)
@@ -146,8 +148,11 @@ func TestExternalPackGCEWMA(t *testing.T) {
 			// of pause does not hide) and 0.168-0.193 (the simulator
 			// 0.173). 0.85x, and under 0.197 (round robin's is 0.200 to
 			// the request), leave room for that machine.
+			// A machine starved over the runs (testbin.Starved) stalls
+			// both alike: the story cannot be told (measured a p99 of 279
+			// against round robin's 271 ms at a pressure of 0.97).
 			if lc.Latency.P99 > 0.85*rr.Latency.P99 || plc > 0.197 {
-				t.Errorf("%s least connections: p99 %.1f ms (round robin %.1f), paused's share %.3f (want under 0.197)", kind, lc.Latency.P99, rr.Latency.P99, plc)
+				unlessStarved(t, starved, []string{fmt.Sprintf("%s least connections: p99 %.1f ms (round robin %.1f), paused's share %.3f (want under 0.197)", kind, lc.Latency.P99, rr.Latency.P99, plc)})
 			}
 		})
 	}
