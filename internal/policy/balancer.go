@@ -69,6 +69,7 @@ type Balancer struct {
 	idler    balance.Idler      // the algorithm, when servers announce themselves idle to it (nil otherwise)
 	idleBuf  []int              // the idle queue's members, before they are made global
 	idleHits uint64             // picks that took a server off the idle queue (IdlePicks)
+	idleIn   uint64             // announcements the idle queue took (IdleReceived)
 	warming  []int              // servers that joined or came back since the last call: their ramp starts then
 	last     clock.Instant      // the latest instant Pick or Done was handed
 	view     memberView
@@ -438,8 +439,13 @@ func (b *Balancer) Idle(now clock.Instant, i int) {
 	if b.idler == nil || i < 0 || i >= len(b.memberOf) || b.memberOf[i] < 0 {
 		return
 	}
+	b.idleIn++
 	b.idler.Idle(now, b.memberOf[i])
 }
+
+// IdleReceived is the announcements its idle queue took (Idle of a
+// member), over the balancer's life.
+func (b *Balancer) IdleReceived() uint64 { return b.idleIn }
 
 // IdleQueue appends the algorithm's idle queue to dst, head first, by
 // global server index (nothing for an algorithm without one).

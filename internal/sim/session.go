@@ -362,6 +362,17 @@ type BalancerState struct {
 	// Pool is a probing algorithm's pool of answers (prequal), by global
 	// server index; nil for the others and in frames
 	Pool []balance.PoolEntry
+	// Idle is an idle-queue algorithm's queue (jiq); nil for the others
+	// and in frames
+	Idle *IdleState
+}
+
+// IdleState is a balancer's idle queue (jiq): the announcements it took,
+// its picks that took a server off it, and the queue, head first, by
+// global server index.
+type IdleState struct {
+	Received, FromQueue uint64
+	Queue               []int
 }
 
 // BalancerView is what one balancer knows of one server.
@@ -445,6 +456,9 @@ func (s *Session) state(at clock.Instant, queues bool) State {
 		}
 		loads := b.Loads()
 		bs.Pool = b.Pool()
+		if b.Idling() {
+			bs.Idle = &IdleState{Received: b.IdleReceived(), FromQueue: b.IdlePicks(), Queue: b.IdleQueue(nil)}
+		}
 		for i, sv := range w.servers {
 			v := BalancerView{Picks: b.Picked(i), Breaker: b.PeekBreaker(at, i), Healthy: w.health.Healthy(i),
 				Ejected: b.Ejected(i), Member: member[i], Present: !sv.removed, Weight: sv.spec.Speed}

@@ -152,3 +152,53 @@ func TestSnapshotShowsThePrequalPool(t *testing.T) {
 		}
 	}
 }
+
+// lab watch shows a jiq balancer's idle queue as the lb's GET /admin/state
+// does: the servers in it, head first, the announcements it took and its
+// picks from it; a p2c balancer has none.
+func TestSnapshotShowsTheIdleQueue(t *testing.T) {
+	for _, algo := range []string{"jiq", "p2c"} {
+		l := mustLab(t, "name: iq\nduration: 5s\nclients: {rate: 100}\nbalancers: {algorithm: "+algo+", count: 2}\nservers:\n  - {count: 10}\n")
+		srv, err := New(Options{Lab: l, Paused: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inMemory(t, srv, "POST", "/api/playback", `{"seek_s":2}`)
+		_, out := inMemory(t, srv, "GET", "/api/snapshot", "")
+		var snap struct {
+			Balancers []struct {
+				Name  string
+				Picks uint64
+				Idle  *struct {
+					Received  uint64   `json:"received"`
+					FromQueue uint64   `json:"from_idle"`
+					Queue     []string `json:"queue"`
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &snap); err != nil || len(snap.Balancers) != 2 {
+			t.Fatalf("%s: the snapshot: %v %.300s", algo, err, out)
+		}
+		for _, b := range snap.Balancers {
+			q := b.Idle
+			if algo != "jiq" {
+				if q != nil {
+					t.Errorf("%s: %s shows an idle queue %+v", algo, b.Name, *q)
+				}
+				continue
+			}
+			// at 100/s over 10 servers of 1 worker most are idle most of
+			// the time: the queue holds some, and most picks found one
+			if q == nil || q.Received == 0 || q.FromQueue == 0 || q.FromQueue > b.Picks || len(q.Queue) == 0 || len(q.Queue) > 10 {
+				t.Fatalf("%s: %s's idle queue %+v (picks %d)", algo, b.Name, q, b.Picks)
+			}
+			seen := map[string]bool{}
+			for _, name := range q.Queue {
+				if !strings.HasPrefix(name, "s") || seen[name] {
+					t.Errorf("%s: %s's idle queue %v: a server twice or not a server", algo, b.Name, q.Queue)
+				}
+				seen[name] = true
+			}
+		}
+	}
+}

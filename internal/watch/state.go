@@ -31,6 +31,12 @@ func reading(st sim.State, bin *report.Bin, now *labfile.Lab, settings state.Set
 	}
 	for i, b := range st.Balancers {
 		ls := state.LB{Name: b.Name, Index: i, Algorithm: b.Algorithm, Settings: settings, Picks: b.Picks}
+		if q := b.Idle; q != nil {
+			ls.Idle = &state.LBIdle{Received: q.Received, FromQueue: q.FromQueue, Queue: make([]string, len(q.Queue))}
+			for k, si := range q.Queue {
+				ls.Idle.Queue[k] = st.Servers[si].Spec.Name
+			}
+		}
 		for j, v := range b.Servers {
 			bs := state.LBBackend{Name: st.Servers[j].Name, Weight: v.Weight, Outstanding: v.Outstanding,
 				Queued: v.Queued, InService: v.InService, Utilization: v.Utilization, ORCAWeight: v.ORCAWeight, EWMAMs: report.Ms(v.EWMA), Breaker: v.Breaker.String(),

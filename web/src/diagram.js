@@ -55,7 +55,9 @@ export function renderDiagram(snap) {
       el.classList.toggle('proxy', !!b.proxy); // an external proxy (HAProxy, nginx, Caddy) in the lb's place
       el.title = b.exited ? `its process exited: ${b.exited}` : (b.proxy && b.proxy.directive) || '';
       const name = b.proxy ? b.proxy.name : b.name;
-      setText(el, `${name}${b.exited ? ' EXITED' : ''}\n${b.algorithm || '?'}\n${rate(b.rate)}`);
+      // an idle-queue algorithm (jiq): how many servers wait in its queue
+      const idle = b.idle ? `\n${(b.idle.queue || []).length} idle` : '';
+      setText(el, `${name}${b.exited ? ' EXITED' : ''}\n${b.algorithm || '?'}\n${rate(b.rate)}${idle}`);
     });
   lbTier.hidden = (snap.balancers || []).length === 0;
   root.classList.toggle('no-lb', lbTier.hidden);

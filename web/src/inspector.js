@@ -133,7 +133,19 @@ function balancerRows(b) {
   return [['algorithm', b.algorithm || '?'], ['picks', `${count(b.picks)} (${rate(b.rate)})`],
     ['timeout', st.timeout || '–'], ['load info', `${st.load || '?'}${st.load === 'shared' ? ', every ' + st.refresh : ''}`],
     ['breakers', br.enabled ? `on: ${br.threshold * 100}% of ${br.window} fail → open ${br.open}, ${br.probes} probes` : 'off'],
-    ['health checks', (st.health || {}).enabled ? 'on' : 'off'], ['error', b.error || 'none']];
+    ['health checks', (st.health || {}).enabled ? 'on' : 'off'], ...idleRows(b.idle), ['error', b.error || 'none']];
+}
+
+/**
+ * idleRows are a balancer's idle queue when its algorithm keeps one (jiq):
+ * the servers in it, head first (the next pick takes the head), and how
+ * many picks found an idle server there.
+ */
+function idleRows(q) {
+  if (!q) return [];
+  const shown = (q.queue || []).slice(0, 12).join(', ') + ((q.queue || []).length > 12 ? ', …' : '');
+  return [['idle queue', (q.queue || []).length ? `${q.queue.length}: ${shown}` : 'empty (a pick draws at random)'],
+    ['announcements', `${count(q.received)} taken, ${count(q.from_idle)} picks from the queue`]];
 }
 
 function clientRows(snap) {

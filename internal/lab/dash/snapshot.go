@@ -107,6 +107,9 @@ type BalancerView struct {
 	// stats interface gives them. Its per-server figures are also in each
 	// server's balancers view (outstanding, breaker, picks).
 	Proxy *Proxy `json:"proxy,omitempty"`
+	// Idle is its idle queue when its algorithm keeps one (jiq): the
+	// announcements it took, its picks from the queue, the queue now.
+	Idle *state.LBIdle `json:"idle,omitempty"`
 }
 
 // Proxy is an external proxy's own figures at one reading.

@@ -128,7 +128,7 @@ func balancerViews(d *Deriver, cur *Reading) []BalancerView {
 	for _, l := range cur.LBs {
 		v := BalancerView{Name: l.Name, Error: l.Err, Exited: l.Exited, Rate: ratio(picks[l.Name], secs), Proxy: l.Proxy}
 		if l.State != nil {
-			v.Algorithm, v.Picks = l.State.Algorithm, l.State.Picks
+			v.Algorithm, v.Picks, v.Idle = l.State.Algorithm, l.State.Picks, l.State.Idle
 			if l.Proxy == nil {
 				v.Settings = &l.State.Settings
 			}
