@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/testbin"
 )
 
 // lab watch keeps answering while a heavy lab plays and while long
@@ -81,6 +83,7 @@ func TestLongRunsLeaveTheAPIAnswering(t *testing.T) {
 		t.Fatal("gave up waiting after 60 s")
 		return nil
 	}
+	pressure := testbin.CPUPressure()
 	answers := func(what string, took []time.Duration) {
 		// Each answer should come within 250 ms; on a 2-core machine
 		// other work shares, the median must, and none may take 2 s (a
@@ -89,7 +92,11 @@ func TestLongRunsLeaveTheAPIAnswering(t *testing.T) {
 		median, worst := took[len(took)/2], took[len(took)-1]
 		t.Logf("%s: %d answers, half within %v, the slowest %v", what, len(took), median, worst)
 		if len(took) < 5 || median > 250*time.Millisecond || worst > 2*time.Second {
-			t.Errorf("%s: %d answers of GET /api/playback, half within %v, the slowest %v: want each within 250 ms (2 s at worst on a loaded machine)", what, len(took), median, worst)
+			msg := fmt.Sprintf("%s: %d answers of GET /api/playback, half within %v, the slowest %v: want each within 250 ms (2 s at worst on a loaded machine)", what, len(took), median, worst)
+			if starved := pressure(); starved >= testbin.Starved { // the answers wait for a CPU, not for the lock
+				t.Skipf("the machine was starved (some task waited for a CPU %.0f%% of the time, over %.0f%%): %s", 100*starved, 100*testbin.Starved, msg)
+			}
+			t.Error(msg)
 		}
 	}
 
