@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lblab/lblab/internal/testbin"
 )
 
 // lab watch end to end: it prints the dashboard's address, plays rr-slow
@@ -199,7 +201,9 @@ network: {hop: 2ms}
 		return rep.Runs[0]
 	}
 	simulated := report("sim", saved, "--series", "--json")
+	pressure := testbin.CPUPressure()
 	live := report("run", saved, "--series", "--json", "--dashboard", "")
+	starved := pressure()
 
 	// phases of the story: [from, to) in seconds, away from the drills' instants
 	// phase sums the bins within [from, to) and gives the median of their
@@ -239,7 +243,11 @@ network: {hop: 2ms}
 		}
 		_, _, before, _ := phase(r, 0.25, 1.75)
 		if _, _, after, _ := phase(r, 6.5, 7.75); after < 1.5*before {
-			t.Errorf("%s: p99 %.1f ms with s3 at quarter speed, %.1f ms before: want it slower", name, after, before)
+			msg := fmt.Sprintf("%s: p99 %.1f ms with s3 at quarter speed, %.1f ms before: want it slower", name, after, before)
+			if name == "lab run" && starved >= testbin.Starved { // the machine's stalls, not s3, set the live p99 (measured 143 ms before the slowdown beside two CPU hogs)
+				t.Skipf("the machine was starved over the live run (some task waited for a CPU %.0f%% of it): %s", 100*starved, msg)
+			}
+			t.Error(msg)
 		}
 	}
 }
