@@ -230,6 +230,7 @@ var fixedForRun = []struct{ path, why string }{
 	{"servers.name", "the fleet is started once (add-server and remove-server change it)"},
 	{"servers.work", "a server and its limiter take their work distribution when the server starts"},
 	{"servers.gc", "a server's pause schedule is laid out when it starts"},
+	{"servers.zone", "a server is started in its zone, and the clients and balancers are routed by where the servers are when the run starts"},
 }
 
 const (

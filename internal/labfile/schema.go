@@ -26,13 +26,16 @@ type Lab struct {
 	Captions    []Caption     `yaml:"captions"`    // timed captions: what to look at when (captions.go)
 	Seed        uint64        `yaml:"seed"`        // default 1
 	Duration    time.Duration `yaml:"duration"`    // default 20s
-	Network     Network       `yaml:"network"`
-	Clients     Clients       `yaml:"clients"`
-	Balancers   Balancers     `yaml:"balancers"`
-	Servers     []ServerGroup `yaml:"servers"` // default: one group of 5 servers
-	Compare     []Setting     `yaml:"compare"` // settings a compare runs the same stream through
-	Events      []Event       `yaml:"events"`  // the timed script, in time order
-	Report      ReportSpec    `yaml:"report"`  // how the report presents the result (report.go)
+	// Zones are where servers, balancers and clients are (zones.go); none:
+	// one zone, every hop network.hop.
+	Zones     []Zone        `yaml:"zones,omitempty"`
+	Network   Network       `yaml:"network"`
+	Clients   Clients       `yaml:"clients"`
+	Balancers Balancers     `yaml:"balancers"`
+	Servers   []ServerGroup `yaml:"servers"` // default: one group of 5 servers
+	Compare   []Setting     `yaml:"compare"` // settings a compare runs the same stream through
+	Events    []Event       `yaml:"events"`  // the timed script, in time order
+	Report    ReportSpec    `yaml:"report"`  // how the report presents the result (report.go)
 }
 
 // Network is the per-hop one-way delay (client -> balancer -> server and
@@ -40,6 +43,12 @@ type Lab struct {
 type Network struct {
 	Hop    time.Duration `yaml:"hop"`    // default 5ms
 	Jitter time.Duration `yaml:"jitter"` // uniform extra in [0, jitter], default 0
+
+	// The hops between zones (zones.go): between two zones of one region,
+	// and between two regions (hop and jitter each, as above); filled only
+	// in a lab that declares zones (10ms and 40ms).
+	CrossZone   Link `yaml:"cross_zone,omitempty"`
+	CrossRegion Link `yaml:"cross_region,omitempty"`
 
 	Handshake Handshake     `yaml:"handshake"` // what opening a connection costs: round trips of its hop (2) or a duration (30ms); default 0 (free)
 	Keepalive time.Duration `yaml:"keepalive"` // an idle connection is closed after this long; default 10s; 0 = a new connection per request
@@ -105,6 +114,10 @@ type Clients struct {
 	Sticky       int           `yaml:"sticky"`      // client-side: a client (closed loop: a user) sends this many requests in a row to the server it picked; 0 = a pick per attempt
 	StickyAge    time.Duration `yaml:"sticky_age"`  // with sticky: a run also ends once it is this old, within 10% (a maximum connection age); 0 = by count only
 	RetryOther   bool          `yaml:"retry_other"` // client-side: a retry avoids the server its request was last sent to, if another is eligible; default false
+
+	// Zones places the client ids: client c is in Zones[c mod len(Zones)]
+	// (zones.go); default: the first zone the lab declares.
+	Zones []string `yaml:"zones,omitempty"`
 }
 
 // Backoff is the wait before retry i: base x 2^(i-1), capped at 10 s.
@@ -152,6 +165,10 @@ type Balancers struct {
 	Health     Health        `yaml:"health"`
 	ORCA       ORCA          `yaml:"orca"`    // wrr-orca's settings
 	Prequal    Prequal       `yaml:"prequal"` // prequal's settings
+
+	// Zones places the balancers: balancer b is in Zones[b mod len(Zones)]
+	// (zones.go); default: the first zone the lab declares.
+	Zones []string `yaml:"zones,omitempty"`
 }
 
 // Prequal is prequal's configuration (Google's Prequal, NSDI 2024), with the
@@ -228,8 +245,10 @@ type Health struct {
 // their position in the whole fleet, in file order, unless a group of one has
 // a Name (see Lab.ExpandServers). A Name may not look like a generated one.
 type ServerGroup struct {
-	Count  int    `yaml:"count"` // default 1
-	Name   string `yaml:"name"`  // only for a group of one
+	Count int    `yaml:"count"` // default 1
+	Name  string `yaml:"name"`  // only for a group of one
+	// Zone is the group's zone, one the lab declares; default the first.
+	Zone   string `yaml:"zone,omitempty"`
 	Server `yaml:",inline"`
 }
 

@@ -68,6 +68,9 @@ type Run struct {
 	// Probes is what a probing algorithm's probes cost (probes.go); only
 	// when an algorithm of the lab probes.
 	Probes *Probes `json:"probes,omitempty"`
+	// CrossZone is what crossing zones cost (zones.go); only when the lab
+	// declares zones.
+	CrossZone *CrossZone `json:"cross_zone,omitempty"`
 	// Load is the load tool's view of a live run (load.go): target, rates,
 	// status codes, error kinds, whether the generator kept up.
 	Load *Load `json:"load,omitempty"`

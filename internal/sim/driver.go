@@ -55,8 +55,9 @@ func (w *world) Arm(at clock.Instant, t client.Timer) {
 }
 
 // forward is the balancer's part: it picks a server for the attempt and
-// sends it on after delay; with no eligible server it answers 503.
-func (w *world) forward(now clock.Instant, h uint64, a *attempt, delay time.Duration) {
+// sends it on, a BalancerOut hop later (to the server's zone); with no
+// eligible server it answers 503 after that leg's delay (to the client's).
+func (w *world) forward(now clock.Instant, h uint64, a *attempt) {
 	b := w.bals[a.Bal]
 	exclude := -1
 	if a.Sibling != 0 {
@@ -72,13 +73,14 @@ func (w *world) forward(now clock.Instant, h uint64, a *attempt, delay time.Dura
 		w.trace.picked(h, t.Server, t.Valid)
 	}
 	if !t.Valid {
-		w.noServer(now, h, a, delay)
+		w.noServer(now, h, a, w.hopDelay(a, policy.BalancerOut))
 		return
 	}
 	if w.check {
 		w.checkPick(now, b, t)
 	}
 	a.Net.ticket, a.Net.server, a.Net.lbSent = t, int32(t.Server), now
+	delay := w.hopDelay(a, policy.BalancerOut)
 	w.openTicket(a.Bal)
 	if to := b.Timeout(); to > 0 {
 		w.push(now.Add(to), evLBTimeout, h, 0)

@@ -43,6 +43,9 @@ func (w *world) sendProbes(now clock.Instant, bi int, req balance.Request) {
 
 // probeDelay is probe p's one-way delay, out or back.
 func (w *world) probeDelay(p *probeTransit, back bool) time.Duration {
+	if z := w.net.Zones; z != nil {
+		return w.net.Between(z.Balancer(p.bal), z.Server(p.server)).Delay(p.pick, policy.ProbeLeg(int(p.k), back))
+	}
 	if w.net.Jitter <= 0 {
 		return w.net.Hop
 	}

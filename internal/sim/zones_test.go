@@ -1,0 +1,93 @@
+package sim
+
+import (
+	"math"
+	"testing"
+)
+
+// zoneLab is a balancer in zone a in front of a server in a and one in b,
+// round robin, work a constant 1 ms: every other attempt crosses to b.
+const zoneLab = `
+name: zones
+duration: 10s
+zones: [{name: a}, {name: b}]
+network: {hop: 1ms, cross_zone: {hop: 20ms}}
+clients: {rate: 50, zones: [a], work: {dist: constant, mean: 1ms}}
+balancers: {algorithm: round-robin, zones: [a]}
+servers:
+  - {name: near, zone: a}
+  - {name: far, zone: b}
+`
+
+// The hop between a balancer and a server of another zone is the
+// cross-zone link's, both ways: an attempt to the near server takes 4 hops
+// of 1 ms and its 1 ms of work, one to the far server 2 hops of 1 ms, 2 of
+// 20 ms and its work; half the attempts and requests crossed, and the
+// report says so. The same lab without zones crosses nothing and reports
+// no cross-zone figures.
+func TestZonesDelayAndCrossing(t *testing.T) {
+	res, err := Run(parseLab(t, zoneLab), Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Run
+	if r.Latency.P50 < 4.9 || r.Latency.Max > 43.1 || r.Latency.Max < 42.9 {
+		t.Errorf("latency p50 %.2f ms, max %.2f ms: want 5 ms near and 43 ms far", r.Latency.P50, r.Latency.Max)
+	}
+	if want := (5.0 + 43.0) / 2; math.Abs(r.Latency.Mean-want) > 0.1 {
+		t.Errorf("mean latency %.2f ms, want %.1f (half near, half far)", r.Latency.Mean, want)
+	}
+	c := r.CrossZone
+	if c == nil {
+		t.Fatal("a lab with zones reports no cross-zone figures")
+	}
+	if c.AttemptShare < 0.499 || c.AttemptShare > 0.501 || c.RequestShare != c.AttemptShare || c.Attempts != r.Attempts/2 {
+		t.Errorf("crossed %+v of %d attempts, want half of them", *c, r.Attempts)
+	}
+
+	flat := parseLab(t, zoneLab)
+	flat.Zones, flat.Clients.Zones, flat.Balancers.Zones = nil, nil, nil
+	for i := range flat.Servers {
+		flat.Servers[i].Zone = ""
+	}
+	res, err = Run(flat, Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Run; r.CrossZone != nil || math.Abs(r.Latency.Mean-5) > 0.01 {
+		t.Errorf("without zones: mean %.2f ms (want 5), cross-zone %+v (want none)", r.Latency.Mean, r.CrossZone)
+	}
+}
+
+// Clients balancing themselves cross on their one hop to the server: a
+// client in zone b picking round robin over a server in a and one in b
+// crosses on half of its attempts, and a client's balancer hop does not
+// exist. Two tiers' balancers: each client goes to its zone's balancer, so
+// a lab whose servers are all in the clients' zone crosses nothing.
+func TestZonesClientSideAndRouting(t *testing.T) {
+	lab := parseLab(t, zoneLab)
+	lab.Clients.Algorithm, lab.Clients.Zones = "round-robin", []string{"b"}
+	res, err := Run(lab, Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Run.CrossZone; c == nil || c.AttemptShare < 0.45 || c.AttemptShare > 0.55 {
+		t.Errorf("client-side from zone b: crossed %+v, want about half", c)
+	}
+	if r := res.Run; math.Abs(r.Latency.Mean-(3+41)/2.0) > 1 {
+		t.Errorf("client-side from zone b: mean %.2f ms, want about 22 (3 ms to far, 41 ms to near)", r.Latency.Mean)
+	}
+
+	lab = parseLab(t, zoneLab)
+	lab.Clients.Zones, lab.Balancers.Count, lab.Balancers.Zones = []string{"a", "b"}, 2, []string{"b", "a"}
+	lab.Servers[1].Zone = "a"
+	res, err = Run(lab, Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// clients of zone b reach their balancer (zone b, the only one there)
+	// across; those of a stay: half the requests, each one crossing once
+	if c := res.Run.CrossZone; c == nil || c.RequestShare < 0.45 || c.RequestShare > 0.55 {
+		t.Errorf("two zones of clients, servers in a: crossed %+v, want the half from b", c)
+	}
+}
