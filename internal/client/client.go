@@ -603,6 +603,9 @@ func (rt *Runtime[N]) Finish(now clock.Instant, pc *policy.Call) {
 	rt.Rec.Finish(now, &c.Call)
 	if c.Crossed {
 		rt.Rec.CrossedRequest()
+		if rt.reqs != nil {
+			rt.reqs.RequestCrossed()
+		}
 	}
 	if rt.reqs != nil {
 		rt.reqs.RequestEnded(int(c.Outcome), now.Sub(c.Start))

@@ -1,5 +1,7 @@
 package client
 
+import "github.com/lblab/lblab/internal/policy"
+
 // Zones (policy.Zones, Live.Net): a client sends to a balancer of its own
 // zone when its zone has one, and the runtime counts the attempts and the
 // requests that crossed a zone. An attempt crossed when its first hop did
@@ -15,6 +17,20 @@ func (rt *Runtime[N]) route(c int32) int32 {
 		return z.Route(c, rt.cfg.Tier)
 	}
 	return c % int32(rt.cfg.Tier)
+}
+
+// FirstHop is the network of attempt a's first hop (and, without a
+// balancer tier, its last): client -> balancer, or client -> server when
+// the clients balance themselves (none picked: the client's own zone).
+func (rt *Runtime[N]) FirstHop(net policy.Network, a *Attempt[N]) policy.Network {
+	if rt.cfg.Balancers == nil {
+		return net.ClientToBalancer(a.Client, a.Bal)
+	}
+	server := int32(-1)
+	if a.Ticket.Valid {
+		server = int32(a.Ticket.Server)
+	}
+	return net.ClientToServer(a.Client, server)
 }
 
 // crossOut counts attempt a of call c as crossed when its first hop leaves
@@ -53,6 +69,9 @@ func (rt *Runtime[N]) crossBack(c *Call, a *Attempt[N], server string) {
 // already ended).
 func (rt *Runtime[N]) crossed(c *Call) {
 	rt.Rec.CrossedAttempt()
+	if rt.atts != nil {
+		rt.atts.Crossed()
+	}
 	if c != nil {
 		c.Crossed = true
 	}

@@ -2,6 +2,8 @@ package labfile
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -240,4 +242,19 @@ func orFirst(names []string) []string {
 		return []string{""}
 	}
 	return names
+}
+
+// BalancerName is the name of balancer number i (from 0) of the tier, as
+// the live lab starts it and as it signs what it forwards (lb1, lb2, ...).
+func BalancerName(i int) string { return "lb" + strconv.Itoa(i+1) }
+
+// BalancerIndex is BalancerName's inverse: the number of the balancer
+// called name, and whether name is one of that form.
+func BalancerIndex(name string) (int, bool) {
+	digits, ok := strings.CutPrefix(name, "lb")
+	n, err := strconv.Atoi(digits)
+	if !ok || err != nil || n < 1 || digits != strconv.Itoa(n) {
+		return 0, false
+	}
+	return n - 1, true
 }

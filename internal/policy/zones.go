@@ -144,3 +144,22 @@ func (n Network) Between(a, b int32) Network {
 	}
 	return Network{Hop: n.Hop, Jitter: n.Jitter, Seed: n.Seed}
 }
+
+// ClientToBalancer is the network between client id client and balancer
+// bal: the first hop of an attempt behind a balancer tier, and its last.
+func (n Network) ClientToBalancer(client, bal int32) Network {
+	if z := n.Zones; z != nil {
+		return n.Between(z.Client(client), z.Balancer(bal))
+	}
+	return n
+}
+
+// ClientToServer is the network between client id client and server
+// number server (a client that balances itself); server < 0 (none picked)
+// is the client's own zone.
+func (n Network) ClientToServer(client, server int32) Network {
+	if z := n.Zones; z != nil && server >= 0 {
+		return n.Between(z.Client(client), z.Server(server))
+	}
+	return n
+}

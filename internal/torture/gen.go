@@ -125,7 +125,72 @@ func draw(seed uint64, stream string, lim limits) Drawn {
 		lab.Set("events", events)
 	}
 	lab = g.constrained(lab, duration, capacity, len(fleet))
-	return Drawn{Seed: seed, Tree: lab, Features: g.features}
+	// Zones come last, from a stream of their own, so the rest of a seed's
+	// lab is what it was before zones were drawn.
+	z := &gen{src: rng.Split(seed, stream+"/zones"), lim: lim}
+	if zoned := z.zones(deepCopy(lab).(Map)); zoned != nil {
+		lab = zoned
+	}
+	return Drawn{Seed: seed, Tree: lab, Features: append(g.features, z.features...)}
+}
+
+// zones, on a coin, declares 2 or 3 zones (in one region, or two) and
+// places every server group, the client ids and the balancers in them:
+// each group one zone, the clients and the balancers a list of at most one
+// entry per member (network.cross_zone and cross_region are drawn with the
+// network's other settings).
+//
+// It returns lab with its zones, or nil (no zones) when the coin did not
+// come up or the lab is not valid with them (a compare setting that
+// shrinks the tier below its list of zones).
+func (g *gen) zones(lab Map) Map {
+	if !g.coin("zones", 0.3) {
+		return nil
+	}
+	n := g.intIn(2, 3)
+	regions := g.chance(0.5)
+	var zones List
+	var names []string
+	for i := range n {
+		name := string(rune('a' + i))
+		z := Map{{"name", name}}
+		if regions {
+			z.Set("region", fmt.Sprintf("r%d", i%2+1))
+		}
+		zones = append(zones, z)
+		names = append(names, name)
+	}
+	places := func(count int) List {
+		out := make(List, g.intIn(1, max(1, min(count, 4))))
+		for i := range out {
+			out[i] = pick(g, names)
+		}
+		return out
+	}
+	groups := lab.Get("servers").(List)
+	for i, grp := range groups {
+		m := grp.(Map)
+		m.Set("zone", pick(g, names))
+		groups[i] = m
+	}
+	count := func(section, key string, def int) int {
+		if sec, ok := lab.Get(section).(Map); ok {
+			if c, ok := sec.Get(key).(int); ok {
+				return c
+			}
+		}
+		return def
+	}
+	clients, bals := lab.Get("clients").(Map), lab.Get("balancers").(Map)
+	clients.Set("zones", places(count("clients", "count", 20)))
+	bals.Set("zones", places(count("balancers", "count", 1)))
+	lab.Set("clients", clients)
+	lab.Set("balancers", bals)
+	lab.Set("zones", zones)
+	if _, err := labfile.Parse("draw", lab.YAML()); err != nil {
+		return nil
+	}
+	return lab
 }
 
 // network draws the network: each of its settings the lab file declares

@@ -100,7 +100,7 @@ func (l *LB) sendProbes(a *attempt) {
 			<-l.probes.slots
 			return
 		}
-		go l.probe(t, a.pick, k, a.net)
+		go l.probe(t, a.pick, k, toServer(a.base, l.cfg.Index, t.b.Name))
 	}
 }
 

@@ -25,8 +25,11 @@ type attempt struct {
 	b       *backend // nil when no server was eligible
 	start   clock.Instant
 	timeout time.Duration
-	net     policy.Network
-	pick    uint64 // the pick number: its hops' jitter draws
+	// net is the hop to the server and back (with zones, their link's),
+	// back the hop to the client and base the lab's network at the pick
+	// (what the probes' hops are drawn from, each to its own server).
+	net, back, base policy.Network
+	pick            uint64 // the pick number: its hops' jitter draws
 	// perCall: the algorithm weighs servers by the reports the answers
 	// carry (policy.Balancer.Reports); load is the one this answer carried
 	perCall bool
@@ -140,11 +143,13 @@ func (l *LB) pick(req balance.Request, client uint64, exclude []byte) attempt {
 		ex = i
 	}
 	a := attempt{t: l.bal.Pick(now, req, ex), start: now, timeout: l.bal.Timeout(),
-		net: l.net, pick: req.Seq}
+		net: l.net, back: l.net, base: l.net, pick: req.Seq}
 	a.perCall, _ = l.bal.Reports()
+	a.back = toClient(l.net, l.cfg.Index, client)
 	l.probeTargets(now, req, &a)
 	if a.t.Valid {
 		a.b = l.backends[a.t.Server]
+		a.net = toServer(l.net, l.cfg.Index, a.b.Name)
 		a.b.picks++
 		l.picks++
 		if l.conns != nil {
@@ -158,7 +163,11 @@ func (l *LB) pick(req balance.Request, client uint64, exclude []byte) attempt {
 // hop injects one network hop of the attempt, timed by the precise
 // scheduler (Go's own timers end a sleep up to a millisecond late).
 func (l *LB) hop(a *attempt, leg policy.Leg) {
-	if d := a.net.Delay(a.pick, leg); d > 0 {
+	n := &a.net
+	if leg == policy.BalancerBack {
+		n = &a.back
+	}
+	if d := n.Delay(a.pick, leg); d > 0 {
 		l.cfg.Waits.Sleep(pace.Hop, d)
 	}
 }

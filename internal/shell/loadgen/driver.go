@@ -55,7 +55,7 @@ func (t *target) Arm(at clock.Instant, tm client.Timer) {
 
 // job fills in the wire fields of attempt h, sent at now.
 func (l *loop) job(t *target, h uint64, a *attempt, now clock.Instant) job {
-	hop := l.net.Delay(a.Pick, policy.ClientOut)
+	hop := t.rt.FirstHop(l.net, a).Delay(a.Pick, policy.ClientOut)
 	seq, n := policy.SplitPick(a.Pick)
 	j := job{target: t.idx, h: h, seq: seq, try: n, client: int(a.Client), key: a.Key,
 		work: a.Work, kind: a.Kind, plain: l.cfg.HTTP.Plain, fault: a.Fault}
