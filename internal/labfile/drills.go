@@ -29,6 +29,12 @@ const (
 	ActionAddServer    Action = "add-server"
 	ActionRemoveServer Action = "remove-server"
 	ActionSet          Action = "set"
+	// The zone drills (zones.go): their target is a zone, and a drill on
+	// servers acts on every server of it.
+	ActionZoneDown    Action = "zone-down"
+	ActionZoneUp      Action = "zone-up"
+	ActionZoneSlow    Action = "zone-slow"
+	ActionZoneRestore Action = "zone-restore"
 )
 
 // Actions are the event actions a script may use, in documentation order.
@@ -63,6 +69,9 @@ type Drill struct {
 	// Down: the drill takes the server down (its connections close, the
 	// backend's data port with them); Up: it brings the server back.
 	Down, Up bool
+	// Zone: its target names a zone of the lab, and a drill on servers
+	// acts on every server in it (Lab.ServersIn).
+	Zone bool
 
 	// check checks the values of the drill's fields at path p (nil: only
 	// which fields it takes is checked); ch is nil outside a lab.
@@ -96,41 +105,28 @@ const (
 var Drills = []*Drill{
 	{
 		Action: ActionSlow, Fields: []string{"target", "speed"},
-		check: func(e *Event, p string, r *reporter, _ *setChecker) {
-			if !Bounds.Speed.In(e.Speed) {
-				r.add(joinPath(p, "speed"), "slow needs speed %s (0.25 = quarter speed), got %s", Bounds.Speed, num(e.Speed))
-			}
-		},
+		check: checkSlow,
 		undo:  serverUndo(ActionRestore),
 		holds: onServer("speed"),
-		apply: func(s *server.Server, _ Server, ev Event, now clock.Instant, out []server.Reply) ([]server.Reply, error) {
-			return out, s.SetSpeed(now, ev.Speed)
-		},
+		apply: applySlow,
 	},
 	{
 		Action: ActionRestore, Fields: []string{"target"},
 		noUndo: selfUndo(ActionRestore),
 		holds:  onServer("speed"),
-		apply: func(s *server.Server, spec Server, _ Event, now clock.Instant, out []server.Reply) ([]server.Reply, error) {
-			return out, s.SetSpeed(now, spec.Speed) // the lab's speed
-		},
+		apply:  applyRestore,
 	},
 	{
 		Action: ActionKill, Fields: []string{"target"}, Down: true,
 		undo:  serverUndo(ActionRestart),
 		holds: onServer("up"),
-		apply: func(s *server.Server, _ Server, _ Event, now clock.Instant, out []server.Reply) ([]server.Reply, error) {
-			return s.Kill(now, out), nil
-		},
+		apply: applyKill,
 	},
 	{
 		Action: ActionRestart, Fields: []string{"target"}, Up: true,
 		noUndo: selfUndo(ActionRestart),
 		holds:  onServer("up"),
-		apply: func(s *server.Server, _ Server, _ Event, now clock.Instant, out []server.Reply) ([]server.Reply, error) {
-			s.Restart(now)
-			return out, nil
-		},
+		apply:  applyRestart,
 	},
 	{
 		Action: ActionGC, Fields: []string{"target", "pause"},
@@ -250,6 +246,62 @@ var Drills = []*Drill{
 		holds:  setHolds,
 		run:    func(d Driver, ev Event) error { return d.Set(ev.Set) },
 	},
+	{
+		Action: ActionZoneDown, Fields: []string{"target"}, Down: true, Zone: true,
+		undo:  serverUndo(ActionZoneUp),
+		holds: onZone("up"),
+		apply: applyKill,
+	},
+	{
+		Action: ActionZoneUp, Fields: []string{"target"}, Up: true, Zone: true,
+		noUndo: selfUndo(ActionZoneUp),
+		holds:  onZone("up"),
+		apply:  applyRestart,
+	},
+	{
+		Action: ActionZoneSlow, Fields: []string{"target", "speed"}, Zone: true,
+		check: checkSlow,
+		undo:  serverUndo(ActionZoneRestore),
+		holds: onZone("speed"),
+		apply: applySlow,
+	},
+	{
+		Action: ActionZoneRestore, Fields: []string{"target"}, Zone: true,
+		noUndo: selfUndo(ActionZoneRestore),
+		holds:  onZone("speed"),
+		apply:  applyRestore,
+	},
+}
+
+// The drills on a server's speed and life, by server or by zone.
+
+func checkSlow(e *Event, p string, r *reporter, _ *setChecker) {
+	if !Bounds.Speed.In(e.Speed) {
+		r.add(joinPath(p, "speed"), "%s needs speed %s (0.25 = quarter speed), got %s", e.Action, Bounds.Speed, num(e.Speed))
+	}
+}
+
+func applySlow(s *server.Server, _ Server, ev Event, now clock.Instant, out []server.Reply) ([]server.Reply, error) {
+	return out, s.SetSpeed(now, ev.Speed)
+}
+
+func applyRestore(s *server.Server, spec Server, _ Event, now clock.Instant, out []server.Reply) ([]server.Reply, error) {
+	return out, s.SetSpeed(now, spec.Speed) // the lab's speed
+}
+
+func applyKill(s *server.Server, _ Server, _ Event, now clock.Instant, out []server.Reply) ([]server.Reply, error) {
+	return s.Kill(now, out), nil
+}
+
+func applyRestart(s *server.Server, _ Server, _ Event, now clock.Instant, out []server.Reply) ([]server.Reply, error) {
+	s.Restart(now)
+	return out, nil
+}
+
+// onZone is what a zone drill holds: what for every server (a zone's
+// servers are not told apart from the others by the timeline's check).
+func onZone(what string) func(Event) []touched {
+	return func(Event) []touched { return []touched{{what, "all"}} }
 }
 
 // A Driver carries drills out on a running lab: the simulator's world, the

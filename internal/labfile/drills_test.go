@@ -27,6 +27,10 @@ func TestDrillFormsRoundTrip(t *testing.T) {
 		{Action: ActionAddServer, Target: "big"},
 		{Action: ActionRemoveServer, Target: "s2"},
 		{Action: ActionSet, Set: map[string]string{"clients.retries": "2", "clients.budget": "0.1"}},
+		{Action: ActionZoneDown, Target: "a", For: 30 * time.Second},
+		{Action: ActionZoneUp, Target: "a"},
+		{Action: ActionZoneSlow, Target: "b", Speed: 0.5},
+		{Action: ActionZoneRestore, Target: "b"},
 	}
 	seen := map[Action]bool{}
 	for _, ev := range events {
@@ -203,6 +207,10 @@ func TestEveryDrillFormRoundTrips(t *testing.T) {
 				if d.Action == ActionAddServer {
 					ev.Target = "big"
 				}
+				base := Default
+				if d.Zone { // a zone drill's target is a zone of the lab
+					ev.Target, base = "a", zonedDefault
+				}
 				if timed {
 					ev.For = 5 * time.Second
 				}
@@ -220,7 +228,7 @@ func TestEveryDrillFormRoundTrips(t *testing.T) {
 				if err := json.Unmarshal(js, &fromJSON); err != nil || !reflect.DeepEqual(fromJSON, ev) {
 					t.Errorf("%s read back as %+v, %v; want %+v", js, fromJSON, err, ev)
 				}
-				lab := Default()
+				lab := base()
 				ev.At = time.Second
 				lab.Events = []Event{ev}
 				y, err := lab.Marshal()
@@ -234,11 +242,18 @@ func TestEveryDrillFormRoundTrips(t *testing.T) {
 					t.Errorf("%q read back from a lab file as %+v; want %+v", text, got, ev)
 				}
 				drill := back
-				if err := Default().CheckDrill(&drill); err != nil {
+				if err := base().CheckDrill(&drill); err != nil {
 					t.Errorf("%q on the default lab: %v", text, err)
 				}
 			}
 		}
 	}
 	t.Logf("%d drill forms", forms)
+}
+
+// zonedDefault is the default lab in one zone, a, of its own.
+func zonedDefault() *Lab {
+	l := Default()
+	l.Zones = []Zone{{Name: "a"}}
+	return l
 }

@@ -174,6 +174,31 @@ func fillGroupZone(l *Lab, p string, g *ServerGroup) filler {
 	}
 }
 
+// ServersIn lists, of the servers called names (those present), the ones
+// in zone: by the lab's groups, a server the lab does not name (added by a
+// script) being in the last server's zone.
+func (l *Lab) ServersIn(zone string, names []string) []string {
+	want := l.ZoneIndex(zone)
+	if want < 0 {
+		return nil
+	}
+	zones, byName := l.ServerZones(), map[string]int{}
+	for i, ns := range l.ExpandServers() {
+		byName[ns.Name] = zones[i]
+	}
+	var out []string
+	for _, n := range names {
+		z, ok := byName[n]
+		if !ok && len(zones) > 0 {
+			z = zones[len(zones)-1]
+		}
+		if z == want {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // ServerZones is each server's zone, as an index into the lab's zones, in
 // the order of ExpandServers; nil when the lab declares no zones.
 func (l *Lab) ServerZones() []int {

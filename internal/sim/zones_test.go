@@ -3,6 +3,9 @@ package sim
 import (
 	"math"
 	"testing"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/report"
 )
 
 // zoneLab is a balancer in zone a in front of a server in a and one in b,
@@ -89,5 +92,45 @@ func TestZonesClientSideAndRouting(t *testing.T) {
 	// across; those of a stay: half the requests, each one crossing once
 	if c := res.Run.CrossZone; c == nil || c.RequestShare < 0.45 || c.RequestShare > 0.55 {
 		t.Errorf("two zones of clients, servers in a: crossed %+v, want the half from b", c)
+	}
+}
+
+// A zone drill is its server drill on every server of the zone: zone-down
+// a (s1, s2) for 2 s, then zone-slow b (s3 and s4) to a quarter for 2 s,
+// give the run that the four kills, restarts, slows and restores give, to
+// the request.
+func TestZoneDrillsActOnTheirZone(t *testing.T) {
+	const base = `
+duration: 8s
+zones: [{name: a}, {name: b}]
+clients: {rate: 200}
+balancers: {algorithm: round-robin}
+servers: [{count: 2, zone: a}, {count: 2, zone: b}]
+`
+	zoned := parseLab(t, base+`events:
+  - {at: 1s, action: zone-down, target: a, for: 2s}
+  - {at: 4s, action: zone-slow, target: b, speed: 0.25, for: 2s}
+`)
+	each := parseLab(t, base+`events:
+  - {at: 1s, action: kill, target: s1, for: 2s}
+  - {at: 1s, action: kill, target: s2, for: 2s}
+  - {at: 4s, action: slow, target: s3, speed: 0.25, for: 2s}
+  - {at: 4s, action: slow, target: s4, speed: 0.25, for: 2s}
+`)
+	var runs [2]*report.Run
+	for i, lab := range []*labfile.Lab{zoned, each} {
+		res, err := Run(lab, Options{Check: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs[i] = &res.Run
+	}
+	z, e := runs[0], runs[1]
+	if z.Errors == 0 || z.Latency.P99 <= 20 {
+		t.Errorf("the zone drills did nothing: %d errors, p99 %.1f ms", z.Errors, z.Latency.P99)
+	}
+	if z.Requests != e.Requests || z.Errors != e.Errors || z.Latency != e.Latency || z.Servers[0].Sent != e.Servers[0].Sent || z.Servers[2].Sent != e.Servers[2].Sent {
+		t.Errorf("zone drills: %d requests, %d errors, %+v; the same drills per server: %d, %d, %+v",
+			z.Requests, z.Errors, z.Latency, e.Requests, e.Errors, e.Latency)
 	}
 }

@@ -121,16 +121,17 @@ func draw(seed uint64, stream string, lim limits) Drawn {
 	lab.Set("clients", clients)
 	lab.Set("balancers", bal)
 	lab.Set("servers", servers)
-	if events := g.script(duration, fleet, capacity, lab); len(events) > 0 {
-		lab.Set("events", events)
-	}
-	lab = g.constrained(lab, duration, capacity, len(fleet))
-	// Zones come last, from a stream of their own, so the rest of a seed's
-	// lab is what it was before zones were drawn.
+	// Zones come from a stream of their own, so the rest of a seed's lab
+	// is drawn as it was before zones were; before the script, whose zone
+	// drills aim at them.
 	z := &gen{src: rng.Split(seed, stream+"/zones"), lim: lim}
 	if zoned := z.zones(deepCopy(lab).(Map)); zoned != nil {
 		lab = zoned
 	}
+	if events := g.script(duration, fleet, capacity, lab); len(events) > 0 {
+		lab.Set("events", events)
+	}
+	lab = g.constrained(lab, duration, capacity, len(fleet))
 	return Drawn{Seed: seed, Tree: lab, Features: append(g.features, z.features...)}
 }
 
@@ -374,6 +375,12 @@ func (g *gen) script(duration time.Duration, fleet []string, capacity float64, l
 	closed := lab.Get("clients").(Map).Get("mode") == "closed"
 	clientSide := lab.Get("clients").(Map).Get("algorithm") != nil // an algorithm event changes the clients'
 	present := slices.Clone(fleet)
+	var zones []string // a zone drill's targets (none: it is not drawn)
+	if zs, ok := lab.Get("zones").(List); ok {
+		for _, z := range zs {
+			zones = append(zones, z.(Map).Get("name").(string))
+		}
+	}
 	added := 0
 	var out List
 	for _, t := range at {
@@ -399,6 +406,13 @@ func (g *gen) script(duration time.Duration, fleet []string, capacity float64, l
 			present = append(present, name)
 		case d.Takes("rate") && closed:
 			continue // the users set the pace; a rate event would be a no-op
+		case d.Zone && len(zones) == 0:
+			continue // a zone drill needs a zone
+		case d.Zone:
+			for _, f := range d.Fields {
+				ev.Set(f, g.drawField(f, present, capacity, closed, clientSide))
+			}
+			ev.Set("target", pick(g, zones))
 		default:
 			for _, f := range d.Fields {
 				ev.Set(f, g.drawField(f, present, capacity, closed, clientSide))
