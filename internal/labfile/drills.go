@@ -35,6 +35,7 @@ const (
 	ActionZoneUp      Action = "zone-up"
 	ActionZoneSlow    Action = "zone-slow"
 	ActionZoneRestore Action = "zone-restore"
+	ActionLinkDelay   Action = "link-delay"
 )
 
 // Actions are the event actions a script may use, in documentation order.
@@ -271,7 +272,29 @@ var Drills = []*Drill{
 		holds:  onZone("speed"),
 		apply:  applyRestore,
 	},
+	{
+		// the link between two zones of a region degrades (or heals):
+		// network.cross_zone.hop from now on, as a set of it
+		Action: ActionLinkDelay, Fields: []string{"hop"}, Scope: OnLab,
+		check: func(e *Event, p string, r *reporter, ch *setChecker) {
+			switch {
+			case ch != nil && !ch.lab.Zoned():
+				r.add(joinPath(p, "action"), "link-delay sets the hop between two zones, and the lab declares none (zones: [{name: a}])")
+			case !Bounds.Network.In(e.Hop) || e.Hop == 0:
+				r.add(joinPath(p, "hop"), "link-delay needs hop in (0s, %v] (the hop between two zones of a region from now on), got %v", Bounds.Network.Max, e.Hop)
+			}
+		},
+		undo: func(lab *Lab, _ Event) (Event, error) {
+			return Event{Action: ActionLinkDelay, Hop: lab.Network.CrossZone.Hop}, nil
+		},
+		record: func(l *Lab, ev Event) { l.Network.CrossZone.Hop = ev.Hop },
+		holds:  onLab(linkPath),
+		run:    func(d Driver, ev Event) error { return d.Set(map[string]string{linkPath: ev.Hop.String()}) },
+	},
 }
+
+// linkPath is the setting link-delay changes.
+const linkPath = "network.cross_zone.hop"
 
 // The drills on a server's speed and life, by server or by zone.
 

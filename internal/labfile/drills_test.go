@@ -31,6 +31,7 @@ func TestDrillFormsRoundTrip(t *testing.T) {
 		{Action: ActionZoneUp, Target: "a"},
 		{Action: ActionZoneSlow, Target: "b", Speed: 0.5},
 		{Action: ActionZoneRestore, Target: "b"},
+		{Action: ActionLinkDelay, Hop: 40 * time.Millisecond, For: 10 * time.Second},
 	}
 	seen := map[Action]bool{}
 	for _, ev := range events {
@@ -74,7 +75,7 @@ func TestParseDrillMessages(t *testing.T) {
 		{[]string{"errors", "s3", "share=ten"}, `share: "ten" is not a number`},
 		{[]string{"gc", "s1", "pause=long"}, `pause: "long" is not a duration like 300ms or 30s`},
 		{[]string{"kill", "s1", "for=later"}, `for: "later" is not a duration like 300ms or 30s`},
-		{[]string{"slow", "s3", "sped=1"}, `unknown setting "sped": use speed, workers, pause, share, rate, algorithm, for or a dotted lab path`},
+		{[]string{"slow", "s3", "sped=1"}, `unknown setting "sped": use speed, workers, pause, share, rate, algorithm, hop, for or a dotted lab path`},
 		{[]string{"explode"}, `unknown action "explode"`},
 		{[]string{"slow", "s1", "s2"}, `"s2": give settings as key=value`},
 	} {
@@ -181,6 +182,7 @@ func TestEveryDrillFormRoundTrips(t *testing.T) {
 		"rate":      func(ev *Event) { ev.Rate = 400 },
 		"algorithm": func(ev *Event) { ev.Algorithm = "round-robin" },
 		"set":       func(ev *Event) { ev.Set = map[string]string{"clients.retries": "2"} },
+		"hop":       func(ev *Event) { ev.Hop = 40 * time.Millisecond },
 	}
 	forms := 0
 	for _, d := range Drills {
@@ -209,7 +211,10 @@ func TestEveryDrillFormRoundTrips(t *testing.T) {
 				}
 				base := Default
 				if d.Zone { // a zone drill's target is a zone of the lab
-					ev.Target, base = "a", zonedDefault
+					ev.Target = "a"
+				}
+				if d.Zone || d.Takes("hop") { // ... and a link joins zones
+					base = zonedDefault
 				}
 				if timed {
 					ev.For = 5 * time.Second

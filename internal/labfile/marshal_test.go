@@ -55,6 +55,7 @@ func TestMarshalWritesEachDrillAsWritten(t *testing.T) {
 		{"{at: 19s, action: zone-up, target: a}", "- at: 19s\n  action: zone-up\n  target: a\n"},
 		{"{at: 20s, action: zone-slow, target: b, speed: 0.5}", "- at: 20s\n  action: zone-slow\n  target: b\n  speed: 0.5\n"},
 		{"{at: 21s, action: zone-restore, target: b}", "- at: 21s\n  action: zone-restore\n  target: b\n"},
+		{"{at: 22s, action: link-delay, hop: 40ms, for: 2s}", "- at: 22s\n  action: link-delay\n  hop: 40ms\n  for: 2s\n"},
 	}
 	var given, want strings.Builder
 	covered := map[Action]bool{}

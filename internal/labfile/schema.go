@@ -315,6 +315,7 @@ type Event struct {
 	Rate      float64           `yaml:"rate"`    // rate
 	Algorithm string            `yaml:"algorithm"`
 	Set       map[string]string `yaml:"set"` // set: dotted path -> value, e.g. clients.budget: "0.1"
+	Hop       time.Duration     `yaml:"hop"` // link-delay: the hop between two zones of a region from now on
 	// For time-boxes the event: its undo (Undo) applies at At + For. 0 = it
 	// stays in force.
 	For time.Duration `yaml:"for"`

@@ -283,3 +283,11 @@ func BalancerIndex(name string) (int, bool) {
 	}
 	return n - 1, true
 }
+
+// HopSetting reports whether path sets a hop the live processes inject
+// (network.hop and jitter, and the links between zones): each process
+// applies a set of one to the hops it sends.
+func HopSetting(path string) bool {
+	return path == "network.hop" || path == "network.jitter" ||
+		strings.HasPrefix(path, "network.cross_zone.") || strings.HasPrefix(path, "network.cross_region.")
+}

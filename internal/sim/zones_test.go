@@ -134,3 +134,27 @@ servers: [{count: 2, zone: a}, {count: 2, zone: b}]
 			z.Requests, z.Errors, z.Latency, e.Requests, e.Errors, e.Latency)
 	}
 }
+
+// link-delay degrades the link between the zones from its instant: the far
+// server's attempts take 2 x 50 ms on it instead of 2 x 20 ms, and,
+// time-boxed, the link heals after.
+func TestLinkDelay(t *testing.T) {
+	lab := parseLab(t, zoneLab+"events: [{at: 0s, action: link-delay, hop: 50ms, for: 5s}]\n")
+	res, err := Run(lab, Options{Check: true, Series: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Run
+	if r.Latency.Max < 102.9 || r.Latency.Max > 103.1 {
+		t.Errorf("max latency %.2f ms, want 103 (the far server over the degraded link)", r.Latency.Max)
+	}
+	var late float64 // the longest latency of the last 4 s: after the link healed
+	for _, b := range r.Series {
+		if b.T >= 6 {
+			late = max(late, b.P99)
+		}
+	}
+	if late < 42.9 || late > 43.1 {
+		t.Errorf("p99 after the time box %.2f ms, want 43 (the link back at 20 ms)", late)
+	}
+}

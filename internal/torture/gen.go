@@ -406,8 +406,8 @@ func (g *gen) script(duration time.Duration, fleet []string, capacity float64, l
 			present = append(present, name)
 		case d.Takes("rate") && closed:
 			continue // the users set the pace; a rate event would be a no-op
-		case d.Zone && len(zones) == 0:
-			continue // a zone drill needs a zone
+		case (d.Zone || d.Takes("hop")) && len(zones) == 0:
+			continue // a zone drill needs a zone, a link two
 		case d.Zone:
 			for _, f := range d.Fields {
 				ev.Set(f, g.drawField(f, present, capacity, closed, clientSide))
@@ -455,6 +455,8 @@ func (g *gen) drawField(f string, present []string, capacity float64, closed, cl
 		return round(g.floatIn(0.05, 2))
 	case "pause":
 		return g.ms(1, 300)
+	case "hop": // a link's, degraded or healed
+		return g.ms(1, 60)
 	case "share":
 		return round(g.floatIn(0, 0.8))
 	case "rate":

@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"context"
 	"testing"
 
 	"github.com/lblab/lblab/internal/labfile"
@@ -47,4 +48,30 @@ servers: [{name: x, zone: a}, {name: y, zone: b}]
 			t.Errorf("%s = %v, the report says %d", series, got, want)
 		}
 	}
+}
+
+// A set of a link between zones mid-run is the loadgen's (the hop from a
+// client to a balancer of another zone): applied, as network.hop is.
+func TestZoneLinkSetApplies(t *testing.T) {
+	lab, err := labfile.Parse("z.yaml", []byte(`
+duration: 1s
+zones: [{name: a}, {name: b}]
+clients: {rate: 100}
+servers: [{zone: b}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFake(t, "s1", false, okAfterWork)
+	r, err := New(Config{Lab: lab, Targets: []Target{toFakes("mx", f)}, Dial: dialer(f)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { r.Run(context.Background()); close(done) }()
+	code, out := call(t, r.Admin(), "POST", "/admin/set", `{"path":"network.cross_zone.hop","value":"50ms"}`)
+	if code != 200 || out["applied"] != true {
+		t.Errorf("POST /admin/set network.cross_zone.hop: %d %v, want it applied", code, out)
+	}
+	<-done
 }
