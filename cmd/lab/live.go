@@ -336,12 +336,15 @@ add-server without a name adds a server like the last one named as a lab file
 would (s6 for the first one added to five). --for 30s time-boxes the drill: the
 lab undoes it 30 s later (slow: restore, kill: restart, fail: recover, errors,
 rate, algorithm and set: back to what was in force, add-server: remove-server,
-zone-down: zone-up, zone-slow: zone-restore, link-delay: the hop before),
+zone-down: zone-up, zone-slow: zone-restore, link-delay: the hop before,
+partition: heal),
 whether or not anyone watches;
 ` + strings.Join(untimed(), ", ") + ` take no --for (no undo).
 In a lab with zones, zone-down, zone-up, zone-slow and zone-restore take a zone
 as their target and act on every server in it (zone-down a is kill on each);
-link-delay hop=80ms sets the hop between two zones of a region from now on.
+link-delay hop=80ms sets the hop between two zones of a region from now on;
+partition cuts every link between zones (an attempt that would cross one fails
+at once) until heal.
 --lab-url takes HOST:PORT or http://HOST:PORT/. The token, when the lab
 requires one: --token, else $LBLAB_TOKEN, else the one lab up wrote for its
 user to a file named after its address (in $XDG_RUNTIME_DIR/lblab, else

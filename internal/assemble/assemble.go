@@ -223,7 +223,8 @@ func Faults(lab *labfile.Lab) []workload.FaultShare {
 // Network is the lab's hop model, shared by every process and the simulator:
 // with its zones when it declares some.
 func Network(lab *labfile.Lab) policy.Network {
-	return policy.Network{Hop: lab.Network.Hop, Jitter: lab.Network.Jitter, Seed: lab.Seed, Zones: Zones(lab)}
+	return policy.Network{Hop: lab.Network.Hop, Jitter: lab.Network.Jitter, Seed: lab.Seed, Zones: Zones(lab),
+		Cut: lab.Network.Partition && lab.Zoned()}
 }
 
 // Zones places the lab's clients, balancers and servers in its zones and

@@ -33,6 +33,20 @@ func (rt *Runtime[N]) FirstHop(net policy.Network, a *Attempt[N]) policy.Network
 	return net.ClientToServer(a.Client, server)
 }
 
+// FirstHopCut reports whether attempt a's first hop would cross a cut
+// link (net.Cut, a partition): it fails at once, as a refused connection.
+func (rt *Runtime[N]) FirstHopCut(net policy.Network, a *Attempt[N]) bool {
+	z := net.Zones
+	if z == nil || !net.Cut {
+		return false
+	}
+	from := z.Client(a.Client)
+	if rt.cfg.Balancers == nil {
+		return net.Crosses(from, z.Balancer(a.Bal))
+	}
+	return a.Ticket.Valid && net.Crosses(from, z.Server(int32(a.Ticket.Server)))
+}
+
 // crossOut counts attempt a of call c as crossed when its first hop leaves
 // the client's zone.
 func (rt *Runtime[N]) crossOut(c *Call, a *Attempt[N]) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/lblab/lblab/internal/clock"
@@ -36,6 +37,8 @@ const (
 	ActionZoneSlow    Action = "zone-slow"
 	ActionZoneRestore Action = "zone-restore"
 	ActionLinkDelay   Action = "link-delay"
+	ActionPartition   Action = "partition"
+	ActionHeal        Action = "heal"
 )
 
 // Actions are the event actions a script may use, in documentation order.
@@ -73,6 +76,9 @@ type Drill struct {
 	// Zone: its target names a zone of the lab, and a drill on servers
 	// acts on every server in it (Lab.ServersIn).
 	Zone bool
+	// NeedsZones: only a lab with zones takes it (the zone drills, and
+	// those on the links between zones).
+	NeedsZones bool
 
 	// check checks the values of the drill's fields at path p (nil: only
 	// which fields it takes is checked); ch is nil outside a lab.
@@ -248,26 +254,26 @@ var Drills = []*Drill{
 		run:    func(d Driver, ev Event) error { return d.Set(ev.Set) },
 	},
 	{
-		Action: ActionZoneDown, Fields: []string{"target"}, Down: true, Zone: true,
+		Action: ActionZoneDown, Fields: []string{"target"}, Down: true, Zone: true, NeedsZones: true,
 		undo:  serverUndo(ActionZoneUp),
 		holds: onZone("up"),
 		apply: applyKill,
 	},
 	{
-		Action: ActionZoneUp, Fields: []string{"target"}, Up: true, Zone: true,
+		Action: ActionZoneUp, Fields: []string{"target"}, Up: true, Zone: true, NeedsZones: true,
 		noUndo: selfUndo(ActionZoneUp),
 		holds:  onZone("up"),
 		apply:  applyRestart,
 	},
 	{
-		Action: ActionZoneSlow, Fields: []string{"target", "speed"}, Zone: true,
+		Action: ActionZoneSlow, Fields: []string{"target", "speed"}, Zone: true, NeedsZones: true,
 		check: checkSlow,
 		undo:  serverUndo(ActionZoneRestore),
 		holds: onZone("speed"),
 		apply: applySlow,
 	},
 	{
-		Action: ActionZoneRestore, Fields: []string{"target"}, Zone: true,
+		Action: ActionZoneRestore, Fields: []string{"target"}, Zone: true, NeedsZones: true,
 		noUndo: selfUndo(ActionZoneRestore),
 		holds:  onZone("speed"),
 		apply:  applyRestore,
@@ -275,7 +281,7 @@ var Drills = []*Drill{
 	{
 		// the link between two zones of a region degrades (or heals):
 		// network.cross_zone.hop from now on, as a set of it
-		Action: ActionLinkDelay, Fields: []string{"hop"}, Scope: OnLab,
+		Action: ActionLinkDelay, Fields: []string{"hop"}, Scope: OnLab, NeedsZones: true,
 		check: func(e *Event, p string, r *reporter, ch *setChecker) {
 			switch {
 			case ch != nil && !ch.lab.Zoned():
@@ -291,10 +297,37 @@ var Drills = []*Drill{
 		holds:  onLab(linkPath),
 		run:    func(d Driver, ev Event) error { return d.Set(map[string]string{linkPath: ev.Hop.String()}) },
 	},
+	partitionDrill(ActionPartition, true),
+	partitionDrill(ActionHeal, false),
 }
 
-// linkPath is the setting link-delay changes.
-const linkPath = "network.cross_zone.hop"
+// linkPath is the setting link-delay changes, partitionPath the one
+// partition and heal do.
+const (
+	linkPath      = "network.cross_zone.hop"
+	partitionPath = "network.partition"
+)
+
+// partitionDrill is partition (cut true) or heal: network.partition from
+// now on, in a lab with zones.
+func partitionDrill(a Action, cut bool) *Drill {
+	d := &Drill{Action: a, Scope: OnLab, NeedsZones: true,
+		check: func(e *Event, p string, r *reporter, ch *setChecker) {
+			if ch != nil && !ch.lab.Zoned() {
+				r.add(joinPath(p, "action"), "%s acts on the links between zones, and the lab declares none (zones: [{name: a}])", a)
+			}
+		},
+		record: func(l *Lab, _ Event) { l.Network.Partition = cut },
+		holds:  onLab(partitionPath),
+		run:    func(d Driver, _ Event) error { return d.Set(map[string]string{partitionPath: strconv.FormatBool(cut)}) },
+	}
+	if cut {
+		d.undo = func(*Lab, Event) (Event, error) { return Event{Action: ActionHeal}, nil }
+	} else {
+		d.noUndo = selfUndo(ActionHeal)
+	}
+	return d
+}
 
 // The drills on a server's speed and life, by server or by zone.
 

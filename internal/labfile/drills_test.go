@@ -32,6 +32,8 @@ func TestDrillFormsRoundTrip(t *testing.T) {
 		{Action: ActionZoneSlow, Target: "b", Speed: 0.5},
 		{Action: ActionZoneRestore, Target: "b"},
 		{Action: ActionLinkDelay, Hop: 40 * time.Millisecond, For: 10 * time.Second},
+		{Action: ActionPartition, For: 10 * time.Second},
+		{Action: ActionHeal},
 	}
 	seen := map[Action]bool{}
 	for _, ev := range events {
@@ -213,7 +215,7 @@ func TestEveryDrillFormRoundTrips(t *testing.T) {
 				if d.Zone { // a zone drill's target is a zone of the lab
 					ev.Target = "a"
 				}
-				if d.Zone || d.Takes("hop") { // ... and a link joins zones
+				if d.NeedsZones { // ... and a link joins zones
 					base = zonedDefault
 				}
 				if timed {

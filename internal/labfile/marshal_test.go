@@ -56,6 +56,8 @@ func TestMarshalWritesEachDrillAsWritten(t *testing.T) {
 		{"{at: 20s, action: zone-slow, target: b, speed: 0.5}", "- at: 20s\n  action: zone-slow\n  target: b\n  speed: 0.5\n"},
 		{"{at: 21s, action: zone-restore, target: b}", "- at: 21s\n  action: zone-restore\n  target: b\n"},
 		{"{at: 22s, action: link-delay, hop: 40ms, for: 2s}", "- at: 22s\n  action: link-delay\n  hop: 40ms\n  for: 2s\n"},
+		{"{at: 25s, action: partition}", "- at: 25s\n  action: partition\n"},
+		{"{at: 26s, action: heal}", "- at: 26s\n  action: heal\n"},
 	}
 	var given, want strings.Builder
 	covered := map[Action]bool{}

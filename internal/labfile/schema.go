@@ -49,6 +49,10 @@ type Network struct {
 	// in a lab that declares zones (10ms and 40ms).
 	CrossZone   Link `yaml:"cross_zone,omitempty"`
 	CrossRegion Link `yaml:"cross_region,omitempty"`
+	// Partition cuts every link between zones: an attempt whose next hop
+	// would cross one fails there at once (zones.go; the partition and
+	// heal drills set it). Default false.
+	Partition bool `yaml:"partition,omitempty"`
 
 	Handshake Handshake     `yaml:"handshake"` // what opening a connection costs: round trips of its hop (2) or a duration (30ms); default 0 (free)
 	Keepalive time.Duration `yaml:"keepalive"` // an idle connection is closed after this long; default 10s; 0 = a new connection per request

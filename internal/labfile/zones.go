@@ -288,6 +288,6 @@ func BalancerIndex(name string) (int, bool) {
 // (network.hop and jitter, and the links between zones): each process
 // applies a set of one to the hops it sends.
 func HopSetting(path string) bool {
-	return path == "network.hop" || path == "network.jitter" ||
+	return path == "network.hop" || path == "network.jitter" || path == "network.partition" ||
 		strings.HasPrefix(path, "network.cross_zone.") || strings.HasPrefix(path, "network.cross_region.")
 }

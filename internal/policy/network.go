@@ -50,6 +50,9 @@ type Network struct {
 	Hop, Jitter time.Duration
 	Seed        uint64
 	Zones       *Zones // nil: one zone
+	// Cut: the links between zones are cut (a partition): a hop that
+	// would cross one fails at once (Crosses says which do).
+	Cut bool
 }
 
 // Delay is the one-way delay of leg for the attempt with pick number pick.

@@ -145,6 +145,10 @@ func (n Network) Between(a, b int32) Network {
 	return Network{Hop: n.Hop, Jitter: n.Jitter, Seed: n.Seed}
 }
 
+// Crosses reports whether the hop between zones a and b crosses a cut link
+// (a partition).
+func (n Network) Crosses(a, b int32) bool { return n.Cut && n.Zones != nil && a != b }
+
 // ClientToBalancer is the network between client id client and balancer
 // bal: the first hop of an attempt behind a balancer tier, and its last.
 func (n Network) ClientToBalancer(client, bal int32) Network {

@@ -6,6 +6,7 @@ import (
 	"github.com/lblab/lblab/internal/client"
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/balance"
+	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/policy"
 )
 
@@ -19,6 +20,10 @@ func (w *world) Send(now clock.Instant, h uint64, a *attempt) {
 		w.trace.sent(now, h, a)
 	}
 	if !w.clientLB {
+		if z := w.net.Zones; w.net.Cut && z != nil && w.net.Crosses(z.Client(a.Client), z.Balancer(a.Bal)) {
+			w.partitioned(now, h, a)
+			return
+		}
 		w.pushHop(now.Add(a.Handshake+w.hopDelay(a, policy.ClientOut)), evAtBalancer, h)
 		return
 	}
@@ -33,8 +38,12 @@ func (w *world) Send(now clock.Instant, h uint64, a *attempt) {
 		w.checkPick(now, w.bals[a.Bal], a.Ticket)
 	}
 	a.Net.server, a.Net.lbSent = int32(a.Ticket.Server), now
-	if a.ConnNew {
+	if a.ConnNew { // the client's model opened it: counted as the live server counts a dial
 		w.servers[a.Ticket.Server].conns++
+	}
+	if z := w.net.Zones; w.net.Cut && z != nil && w.net.Crosses(z.Client(a.Client), z.Server(a.Net.server)) {
+		w.partitioned(now, h, a)
+		return
 	}
 	w.pushHop(now.Add(delay), evAtServer, h)
 }
@@ -82,6 +91,13 @@ func (w *world) forward(now clock.Instant, h uint64, a *attempt) {
 	a.Net.ticket, a.Net.server, a.Net.lbSent = t, int32(t.Server), now
 	delay := w.hopDelay(a, policy.BalancerOut)
 	w.openTicket(a.Bal)
+	if z := w.net.Zones; w.net.Cut && z != nil && w.net.Crosses(z.Balancer(a.Bal), z.Server(a.Net.server)) {
+		// the link to the server's zone is cut: the balancer's connection is
+		// refused at once, and it answers 502 over its hop back
+		a.Net.status, a.Net.result = server.Refused, policy.ResultOf(server.Refused)
+		w.push(now, evReplyAtLB, h, 0)
+		return
+	}
 	if to := b.Timeout(); to > 0 {
 		w.push(now.Add(to), evLBTimeout, h, 0)
 		a.Deadline = min(a.Deadline, now.Add(to)) // the server may drop it past the balancer's patience too
@@ -91,6 +107,14 @@ func (w *world) forward(now clock.Instant, h uint64, a *attempt) {
 		return
 	}
 	w.pushHop(now.Add(delay), evAtServer, h)
+}
+
+// partitioned fails attempt h at once: its hop from the client would cross a
+// cut link (network.partition), so no balancer or server sees it; the
+// client reads it as a refused connection.
+func (w *world) partitioned(now clock.Instant, h uint64, a *attempt) {
+	a.Net.srvDone, a.Net.lbDone, a.Net.status, a.Net.result = true, true, server.Refused, policy.ResultOf(server.Refused)
+	w.push(now, evReplyAtClient, h, 0)
 }
 
 // noServer answers an attempt that found no eligible server: 503 after delay.

@@ -158,3 +158,31 @@ func TestLinkDelay(t *testing.T) {
 		t.Errorf("p99 after the time box %.2f ms, want 43 (the link back at 20 ms)", late)
 	}
 }
+
+// partition cuts the link between the zones for its time box: the balancer,
+// in a, has every attempt to the far server (in b) refused at once, half of
+// them under round robin, and none after heal.
+func TestPartition(t *testing.T) {
+	lab := parseLab(t, zoneLab+"events: [{at: 2s, action: partition, for: 3s}]\n")
+	res, err := Run(lab, Options{Check: true, Series: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in, inOK, out, outOK uint64
+	for _, b := range res.Run.Series {
+		switch {
+		case b.T >= 2 && b.T < 5:
+			in, inOK = in+b.Offered, inOK+b.Succeeded
+		default:
+			out, outOK = out+b.Offered, outOK+b.Succeeded
+		}
+	}
+	// (a bin counts the requests started in it and those that succeeded in
+	// it: a few at the window's edges count on either side)
+	if in == 0 || math.Abs(float64(inOK)/float64(in)-0.5) > 0.03 || outOK+4 < out {
+		t.Errorf("partitioned: %d of %d succeeded (want half); else %d of %d (want all)", inOK, in, outOK, out)
+	}
+	if e := res.Run.Errors; e < in/2-2 || e > in/2+2 {
+		t.Errorf("%d errors, want the %d or so attempts to the far server while partitioned", e, in/2)
+	}
+}

@@ -406,7 +406,7 @@ func (g *gen) script(duration time.Duration, fleet []string, capacity float64, l
 			present = append(present, name)
 		case d.Takes("rate") && closed:
 			continue // the users set the pace; a rate event would be a no-op
-		case (d.Zone || d.Takes("hop")) && len(zones) == 0:
+		case d.NeedsZones && len(zones) == 0:
 			continue // a zone drill needs a zone, a link two
 		case d.Zone:
 			for _, f := range d.Fields {

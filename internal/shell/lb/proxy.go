@@ -30,6 +30,9 @@ type attempt struct {
 	// (what the probes' hops are drawn from, each to its own server).
 	net, back, base policy.Network
 	pick            uint64 // the pick number: its hops' jitter draws
+	// cut: the link to the picked server's zone is cut (a partition): it
+	// is answered 502 at once, never forwarded
+	cut bool
 	// perCall: the algorithm weighs servers by the reports the answers
 	// carry (policy.Balancer.Reports); load is the one this answer carried
 	perCall bool
@@ -60,6 +63,8 @@ func (l *LB) serveProxy(ctx *fasthttp.RequestCtx) {
 		l.hop(&a, policy.BalancerBack)
 		ctx.Response.Header.Set(wire.HReason, "no-server")
 		wire.WriteError(ctx, fasthttp.StatusServiceUnavailable, "no eligible server")
+	} else if a.cut {
+		l.partitioned(ctx, &a)
 	} else if !l.awaitConn(&a) {
 		l.gaveUpWaiting(ctx, &a)
 	} else {
@@ -150,9 +155,10 @@ func (l *LB) pick(req balance.Request, client uint64, exclude []byte) attempt {
 	if a.t.Valid {
 		a.b = l.backends[a.t.Server]
 		a.net = toServer(l.net, l.cfg.Index, a.b.Name)
+		a.cut = cutTo(l.net, l.cfg.Index, a.b.Name)
 		a.b.picks++
 		l.picks++
-		if l.conns != nil {
+		if l.conns != nil && !a.cut {
 			l.acquireConn(&a)
 			cs = l.takeClosing()
 		}
@@ -264,6 +270,18 @@ func tightenDeadline(h *fasthttp.RequestHeader, deadline time.Time) {
 	}
 	var buf [20]byte
 	h.SetBytesV(wire.HDeadline, strconv.AppendUint(buf[:0], ns, 10))
+}
+
+// partitioned answers an attempt whose server is across a cut link: 502
+// at once, reported to the pipeline as an error (a refused connection),
+// over the hop back to the client.
+func (l *LB) partitioned(ctx *fasthttp.RequestCtx, a *attempt) {
+	l.report(a, policy.Error, false)
+	a.b.fw.Answered(int(policy.Error), 0)
+	l.hop(a, policy.BalancerBack)
+	ctx.Response.Header.Set(wire.HServer, a.b.Name)
+	ctx.Response.Header.Set(wire.HReason, "partition")
+	wire.WriteError(ctx, fasthttp.StatusBadGateway, "%s: the link to its zone is cut (network.partition)", a.b.Name)
 }
 
 // failed answers a transport failure: 504 for a timeout, 502 otherwise.

@@ -17,6 +17,17 @@ func toServer(net policy.Network, index int, name string) policy.Network {
 	return net.Between(z.Balancer(int32(index)), at)
 }
 
+// cutTo reports whether the link from this balancer to the server called
+// name is cut (network.partition).
+func cutTo(net policy.Network, index int, name string) bool {
+	z := net.Zones
+	if z == nil {
+		return false
+	}
+	at, _ := z.ServerNamed(name)
+	return net.Crosses(z.Balancer(int32(index)), at)
+}
+
 // toClient is net between this balancer and client id client (a client
 // id that is a hash, not the loadgen's number, lands in some zone).
 func toClient(net policy.Network, index int, client uint64) policy.Network {

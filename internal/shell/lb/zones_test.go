@@ -15,7 +15,7 @@ import (
 // With zones the lb's hops are the links' between its zone and the other
 // end's: lb1 in a forwards to s1 in b over the cross-zone 30 ms and answers
 // its client, in a, over the zone's own 5 ms; a set of the link changes
-// its next hop to b.
+// its next hop to b, and a partition cuts it.
 func TestZoneHopsInVirtualTime(t *testing.T) {
 	_, _, hc, stop := memLB(t, Config{Lab: testLab(t)}, 0) // fasthttp's refresher starts outside the bubble
 	do(t, hc, "GET", "/", "")
@@ -31,7 +31,7 @@ servers: [{zone: b}]
 		t.Fatal(err)
 	}
 	synctest.Test(t, func(t *testing.T) {
-		l, _, hc, stop := memLB(t, Config{Lab: lab, Waits: pace.Runtime}, 0)
+		l, f, hc, stop := memLB(t, Config{Lab: lab, Waits: pace.Runtime}, 0)
 		start := time.Now()
 		a := do(t, hc, "GET", "/", "")
 		if took := time.Since(start); a.status != 200 || took != 35*time.Millisecond {
@@ -48,6 +48,14 @@ servers: [{zone: b}]
 		start = time.Now()
 		if a, took := do(t, hc, "GET", "/", ""), time.Since(start); a.status != 200 || took != 55*time.Millisecond {
 			t.Errorf("after the link's set: %d after %v, want 200 after exactly 55ms", a.status, took)
+		}
+		// partitioned: the server, across the cut link, is never reached:
+		// 502 at once, over the 5 ms back to the client
+		set.Request.SetBodyString(`{"path":"network.partition","value":"true"}`)
+		l.postSet(&set)
+		start = time.Now()
+		if a, took := do(t, hc, "GET", "/", ""), time.Since(start); a.status != 502 || took != 5*time.Millisecond || f.completed.Load() != 2 {
+			t.Errorf("partitioned: %d after %v (the server served %d), want 502 after exactly 5ms, the server untouched", a.status, took, f.completed.Load())
 		}
 		stop()
 		time.Sleep(15 * time.Second) // fasthttp's cleaners (see TestTimeoutInVirtualTime)

@@ -20,6 +20,8 @@ func (t *target) Send(now clock.Instant, h uint64, a *attempt) {
 	j := t.l.job(t, h, a, now)
 	tm := -1 // the template it sends
 	switch {
+	case t.rt.FirstHopCut(t.l.net, a): // across a cut link: refused at once, nothing sent
+		j.cut, j.sendAt = true, time.Time{}
 	case !t.rt.ClientSide():
 		tm = int(a.Bal)
 		if t.bySeq {

@@ -75,3 +75,27 @@ servers: [{zone: b}]
 	}
 	<-done
 }
+
+// Partitioned, a client whose balancer is in another zone (zone a has
+// none) has every attempt refused at once: nothing reaches the balancer,
+// every attempt is an error, and every one crossed.
+func TestPartitionCutsTheClientsHop(t *testing.T) {
+	lab, err := labfile.Parse("z.yaml", []byte(`
+duration: 1s
+zones: [{name: a}, {name: b}]
+network: {partition: true}
+clients: {rate: 100, zones: [a]}
+balancers: {zones: [b]}
+servers: [{zone: b}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb1 := newFake(t, "s1", false, okAfterWork)
+	rep, _ := runLive(t, Config{Lab: lab, Targets: []Target{toFakes("mx", lb1)}, Dial: dialer(lb1)})
+	run := rep.Runs[0]
+	if n := len(lb1.got()); n != 0 || run.Requests == 0 || run.Errors != run.Attempts || run.CrossZone == nil || run.CrossZone.Attempts != run.Attempts {
+		t.Errorf("the balancer got %d requests; %d requests, %d attempts, %d errors, crossed %+v: want every attempt an error, none sent",
+			n, run.Requests, run.Attempts, run.Errors, run.CrossZone)
+	}
+}
