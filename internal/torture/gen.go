@@ -184,6 +184,12 @@ func (g *gen) zones(lab Map) Map {
 	}
 	clients, bals := lab.Get("clients").(Map), lab.Get("balancers").(Map)
 	clients.Set("zones", places(count("clients", "count", 20)))
+	if clients.Get("mode") == "closed" && clients.Get("think") == time.Duration(0) {
+		// a partition fails an attempt at once, with no hop: users that
+		// never think would send again at the same instant for ever (the
+		// simulator's memory guard stops such a lab; see clients())
+		clients.Set("think", time.Millisecond)
+	}
 	bals.Set("zones", places(count("balancers", "count", 1)))
 	lab.Set("clients", clients)
 	lab.Set("balancers", bals)
