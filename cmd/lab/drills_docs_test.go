@@ -91,7 +91,9 @@ func TestDocDrillFormsWork(t *testing.T) {
 			continue
 		}
 		lab := labfile.Default()
-		if ev.Target != "" && ev.Target != "all" && ev.Action != labfile.ActionAddServer && !slices.ContainsFunc(lab.ExpandServers(), func(s labfile.NamedServer) bool { return s.Name == ev.Target }) {
+		if d, _ := labfile.DrillOf(ev.Action); d.NeedsZones { // a zone drill's docs name zones a and b
+			lab.Zones = []labfile.Zone{{Name: "a"}, {Name: "b"}}
+		} else if ev.Target != "" && ev.Target != "all" && ev.Action != labfile.ActionAddServer && !slices.ContainsFunc(lab.ExpandServers(), func(s labfile.NamedServer) bool { return s.Name == ev.Target }) {
 			extra := lab.Servers[len(lab.Servers)-1]
 			extra.Count, extra.Name = 1, ev.Target
 			lab.Servers = append(lab.Servers, extra) // backend-7 of the compose lab, a container id of docs/compose.md

@@ -336,9 +336,16 @@ dotted lab path for set (clients.budget=0.1, balancers.breaker.enabled=true).
 add-server without a name adds a server like the last one named as a lab file
 would (s6 for the first one added to five). --for 30s time-boxes the drill: the
 lab undoes it 30 s later (slow: restore, kill: restart, fail: recover, errors,
-rate, algorithm and set: back to what was in force, add-server: remove-server),
-whether or not anyone watches; ` + strings.Join(untimed(), ", ") + ` take no --for
-(no undo).
+rate, algorithm and set: back to what was in force, add-server: remove-server,
+zone-down: zone-up, zone-slow: zone-restore, link-delay: the hop before,
+partition: heal),
+whether or not anyone watches;
+` + strings.Join(untimed(), ", ") + ` take no --for (no undo).
+In a lab with zones, zone-down, zone-up, zone-slow and zone-restore take a zone
+as their target and act on every server in it (zone-down a is kill on each);
+link-delay hop=80ms sets the hop between two zones of a region from now on;
+partition cuts every link between zones (an attempt that would cross one fails
+at once) until heal.
 --lab-url takes HOST:PORT or http://HOST:PORT/. The token, when the lab
 requires one: --token, else $LBLAB_TOKEN, else the one lab up wrote for its
 user to a file named after its address (in $XDG_RUNTIME_DIR/lblab, else
@@ -351,6 +358,7 @@ user to a file named after its address (in $XDG_RUNTIME_DIR/lblab, else
   lab chaos algorithm algorithm=round-robin
   lab chaos set clients.retries=2 clients.budget=0.1
   lab chaos add-server
+  lab chaos zone-down a --for 30s
   lab chaos --lab-url http://127.0.0.1:8001 kill s2`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -234,9 +234,28 @@ func Faults(lab *labfile.Lab) []workload.FaultShare {
 	return out
 }
 
-// Network is the lab's hop model, shared by every process and the simulator.
+// Network is the lab's hop model, shared by every process and the simulator:
+// with its zones when it declares some.
 func Network(lab *labfile.Lab) policy.Network {
-	return policy.Network{Hop: lab.Network.Hop, Jitter: lab.Network.Jitter, Seed: lab.Seed}
+	return policy.Network{Hop: lab.Network.Hop, Jitter: lab.Network.Jitter, Seed: lab.Seed, Zones: Zones(lab),
+		Cut: lab.Network.Partition && lab.Zoned()}
+}
+
+// Zones places the lab's clients, balancers and servers in its zones and
+// joins them by its links (nil when it declares no zones).
+func Zones(lab *labfile.Lab) *policy.Zones {
+	if !lab.Zoned() {
+		return nil
+	}
+	n := lab.Network
+	var names []string
+	for _, ns := range lab.ExpandServers() {
+		names = append(names, ns.Name)
+	}
+	return policy.NewZones(policy.ZonePlaces{Regions: lab.ZoneRegions(), Clients: lab.ClientZones(),
+		Balancers: lab.BalancerZones(), Servers: lab.ServerZones(), ServerNames: names, Tier: lab.Balancers.Count,
+		Cross: policy.Link{Hop: n.CrossZone.Hop, Jitter: n.CrossZone.Jitter},
+		Far:   policy.Link{Hop: n.CrossRegion.Hop, Jitter: n.CrossRegion.Jitter}})
 }
 
 // Conns is the lab's connection model (network.handshake, keepalive and

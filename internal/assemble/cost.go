@@ -352,6 +352,9 @@ func eventTerm(lab *labfile.Lab, pickers, servers float64) (Term, float64, strin
 		if failsFast(lab) { // an answer without work (an error, a rejection at once) comes back after the hops
 			cycle = (c.Think + 2*lab.Network.Hop).Seconds()
 		}
+		if partitions(lab) { // an attempt across a cut link fails at the client, with no hop
+			cycle = c.Think.Seconds()
+		}
 		cycle = max(cycle, 1e-4)
 		requests = users * secs / cycle
 		what = fmt.Sprintf("clients.users %s%s x duration %v / (think + work + hops) %v", count(users), shaped, lab.Duration, time.Duration(cycle*1e9))
@@ -378,6 +381,23 @@ func eventTerm(lab *labfile.Lab, pickers, servers float64) (Term, float64, strin
 		what += fmt.Sprintf(", and balancers x servers x duration / health.interval x 2 = %s health-check events", count(checks))
 	}
 	return Term{What: what, CPU: duration(events * float64(eventCost)), events: events}, requests * attempts, picked, probes
+}
+
+// partitions reports whether the links between the lab's zones may be
+// cut: network.partition, or a partition drill or set of it in the script.
+func partitions(lab *labfile.Lab) bool {
+	if !lab.Zoned() {
+		return false
+	}
+	if lab.Network.Partition {
+		return true
+	}
+	for _, e := range lab.Events {
+		if _, set := e.Set["network.partition"]; e.Action == labfile.ActionPartition || set {
+			return true
+		}
+	}
+	return false
 }
 
 // failsFast reports whether a request of the lab may be answered without

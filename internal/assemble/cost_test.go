@@ -250,3 +250,23 @@ func TestRefusalRoundsTheCPUToItsSize(t *testing.T) {
 		t.Errorf("the refusal: %v", err)
 	}
 }
+
+// A closed loop whose zones may be partitioned goes round as fast as its
+// think time: an attempt across a cut link fails at the client with no hop
+// (torture's seed 2269 fired over 3 times the events counted before).
+func TestEstimateCountsAPartitionAsNoHop(t *testing.T) {
+	events := func(src string) float64 {
+		t.Helper()
+		return assemble.Estimate(parse(t, "name: x\nduration: 1s\nzones: [{name: a}, {name: b}]\n"+
+			"clients: {mode: closed, users: 10, think: 1ms, zones: [b]}\nservers: [{}]\n"+src), nil, true).Events
+	}
+	want := 10 * 1.0 / 0.001 * 7 // users x duration / think x 7 events an attempt
+	for _, src := range []string{"network: {partition: true}\n", "events: [{at: 0.5s, action: partition}]\n"} {
+		if got := events(src); math.Abs(got-want) > 1e-6*want {
+			t.Errorf("%s: %g events, want %g", src, got, want)
+		}
+	}
+	if got := events(""); got >= want/2 {
+		t.Errorf("never partitioned: %g events, want those of think + work + hops, far fewer than %g", got, want)
+	}
+}

@@ -43,6 +43,9 @@ func TestEverySettableLeafIsCarriedOutOrFixed(t *testing.T) {
 		}
 		bases[name] = lab
 	}
+	zoned := labfile.Default() // the links between zones are read only where there are zones
+	zoned.Zones = []labfile.Zone{{Name: "a", Region: "east"}, {Name: "b", Region: "east"}, {Name: "c", Region: "west"}}
+	bases["zoned"] = zoned
 	taken := func(lab *labfile.Lab) any {
 		cc, err := ClientConfig(lab)
 		if err != nil {

@@ -113,6 +113,8 @@ type Call struct {
 	// call's latest attempt (0: none yet), which a retry avoids with
 	// Config.RetryOther.
 	Last int32
+	// Crossed says an attempt of the call crossed a zone (zones.go).
+	Crossed bool
 }
 
 // Attempt is one try of a request. Net is what the driver's transport keeps
@@ -137,6 +139,7 @@ type Attempt[N any] struct {
 	// SentAt when the generator lags). Only the request log reads it.
 	Left     clock.Instant
 	Answered bool // its answer reached the client (or it was abandoned there)
+	Crossed  bool // one of its hops so far crossed a zone (zones.go)
 	Net      N
 
 	// With connections modelled (conns.go): the connection it rides (0 =
@@ -236,6 +239,9 @@ func New[N any](cfg Config, tr Transport[N]) *Runtime[N] {
 	if cfg.Conns != nil {
 		rt.conns, _ = conn.NewTable(*cfg.Conns) // validated by the lab file
 		rt.Rec.ModelConnections()
+	}
+	if cfg.Net.Zones != nil {
+		rt.Rec.CountZones()
 	}
 	return rt
 }
@@ -411,6 +417,7 @@ func (rt *Runtime[N]) Answer(now clock.Instant, h uint64, res policy.Result, rep
 	}
 	a.Answered = true
 	c := rt.calls.Get(a.Call)
+	rt.crossBack(c, a, rep.Server)
 	if c == nil || !c.Live(int(h)) { // abandoned, or lost the race: not counted again
 		if res == policy.OK {
 			rt.Rec.Wasted()
@@ -534,8 +541,9 @@ func (rt *Runtime[N]) Send(now clock.Instant, pc *policy.Call, kind server.Kind,
 		a.Bal = a.Client
 		rt.pick(now, a)
 	} else {
-		a.Bal = a.Client % int32(rt.cfg.Tier)
+		a.Bal = rt.route(a.Client)
 	}
+	rt.crossOut(c, a)
 	rt.dispatch(now, uint64(h), a)
 	if pc.Attempts == 1 {
 		c.Sent = a.Left
@@ -597,6 +605,12 @@ func (rt *Runtime[N]) Finish(now clock.Instant, pc *policy.Call) {
 	c := rt.calls.Get(pc.Tag)
 	assert.That(c != nil && rt.pending > 0, "client: a request ended twice")
 	rt.Rec.Finish(now, &c.Call)
+	if c.Crossed {
+		rt.Rec.CrossedRequest()
+		if rt.reqs != nil {
+			rt.reqs.RequestCrossed()
+		}
+	}
 	if rt.reqs != nil {
 		rt.reqs.RequestEnded(int(c.Outcome), now.Sub(c.Start))
 	}

@@ -45,7 +45,7 @@ func (rt *Runtime[N]) dispatch(now clock.Instant, h uint64, a *Attempt[N]) {
 func (rt *Runtime[N]) ride(now clock.Instant, h uint64, a *Attempt[N], g conn.Grant) {
 	a.Conn, a.ConnNew = g.Conn, g.New
 	if g.New {
-		a.Handshake = rt.cfg.Conns.Handshake.Time(rt.cfg.Net.Delay(a.Pick, policy.ClientOut))
+		a.Handshake = rt.cfg.Conns.Handshake.Time(rt.FirstHop(rt.cfg.Net, a).Delay(a.Pick, policy.ClientOut))
 		rt.Rec.Handshake(report.ClientSide, a.Handshake)
 	}
 	if a.waiting {

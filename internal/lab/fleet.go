@@ -191,7 +191,7 @@ func (f *fleet) startBalancers(ctx context.Context) error {
 		if i == 0 && f.opts.LBAddr != "" {
 			addr = f.opts.LBAddr
 		}
-		name := "lb" + strconv.Itoa(i+1)
+		name := labfile.BalancerName(i)
 		args := []string{"--lab", f.labPath, "--name", name, "--index", strconv.Itoa(i),
 			"--backends", f.backendList(false), "--backend-admins", f.backendList(true),
 			"--addr", addr, "--admin", "127.0.0.1:0"}

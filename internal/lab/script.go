@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -78,10 +79,20 @@ type liveDrills struct {
 
 // Servers posts the drill, as its event JSON, to the POST /admin/drill of
 // the target's backend or of every backend, which applies it to its core.
-func (d liveDrills) Servers(_ *labfile.Drill, ev labfile.Event) error {
+func (d liveDrills) Servers(dr *labfile.Drill, ev labfile.Event) error {
 	var procs []*proc.Proc
+	var inZone []string // a zone drill's: the servers of its zone among those running
+	if dr.Zone {
+		var names []string
+		for _, b := range d.s.f.all() {
+			if b.Role == "backend" {
+				names = append(names, b.Name)
+			}
+		}
+		inZone = d.s.f.lab.ServersIn(ev.Target, names)
+	}
 	for _, b := range d.s.f.all() {
-		if b.Role == "backend" && (ev.Target == "all" || b.Name == ev.Target) {
+		if b.Role == "backend" && (ev.Target == "all" || b.Name == ev.Target || slices.Contains(inZone, b.Name)) {
 			procs = append(procs, b)
 		}
 	}

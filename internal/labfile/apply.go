@@ -357,6 +357,9 @@ func (l *Lab) Clone() *Lab {
 		c.Clients.Profile = &cp
 	}
 	c.Clients.Faults = cloneEach(l.Clients.Faults, func(f FaultShare) FaultShare { return f })
+	c.Zones = cloneEach(l.Zones, func(z Zone) Zone { return z })
+	c.Clients.Zones = cloneEach(l.Clients.Zones, func(z string) string { return z })
+	c.Balancers.Zones = cloneEach(l.Balancers.Zones, func(z string) string { return z })
 	c.Captions = cloneEach(l.Captions, func(c Caption) Caption { return c })
 	c.Servers = cloneEach(l.Servers, func(g ServerGroup) ServerGroup {
 		if g.Work != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/lblab/lblab/internal/clock"
@@ -29,6 +30,15 @@ const (
 	ActionAddServer    Action = "add-server"
 	ActionRemoveServer Action = "remove-server"
 	ActionSet          Action = "set"
+	// The zone drills (zones.go): their target is a zone, and a drill on
+	// servers acts on every server of it.
+	ActionZoneDown    Action = "zone-down"
+	ActionZoneUp      Action = "zone-up"
+	ActionZoneSlow    Action = "zone-slow"
+	ActionZoneRestore Action = "zone-restore"
+	ActionLinkDelay   Action = "link-delay"
+	ActionPartition   Action = "partition"
+	ActionHeal        Action = "heal"
 )
 
 // Actions are the event actions a script may use, in documentation order.
@@ -63,6 +73,12 @@ type Drill struct {
 	// Down: the drill takes the server down (its connections close, the
 	// backend's data port with them); Up: it brings the server back.
 	Down, Up bool
+	// Zone: its target names a zone of the lab, and a drill on servers
+	// acts on every server in it (Lab.ServersIn).
+	Zone bool
+	// NeedsZones: only a lab with zones takes it (the zone drills, and
+	// those on the links between zones).
+	NeedsZones bool
 
 	// check checks the values of the drill's fields at path p (nil: only
 	// which fields it takes is checked); ch is nil outside a lab.
@@ -96,41 +112,28 @@ const (
 var Drills = []*Drill{
 	{
 		Action: ActionSlow, Fields: []string{"target", "speed"},
-		check: func(e *Event, p string, r *reporter, _ *setChecker) {
-			if !Bounds.Speed.In(e.Speed) {
-				r.add(joinPath(p, "speed"), "slow needs speed %s (0.25 = quarter speed), got %s", Bounds.Speed, num(e.Speed))
-			}
-		},
+		check: checkSlow,
 		undo:  serverUndo(ActionRestore),
 		holds: onServer("speed"),
-		apply: func(s *server.Server, _ Server, ev Event, now clock.Instant, out []server.Reply) ([]server.Reply, error) {
-			return out, s.SetSpeed(now, ev.Speed)
-		},
+		apply: applySlow,
 	},
 	{
 		Action: ActionRestore, Fields: []string{"target"},
 		noUndo: selfUndo(ActionRestore),
 		holds:  onServer("speed"),
-		apply: func(s *server.Server, spec Server, _ Event, now clock.Instant, out []server.Reply) ([]server.Reply, error) {
-			return out, s.SetSpeed(now, spec.Speed) // the lab's speed
-		},
+		apply:  applyRestore,
 	},
 	{
 		Action: ActionKill, Fields: []string{"target"}, Down: true,
 		undo:  serverUndo(ActionRestart),
 		holds: onServer("up"),
-		apply: func(s *server.Server, _ Server, _ Event, now clock.Instant, out []server.Reply) ([]server.Reply, error) {
-			return s.Kill(now, out), nil
-		},
+		apply: applyKill,
 	},
 	{
 		Action: ActionRestart, Fields: []string{"target"}, Up: true,
 		noUndo: selfUndo(ActionRestart),
 		holds:  onServer("up"),
-		apply: func(s *server.Server, _ Server, _ Event, now clock.Instant, out []server.Reply) ([]server.Reply, error) {
-			s.Restart(now)
-			return out, nil
-		},
+		apply:  applyRestart,
 	},
 	{
 		Action: ActionGC, Fields: []string{"target", "pause"},
@@ -250,6 +253,111 @@ var Drills = []*Drill{
 		holds:  setHolds,
 		run:    func(d Driver, ev Event) error { return d.Set(ev.Set) },
 	},
+	{
+		Action: ActionZoneDown, Fields: []string{"target"}, Down: true, Zone: true, NeedsZones: true,
+		undo:  serverUndo(ActionZoneUp),
+		holds: onZone("up"),
+		apply: applyKill,
+	},
+	{
+		Action: ActionZoneUp, Fields: []string{"target"}, Up: true, Zone: true, NeedsZones: true,
+		noUndo: selfUndo(ActionZoneUp),
+		holds:  onZone("up"),
+		apply:  applyRestart,
+	},
+	{
+		Action: ActionZoneSlow, Fields: []string{"target", "speed"}, Zone: true, NeedsZones: true,
+		check: checkSlow,
+		undo:  serverUndo(ActionZoneRestore),
+		holds: onZone("speed"),
+		apply: applySlow,
+	},
+	{
+		Action: ActionZoneRestore, Fields: []string{"target"}, Zone: true, NeedsZones: true,
+		noUndo: selfUndo(ActionZoneRestore),
+		holds:  onZone("speed"),
+		apply:  applyRestore,
+	},
+	{
+		// the link between two zones of a region degrades (or heals):
+		// network.cross_zone.hop from now on, as a set of it
+		Action: ActionLinkDelay, Fields: []string{"hop"}, Scope: OnLab, NeedsZones: true,
+		check: func(e *Event, p string, r *reporter, ch *setChecker) {
+			switch {
+			case ch != nil && !ch.lab.Zoned():
+				r.add(joinPath(p, "action"), "link-delay sets the hop between two zones, and the lab declares none (zones: [{name: a}])")
+			case !Bounds.Network.In(e.Hop) || e.Hop == 0:
+				r.add(joinPath(p, "hop"), "link-delay needs hop in (0s, %v] (the hop between two zones of a region from now on), got %v", Bounds.Network.Max, e.Hop)
+			}
+		},
+		undo: func(lab *Lab, _ Event) (Event, error) {
+			return Event{Action: ActionLinkDelay, Hop: lab.Network.CrossZone.Hop}, nil
+		},
+		record: func(l *Lab, ev Event) { l.Network.CrossZone.Hop = ev.Hop },
+		holds:  onLab(linkPath),
+		run:    func(d Driver, ev Event) error { return d.Set(map[string]string{linkPath: ev.Hop.String()}) },
+	},
+	partitionDrill(ActionPartition, true),
+	partitionDrill(ActionHeal, false),
+}
+
+// linkPath is the setting link-delay changes, partitionPath the one
+// partition and heal do.
+const (
+	linkPath      = "network.cross_zone.hop"
+	partitionPath = "network.partition"
+)
+
+// partitionDrill is partition (cut true) or heal: network.partition from
+// now on, in a lab with zones.
+func partitionDrill(a Action, cut bool) *Drill {
+	d := &Drill{Action: a, Scope: OnLab, NeedsZones: true,
+		check: func(e *Event, p string, r *reporter, ch *setChecker) {
+			if ch != nil && !ch.lab.Zoned() {
+				r.add(joinPath(p, "action"), "%s acts on the links between zones, and the lab declares none (zones: [{name: a}])", a)
+			}
+		},
+		record: func(l *Lab, _ Event) { l.Network.Partition = cut },
+		holds:  onLab(partitionPath),
+		run:    func(d Driver, _ Event) error { return d.Set(map[string]string{partitionPath: strconv.FormatBool(cut)}) },
+	}
+	if cut {
+		d.undo = func(*Lab, Event) (Event, error) { return Event{Action: ActionHeal}, nil }
+	} else {
+		d.noUndo = selfUndo(ActionHeal)
+	}
+	return d
+}
+
+// The drills on a server's speed and life, by server or by zone.
+
+func checkSlow(e *Event, p string, r *reporter, _ *setChecker) {
+	if !Bounds.Speed.In(e.Speed) {
+		r.add(joinPath(p, "speed"), "%s needs speed %s (0.25 = quarter speed), got %s", e.Action, Bounds.Speed, num(e.Speed))
+	}
+}
+
+func applySlow(s *server.Server, _ Server, ev Event, now clock.Instant, out []server.Reply) ([]server.Reply, error) {
+	return out, s.SetSpeed(now, ev.Speed)
+}
+
+func applyRestore(s *server.Server, spec Server, _ Event, now clock.Instant, out []server.Reply) ([]server.Reply, error) {
+	return out, s.SetSpeed(now, spec.Speed) // the lab's speed
+}
+
+func applyKill(s *server.Server, _ Server, _ Event, now clock.Instant, out []server.Reply) ([]server.Reply, error) {
+	return s.Kill(now, out), nil
+}
+
+func applyRestart(s *server.Server, _ Server, _ Event, now clock.Instant, out []server.Reply) ([]server.Reply, error) {
+	s.Restart(now)
+	return out, nil
+}
+
+// onZone is what a zone drill holds: what for every server (a zone's
+// servers are not told apart from the others by the timeline's check).
+func onZone(what string) func(Event) []touched {
+	return func(Event) []touched { return []touched{{what, "all"}} }
 }
 
 // A Driver carries drills out on a running lab: the simulator's world, the

@@ -27,6 +27,13 @@ func TestDrillFormsRoundTrip(t *testing.T) {
 		{Action: ActionAddServer, Target: "big"},
 		{Action: ActionRemoveServer, Target: "s2"},
 		{Action: ActionSet, Set: map[string]string{"clients.retries": "2", "clients.budget": "0.1"}},
+		{Action: ActionZoneDown, Target: "a", For: 30 * time.Second},
+		{Action: ActionZoneUp, Target: "a"},
+		{Action: ActionZoneSlow, Target: "b", Speed: 0.5},
+		{Action: ActionZoneRestore, Target: "b"},
+		{Action: ActionLinkDelay, Hop: 40 * time.Millisecond, For: 10 * time.Second},
+		{Action: ActionPartition, For: 10 * time.Second},
+		{Action: ActionHeal},
 	}
 	seen := map[Action]bool{}
 	for _, ev := range events {
@@ -70,7 +77,7 @@ func TestParseDrillMessages(t *testing.T) {
 		{[]string{"errors", "s3", "share=ten"}, `share: "ten" is not a number`},
 		{[]string{"gc", "s1", "pause=long"}, `pause: "long" is not a duration like 300ms or 30s`},
 		{[]string{"kill", "s1", "for=later"}, `for: "later" is not a duration like 300ms or 30s`},
-		{[]string{"slow", "s3", "sped=1"}, `unknown setting "sped": use speed, workers, pause, share, rate, algorithm, for or a dotted lab path`},
+		{[]string{"slow", "s3", "sped=1"}, `unknown setting "sped": use speed, workers, pause, share, rate, algorithm, hop, for or a dotted lab path`},
 		{[]string{"explode"}, `unknown action "explode"`},
 		{[]string{"slow", "s1", "s2"}, `"s2": give settings as key=value`},
 	} {
@@ -177,6 +184,7 @@ func TestEveryDrillFormRoundTrips(t *testing.T) {
 		"rate":      func(ev *Event) { ev.Rate = 400 },
 		"algorithm": func(ev *Event) { ev.Algorithm = "round-robin" },
 		"set":       func(ev *Event) { ev.Set = map[string]string{"clients.retries": "2"} },
+		"hop":       func(ev *Event) { ev.Hop = 40 * time.Millisecond },
 	}
 	forms := 0
 	for _, d := range Drills {
@@ -203,6 +211,13 @@ func TestEveryDrillFormRoundTrips(t *testing.T) {
 				if d.Action == ActionAddServer {
 					ev.Target = "big"
 				}
+				base := Default
+				if d.Zone { // a zone drill's target is a zone of the lab
+					ev.Target = "a"
+				}
+				if d.NeedsZones { // ... and a link joins zones
+					base = zonedDefault
+				}
 				if timed {
 					ev.For = 5 * time.Second
 				}
@@ -220,7 +235,7 @@ func TestEveryDrillFormRoundTrips(t *testing.T) {
 				if err := json.Unmarshal(js, &fromJSON); err != nil || !reflect.DeepEqual(fromJSON, ev) {
 					t.Errorf("%s read back as %+v, %v; want %+v", js, fromJSON, err, ev)
 				}
-				lab := Default()
+				lab := base()
 				ev.At = time.Second
 				lab.Events = []Event{ev}
 				y, err := lab.Marshal()
@@ -234,11 +249,18 @@ func TestEveryDrillFormRoundTrips(t *testing.T) {
 					t.Errorf("%q read back from a lab file as %+v; want %+v", text, got, ev)
 				}
 				drill := back
-				if err := Default().CheckDrill(&drill); err != nil {
+				if err := base().CheckDrill(&drill); err != nil {
 					t.Errorf("%q on the default lab: %v", text, err)
 				}
 			}
 		}
 	}
 	t.Logf("%d drill forms", forms)
+}
+
+// zonedDefault is the default lab in one zone, a, of its own.
+func zonedDefault() *Lab {
+	l := Default()
+	l.Zones = []Zone{{Name: "a"}}
+	return l
 }

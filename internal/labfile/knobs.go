@@ -33,7 +33,8 @@ func labKnobs(l *Lab) []knob {
 		fixed("seed", &l.Seed, 1),
 		ranged("duration", &l.Duration, 20*time.Second, Bounds.Duration),
 	}
-	ks = append(ks, networkKnobs(&l.Network)...)
+	ks = append(ks, zoneKnobs(l)...)
+	ks = append(ks, networkKnobs(&l.Network, l.Zoned)...)
 	ks = append(ks, clientKnobs(&l.Clients)...)
 	ks = append(ks, balancerKnobs(&l.Balancers)...)
 	ks = append(ks, serverKnobs(l)...)
@@ -43,13 +44,19 @@ func labKnobs(l *Lab) []knob {
 	)
 }
 
-// networkKnobs are the network's settings: the hops and the connection
+// networkKnobs are the network's settings: the hops (within a zone, and
+// between zones when zoned says the lab has them) and the connection
 // model.
-func networkKnobs(n *Network) []knob {
+func networkKnobs(n *Network, zoned func() bool) []knob {
 	const p = "network."
+	zoneless := func() bool { return !zoned() }
 	return []knob{
 		ranged(p+"hop", &n.Hop, 5*time.Millisecond, Bounds.Network).typical(0, 5*time.Millisecond),
 		ranged(p+"jitter", &n.Jitter, 0, Bounds.Network).typical(0, 3*time.Millisecond),
+		ranged(p+"cross_zone.hop", &n.CrossZone.Hop, 10*time.Millisecond, Bounds.Network).typical(0, 15*time.Millisecond).filledUnless(zoneless),
+		ranged(p+"cross_zone.jitter", &n.CrossZone.Jitter, 0, Bounds.Network).typical(0, 3*time.Millisecond),
+		ranged(p+"cross_region.hop", &n.CrossRegion.Hop, 40*time.Millisecond, Bounds.Network).typical(0, 60*time.Millisecond).filledUnless(zoneless),
+		ranged(p+"cross_region.jitter", &n.CrossRegion.Jitter, 0, Bounds.Network).typical(0, 5*time.Millisecond),
 		rule(func(r *reporter) { // a number of round trips or a duration (handshake.go)
 			r.allow(p+"handshake", Allowed{Range: Bounds.Rounds, Typical: Range[int]{Min: 1, Max: 3}}) // or a duration in Bounds.Network
 			h := n.Handshake
@@ -193,7 +200,8 @@ func serverKnobs(l *Lab) []knob {
 			for i := range l.Servers {
 				p, g := indexPath("servers", i), &l.Servers[i]
 				ks = append(ks, ranged(p+".count", &g.Count, 1, Bounds.Servers),
-					rule(func(r *reporter) { validateName(p, g, seen, r) }))
+					rule(func(r *reporter) { validateName(p, g, seen, r) }),
+					fillGroupZone(l, p, g), groupZone(l, p, g))
 				ks = append(ks, groupKnobs(p, &g.Server)...)
 			}
 			return ks

@@ -34,7 +34,7 @@ func TestMarshalRoundTrips(t *testing.T) {
 // same lab, which is also the lab of the file as it was written before,
 // every field at its zero, so lab sim gives the same report on both.
 func TestMarshalWritesEachDrillAsWritten(t *testing.T) {
-	const head = "name: drills\nduration: 30s\nclients: {rate: 200}\nservers: [{count: 5, workers: 4}]\nevents:\n"
+	const head = "name: drills\nduration: 30s\nzones: [{name: a}, {name: b}]\nclients: {rate: 200}\nservers: [{count: 5, workers: 4}]\nevents:\n"
 	events := []struct{ given, saved string }{
 		{"{at: 1s, action: slow, target: s2, speed: 0.25, for: 2s}", "- at: 1s\n  action: slow\n  target: s2\n  speed: 0.25\n  for: 2s\n"},
 		{"{at: 4s, action: restore, target: s2}", "- at: 4s\n  action: restore\n  target: s2\n"},
@@ -51,6 +51,13 @@ func TestMarshalWritesEachDrillAsWritten(t *testing.T) {
 		{"{at: 14s, action: add-server, target: s9, speed: 2, workers: 3}", "- at: 14s\n  action: add-server\n  target: s9\n  speed: 2\n  workers: 3\n"},
 		{"{at: 15s, action: remove-server, target: s9}", "- at: 15s\n  action: remove-server\n  target: s9\n"},
 		{"{at: 16s, action: set, set: {clients.retries: \"2\", clients.budget: \"0.1\"}}", "- at: 16s\n  action: set\n  set:\n    clients.budget: \"0.1\"\n    clients.retries: \"2\"\n"},
+		{"{at: 17s, action: zone-down, target: a, for: 1s}", "- at: 17s\n  action: zone-down\n  target: a\n  for: 1s\n"},
+		{"{at: 19s, action: zone-up, target: a}", "- at: 19s\n  action: zone-up\n  target: a\n"},
+		{"{at: 20s, action: zone-slow, target: b, speed: 0.5}", "- at: 20s\n  action: zone-slow\n  target: b\n  speed: 0.5\n"},
+		{"{at: 21s, action: zone-restore, target: b}", "- at: 21s\n  action: zone-restore\n  target: b\n"},
+		{"{at: 22s, action: link-delay, hop: 40ms, for: 2s}", "- at: 22s\n  action: link-delay\n  hop: 40ms\n  for: 2s\n"},
+		{"{at: 25s, action: partition}", "- at: 25s\n  action: partition\n"},
+		{"{at: 26s, action: heal}", "- at: 26s\n  action: heal\n"},
 	}
 	var given, want strings.Builder
 	covered := map[Action]bool{}

@@ -231,6 +231,7 @@ var fixedForRun = []struct{ path, why string }{
 	{"servers.work", "a server and its limiter take their work distribution when the server starts"},
 	{"servers.gc", "a server's pause schedule is laid out when it starts"},
 	{"events", "the script is laid out when the run starts; a compare setting or lab sweep --vary may change an event"},
+	{"servers.zone", "a server is started in its zone, and the clients and balancers are routed by where the servers are when the run starts"},
 }
 
 const (

@@ -30,13 +30,16 @@ type Lab struct {
 	Captions    []Caption     `yaml:"captions"`    // timed captions: what to look at when (captions.go)
 	Seed        uint64        `yaml:"seed"`        // default 1
 	Duration    time.Duration `yaml:"duration"`    // default 20s
-	Network     Network       `yaml:"network"`
-	Clients     Clients       `yaml:"clients"`
-	Balancers   Balancers     `yaml:"balancers"`
-	Servers     []ServerGroup `yaml:"servers"` // default: one group of 5 servers
-	Compare     []Setting     `yaml:"compare"` // settings a compare runs the same stream through
-	Events      []Event       `yaml:"events"`  // the timed script, in time order
-	Report      ReportSpec    `yaml:"report"`  // how the report presents the result (report.go)
+	// Zones are where servers, balancers and clients are (zones.go); none:
+	// one zone, every hop network.hop.
+	Zones     []Zone        `yaml:"zones,omitempty"`
+	Network   Network       `yaml:"network"`
+	Clients   Clients       `yaml:"clients"`
+	Balancers Balancers     `yaml:"balancers"`
+	Servers   []ServerGroup `yaml:"servers"` // default: one group of 5 servers
+	Compare   []Setting     `yaml:"compare"` // settings a compare runs the same stream through
+	Events    []Event       `yaml:"events"`  // the timed script, in time order
+	Report    ReportSpec    `yaml:"report"`  // how the report presents the result (report.go)
 }
 
 // Network is the per-hop one-way delay (client -> balancer -> server and
@@ -44,6 +47,16 @@ type Lab struct {
 type Network struct {
 	Hop    time.Duration `yaml:"hop"`    // default 5ms
 	Jitter time.Duration `yaml:"jitter"` // uniform extra in [0, jitter], default 0
+
+	// The hops between zones (zones.go): between two zones of one region,
+	// and between two regions (hop and jitter each, as above); filled only
+	// in a lab that declares zones (10ms and 40ms).
+	CrossZone   Link `yaml:"cross_zone,omitempty"`
+	CrossRegion Link `yaml:"cross_region,omitempty"`
+	// Partition cuts every link between zones: an attempt whose next hop
+	// would cross one fails there at once (zones.go; the partition and
+	// heal drills set it). Default false.
+	Partition bool `yaml:"partition,omitempty"`
 
 	Handshake Handshake     `yaml:"handshake"` // what opening a connection costs: round trips of its hop (2) or a duration (30ms); default 0 (free)
 	Keepalive time.Duration `yaml:"keepalive"` // an idle connection is closed after this long; default 10s; 0 = a new connection per request
@@ -109,6 +122,10 @@ type Clients struct {
 	Sticky       int           `yaml:"sticky"`      // client-side: a client (closed loop: a user) sends this many requests in a row to the server it picked; 0 = a pick per attempt
 	StickyAge    time.Duration `yaml:"sticky_age"`  // with sticky: a run also ends once it is this old, within 10% (a maximum connection age); 0 = by count only
 	RetryOther   bool          `yaml:"retry_other"` // client-side: a retry avoids the server its request was last sent to, if another is eligible; default false
+
+	// Zones places the client ids: client c is in Zones[c mod len(Zones)]
+	// (zones.go); default: the first zone the lab declares.
+	Zones []string `yaml:"zones,omitempty"`
 }
 
 // Backoff is the wait before retry i: base x 2^(i-1), capped at 10 s.
@@ -157,6 +174,10 @@ type Balancers struct {
 	ORCA       ORCA          `yaml:"orca"`    // wrr-orca's settings
 	Prequal    Prequal       `yaml:"prequal"` // prequal's settings
 	JIQ        JIQ           `yaml:"jiq"`     // jiq's settings
+
+	// Zones places the balancers: balancer b is in Zones[b mod len(Zones)]
+	// (zones.go); default: the first zone the lab declares.
+	Zones []string `yaml:"zones,omitempty"`
 }
 
 // JIQ is jiq's configuration (join-the-idle-queue, Lu et al. 2011): which
@@ -240,8 +261,10 @@ type Health struct {
 // their position in the whole fleet, in file order, unless a group of one has
 // a Name (see Lab.ExpandServers). A Name may not look like a generated one.
 type ServerGroup struct {
-	Count  int    `yaml:"count"` // default 1
-	Name   string `yaml:"name"`  // only for a group of one
+	Count int    `yaml:"count"` // default 1
+	Name  string `yaml:"name"`  // only for a group of one
+	// Zone is the group's zone, one the lab declares; default the first.
+	Zone   string `yaml:"zone,omitempty"`
 	Server `yaml:",inline"`
 }
 
@@ -308,6 +331,7 @@ type Event struct {
 	Rate      float64           `yaml:"rate"`    // rate
 	Algorithm string            `yaml:"algorithm"`
 	Set       map[string]string `yaml:"set"` // set: dotted path -> value, e.g. clients.budget: "0.1"
+	Hop       time.Duration     `yaml:"hop"` // link-delay: the hop between two zones of a region from now on
 	// For time-boxes the event: its undo (Undo) applies at At + For. 0 = it
 	// stays in force.
 	For time.Duration `yaml:"for"`

@@ -137,6 +137,7 @@ type fleet struct {
 	names []string
 	has   map[string]bool
 	live  bool
+	zones []string // the lab's zones, a zone drill's targets
 }
 
 func (f *fleet) add(name string) { f.names = append(f.names, name); f.has[name] = true }
@@ -157,7 +158,7 @@ func (f *fleet) list() string {
 func validateEvents(l *Lab, r *reporter, ch *setChecker, live bool) {
 	var fl *fleet
 	if totalServers(l.Servers) > 0 {
-		fl = &fleet{has: map[string]bool{}, live: live}
+		fl = &fleet{has: map[string]bool{}, live: live, zones: l.zoneNames()}
 		for _, s := range l.ExpandServers() {
 			fl.add(s.Name)
 		}
@@ -205,6 +206,15 @@ func usedEventFields(e *Event) []string {
 // for: of the event an undo ends). It reports whether the target was fine.
 func checkTarget(e *Event, field string, fl *fleet, r *reporter) bool {
 	before := len(r.errs)
+	if d, ok := DrillOf(e.Action); ok && d.Zone {
+		switch {
+		case len(fl.zones) == 0:
+			r.add(field, "%s acts on a zone, and the lab declares none (zones: [{name: a}])", e.Action)
+		case !slices.Contains(fl.zones, e.Target):
+			r.oneOf(field, e.Target, fl.zones...)
+		}
+		return len(r.errs) == before
+	}
 	switch {
 	case e.Action == ActionAddServer:
 		if e.Target == "" {

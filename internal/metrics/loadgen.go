@@ -28,6 +28,8 @@ type Loadgen struct {
 	attempts *prometheus.CounterVec
 	results  *prometheus.CounterVec
 	wasted   *prometheus.CounterVec
+	crossedR *prometheus.CounterVec
+	crossedA *prometheus.CounterVec
 	late     prometheus.Counter
 }
 
@@ -45,9 +47,11 @@ func NewLoadgen(targets func() []TargetState, eventKinds []string) *Loadgen {
 	m.attempts = counterVec("lblab_client_attempts_total", "Attempts sent, by kind.", "target", "kind")
 	m.results = counterVec("lblab_client_attempt_results_total", "Attempt results the requests used.", "target", "result")
 	m.wasted = counterVec("lblab_client_wasted_total", "Attempts served whose answer nobody used.", "target")
+	m.crossedR = counterVec("lblab_client_cross_zone_requests_total", "Requests ended with an attempt that crossed a zone.", "target")
+	m.crossedA = counterVec("lblab_client_cross_zone_attempts_total", "Attempts that crossed a zone.", "target")
 	m.late = prometheus.NewCounter(prometheus.CounterOpts{Name: "lblab_client_late_sends_total",
 		Help: "Requests started more than the allowed lag (10 ms) behind their intended time."})
-	m.reg.MustRegister(m.requests, m.latency, m.attempts, m.results, m.wasted, m.late, budgetCollector(targets))
+	m.reg.MustRegister(m.requests, m.latency, m.attempts, m.results, m.wasted, m.crossedR, m.crossedA, m.late, budgetCollector(targets))
 	return m
 }
 
@@ -60,7 +64,7 @@ func (m *Loadgen) LateSend() { m.late.Inc() }
 
 // Requests resolves the target's request series once.
 func (m *Loadgen) Requests(target string) observe.Requests {
-	r := &requests{latency: m.latency.WithLabelValues(target)}
+	r := &requests{latency: m.latency.WithLabelValues(target), crossed: m.crossedR.WithLabelValues(target)}
 	for o := 1; o < nOutcomes; o++ {
 		r.ended[o] = m.requests.WithLabelValues(target, outcomeLabels[o])
 	}
@@ -69,7 +73,7 @@ func (m *Loadgen) Requests(target string) observe.Requests {
 
 // Attempts resolves the target's attempt series once.
 func (m *Loadgen) Attempts(target string) observe.Attempts {
-	a := &attempts{wasted: m.wasted.WithLabelValues(target)}
+	a := &attempts{wasted: m.wasted.WithLabelValues(target), crossed: m.crossedA.WithLabelValues(target)}
 	for k := range clientKinds {
 		a.sent[k] = m.attempts.WithLabelValues(target, kindLabels[k])
 	}
@@ -82,7 +86,10 @@ func (m *Loadgen) Attempts(target string) observe.Attempts {
 type requests struct {
 	ended   [nOutcomes]prometheus.Counter // [0], Pending, stays nil
 	latency prometheus.Observer
+	crossed prometheus.Counter
 }
+
+func (r *requests) RequestCrossed() { r.crossed.Inc() }
 
 func (r *requests) RequestEnded(outcome int, latency time.Duration) {
 	if outcome <= 0 || outcome >= nOutcomes {
@@ -102,6 +109,7 @@ type attempts struct {
 	sent     [clientKinds]prometheus.Counter
 	answered [nResults]prometheus.Counter
 	wasted   prometheus.Counter
+	crossed  prometheus.Counter
 }
 
 func (a *attempts) AttemptSent(kind int) {
@@ -117,6 +125,8 @@ func (a *attempts) AttemptAnswered(result int) {
 }
 
 func (a *attempts) Wasted() { a.wasted.Inc() }
+
+func (a *attempts) Crossed() { a.crossed.Inc() }
 
 // budgetCollector reads the retry budgets at scrape time; a target without
 // a budget has no series.

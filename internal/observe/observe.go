@@ -57,6 +57,9 @@ type Requests interface {
 	// RequestEnded reports a request's single outcome (a policy.Outcome) and
 	// its latency from the intended start.
 	RequestEnded(outcome int, latency time.Duration)
+	// RequestCrossed reports a request, as it ends, one of whose attempts
+	// crossed a zone (a lab with zones).
+	RequestCrossed()
 }
 
 // Attempts is told about a target's attempts.
@@ -68,6 +71,8 @@ type Attempts interface {
 	AttemptAnswered(result int)
 	// Wasted reports an attempt answered 200 after nobody waited for it.
 	Wasted()
+	// Crossed reports an attempt that crossed a zone (a lab with zones).
+	Crossed()
 }
 
 // Events is told about admin actions and changes a process applies.
@@ -99,6 +104,8 @@ func (Nop) Attempts(string) Attempts                            { return Nop{} }
 func (Nop) LateSend()                                           {}
 func (Nop) RequestEnded(int, time.Duration)                     {}
 func (Nop) AttemptSent(int)                                     {}
+func (Nop) RequestCrossed()                                     {}
+func (Nop) Crossed()                                            {}
 func (Nop) AttemptAnswered(int)                                 {}
 func (Nop) Wasted()                                             {}
 func (Nop) Event(string)                                        {}

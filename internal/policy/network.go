@@ -58,10 +58,16 @@ func ProbeLeg(k int, back bool) Leg {
 // Network is the lab's hop model: every hop takes Hop plus a uniform share
 // of Jitter drawn from (Seed, pick number, leg). The draw is a pure function
 // of those three, so the client, the lb, the backend and the simulator all
-// delay the same attempt's same leg by the same amount.
+// delay the same attempt's same leg by the same amount. With Zones, a hop
+// between two zones takes their link's Hop and Jitter instead (Between),
+// with the same draw.
 type Network struct {
 	Hop, Jitter time.Duration
 	Seed        uint64
+	Zones       *Zones // nil: one zone
+	// Cut: the links between zones are cut (a partition): a hop that
+	// would cross one fails at once (Crosses says which do).
+	Cut bool
 }
 
 // Delay is the one-way delay of leg for the attempt with pick number pick.

@@ -98,6 +98,11 @@ type FigureSpec struct {
 	// request that succeeded, goodput a request. A table prints "-" for a
 	// figure the run has not; a headline ranks such a run last.
 	Has func(*Run) bool
+	// Optional marks a figure only some labs have (Has: the cross-zone
+	// shares, of a lab with zones): a table has its column, and a summary
+	// over seeds and a sweep's CSV carry it, only when a run has it, so a
+	// lab without it reports as if the figure did not exist.
+	Optional bool
 	// OfServed marks a figure of the successful requests alone (the
 	// latencies): it says nothing of the requests that failed, so a
 	// ranking by it compares only runs that serve (Serves) and puts every
@@ -185,6 +190,14 @@ var Figures = []FigureSpec{
 	{Name: "wasted", JSON: "wasted", Head: "wasted", Unit: Count, Seeds: true, Dashboard: "wasted",
 		Doc: "attempts a server served although nobody used the answer",
 		Of:  func(r *Run) float64 { return float64(r.Wasted) }},
+	{Name: "cross_zone_requests", JSON: "cross_zone.request_share", Head: "x-zone-req", Unit: Share, Seeds: true, Optional: true,
+		Label: "cross-zone requests", Has: zonesAny,
+		Doc: "the share of the requests with an attempt that crossed a zone (client -> balancer, balancer -> server, or client -> server when clients balance themselves); only in a lab with zones",
+		Of:  func(r *Run) float64 { return r.crossShare(false) }},
+	{Name: "cross_zone_attempts", JSON: "cross_zone.attempt_share", Head: "x-zone-att", Unit: Share, Seeds: true, Optional: true,
+		Has: zonesAny,
+		Doc: "the share of the attempts that crossed a zone on one of those hops; only in a lab with zones",
+		Of:  func(r *Run) float64 { return r.crossShare(true) }},
 	{Name: "probes_per_request", JSON: "probes.per_request", Unit: PerRequest, Has: probesAny,
 		Doc: "probes / requests: what a probing algorithm's probes (prequal) cost; its own table, beside the probes the servers answered",
 		Of:  func(r *Run) float64 { return r.ProbesPerRequest() }},
@@ -227,6 +240,20 @@ func tableFigures() []*FigureSpec {
 		}
 	}
 	return out
+}
+
+// shown reports whether a table of runs has figure f's column: always,
+// unless it is Optional and none of them has it.
+func (f *FigureSpec) shown(runs []Run) bool {
+	if !f.Optional {
+		return true
+	}
+	for i := range runs {
+		if f.Has(&runs[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // seedFigures are the figures carried over seeds and sweeps, in order.

@@ -65,7 +65,8 @@ func figureRuns() []Run {
 			Latency: Latency{P50: 10 * k, P95: 40 * k, P99: 120 * k, P999: 300 * k, Mean: 15 * k, Max: 1500 * k},
 			Servers: []Server{{Name: "s1", Sent: u(600), Share: 0.6, CacheHitRatio: 0.5},
 				{Name: "s2", Sent: u(400), Share: 0.4, CacheHitRatio: 0.25}},
-			Probes: NewProbes(u(3000), u(2990), u(1000)), Announcements: NewAnnouncements(u(900), u(1000), u(1100), u(770))}
+			Probes: NewProbes(u(3000), u(2990), u(1000)), Announcements: NewAnnouncements(u(900), u(1000), u(1100), u(770)),
+			CrossZone: NewCrossZone(u(300), u(350), u(1000), u(1100))}
 	}
 	return []Run{mk("a", 1), mk("b", 2)}
 }

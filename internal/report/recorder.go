@@ -36,6 +36,7 @@ type Recorder struct {
 	Bins   []Bin
 
 	conns connCounts
+	zones zoneCounts
 
 	// OnBinLatency, when set, is handed each closed bin's latency histogram
 	// to keep, and returns an empty one for the next bin (without it the
@@ -166,6 +167,7 @@ func (r *Recorder) Fill(run *Run, end clock.Instant) {
 	run.Retries, run.Hedges, run.Wasted = t.Retries, t.Hedges, t.Wasted
 	run.Outcomes, run.Series = r.Outcomes, r.Bins
 	r.fillConnections(run)
+	r.fillZones(run)
 	run.Goodput, _ = Goodput(t.Offered, t.Succeeded, t.Succeeded+t.Failed)
 	run.AttemptsPerRequest, _ = AttemptsPerRequest(t.Attempts, t.Offered)
 	run.Latency = Latency{P50: Ms(r.Lat.Quantile(0.5)), P95: Ms(r.Lat.Quantile(0.95)),

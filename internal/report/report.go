@@ -72,6 +72,9 @@ type Run struct {
 	// and bought (idle.go); only when an algorithm of the lab keeps an
 	// idle queue (jiq).
 	Announcements *Announcements `json:"announcements,omitempty"`
+	// CrossZone is what crossing zones cost (zones.go); only when the lab
+	// declares zones.
+	CrossZone *CrossZone `json:"cross_zone,omitempty"`
 	// Load is the load tool's view of a live run (load.go): target, rates,
 	// status codes, error kinds, whether the generator kept up.
 	Load *Load `json:"load,omitempty"`

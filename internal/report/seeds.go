@@ -86,6 +86,9 @@ func Summarize(runs []Run) Summary {
 	}
 	s.Name, s.Algorithm = runs[0].Name, runs[0].Algorithm
 	for _, f := range figs {
+		if !f.shown(runs) {
+			continue
+		}
 		vals := make([]float64, len(runs))
 		for i := range runs {
 			vals[i] = f.Of(&runs[i])

@@ -79,6 +79,9 @@ func writeSummaries(w io.Writer, heads []string, rows []labeled) error {
 		if f.Unit == Count && !slices.ContainsFunc(rows, func(x labeled) bool { return x.sum.Figures[f.Name].Mean != 0 }) {
 			continue
 		}
+		if f.Optional && !slices.ContainsFunc(rows, func(x labeled) bool { _, ok := x.sum.Figures[f.Name]; return ok }) {
+			continue
+		}
 		cols = append(cols, f)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

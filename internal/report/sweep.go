@@ -227,7 +227,13 @@ func (s *Sweep) WriteCSV(w io.Writer) error {
 		head = append(head, a.Path)
 	}
 	head = append(head, "line", "setting", "seeds")
-	figs := seedFigures()
+	var figs []*FigureSpec
+	for _, f := range seedFigures() {
+		if f.Optional && !slices.ContainsFunc(s.Points, func(p SweepPoint) bool { _, ok := p.Figures[f.Name]; return ok }) {
+			continue // a figure none of the points has (the cross-zone shares of a lab without zones)
+		}
+		figs = append(figs, f)
+	}
 	for _, f := range figs {
 		head = append(head, f.Name, f.Name+"_lo", f.Name+"_hi")
 	}

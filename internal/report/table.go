@@ -40,7 +40,12 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if h.column != "" {
 		head += h.column + "\t"
 	}
-	cols := tableFigures()
+	var cols []*FigureSpec
+	for _, f := range tableFigures() {
+		if f.shown(r.Runs) {
+			cols = append(cols, f)
+		}
+	}
 	for _, f := range cols {
 		head += f.Head + "\t"
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/lblab/lblab/internal/client"
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/balance"
+	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/policy"
 )
 
@@ -19,6 +20,10 @@ func (w *world) Send(now clock.Instant, h uint64, a *attempt) {
 		w.trace.sent(now, h, a)
 	}
 	if !w.clientLB {
+		if z := w.net.Zones; w.net.Cut && z != nil && w.net.Crosses(z.Client(a.Client), z.Balancer(a.Bal)) {
+			w.partitioned(now, h, a)
+			return
+		}
 		w.pushHop(now.Add(a.Handshake+w.hopDelay(a, policy.ClientOut)), evAtBalancer, h)
 		return
 	}
@@ -33,8 +38,12 @@ func (w *world) Send(now clock.Instant, h uint64, a *attempt) {
 		w.checkPick(now, w.bals[a.Bal], a.Ticket)
 	}
 	a.Net.server, a.Net.lbSent = int32(a.Ticket.Server), now
-	if a.ConnNew {
+	if a.ConnNew { // the client's model opened it: counted as the live server counts a dial
 		w.servers[a.Ticket.Server].conns++
+	}
+	if z := w.net.Zones; w.net.Cut && z != nil && w.net.Crosses(z.Client(a.Client), z.Server(a.Net.server)) {
+		w.partitioned(now, h, a)
+		return
 	}
 	w.pushHop(now.Add(delay), evAtServer, h)
 }
@@ -55,8 +64,9 @@ func (w *world) Arm(at clock.Instant, t client.Timer) {
 }
 
 // forward is the balancer's part: it picks a server for the attempt and
-// sends it on after delay; with no eligible server it answers 503.
-func (w *world) forward(now clock.Instant, h uint64, a *attempt, delay time.Duration) {
+// sends it on, a BalancerOut hop later (to the server's zone); with no
+// eligible server it answers 503 after that leg's delay (to the client's).
+func (w *world) forward(now clock.Instant, h uint64, a *attempt) {
 	b := w.bals[a.Bal]
 	exclude := -1
 	if a.Sibling != 0 {
@@ -72,14 +82,22 @@ func (w *world) forward(now clock.Instant, h uint64, a *attempt, delay time.Dura
 		w.trace.picked(h, t.Server, t.Valid)
 	}
 	if !t.Valid {
-		w.noServer(now, h, a, delay)
+		w.noServer(now, h, a, w.hopDelay(a, policy.BalancerOut))
 		return
 	}
 	if w.check {
 		w.checkPick(now, b, t)
 	}
 	a.Net.ticket, a.Net.server, a.Net.lbSent = t, int32(t.Server), now
+	delay := w.hopDelay(a, policy.BalancerOut)
 	w.openTicket(a.Bal)
+	if z := w.net.Zones; w.net.Cut && z != nil && w.net.Crosses(z.Balancer(a.Bal), z.Server(a.Net.server)) {
+		// the link to the server's zone is cut: the balancer's connection is
+		// refused at once, and it answers 502 over its hop back
+		a.Net.status, a.Net.result = server.Refused, policy.ResultOf(server.Refused)
+		w.push(now, evReplyAtLB, h, 0)
+		return
+	}
 	if to := b.Timeout(); to > 0 {
 		w.push(now.Add(to), evLBTimeout, h, 0)
 		a.Deadline = min(a.Deadline, now.Add(to)) // the server may drop it past the balancer's patience too
@@ -89,6 +107,14 @@ func (w *world) forward(now clock.Instant, h uint64, a *attempt, delay time.Dura
 		return
 	}
 	w.pushHop(now.Add(delay), evAtServer, h)
+}
+
+// partitioned fails attempt h at once: its hop from the client would cross a
+// cut link (network.partition), so no balancer or server sees it; the
+// client reads it as a refused connection.
+func (w *world) partitioned(now clock.Instant, h uint64, a *attempt) {
+	a.Net.srvDone, a.Net.lbDone, a.Net.status, a.Net.result = true, true, server.Refused, policy.ResultOf(server.Refused)
+	w.push(now, evReplyAtClient, h, 0)
 }
 
 // noServer answers an attempt that found no eligible server: 503 after delay.

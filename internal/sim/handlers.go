@@ -12,7 +12,7 @@ func (w *world) step(e event) {
 	switch e.kind {
 	case evAtBalancer:
 		if a := w.attemptOf(e.h); a != nil {
-			w.forward(w.now, e.h, a, w.hopDelay(a, policy.BalancerOut))
+			w.forward(w.now, e.h, a)
 		}
 	case evAtServer:
 		w.onAtServer(e.h)

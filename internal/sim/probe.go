@@ -37,12 +37,19 @@ func (w *world) sendProbes(now clock.Instant, bi int, req balance.Request) {
 		h, p := w.probes.New()
 		*p = probeTransit{bal: int32(bi), server: int32(si), k: int32(k), pick: req.Seq}
 		w.probesSent++
+		if z := w.net.Zones; w.net.Cut && z != nil && w.net.Crosses(z.Balancer(int32(bi)), z.Server(int32(si))) {
+			w.probes.Free(h) // across a cut link: it never arrives
+			continue
+		}
 		w.pushHop(now.Add(w.probeDelay(p, false)), evProbeAtServer, h)
 	}
 }
 
 // probeDelay is probe p's one-way delay, out or back.
 func (w *world) probeDelay(p *probeTransit, back bool) time.Duration {
+	if z := w.net.Zones; z != nil {
+		return w.net.Between(z.Balancer(p.bal), z.Server(p.server)).Delay(p.pick, policy.ProbeLeg(int(p.k), back))
+	}
 	if w.net.Jitter <= 0 {
 		return w.net.Hop
 	}

@@ -65,6 +65,23 @@ func (w *world) targets(name string) []int {
 	return out
 }
 
+// zoneTargets are the servers present in zone (labfile.Lab.ServersIn).
+func (w *world) zoneTargets(zone string) []int {
+	var names []string
+	idx := map[string]int{}
+	for i, s := range w.servers {
+		if !s.removed {
+			names = append(names, s.spec.Name)
+			idx[s.spec.Name] = i
+		}
+	}
+	var out []int
+	for _, n := range w.lab.ServersIn(zone, names) {
+		out = append(out, idx[n])
+	}
+	return out
+}
+
 func (w *world) apply(ev labfile.Event) error { return labfile.Run(drills{w}, ev) }
 
 // drills carries drills out on the world (labfile.Driver).
@@ -75,7 +92,11 @@ type drills struct{ w *world }
 // deadline; a server taken down drops its idle connections.
 func (d drills) Servers(dr *labfile.Drill, ev labfile.Event) error {
 	w := d.w
-	for _, i := range w.targets(ev.Target) {
+	targets := w.targets(ev.Target)
+	if dr.Zone {
+		targets = w.zoneTargets(ev.Target)
+	}
+	for _, i := range targets {
 		s := w.servers[i]
 		var err error
 		if w.replyBuf, err = dr.Apply(s.core, s.spec.Server, ev, w.now, w.replyBuf[:0]); err != nil {

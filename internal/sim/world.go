@@ -162,10 +162,39 @@ func (w *world) pushHop(at clock.Instant, k kind, h uint64) {
 	w.q.push(event{at: at, kind: k, h: h})
 }
 
-// hopDelay is attempt a's one-way delay on leg.
+// hopDelay is attempt a's one-way delay on leg: with zones, the link's
+// between the zones of the leg's two ends (legZones).
 func (w *world) hopDelay(a *attempt, leg policy.Leg) time.Duration {
+	if w.net.Zones != nil {
+		from, to := w.legZones(a, leg)
+		return w.net.Between(from, to).Delay(a.Pick, leg)
+	}
 	if w.net.Jitter <= 0 { // Delay's own answer, without copying the Network to ask it
 		return w.net.Hop
 	}
 	return w.net.Delay(a.Pick, leg)
+}
+
+// legZones are the zones of the two ends of attempt a's leg: the client and
+// its balancer, the balancer and the server it picked, or, when clients
+// balance themselves, the client and the server. A leg to a server not yet
+// (or never) picked is a 503 from where the attempt is, back to the client.
+func (w *world) legZones(a *attempt, leg policy.Leg) (int32, int32) {
+	z := w.net.Zones
+	client := z.Client(a.Client)
+	si := a.Net.server
+	if si < 0 && w.clientLB && a.Ticket.Valid { // on its first hop, not yet at the server
+		si = int32(a.Ticket.Server)
+	}
+	if w.clientLB {
+		if si < 0 {
+			return client, client
+		}
+		return client, z.Server(si)
+	}
+	bal := z.Balancer(a.Bal)
+	if leg == policy.ClientOut || leg == policy.BalancerBack || si < 0 {
+		return client, bal
+	}
+	return bal, z.Server(si)
 }

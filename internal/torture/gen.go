@@ -121,11 +121,83 @@ func draw(seed uint64, stream string, lim limits) Drawn {
 	lab.Set("clients", clients)
 	lab.Set("balancers", bal)
 	lab.Set("servers", servers)
+	// Zones come from a stream of their own, so the rest of a seed's lab
+	// is drawn as it was before zones were; before the script, whose zone
+	// drills aim at them.
+	z := &gen{src: rng.Split(seed, stream+"/zones"), lim: lim}
+	if zoned := z.zones(deepCopy(lab).(Map)); zoned != nil {
+		lab = zoned
+	}
 	if events := g.script(duration, fleet, capacity, lab); len(events) > 0 {
 		lab.Set("events", events)
 	}
 	lab = g.constrained(lab, duration, capacity, len(fleet))
-	return Drawn{Seed: seed, Tree: lab, Features: g.features}
+	return Drawn{Seed: seed, Tree: lab, Features: append(g.features, z.features...)}
+}
+
+// zones, on a coin, declares 2 or 3 zones (in one region, or two) and
+// places every server group, the client ids and the balancers in them:
+// each group one zone, the clients and the balancers a list of at most one
+// entry per member (network.cross_zone and cross_region are drawn with the
+// network's other settings).
+//
+// It returns lab with its zones, or nil (no zones) when the coin did not
+// come up or the lab is not valid with them (a compare setting that
+// shrinks the tier below its list of zones).
+func (g *gen) zones(lab Map) Map {
+	if !g.coin("zones", 0.3) {
+		return nil
+	}
+	n := g.intIn(2, 3)
+	regions := g.chance(0.5)
+	var zones List
+	var names []string
+	for i := range n {
+		name := string(rune('a' + i))
+		z := Map{{"name", name}}
+		if regions {
+			z.Set("region", fmt.Sprintf("r%d", i%2+1))
+		}
+		zones = append(zones, z)
+		names = append(names, name)
+	}
+	places := func(count int) List {
+		out := make(List, g.intIn(1, max(1, min(count, 4))))
+		for i := range out {
+			out[i] = pick(g, names)
+		}
+		return out
+	}
+	groups := lab.Get("servers").(List)
+	for i, grp := range groups {
+		m := grp.(Map)
+		m.Set("zone", pick(g, names))
+		groups[i] = m
+	}
+	count := func(section, key string, def int) int {
+		if sec, ok := lab.Get(section).(Map); ok {
+			if c, ok := sec.Get(key).(int); ok {
+				return c
+			}
+		}
+		return def
+	}
+	clients, bals := lab.Get("clients").(Map), lab.Get("balancers").(Map)
+	clients.Set("zones", places(count("clients", "count", 20)))
+	if clients.Get("mode") == "closed" && clients.Get("think") == time.Duration(0) {
+		// a partition fails an attempt at once, with no hop: users that
+		// never think would send again at the same instant for ever (the
+		// simulator's memory guard stops such a lab; see clients())
+		clients.Set("think", time.Millisecond)
+	}
+	bals.Set("zones", places(count("balancers", "count", 1)))
+	lab.Set("clients", clients)
+	lab.Set("balancers", bals)
+	lab.Set("zones", zones)
+	if _, err := labfile.Parse("draw", lab.YAML()); err != nil {
+		return nil
+	}
+	return lab
 }
 
 // network draws the network: each of its settings the lab file declares
@@ -309,6 +381,12 @@ func (g *gen) script(duration time.Duration, fleet []string, capacity float64, l
 	closed := lab.Get("clients").(Map).Get("mode") == "closed"
 	clientSide := lab.Get("clients").(Map).Get("algorithm") != nil // an algorithm event changes the clients'
 	present := slices.Clone(fleet)
+	var zones []string // a zone drill's targets (none: it is not drawn)
+	if zs, ok := lab.Get("zones").(List); ok {
+		for _, z := range zs {
+			zones = append(zones, z.(Map).Get("name").(string))
+		}
+	}
 	added := 0
 	var out List
 	for _, t := range at {
@@ -334,6 +412,13 @@ func (g *gen) script(duration time.Duration, fleet []string, capacity float64, l
 			present = append(present, name)
 		case d.Takes("rate") && closed:
 			continue // the users set the pace; a rate event would be a no-op
+		case d.NeedsZones && len(zones) == 0:
+			continue // a zone drill needs a zone, a link two
+		case d.Zone:
+			for _, f := range d.Fields {
+				ev.Set(f, g.drawField(f, present, capacity, closed, clientSide))
+			}
+			ev.Set("target", pick(g, zones))
 		default:
 			for _, f := range d.Fields {
 				ev.Set(f, g.drawField(f, present, capacity, closed, clientSide))
@@ -376,6 +461,8 @@ func (g *gen) drawField(f string, present []string, capacity float64, closed, cl
 		return round(g.floatIn(0.05, 2))
 	case "pause":
 		return g.ms(1, 300)
+	case "hop": // a link's, degraded or healed
+		return g.ms(1, 60)
 	case "share":
 		return round(g.floatIn(0, 0.8))
 	case "rate":

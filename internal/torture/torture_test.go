@@ -47,7 +47,7 @@ func TestSwarmCoversEveryFeature(t *testing.T) {
 	}
 	want := []string{"client-side", "shared-load", "breaker", "health", "client-retries", "client-budget", "hedge", "limiter",
 		"subset", "client-subset", "closed-loop", "balancers", "groups", "gc", "cache", "queue", "drop-expired",
-		"outlier", "slow-start", "aperture", "profile", "client-faults", "timed-events", "compare", "tls", "handshake-duration"}
+		"outlier", "slow-start", "aperture", "profile", "client-faults", "timed-events", "compare", "tls", "handshake-duration", "zones"}
 	for _, k := range chaosKinds {
 		want = append(want, string(k))
 	}

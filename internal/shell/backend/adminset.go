@@ -174,6 +174,7 @@ func (b *Backend) setLocked(now clock.Instant, path, value string) (SetResult, e
 		res.Applied = append(res.Applied, "jitter")
 	}
 	b.lab, b.spec = lab, ns
+	b.zones.Store(assemble.Zones(lab))
 	return res, nil
 }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/metrics"
 	"github.com/lblab/lblab/internal/observe"
+	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/shell/conns"
 	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/shell/turns"
@@ -77,6 +78,11 @@ type Backend struct {
 	addrs   addrs
 
 	accepted atomic.Uint64 // connections accepted on the data listener
+
+	// zones are the lab's zones (nil without): the hop back takes the link
+	// between this server's zone and the sender's (zones.go); replaced
+	// whole when /admin/set changes the lab
+	zones atomic.Pointer[policy.Zones]
 
 	// life serializes the listener changes (kill, restart, shutdown). Lock
 	// order: life, then mu. Nothing holds life while it waits for the admin
@@ -135,6 +141,7 @@ func New(cfg Config) (*Backend, error) {
 	if cfg.Agent != "" {
 		b.agent = newAgentListener(cfg, ns)
 	}
+	b.zones.Store(assemble.Zones(cfg.Lab))
 	b.newMetrics()
 	b.timer = cfg.Waits.AfterFunc(pace.Service, time.Hour, b.onTimer)
 	b.timer.Stop()

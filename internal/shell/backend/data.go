@@ -47,7 +47,9 @@ type reqInfo struct {
 	req     uint64 // ... when it is a number (for /admin/cancel)
 	hasReq  bool
 	try     int // X-Lab-Try: the attempt's number in its request (1 when absent)
-	kind    server.Kind
+	// from is who sent it, whose zone the hop back reaches (zones.go)
+	from sender
+	kind server.Kind
 	// loadFormat is the form the caller asked the load report in
 	// (endpoint-load-metrics-format), NoLoad when it did not
 	loadFormat wire.LoadFormat
@@ -62,6 +64,7 @@ func (b *Backend) parseJob(ctx *fasthttp.RequestCtx) (server.Job, reqInfo, error
 	info.req, info.hasReq = wire.ParseUint(h.Peek(wire.HRequest))
 	info.loadFormat = wire.LoadFormatOf(h.Peek(wire.HLoadMetricsFormat))
 	info.try = 1
+	info.from = senderOf(h)
 	if n, ok := wire.ParseUint(h.Peek(wire.HTry)); ok && n >= 1 && n < 16 {
 		info.try = int(n)
 	}

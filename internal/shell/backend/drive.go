@@ -163,7 +163,7 @@ func (b *Backend) leaves(r server.Reply, info reqInfo) clock.Instant {
 	if info.hasReq {
 		pick = policy.PickNumber(info.req, info.try)
 	}
-	net := policy.Network{Hop: b.cfg.Hop, Jitter: b.cfg.Jitter, Seed: b.cfg.Seed}
+	net := b.backTo(info.from, policy.Network{Hop: b.cfg.Hop, Jitter: b.cfg.Jitter, Seed: b.cfg.Seed})
 	return r.At.Add(net.Delay(pick, policy.ServerBack))
 }
 

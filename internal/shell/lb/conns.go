@@ -122,7 +122,7 @@ func (l *LB) liveGrant(i int, pick uint64, g conn.Grant) liveGrant {
 	if g.New || lg.lc == nil {
 		lg.lc = conns.New(b.Addr)
 		b.live[g.Conn] = lg.lc
-		lg.hs = l.handshake(pick)
+		lg.hs = l.handshake(b, pick)
 		l.conns.stats.Opened++
 		l.conns.stats.HandshakeMs += float64(lg.hs) / 1e6
 	}
@@ -131,8 +131,8 @@ func (l *LB) liveGrant(i int, pick uint64, g conn.Grant) liveGrant {
 
 // handshake is the emulated time of a handshake on the balancer's leg of
 // the attempt with pick number pick. Caller holds mu.
-func (l *LB) handshake(pick uint64) time.Duration {
-	return l.conns.pool.Config().Handshake.Time(l.net.Delay(pick, policy.BalancerOut))
+func (l *LB) handshake(b *backend, pick uint64) time.Duration {
+	return l.conns.pool.Config().Handshake.Time(toServer(l.net, l.cfg.Index, b.Name).Delay(pick, policy.BalancerOut))
 }
 
 // awaitConn waits, when a was put in line, until a connection is handed
@@ -188,7 +188,7 @@ func (l *LB) exchangeOnConn(a *attempt, req *fasthttp.Request, resp *fasthttp.Re
 	}
 	err := g.lc.Do(req, resp, deadline, l.cfg.MaxRespBody)
 	if err != nil && !g.new && g.lc.Stale(err) {
-		hs := l.redialCost(a.pick)
+		hs := l.redialCost(a.b, a.pick)
 		l.cfg.Waits.Sleep(pace.Hop, hs)
 		a.redialed, a.redialCost = true, hs
 		if err = g.lc.Reopen(l.conns.dialer, deadline); err == nil {
@@ -202,10 +202,10 @@ func (l *LB) exchangeOnConn(a *attempt, req *fasthttp.Request, resp *fasthttp.Re
 	return err
 }
 
-func (l *LB) redialCost(pick uint64) time.Duration {
+func (l *LB) redialCost(b *backend, pick uint64) time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.handshake(pick)
+	return l.handshake(b, pick)
 }
 
 // freeConn gives a's connection back to the model as its answer arrives

@@ -100,7 +100,13 @@ func (l *LB) sendProbes(a *attempt) {
 			<-l.probes.slots
 			return
 		}
-		go l.probe(t, a.pick, k, a.net)
+		if cutTo(a.base, l.cfg.Index, t.b.Name) { // across a cut link: it never arrives
+			<-l.probes.slots
+			l.probes.wg.Done()
+			l.probes.failed.Add(1)
+			continue
+		}
+		go l.probe(t, a.pick, k, toServer(a.base, l.cfg.Index, t.b.Name))
 	}
 }
 

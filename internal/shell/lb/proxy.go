@@ -25,8 +25,14 @@ type attempt struct {
 	b       *backend // nil when no server was eligible
 	start   clock.Instant
 	timeout time.Duration
-	net     policy.Network
-	pick    uint64 // the pick number: its hops' jitter draws
+	// net is the hop to the server and back (with zones, their link's),
+	// back the hop to the client and base the lab's network at the pick
+	// (what the probes' hops are drawn from, each to its own server).
+	net, back, base policy.Network
+	pick            uint64 // the pick number: its hops' jitter draws
+	// cut: the link to the picked server's zone is cut (a partition): it
+	// is answered 502 at once, never forwarded
+	cut bool
 	// perCall: the algorithm weighs servers by the reports the answers
 	// carry (policy.Balancer.Reports); load is the one this answer carried
 	perCall bool
@@ -57,6 +63,8 @@ func (l *LB) serveProxy(ctx *fasthttp.RequestCtx) {
 		l.hop(&a, policy.BalancerBack)
 		ctx.Response.Header.Set(wire.HReason, "no-server")
 		wire.WriteError(ctx, fasthttp.StatusServiceUnavailable, "no eligible server")
+	} else if a.cut {
+		l.partitioned(ctx, &a)
 	} else if !l.awaitConn(&a) {
 		l.gaveUpWaiting(ctx, &a)
 	} else {
@@ -140,14 +148,17 @@ func (l *LB) pick(req balance.Request, client uint64, exclude []byte) attempt {
 		ex = i
 	}
 	a := attempt{t: l.bal.Pick(now, req, ex), start: now, timeout: l.bal.Timeout(),
-		net: l.net, pick: req.Seq}
+		net: l.net, back: l.net, base: l.net, pick: req.Seq}
 	a.perCall, _ = l.bal.Reports()
+	a.back = toClient(l.net, l.cfg.Index, client)
 	l.probeTargets(now, req, &a)
 	if a.t.Valid {
 		a.b = l.backends[a.t.Server]
+		a.net = toServer(l.net, l.cfg.Index, a.b.Name)
+		a.cut = cutTo(l.net, l.cfg.Index, a.b.Name)
 		a.b.picks++
 		l.picks++
-		if l.conns != nil {
+		if l.conns != nil && !a.cut {
 			l.acquireConn(&a)
 			cs = l.takeClosing()
 		}
@@ -158,7 +169,11 @@ func (l *LB) pick(req balance.Request, client uint64, exclude []byte) attempt {
 // hop injects one network hop of the attempt, timed by the precise
 // scheduler (Go's own timers end a sleep up to a millisecond late).
 func (l *LB) hop(a *attempt, leg policy.Leg) {
-	if d := a.net.Delay(a.pick, leg); d > 0 {
+	n := &a.net
+	if leg == policy.BalancerBack {
+		n = &a.back
+	}
+	if d := n.Delay(a.pick, leg); d > 0 {
 		l.cfg.Waits.Sleep(pace.Hop, d)
 	}
 }
@@ -255,6 +270,18 @@ func tightenDeadline(h *fasthttp.RequestHeader, deadline time.Time) {
 	}
 	var buf [20]byte
 	h.SetBytesV(wire.HDeadline, strconv.AppendUint(buf[:0], ns, 10))
+}
+
+// partitioned answers an attempt whose server is across a cut link: 502
+// at once, reported to the pipeline as an error (a refused connection),
+// over the hop back to the client.
+func (l *LB) partitioned(ctx *fasthttp.RequestCtx, a *attempt) {
+	l.report(a, policy.Error, false)
+	a.b.fw.Answered(int(policy.Error), 0)
+	l.hop(a, policy.BalancerBack)
+	ctx.Response.Header.Set(wire.HServer, a.b.Name)
+	ctx.Response.Header.Set(wire.HReason, "partition")
+	wire.WriteError(ctx, fasthttp.StatusBadGateway, "%s: the link to its zone is cut (network.partition)", a.b.Name)
 }
 
 // failed answers a transport failure: 504 for a timeout, 502 otherwise.

@@ -149,7 +149,7 @@ func jsonWant(t reflect.Type) string {
 
 // ownsPath reports whether a lab path is one this process applies.
 func ownsPath(path string) bool {
-	return strings.HasPrefix(path, "balancers.") || path == "network.hop" || path == "network.jitter"
+	return strings.HasPrefix(path, "balancers.") || labfile.HopSetting(path)
 }
 
 // nameField puts the request's field name in front of an error about the

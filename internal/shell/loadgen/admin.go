@@ -186,14 +186,15 @@ func (l *loop) adminRate(now clock.Instant, rate float64) reply {
 
 // adminSet applies a dotted-path setting to the run's lab copy and rebuilds
 // the client policy, as the simulator's set event does. Paths outside
-// clients.* and the hops (network.hop, network.jitter: the client -> balancer
-// leg is this process's) belong to other processes: accepted and ignored.
+// clients.* and the hops (network.hop, network.jitter and the links between
+// zones: the client -> balancer leg is this process's) belong to other
+// processes: accepted and ignored.
 // A setting fixed for a run is refused, wherever it belongs.
 func (l *loop) adminSet(now clock.Instant, path, value string) reply {
 	if why := labfile.FixedAtRunTime(path); why != "" {
 		return bad(path + " is fixed for a run (" + why + ")")
 	}
-	if !strings.HasPrefix(path, "clients.") && path != "network.hop" && path != "network.jitter" {
+	if !strings.HasPrefix(path, "clients.") && !labfile.HopSetting(path) {
 		return reply{fasthttp.StatusOK, map[string]any{"path": path, "applied": false}}
 	}
 	next := l.lab.Clone()

@@ -35,7 +35,7 @@ func (t *target) Cancel(now clock.Instant, h uint64, a *attempt) {
 		return
 	}
 	seq, try := policy.SplitPick(a.Pick)
-	t.l.tr.cancel(hc, wire.NewCancel(seq, try, a.Net.kind).Marshal(), t.l.net.Delay(a.Pick, policy.ClientOut), t.l.log)
+	t.l.tr.cancel(hc, wire.NewCancel(seq, try, a.Net.kind).Marshal(), t.rt.FirstHop(t.l.net, a).Delay(a.Pick, policy.ClientOut), t.l.log)
 }
 
 // adminOf returns the admin client of endpoint ep, or nil when it has no

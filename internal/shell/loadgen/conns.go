@@ -52,7 +52,7 @@ func (t *target) connFor(j *job, a *attempt) {
 	j.conn, j.dial = c, a.ConnNew
 	j.redial = t.l.lab.Network.Handshake.Fixed
 	if r := t.l.lab.Network.Handshake.Rounds; r > 0 {
-		j.redial = conn.Cost{Rounds: r}.Time(t.l.net.Delay(a.Pick, policy.ClientOut))
+		j.redial = conn.Cost{Rounds: r}.Time(t.rt.FirstHop(t.l.net, a).Delay(a.Pick, policy.ClientOut))
 	}
 }
 

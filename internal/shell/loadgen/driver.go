@@ -20,6 +20,8 @@ func (t *target) Send(now clock.Instant, h uint64, a *attempt) {
 	j := t.l.job(t, h, a, now)
 	tm := -1 // the template it sends
 	switch {
+	case t.rt.FirstHopCut(t.l.net, a): // across a cut link: refused at once, nothing sent
+		j.cut, j.sendAt = true, time.Time{}
 	case !t.rt.ClientSide():
 		tm = int(a.Bal)
 		if t.bySeq {
@@ -55,7 +57,7 @@ func (t *target) Arm(at clock.Instant, tm client.Timer) {
 
 // job fills in the wire fields of attempt h, sent at now.
 func (l *loop) job(t *target, h uint64, a *attempt, now clock.Instant) job {
-	hop := l.net.Delay(a.Pick, policy.ClientOut)
+	hop := t.rt.FirstHop(l.net, a).Delay(a.Pick, policy.ClientOut)
 	seq, n := policy.SplitPick(a.Pick)
 	j := job{target: t.idx, h: h, seq: seq, try: n, client: int(a.Client), key: a.Key,
 		work: a.Work, kind: a.Kind, plain: l.cfg.HTTP.Plain, fault: a.Fault}

@@ -197,6 +197,10 @@ func (c *trackedConn) Close() error {
 	return err
 }
 
+// errPartition is the error of an attempt whose first hop crosses a cut
+// link (network.partition).
+var errPartition = errors.New("the link to its zone is cut (network.partition)")
+
 // job is everything an attempt goroutine needs: it never touches loop state.
 type job struct {
 	target   int
@@ -207,6 +211,7 @@ type job struct {
 	sendAt   time.Time // after the client -> balancer hop; zero: no hop, sent at once
 	deadline time.Time // give up on the HTTP exchange here
 	reject   bool      // no eligible server (client-side): answer 503 after the hop
+	cut      bool      // its first hop crosses a cut link (network.partition): an error at once
 	seq      uint64    // the request (X-Lab-Request)
 	try      int       // its attempt number (X-Lab-Try): the lb and backend derive the pick number
 	client   int
@@ -259,6 +264,8 @@ func (tr *transport) attempt(j *job, ex *exchangeBufs) result {
 	switch {
 	case j.reject:
 		r.status, r.res = fasthttp.StatusServiceUnavailable, policy.Rejected
+	case j.cut:
+		r.err, r.res = errPartition, policy.Error
 	case tr.closing.Load():
 		r.err, r.res, r.broken = errClosed, policy.Error, j.conn != nil
 	case dialErr != nil:
