@@ -44,7 +44,7 @@ TEST_STEPS := vet unit k8s-check race fuzz torture torture-live
 
 test:
 	@skips=$$(mktemp); start=$$(date +%s); passed=; failed=; \
-	echo "make test: $(TEST_STEPS) (about 8-10 minutes on an idle 2-core machine; the first run also fetches modules)"; \
+	echo "make test: $(TEST_STEPS) (about 15 minutes on a 2-core machine; the first run also fetches modules)"; \
 	for step in $(TEST_STEPS); do \
 		echo; echo "make test: step $$step"; \
 		if LBLAB_SKIPS=$$skips $(MAKE) --no-print-directory $$step; then passed="$$passed $$step"; else failed="$$failed $$step"; fi; \
