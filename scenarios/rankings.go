@@ -74,7 +74,7 @@ func rankings() map[string][]ranking {
 			[]string{"ring-hash+retry-other", "p2c-peak-ewma+retry-other"}, []string{"ring-hash", "p2c-peak-ewma"}, false}},
 		"prequal-testbed": {{During, "so its tail stays far below the deadline at every step;",
 			[]string{"prequal"}, []string{"p2c", "p2c-peak-ewma", "wrr-orca", "round-robin"}, false}},
-		"wrr-orca-scale-up": {{During, "Without the blackout (no-blackout) the new servers weigh twice the old ones from their first reports and the old four's queues are gone within 2 s.",
+		"wrr-orca-scale-up": {{During, "Without the blackout (no-blackout) the new servers weigh twice the old ones from their first reports and the old four's queues are gone within 4 s.",
 			[]string{"no-blackout"}, []string{"wrr-orca"}, false}},
 		"prequal-qrif": {{Throughout, "and the median and the tail are over 1.3 times as long.",
 			[]string{"q-rif-0.6", "one-balancer-0.84"}, []string{"q-rif-0.84", "q-rif-0.9"}, false}},
