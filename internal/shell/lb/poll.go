@@ -116,6 +116,18 @@ func (l *LB) each(f func(target)) {
 // or "" for a path that needs none); a non-200 answer is an error. into
 // may be nil (only the status matters).
 func getJSON(hc *fasthttp.HostClient, addr, path string, wait time.Duration, token string, into any) error {
+	return get(hc, addr, path, wait, token, func(body []byte) error {
+		if into == nil {
+			return nil
+		}
+		return json.Unmarshal(body, into)
+	})
+}
+
+// get GETs path from addr within wait, presenting token, and hands a 200
+// answer's body to read (valid only during the call); a non-200 answer is
+// an error. Over TLS when the backend's client is (network.tls).
+func get(hc *fasthttp.HostClient, addr, path string, wait time.Duration, token string, read func(body []byte) error) error {
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
@@ -131,8 +143,5 @@ func getJSON(hc *fasthttp.HostClient, addr, path string, wait time.Duration, tok
 	if resp.StatusCode() != fasthttp.StatusOK {
 		return fmt.Errorf("GET %s: status %d", path, resp.StatusCode())
 	}
-	if into == nil {
-		return nil
-	}
-	return json.Unmarshal(resp.Body(), into)
+	return read(resp.Body())
 }

@@ -1,7 +1,6 @@
 package lb
 
 import (
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -134,22 +133,12 @@ func (l *LB) probe(t probeTarget, pick uint64, k int, net policy.Network) {
 }
 
 // getProbe asks the backend at addr for its probe answer within wait.
-func getProbe(hc *fasthttp.HostClient, addr string, wait time.Duration) (load.Probe, error) {
-	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
-	defer fasthttp.ReleaseRequest(req)
-	defer fasthttp.ReleaseResponse(resp)
-	scheme := "http://"
-	if hc.IsTLS { // a data address with network.tls
-		scheme = "https://"
-	}
-	req.SetRequestURI(scheme + addr + wire.ProbePath)
-	if err := hc.DoTimeout(req, resp, wait); err != nil {
-		return load.Probe{}, err
-	}
-	if resp.StatusCode() != fasthttp.StatusOK {
-		return load.Probe{}, fmt.Errorf("GET %s: status %d", wire.ProbePath, resp.StatusCode())
-	}
-	return wire.ParseProbe(resp.Body())
+func getProbe(hc *fasthttp.HostClient, addr string, wait time.Duration) (p load.Probe, err error) {
+	err = get(hc, addr, wire.ProbePath, wait, "", func(body []byte) (err error) {
+		p, err = wire.ParseProbe(body)
+		return err
+	})
+	return p, err
 }
 
 // probeState is the state's probe counts, when the algorithm probes or
