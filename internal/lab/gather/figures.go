@@ -98,24 +98,11 @@ func BalancerConnections(ctx context.Context, lbs []*proc.Proc, run *report.Run,
 // warned of.
 func Probes(ctx context.Context, backends, lbs []*proc.Proc, requests uint64, warn *zap.Logger) *report.Probes {
 	var sent, answered uint64
-	for _, p := range lbs {
-		var st state.LB
-		if err := admin.Call(ctx, p.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
-			warn.Warn("cannot read a balancer's probes", zap.String("balancer", p.Name), zap.Error(err))
-			continue
-		}
+	eachState(ctx, backends, lbs, "probes", warn, func(st *state.LB) {
 		if st.Probes != nil {
 			sent += st.Probes.Sent
 		}
-	}
-	for _, b := range backends {
-		var st state.Backend
-		if err := admin.Call(ctx, b.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
-			warn.Warn("cannot read a server's probe answers", zap.String("server", b.Name), zap.Error(err))
-			continue
-		}
-		answered += st.Counters.Probes
-	}
+	}, func(st *state.Backend) { answered += st.Counters.Probes })
 	return report.NewProbes(sent, answered, requests)
 }
 
@@ -126,26 +113,37 @@ func Probes(ctx context.Context, backends, lbs []*proc.Proc, requests uint64, wa
 // warned of.
 func Announcements(ctx context.Context, backends, lbs []*proc.Proc, requests uint64, warn *zap.Logger) *report.Announcements {
 	var sent, picks, fromQueue uint64
-	for _, p := range lbs {
-		var st state.LB
-		if err := admin.Call(ctx, p.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
-			warn.Warn("cannot read a balancer's idle queue", zap.String("balancer", p.Name), zap.Error(err))
-			continue
-		}
+	eachState(ctx, backends, lbs, "idle announcements", warn, func(st *state.LB) {
 		picks += st.Picks
 		if st.Idle != nil {
 			fromQueue += st.Idle.FromQueue
 		}
+	}, func(st *state.Backend) {
+		if st.Idle != nil {
+			sent += st.Idle.Sent
+		}
+	})
+	return report.NewAnnouncements(sent, requests, picks, fromQueue)
+}
+
+// eachState reads GET /admin/state of every balancer, then of every
+// backend, and hands each to its function; a process that does not
+// answer is left out, and warned of as what could not be read of it.
+func eachState(ctx context.Context, backends, lbs []*proc.Proc, what string, warn *zap.Logger, lb func(*state.LB), backend func(*state.Backend)) {
+	for _, p := range lbs {
+		var st state.LB
+		if err := admin.Call(ctx, p.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
+			warn.Warn("cannot read a balancer's "+what, zap.String("balancer", p.Name), zap.Error(err))
+			continue
+		}
+		lb(&st)
 	}
 	for _, b := range backends {
 		var st state.Backend
 		if err := admin.Call(ctx, b.Ready.Admin, "GET", "/admin/state", nil, &st); err != nil {
-			warn.Warn("cannot read a server's idle announcements", zap.String("server", b.Name), zap.Error(err))
+			warn.Warn("cannot read a server's "+what, zap.String("server", b.Name), zap.Error(err))
 			continue
 		}
-		if st.Idle != nil {
-			sent += st.Idle.Sent
-		}
+		backend(&st)
 	}
-	return report.NewAnnouncements(sent, requests, picks, fromQueue)
 }
