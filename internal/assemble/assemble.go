@@ -137,6 +137,11 @@ func TierConfig(lab *labfile.Lab, index int) policy.BalancerConfig {
 				QRIF: b.Prequal.QRIF, ReuseDelta: b.Prequal.ReuseDelta},
 			JIQ: JIQ(lab)},
 		Load: load.Local, Decay: b.Decay, FailurePenalty: b.FailurePenalty, Timeout: b.Timeout, Subset: b.Subset, Seed: lab.Seed, Salt: salt,
+		Locality: balance.LocalityConfig{Policy: b.Locality.Policy, MinClusterSize: b.Locality.MinClusterSize,
+			Overprovisioning: b.Locality.Overprovisioning, Threshold: b.Locality.Threshold},
+	}
+	if z := Zones(lab); z != nil {
+		cfg.Zones, cfg.Zone = z, z.Balancer(int32(index))
 	}
 	if b.Load == labfile.SharedLoad {
 		cfg.Load = load.Shared
@@ -166,6 +171,10 @@ func BalancerConfig(lab *labfile.Lab, index int) policy.BalancerConfig {
 	if c := lab.Clients; ClientSide(lab) {
 		cfg.Algorithm.Name, cfg.Subset, cfg.Timeout, cfg.Load = c.Algorithm, c.Subset, 0, load.Local
 		cfg.Algorithm.Aperture, cfg.Algorithm.ApertureLoad, cfg.Algorithm.Peers = c.Aperture, c.ApertureLoad, c.Count
+		cfg.ClientSide = true
+		if cfg.Zones != nil {
+			cfg.Zone = cfg.Zones.Client(int32(index))
+		}
 	}
 	return cfg
 }

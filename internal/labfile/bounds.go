@@ -119,10 +119,10 @@ const (
 var Bounds = struct {
 	Speed, Share, Rate, ArrivalRate, Zipf, CV, Budget, Epsilon, Threshold, Weight, MixShare Range[float64]
 	EjectionShare, OutlierK, RampFloor, Aggression, ApertureLoad, FaultShare, ErrorPenalty  Range[float64]
-	ProbeRate, ReuseDelta                                                                   Range[float64]
+	ProbeRate, ReuseDelta, Overprovisioning, RingThreshold                                  Range[float64]
 	Workers, QueueCapacity, Outstanding, CacheSize, Limit, Users, Clients, Keys, Retries    Range[int]
 	Subset, Aperture, Choices, VNodes, Window, Probes, Checks, Servers, Balancers, PoolSize Range[int]
-	ConsecutiveFailures, MinRequests, Rounds, MaxConns, Sticky, JoinChoices                 Range[int]
+	ConsecutiveFailures, MinRequests, Rounds, MaxConns, Sticky, JoinChoices, ClusterSize    Range[int]
 	Duration, Network, Timeout, Work, Pause, Period, Refresh, Every, Decay                  Range[time.Duration]
 	OutlierInterval, Ejection, RampWindow, Offset, Keepalive, WeightUpdate                  Range[time.Duration]
 }{
@@ -138,15 +138,17 @@ var Bounds = struct {
 	Weight:      Range[float64]{Min: 0, Max: 1e6},
 	MixShare:    Range[float64]{Min: 0, Max: 1e6, MinOpen: true},
 
-	EjectionShare: Range[float64]{Min: 0, Max: 1, MinOpen: true},
-	OutlierK:      Range[float64]{Min: 0, Max: outlier.MaxK},
-	RampFloor:     Range[float64]{Min: 0, Max: 1, MinOpen: true},
-	Aggression:    Range[float64]{Min: slowstart.MinAggression, Max: slowstart.MaxAggression},
-	ApertureLoad:  Range[float64]{Min: 0, Max: balance.MaxApertureLoad},
-	FaultShare:    Range[float64]{Min: 0, Max: 1, MinOpen: true},
-	ErrorPenalty:  Range[float64]{Min: 0, Max: 100},
-	ProbeRate:     Range[float64]{Min: 0, Max: balance.MaxProbeRate, MinOpen: true},
-	ReuseDelta:    Range[float64]{Min: 0, Max: balance.MaxReuseDelta},
+	EjectionShare:    Range[float64]{Min: 0, Max: 1, MinOpen: true},
+	OutlierK:         Range[float64]{Min: 0, Max: outlier.MaxK},
+	RampFloor:        Range[float64]{Min: 0, Max: 1, MinOpen: true},
+	Aggression:       Range[float64]{Min: slowstart.MinAggression, Max: slowstart.MaxAggression},
+	ApertureLoad:     Range[float64]{Min: 0, Max: balance.MaxApertureLoad},
+	FaultShare:       Range[float64]{Min: 0, Max: 1, MinOpen: true},
+	ErrorPenalty:     Range[float64]{Min: 0, Max: 100},
+	ProbeRate:        Range[float64]{Min: 0, Max: balance.MaxProbeRate, MinOpen: true},
+	ReuseDelta:       Range[float64]{Min: 0, Max: balance.MaxReuseDelta},
+	Overprovisioning: Range[float64]{Min: 1, Max: 100},
+	RingThreshold:    Range[float64]{Min: 0, Max: 1e6, MinOpen: true},
 
 	Workers:       Range[int]{Min: 1, Max: server.MaxWorkers},
 	QueueCapacity: Range[int]{Min: 0, Max: server.MaxQueueCap},
@@ -168,6 +170,7 @@ var Bounds = struct {
 	Balancers:     Range[int]{Min: 1, Max: maxBalancers},
 	PoolSize:      Range[int]{Min: 1, Max: balance.MaxPoolSize},
 	JoinChoices:   Range[int]{Min: 1, Max: balance.MaxJIQChoices},
+	ClusterSize:   Range[int]{Min: 1, Max: maxServers},
 
 	ConsecutiveFailures: Range[int]{Min: 0, Max: outlier.MaxConsecutive},
 	MinRequests:         Range[int]{Min: 1, Max: outlier.MaxMinRequests},

@@ -146,6 +146,9 @@ var externalRefusals = []Refusal{
 	{"balancers.breaker.enabled", func(l *Lab) bool { return l.Balancers.Breaker.Enabled && l.Balancers.Kind == KindCommand },
 		"kind command: lab writes no breaker into a configuration of your own (behind HAProxy, nginx and Caddy it is their passive health checks)"},
 	{"balancers.outlier.enabled", func(l *Lab) bool { return l.Balancers.Outlier.Enabled }, "lblab's outlier ejection is the lb's own"},
+	{"balancers.locality.policy", func(l *Lab) bool {
+		return l.Balancers.Locality.Policy != "" && l.Balancers.Locality.Policy != balance.LocalityNone
+	}, "lblab's locality layer is the lb's own (the proxies know no zones)"},
 	{"balancers.slow_start.enabled", func(l *Lab) bool { return l.Balancers.SlowStart.Enabled }, "lblab's slow start ramp is the lb's own"},
 	{"clients.algorithm", func(l *Lab) bool { return l.Clients.Algorithm != "" }, "clients that balance themselves use no balancer tier"},
 	{"network.tls", func(l *Lab) bool { return l.Network.TLS }, "the lab does not give the proxies its certificate"},

@@ -301,6 +301,11 @@ func balancerKnobs(b *Balancers) []knob {
 		words(p+"jiq.join", &b.JIQ.Join, balance.DefaultJoin, balance.JoinRules...),
 		ranged(p+"jiq.choices", &b.JIQ.Choices, balance.DefaultJIQChoices, Bounds.JoinChoices),
 
+		words(p+"locality.policy", &b.Locality.Policy, balance.LocalityNone, balance.Localities...),
+		ranged(p+"locality.min_cluster_size", &b.Locality.MinClusterSize, balance.DefaultMinClusterSize, Bounds.ClusterSize),
+		ranged(p+"locality.overprovisioning", &b.Locality.Overprovisioning, balance.DefaultOverprovisioning, Bounds.Overprovisioning),
+		ranged(p+"locality.threshold", &b.Locality.Threshold, balance.DefaultRingThreshold, Bounds.RingThreshold),
+
 		ranged(p+"breaker.window", &b.Breaker.Window, 20, Bounds.Window),
 		ranged(p+"breaker.threshold", &b.Breaker.Threshold, 0.5, Bounds.Threshold),
 		ranged(p+"breaker.open", &b.Breaker.Open, time.Second, Bounds.Pause),

@@ -174,10 +174,23 @@ type Balancers struct {
 	ORCA       ORCA          `yaml:"orca"`    // wrr-orca's settings
 	Prequal    Prequal       `yaml:"prequal"` // prequal's settings
 	JIQ        JIQ           `yaml:"jiq"`     // jiq's settings
+	// Locality is the zone layer over the algorithm: which zones a pick
+	// may take (needs zones; the clients' own balancers use it too)
+	Locality Locality `yaml:"locality"`
 
 	// Zones places the balancers: balancer b is in Zones[b mod len(Zones)]
 	// (zones.go); default: the first zone the lab declares.
 	Zones []string `yaml:"zones,omitempty"`
+}
+
+// Locality is the zone layer over the balancers' (or the clients')
+// algorithm: it chooses the zones a pick may take, the algorithm picks in
+// them (docs/model.md#locality).
+type Locality struct {
+	Policy           balance.Locality `yaml:"policy"`           // none | local | zone-aware | failover | rings; default none
+	MinClusterSize   int              `yaml:"min_cluster_size"` // zone-aware: off below this many servers; default 6
+	Overprovisioning float64          `yaml:"overprovisioning"` // failover: a level takes its healthy share times this; default 1.4
+	Threshold        float64          `yaml:"threshold"`        // rings: a ring spills at this many requests in flight per server; default 4
 }
 
 // JIQ is jiq's configuration (join-the-idle-queue, Lu et al. 2011): which

@@ -2,6 +2,8 @@ package labfile
 
 import (
 	"slices"
+
+	"github.com/lblab/lblab/internal/core/balance"
 	"strconv"
 	"strings"
 	"time"
@@ -78,6 +80,11 @@ func zoneKnobs(l *Lab) []knob {
 		}),
 		rule(func(r *reporter) {
 			validatePlaces(l, "balancers.zones", l.Balancers.Zones, l.Balancers.Count, "balancers", r)
+		}),
+		rule(func(r *reporter) {
+			if p := l.Balancers.Locality.Policy; p != "" && p != balance.LocalityNone && !l.Zoned() {
+				r.add("balancers.locality.policy", "%s routing chooses among zones, but the lab declares none: add zones (zones: [{name: a}, {name: b}]) and place the servers in them", p)
+			}
 		}),
 	}
 }

@@ -26,8 +26,16 @@ type BalancerConfig struct {
 	Outlier        *outlier.Config   // nil = no outlier ejection
 	SlowStart      *slowstart.Config // nil = no slow start
 	Subset         int               // servers this balancer uses; 0 = all
-	Seed           uint64            // subset draw
+	Seed           uint64            // subset draw (and the locality layer's)
 	Salt           uint64            // distinguishes balancers sharing a seed
+	// Locality is the zone layer over the algorithm (locality.go); a
+	// policy other than none needs Zones. Zone is this balancer's own zone
+	// (or, when clients balance themselves, its client's), and ClientSide
+	// says the calling fleet is the clients rather than the tier.
+	Locality   balance.LocalityConfig
+	Zones      *Zones
+	Zone       int32
+	ClientSide bool
 }
 
 // Ticket is one pick; hand it back to Done with the attempt's result.
@@ -73,6 +81,7 @@ type Balancer struct {
 	warming  []int              // servers that joined or came back since the last call: their ramp starts then
 	last     clock.Instant      // the latest instant Pick or Done was handed
 	view     memberView
+	zoning   // the locality layer (locality.go)
 
 	// OnBreaker is called on every breaker transition (for the event log).
 	OnBreaker func(now clock.Instant, server int, from, to breaker.State)
@@ -93,6 +102,10 @@ func NewBalancer(cfg BalancerConfig, servers []balance.Server) (*Balancer, error
 		}
 	}
 	b := &Balancer{cfg: cfg, algo: algo, loads: load.NewTable(0, cfg.Load, cfg.Decay)}
+	b.view.mask = allZones
+	if err := b.setLocality(cfg); err != nil {
+		return nil, err
+	}
 	b.setReports()
 	b.loads.Penalty = cfg.FailurePenalty
 	if err := b.setOutlier(cfg.Outlier); err != nil {
@@ -117,6 +130,7 @@ func (b *Balancer) grow(s balance.Server) {
 	b.healthy = append(b.healthy, true)
 	b.subset = append(b.subset, false)
 	b.picked = append(b.picked, 0)
+	b.zoneOf = append(b.zoneOf, b.serverZone(i))
 	b.loads.Resize(i + 1)
 	b.breakers = append(b.breakers, b.newBreaker(i))
 	if b.ejector != nil {
@@ -212,10 +226,10 @@ func (b *Balancer) Pick(now clock.Instant, req balance.Request, exclude int) Tic
 	if b.scans {
 		b.visits += uint64(len(b.members))
 	}
-	j := b.algo.Pick(now, req, &b.view)
+	j := b.pickZoned(now, req)
 	if j < 0 && exclude >= 0 { // the sibling is the only one left: better than nothing
 		b.view.exclude = -1
-		j = b.algo.Pick(now, req, &b.view)
+		j = b.pickZoned(now, req)
 	}
 	if j < 0 {
 		return Ticket{}
@@ -311,7 +325,11 @@ func (b *Balancer) Reconfigure(cfg BalancerConfig) error {
 			return fmt.Errorf("slow start: %w", err)
 		}
 	}
+	if err := checkLocality(cfg); err != nil {
+		return err
+	}
 	old := b.cfg
+	_ = b.setLocality(cfg) // validated above
 	b.cfg.Timeout = cfg.Timeout
 	if !same(old.Breaker, cfg.Breaker) {
 		_ = b.setBreaker(cfg.Breaker) // validated above
@@ -664,11 +682,18 @@ type memberView struct {
 	b       *Balancer
 	now     clock.Instant
 	exclude int
+	mask    uint64 // the zones the pick may take (bit z: zone z); allZones when the layer is off
 }
 
 func (v *memberView) Len() int { return len(v.b.members) }
 
-func (v *memberView) Ok(j int) bool { return v.b.ok(v.now, v.b.members[j], v.exclude) }
+func (v *memberView) Ok(j int) bool {
+	i := v.b.members[j]
+	if v.mask != allZones && v.mask&(1<<uint(v.b.zoneOf[i])) == 0 {
+		return false
+	}
+	return v.b.ok(v.now, i, v.exclude)
+}
 
 func (v *memberView) Load(j int) *load.Stat { return &v.b.loads.Stats[v.b.members[j]] }
 

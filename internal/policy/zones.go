@@ -167,3 +167,39 @@ func (n Network) ClientToServer(client, server int32) Network {
 	}
 	return n
 }
+
+// Count is how many zones the lab declares.
+func (z *Zones) Count() int { return len(z.region) }
+
+// Level is zone b's distance from zone a: 0 the same zone, 1 another zone
+// of its region, 2 another region.
+func (z *Zones) Level(a, b int32) int8 {
+	switch {
+	case a == b:
+		return 0
+	case z.region[a] == z.region[b]:
+		return 1
+	}
+	return 2
+}
+
+// Callers is, by zone, the calling fleet's share in it: of the tier's
+// balancers, or of the clients' places when the clients balance
+// themselves (clients.zones, each entry one share).
+func (z *Zones) Callers(clientSide bool) []float64 {
+	out := make([]float64, len(z.region))
+	if clientSide {
+		for zone, n := range z.count {
+			out[zone] = float64(n) / float64(len(z.clients))
+		}
+		return out
+	}
+	tier := 0
+	for _, l := range z.local {
+		tier += len(l)
+	}
+	for zone, l := range z.local {
+		out[zone] = float64(len(l)) / float64(max(tier, 1))
+	}
+	return out
+}

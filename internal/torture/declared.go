@@ -46,6 +46,8 @@ var drawnApart = map[string]bool{
 	"servers.count": true, "servers.name": true, "servers.work": true,
 	// a number of round trips or a duration
 	"network.handshake": true,
+	// the zone layer needs zones: drawn with them (zones)
+	"balancers.locality": true,
 }
 
 // coinOdds are the parts whose coin is not the usual one (0.25 for a

@@ -191,6 +191,17 @@ func (g *gen) zones(lab Map) Map {
 		clients.Set("think", time.Millisecond)
 	}
 	bals.Set("zones", places(count("balancers", "count", 1)))
+	if k, _ := bals.Get("kind").(string); (k == "" || k == "lb") && g.coin("locality", 0.6) {
+		// the locality layer over the algorithm, with its settings drawn
+		// around their defaults
+		loc := Map{{"policy", string(pick(g, balance.Localities[1:]))}}
+		if g.chance(0.5) {
+			loc.Set("min_cluster_size", g.intIn(1, 8))
+			loc.Set("overprovisioning", pick(g, []float64{1, 1.4, 2}))
+			loc.Set("threshold", pick(g, []float64{0.5, 2, 4, 16}))
+		}
+		bals.Set("locality", loc)
+	}
 	lab.Set("clients", clients)
 	lab.Set("balancers", bals)
 	lab.Set("zones", zones)
