@@ -702,6 +702,7 @@ func claims() map[string][]Claim {
 	}
 	addFailModeClaims(m)
 	addReportedLoadClaims(m)
+	addZoneClaims(m)
 	for name, cs := range rankingClaims() {
 		m[name] = append(m[name], cs...)
 	}

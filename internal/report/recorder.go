@@ -15,6 +15,7 @@ const BinWidth = 250 * time.Millisecond
 // Counts are the client-side counters of a run (or of one bin).
 type Counts struct {
 	Offered, Attempts, Succeeded, Failed, Timeouts, Rejected, Errors, Retries, Hedges, Wasted uint64
+	Crossed                                                                                   uint64 // attempts that crossed a zone (zones.go)
 }
 
 // Recorder measures what clients saw: the counters, the latency of successful
@@ -142,7 +143,7 @@ func (r *Recorder) CloseBin(now clock.Instant, perServer func(*Bin)) {
 	c := r.bin
 	b := Bin{T: r.binAt.Seconds(), Offered: c.Offered, Attempts: c.Attempts, Succeeded: c.Succeeded,
 		Failed: c.Failed, Timeouts: c.Timeouts, Rejected: c.Rejected, Errors: c.Errors, Retries: c.Retries,
-		Hedges: c.Hedges, Wasted: c.Wasted, P50: Ms(r.binLat.Quantile(0.5)),
+		Hedges: c.Hedges, Wasted: c.Wasted, Crossed: c.Crossed, P50: Ms(r.binLat.Quantile(0.5)),
 		P95: Ms(r.binLat.Quantile(0.95)), P99: Ms(r.binLat.Quantile(0.99))}
 	if perServer != nil {
 		perServer(&b)

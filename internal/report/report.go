@@ -159,6 +159,7 @@ type Bin struct {
 	Retries   uint64  `json:"retries"`
 	Hedges    uint64  `json:"hedges"`
 	Wasted    uint64  `json:"wasted"`
+	Crossed   uint64  `json:"crossed,omitempty"` // attempts that crossed a zone (a lab with zones)
 	P50       float64 `json:"p50"`
 	P95       float64 `json:"p95"`
 	P99       float64 `json:"p99"`

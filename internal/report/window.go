@@ -26,6 +26,7 @@ type Window struct {
 	Rejected  uint64
 	Errors    uint64
 	Wasted    uint64
+	Crossed   uint64 // attempts that crossed a zone (a lab with zones)
 	// WorstBin is the lowest goodput of one bin in the window among the
 	// bins in which a request ended (a bin where none did tells nothing on
 	// its own; Goodput sees a window where none did), P99 the highest p99
@@ -55,6 +56,7 @@ func (r *Run) Window(from, to float64) (Window, error) {
 		w.Rejected += b.Rejected
 		w.Errors += b.Errors
 		w.Wasted += b.Wasted
+		w.Crossed += b.Crossed
 		if b.Succeeded+b.Failed > 0 {
 			w.WorstBin = math.Min(w.WorstBin, b.Goodput())
 		}

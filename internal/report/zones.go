@@ -23,7 +23,10 @@ type zoneCounts struct {
 func (r *Recorder) CountZones() { r.zones.on = true }
 
 // CrossedAttempt counts an attempt that crossed a zone.
-func (r *Recorder) CrossedAttempt() { r.zones.attempts++ }
+func (r *Recorder) CrossedAttempt() {
+	r.zones.attempts++
+	r.bin.Crossed++
+}
 
 // CrossedRequest counts a request, as it ends, one of whose attempts
 // crossed a zone.

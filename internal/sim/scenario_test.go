@@ -371,3 +371,20 @@ func TestScenarioHandshakes(t *testing.T) {
 		}
 	}
 }
+
+// zone-imbalance: a zone with a third of the servers and half the clients;
+// local-only routing overloads it, zone-aware routing spills the right
+// share at a sixth of the requests crossing a zone.
+func TestScenarioZoneImbalance(t *testing.T) { compareScenario(t, "zone-imbalance") }
+
+// zone-outage: a zone down for 10 s; failover and rings move its traffic to
+// the nearest zone once the health checks see it, and back after.
+func TestScenarioZoneOutage(t *testing.T) { compareScenario(t, "zone-outage") }
+
+// zone-weights: zone-aware routing counts servers, not weights
+// (envoy#41992).
+func TestScenarioZoneWeights(t *testing.T) { compareScenario(t, "zone-weights") }
+
+// zone-replicas: many least-request replicas per zone, each with its own
+// counts (envoy#31643, #38511).
+func TestScenarioZoneReplicas(t *testing.T) { compareScenario(t, "zone-replicas") }
