@@ -25,6 +25,7 @@ func (r *Recorder) CountZones() { r.zones.on = true }
 // CrossedAttempt counts an attempt that crossed a zone.
 func (r *Recorder) CrossedAttempt() {
 	r.zones.attempts++
+	r.Total.Crossed++
 	r.bin.Crossed++
 }
 

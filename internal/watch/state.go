@@ -25,7 +25,7 @@ func reading(st sim.State, bin *report.Bin, now *labfile.Lab, settings state.Set
 	r.Loadgen = state.Loadgen{Mode: mode, Rate: c.Rate, Users: c.Users, ElapsedS: time.Duration(st.T).Seconds(),
 		Targets: []state.Target{{Name: "sim", Requests: k.Offered, Pending: c.Pending, Succeeded: k.Succeeded,
 			Failed: k.Failed, Attempts: k.Attempts, Timeouts: k.Timeouts, Rejected: k.Rejected, Errors: k.Errors,
-			Retries: k.Retries, Hedges: k.Hedges, Wasted: k.Wasted, P50: report.Ms(c.P50), P99: report.Ms(c.P99)}}}
+			Retries: k.Retries, Hedges: k.Hedges, Wasted: k.Wasted, Crossed: k.Crossed, P50: report.Ms(c.P50), P99: report.Ms(c.P99)}}}
 	for _, sv := range st.Servers {
 		r.Servers = append(r.Servers, serverState(sv, now))
 	}

@@ -107,6 +107,7 @@ func (r *Reading) totals() (c clientTotals) {
 		c.retries += t.Retries
 		c.hedges += t.Hedges
 		c.wasted += t.Wasted
+		c.crossed += t.Crossed
 		c.pending += t.Pending
 	}
 	if len(r.Loadgen.Targets) > 0 { // the first target's: percentiles do not add up
@@ -120,7 +121,7 @@ type clientTotals struct {
 	ok                                   bool
 	offered, attempts, succeeded, failed uint64
 	timeouts, rejected, errors, retries  uint64
-	hedges, wasted                       uint64
+	hedges, wasted, crossed              uint64
 	pending                              int
 	p50, p99                             float64
 }

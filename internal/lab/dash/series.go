@@ -117,7 +117,8 @@ func countDeltas(c, p clientTotals) clientTotals {
 		succeeded: delta(c.succeeded, p.succeeded), failed: delta(c.failed, p.failed),
 		timeouts: delta(c.timeouts, p.timeouts), rejected: delta(c.rejected, p.rejected),
 		errors: delta(c.errors, p.errors), retries: delta(c.retries, p.retries),
-		hedges: delta(c.hedges, p.hedges), wasted: delta(c.wasted, p.wasted)}
+		hedges: delta(c.hedges, p.hedges), wasted: delta(c.wasted, p.wasted),
+		crossed: delta(c.crossed, p.crossed)}
 }
 
 // last returns the newest n bins (fewer at the start).
@@ -182,6 +183,7 @@ func (d *Deriver) window() Window {
 		AttemptsPerRequest: orNull(report.AttemptsPerRequest(c.attempts, c.offered)),
 		Timeouts:           c.timeouts, Errors: c.errors, Rejected: c.rejected, Retries: c.retries,
 		Hedges: c.hedges, Wasted: c.wasted, Failed: c.failed, P50Ms: null, P99Ms: null}
+
 	switch {
 	case d.histogram():
 		p50, over50 := lat.quantileOver(0.5)
@@ -221,6 +223,7 @@ func addTotals(a, b clientTotals) clientTotals {
 	a.retries += b.retries
 	a.hedges += b.hedges
 	a.wasted += b.wasted
+	a.crossed += b.crossed
 	return a
 }
 
@@ -236,4 +239,18 @@ func (d *Deriver) sentOver(n int) (map[string]float64, float64) {
 		}
 	}
 	return out, secs
+}
+
+// crossZone is the share of the attempts of the last 2 s that crossed a
+// zone, for the window of a lab with zones (null: no attempt).
+func (d *Deriver) crossZone() *num {
+	var c clientTotals
+	for _, b := range d.last(windowLen) {
+		c = addTotals(c, b.c)
+	}
+	share := null
+	if c.attempts > 0 {
+		share = num(float64(c.crossed) / float64(c.attempts))
+	}
+	return &share
 }

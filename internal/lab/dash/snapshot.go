@@ -182,6 +182,9 @@ type Window struct {
 	Hedges   uint64   `json:"hedges"`
 	Wasted   uint64   `json:"wasted"`
 	Failed   uint64   `json:"failed"`
+	// CrossZone is the share of the attempts that crossed a zone (a lab
+	// with zones only: absent otherwise, and its tile with it).
+	CrossZone *num `json:"cross_zone_share,omitempty"`
 }
 
 // Series are the last 20 s, one point per 250 ms reading, as columns. Rates

@@ -38,6 +38,9 @@ func LiveSnapshot(r LiveRun, d *Deriver, cur *Reading, mode string) *Snapshot {
 	if d.histogram() {
 		s.LatencySource = "histogram"
 	}
+	if lab.Zoned() {
+		s.Window.CrossZone = d.crossZone()
+	}
 	s.Settings = settingsNow(lab, cur)
 	first := s.Settings
 	r.First.CompareAndSwap(nil, &first)

@@ -93,6 +93,9 @@ func VirtualSnapshot(v VirtualView) *Snapshot {
 		Captions: captionsOf(lab)}
 	s.Window.P50Ms, s.Window.P99Ms = num(v.WindowP50), num(v.WindowP99)
 	s.Window.LatencyNote = "last 2 s of virtual time, from the simulator's latency histogram"
+	if lab.Zoned() {
+		s.Window.CrossZone = d.crossZone()
+	}
 	s.Settings = settingsNow(lab, cur)
 	first := s.Settings
 	if v.First != nil {

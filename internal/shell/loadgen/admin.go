@@ -264,7 +264,7 @@ func (l *loop) state(now clock.Instant) State {
 		c := rec.Total
 		s.Targets = append(s.Targets, TargetState{Name: t.name, Requests: c.Offered, Pending: t.rt.Pending(),
 			Succeeded: c.Succeeded, Failed: c.Failed, Attempts: c.Attempts, Timeouts: c.Timeouts,
-			Rejected: c.Rejected, Errors: c.Errors, Retries: c.Retries, Hedges: c.Hedges, Wasted: c.Wasted,
+			Rejected: c.Rejected, Errors: c.Errors, Retries: c.Retries, Hedges: c.Hedges, Wasted: c.Wasted, Crossed: c.Crossed,
 			P50: report.Ms(rec.Lat.Quantile(0.5)), P99: report.Ms(rec.Lat.Quantile(0.99)), Servers: t.presentNames()})
 	}
 	if l.disc != nil {

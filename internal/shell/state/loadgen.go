@@ -29,6 +29,7 @@ type Target struct {
 	Retries   uint64  `json:"retries"`
 	Hedges    uint64  `json:"hedges"`
 	Wasted    uint64  `json:"wasted"`
+	Crossed   uint64  `json:"crossed,omitempty"` // attempts that crossed a zone (a lab with zones)
 	P50       float64 `json:"p50_ms"`
 	P99       float64 `json:"p99_ms"`
 	// Servers, client-side, are the servers the clients balance over now.
