@@ -40,7 +40,7 @@ type VirtualReading struct {
 // VirtualView is what a virtual snapshot is built from.
 type VirtualView struct {
 	Lab               *labfile.Lab // the lab with the settings in force now
-	First             *Settings    // the settings as the run started (nil: these)
+	First             Controls     // the controls as the run started (nil: these)
 	Scenario, Setting string
 	Features          Features
 	Now               VirtualReading
@@ -93,12 +93,13 @@ func VirtualSnapshot(v VirtualView) *Snapshot {
 		Captions: captionsOf(lab)}
 	s.Window.P50Ms, s.Window.P99Ms = num(v.WindowP50), num(v.WindowP99)
 	s.Window.LatencyNote = "last 2 s of virtual time, from the simulator's latency histogram"
-	s.Settings = settingsNow(lab, cur)
-	first := s.Settings
+	s.Controls = controlsNow(lab, cur)
+	s.Settings = settingsOf(lab, s.Controls)
+	first := s.Controls
 	if v.First != nil {
-		first = *v.First
+		first = v.First
 	}
-	s.Changes = changes(first, s.Settings)
+	s.Changes = changes(first, s.Controls)
 	s.Clients = clientsView(cur, s.Window)
 	s.Balancers = balancerViews(&d, cur)
 	var names []string
