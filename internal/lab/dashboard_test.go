@@ -40,7 +40,7 @@ func waitSnapshot(t *testing.T, addr string, limit time.Duration, what string, o
 func TestControllerDashboardAPI(t *testing.T) {
 	addr := startUp(t, smallLab(t, "p2c", 3600))
 	s := waitSnapshot(t, addr, 10*time.Second, "2 s of readings", func(s dash.Snapshot) bool { return len(s.Series.T) >= 8 })
-	if len(s.Servers) != 3 || s.Servers[0].Backend == nil || len(s.Balancers) != 1 || s.Settings.Algorithm != "p2c" {
+	if len(s.Servers) != 3 || s.Servers[0].Backend == nil || len(s.Balancers) != 1 || s.Settings["algorithm"] != "p2c" {
 		t.Fatalf("snapshot: %d servers, %d balancers, settings %+v", len(s.Servers), len(s.Balancers), s.Settings)
 	}
 	if w := s.Window; float64(w.OfferedPerS) < 100 || float64(w.OfferedPerS) > 200 || w.Goodput != 1 {

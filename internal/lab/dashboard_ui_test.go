@@ -135,15 +135,16 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	// lab chaos set balancers.timeout=2s (the same POST /api/chaos): the
 	// timeout box shows the 2 s in force, not a tick beside "100 ms"; untick
-	// turns it off and names the preset, a tick sets the preset.
+	// turns it off and names the preset, a tick sets the preset. (Its id is
+	// the control's key in the snapshot.)
 	t.Run("a valued box shows the value in force", func(t *testing.T) {
-		box := `(() => { const i = document.querySelector('#timeout'); return (i.checked ? 'on ' : 'off ') + i.parentElement.textContent.trim(); })()`
+		box := `(() => { const i = document.querySelector('#timeout_ms'); return (i.checked ? 'on ' : 'off ') + i.parentElement.textContent.trim(); })()`
 		b.do(t, 10*time.Second, chromedp.Evaluate[chromedp.Void](`lblab.engine.request('POST', '/api/chaos', JSON.stringify({action: 'set', set: {'balancers.timeout': '2s'}})).then(r => r.ok || Promise.reject(r.text))`, chromedp.EvalAwaitPromise))
-		b.wait(t, 5*time.Second, box+` === 'on 2 s timeout'`)
-		b.do(t, 5*time.Second, click(`#timeout`))
-		b.wait(t, 5*time.Second, box+` === 'off 100 ms timeout'`)
-		b.do(t, 5*time.Second, click(`#timeout`))
-		b.wait(t, 5*time.Second, box+` === 'on 100 ms timeout'`)
+		b.wait(t, 5*time.Second, box+` === 'on timeout 2 s'`)
+		b.do(t, 5*time.Second, click(`#timeout_ms`))
+		b.wait(t, 5*time.Second, box+` === 'off timeout 100 ms'`)
+		b.do(t, 5*time.Second, click(`#timeout_ms`))
+		b.wait(t, 5*time.Second, box+` === 'on timeout 100 ms'`)
 		b.wait(t, 5*time.Second, `[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('chaos: set balancers.timeout=100ms'))`)
 		ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
 		defer cancel()

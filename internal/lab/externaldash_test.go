@@ -77,7 +77,7 @@ func TestExternalDashboardHAProxy(t *testing.T) {
 	if b.Algorithm != "least-outstanding" || b.Proxy.Directive != "balance leastconn" || b.Picks == 0 || b.Error != "" || b.Settings != nil {
 		t.Errorf("HAProxy's card: %+v, proxy %+v", b, b.Proxy)
 	}
-	if len(s.Balancers) != 1 || s.Settings.Algorithm != "least-outstanding" {
+	if len(s.Balancers) != 1 || s.Settings["algorithm"] != "least-outstanding" {
 		t.Errorf("%d balancers, settings %+v", len(s.Balancers), s.Settings)
 	}
 	for _, sv := range s.Servers {

@@ -31,7 +31,7 @@ type liveRun struct {
 	mode     string // up | run | attach
 	// first holds the settings at the run's first reading, which the
 	// snapshot's changes are measured from.
-	first    atomic.Pointer[dash.Settings]
+	first    atomic.Pointer[dash.Controls]
 	undos    undoTimers // pending undos of time-boxed events
 	ctx      context.Context
 	cancel   context.CancelFunc

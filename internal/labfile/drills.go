@@ -83,10 +83,12 @@ type Drill struct {
 	// check checks the values of the drill's fields at path p (nil: only
 	// which fields it takes is checked); ch is nil outside a lab.
 	check func(e *Event, p string, r *reporter, ch *setChecker)
-	// undo is the event that ends a time-boxed one, from the lab as it is
-	// just before it (nil: there is none, and noUndo says why).
-	undo   func(lab *Lab, ev Event) (Event, error)
-	noUndo string
+	// Undo is the action of the event that ends a time-boxed one ("": there
+	// is none, and noUndo says why). undoWith gives that event's values
+	// from the lab as it is just before it (nil: the same target).
+	Undo     Action
+	undoWith func(lab *Lab, ev Event) (Event, error)
+	noUndo   string
 	// record changes the lab's settings as the drill changes those of a
 	// running run (nil: it changes none).
 	record func(l *Lab, ev Event)
@@ -113,7 +115,7 @@ var Drills = []*Drill{
 	{
 		Action: ActionSlow, Fields: []string{"target", "speed"},
 		check: checkSlow,
-		undo:  serverUndo(ActionRestore),
+		Undo:  ActionRestore,
 		holds: onServer("speed"),
 		apply: applySlow,
 	},
@@ -125,7 +127,7 @@ var Drills = []*Drill{
 	},
 	{
 		Action: ActionKill, Fields: []string{"target"}, Down: true,
-		undo:  serverUndo(ActionRestart),
+		Undo:  ActionRestart,
 		holds: onServer("up"),
 		apply: applyKill,
 	},
@@ -150,7 +152,7 @@ var Drills = []*Drill{
 	},
 	{
 		Action: ActionFail, Fields: []string{"target"},
-		undo:  serverUndo(ActionRecover),
+		Undo:  ActionRecover,
 		holds: onServer("errors"),
 		apply: func(s *server.Server, _ Server, _ Event, now clock.Instant, out []server.Reply) ([]server.Reply, error) {
 			s.SetFail(now, true)
@@ -171,12 +173,13 @@ var Drills = []*Drill{
 		check: func(e *Event, p string, r *reporter, _ *setChecker) {
 			check(r, joinPath(p, "share"), Bounds.Share, e.Share)
 		},
-		undo: func(lab *Lab, ev Event) (Event, error) {
+		Undo: ActionErrors,
+		undoWith: func(lab *Lab, ev Event) (Event, error) {
 			share, err := errorShare(lab, ev.Target) // refused for all when the servers' shares differ
 			if err != nil {
 				return Event{}, err
 			}
-			return Event{Action: ActionErrors, Target: ev.Target, Share: share}, nil
+			return Event{Target: ev.Target, Share: share}, nil
 		},
 		holds: onServer("errors"),
 		apply: func(s *server.Server, _ Server, ev Event, now clock.Instant, out []server.Reply) ([]server.Reply, error) {
@@ -188,11 +191,12 @@ var Drills = []*Drill{
 		check: func(e *Event, p string, r *reporter, _ *setChecker) {
 			check(r, joinPath(p, "rate"), Bounds.Rate, e.Rate)
 		},
-		undo: func(lab *Lab, _ Event) (Event, error) {
+		Undo: ActionRate,
+		undoWith: func(lab *Lab, _ Event) (Event, error) {
 			if lab.Clients.Profile != nil && lab.Clients.Mode != ClosedLoop {
 				return Event{}, errors.New("clients.profile drives the rate, so there is no rate to return to: a rate event without for replaces the profile for the rest of the run")
 			}
-			return Event{Action: ActionRate, Rate: lab.Clients.Rate}, nil
+			return Event{Rate: lab.Clients.Rate}, nil
 		},
 		record: func(l *Lab, ev Event) {
 			if ev.Rate > 0 { // the lab's rate stays > 0; a pause lives in the stream only
@@ -214,8 +218,9 @@ var Drills = []*Drill{
 				ch.check(r, p, e.Algorithm, nil) // it must suit the other settings (aperture)
 			}
 		},
-		undo: func(lab *Lab, _ Event) (Event, error) {
-			undo := Event{Action: ActionAlgorithm, Algorithm: lab.Balancers.Algorithm}
+		Undo: ActionAlgorithm,
+		undoWith: func(lab *Lab, _ Event) (Event, error) {
+			undo := Event{Algorithm: lab.Balancers.Algorithm}
 			if lab.Clients.Algorithm != "" {
 				undo.Algorithm = lab.Clients.Algorithm
 			}
@@ -235,7 +240,7 @@ var Drills = []*Drill{
 				r.add(joinPath(p, "workers"), "add-server's workers must be %s (leave it out for the last server's), got %d", Bounds.Workers, e.Workers)
 			}
 		},
-		undo:  serverUndo(ActionRemoveServer),
+		Undo:  ActionRemoveServer,
 		holds: onServer("fleet"),
 		run:   func(d Driver, ev Event) error { return d.AddServer(ev) },
 	},
@@ -247,15 +252,16 @@ var Drills = []*Drill{
 	},
 	{
 		Action: ActionSet, Fields: []string{"set"}, Scope: OnLab,
-		check:  checkSet,
-		undo:   undoSet,
-		record: recordSetting,
-		holds:  setHolds,
-		run:    func(d Driver, ev Event) error { return d.Set(ev.Set) },
+		check:    checkSet,
+		Undo:     ActionSet,
+		undoWith: undoSet,
+		record:   recordSetting,
+		holds:    setHolds,
+		run:      func(d Driver, ev Event) error { return d.Set(ev.Set) },
 	},
 	{
 		Action: ActionZoneDown, Fields: []string{"target"}, Down: true, Zone: true, NeedsZones: true,
-		undo:  serverUndo(ActionZoneUp),
+		Undo:  ActionZoneUp,
 		holds: onZone("up"),
 		apply: applyKill,
 	},
@@ -268,7 +274,7 @@ var Drills = []*Drill{
 	{
 		Action: ActionZoneSlow, Fields: []string{"target", "speed"}, Zone: true, NeedsZones: true,
 		check: checkSlow,
-		undo:  serverUndo(ActionZoneRestore),
+		Undo:  ActionZoneRestore,
 		holds: onZone("speed"),
 		apply: applySlow,
 	},
@@ -290,8 +296,9 @@ var Drills = []*Drill{
 				r.add(joinPath(p, "hop"), "link-delay needs hop in (0s, %v] (the hop between two zones of a region from now on), got %v", Bounds.Network.Max, e.Hop)
 			}
 		},
-		undo: func(lab *Lab, _ Event) (Event, error) {
-			return Event{Action: ActionLinkDelay, Hop: lab.Network.CrossZone.Hop}, nil
+		Undo: ActionLinkDelay,
+		undoWith: func(lab *Lab, _ Event) (Event, error) {
+			return Event{Hop: lab.Network.CrossZone.Hop}, nil
 		},
 		record: func(l *Lab, ev Event) { l.Network.CrossZone.Hop = ev.Hop },
 		holds:  onLab(linkPath),
@@ -322,7 +329,7 @@ func partitionDrill(a Action, cut bool) *Drill {
 		run:    func(d Driver, _ Event) error { return d.Set(map[string]string{partitionPath: strconv.FormatBool(cut)}) },
 	}
 	if cut {
-		d.undo = func(*Lab, Event) (Event, error) { return Event{Action: ActionHeal}, nil }
+		d.Undo = ActionHeal
 	} else {
 		d.noUndo = selfUndo(ActionHeal)
 	}
@@ -409,7 +416,10 @@ func DrillOf(a Action) (*Drill, bool) {
 }
 
 // Undoable reports whether the drill can be time-boxed (it has an undo).
-func (d *Drill) Undoable() bool { return d.undo != nil }
+func (d *Drill) Undoable() bool { return d.Undo != "" }
+
+// NoUndo says why the drill has no undo ("" when it has one).
+func (d *Drill) NoUndo() string { return d.noUndo }
 
 // ChangesSettings reports whether the drill changes the lab's settings
 // (Lab.Record applies it): rate, algorithm, set.
@@ -477,11 +487,6 @@ func actionsOf(ds []*Drill) []Action {
 	return out
 }
 
-// serverUndo is the undo that names the same target with action a.
-func serverUndo(a Action) func(*Lab, Event) (Event, error) {
-	return func(_ *Lab, ev Event) (Event, error) { return Event{Action: a, Target: ev.Target}, nil }
-}
-
 func selfUndo(a Action) string {
 	return string(a) + " is itself an undo: there is nothing to return to (time-box the event it ends instead)"
 }
@@ -528,7 +533,7 @@ func checkSet(e *Event, p string, r *reporter, ch *setChecker) {
 
 // undoSet sets every path back to its value before.
 func undoSet(lab *Lab, ev Event) (Event, error) {
-	undo := Event{Action: ActionSet, Set: map[string]string{}}
+	undo := Event{Set: map[string]string{}}
 	for _, k := range slices.Sorted(maps.Keys(ev.Set)) {
 		v, err := lab.Get(k)
 		if err != nil {

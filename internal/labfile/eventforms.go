@@ -162,6 +162,29 @@ func ParseDrill(args []string) (Event, error) {
 	return ev, nil
 }
 
+// Example is drill d as a one-click control sends it (the dashboard's
+// buttons): each field it needs but the target at the value of its Event
+// field's example tag, the optional ones left out. ok is false when a field
+// it needs has no example (set's dotted paths).
+func (d *Drill) Example() (ev Event, ok bool) {
+	ev = Event{Action: d.Action}
+	v := reflect.ValueOf(&ev).Elem()
+	for _, name := range d.Fields {
+		if name == "target" || slices.Contains(d.Optional, name) {
+			continue
+		}
+		f, found := lookupField(eventFields, name)
+		if !found {
+			return Event{}, false
+		}
+		text, has := reflect.TypeOf(Event{}).FieldByIndex(f.index).Tag.Lookup("example")
+		if !has || setEventText(v.FieldByIndex(f.index), name, text) != nil {
+			return Event{}, false
+		}
+	}
+	return ev, true
+}
+
 // drillKeys are the fields a drill line gives as key=value: every scalar
 // field but at, action and target.
 func drillKeys() []string {

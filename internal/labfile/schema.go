@@ -334,17 +334,19 @@ type Setting struct {
 
 // Event is one timed step of the script.
 type Event struct {
-	At        time.Duration     `yaml:"at"`
-	Action    Action            `yaml:"action"`  // see Actions
-	Target    string            `yaml:"target"`  // a server name, or "all"; add-server: the new name, default s<N+k> for the k-th added of N in the file
-	Speed     float64           `yaml:"speed"`   // slow; add-server: the new server's (0: the last server's)
-	Workers   int               `yaml:"workers"` // add-server: the new server's (0: the last server's)
-	Pause     time.Duration     `yaml:"pause"`   // gc
-	Share     float64           `yaml:"share"`   // errors
-	Rate      float64           `yaml:"rate"`    // rate
-	Algorithm string            `yaml:"algorithm"`
-	Set       map[string]string `yaml:"set"` // set: dotted path -> value, e.g. clients.budget: "0.1"
-	Hop       time.Duration     `yaml:"hop"` // link-delay: the hop between two zones of a region from now on
+	At     time.Duration `yaml:"at"`
+	Action Action        `yaml:"action"` // see Actions
+	Target string        `yaml:"target"` // a server name, or "all"; add-server: the new name, default s<N+k> for the k-th added of N in the file
+	// The example tags are the values a one-click control sends
+	// (Drill.Example: the dashboard's buttons).
+	Speed     float64           `yaml:"speed" example:"0.25"`    // slow; add-server: the new server's (0: the last server's)
+	Workers   int               `yaml:"workers" example:"4"`     // add-server: the new server's (0: the last server's)
+	Pause     time.Duration     `yaml:"pause" example:"300ms"`   // gc
+	Share     float64           `yaml:"share" example:"0.1"`     // errors
+	Rate      float64           `yaml:"rate" example:"800"`      // rate
+	Algorithm string            `yaml:"algorithm" example:"p2c"` // algorithm
+	Set       map[string]string `yaml:"set"`                     // set: dotted path -> value, e.g. clients.budget: "0.1"
+	Hop       time.Duration     `yaml:"hop" example:"40ms"`      // link-delay: the hop between two zones of a region from now on
 	// For time-boxes the event: its undo (Undo) applies at At + For. 0 = it
 	// stays in force.
 	For time.Duration `yaml:"for"`

@@ -23,10 +23,18 @@ func Undo(lab *Lab, ev Event) (Event, error) {
 	switch {
 	case !ok:
 		return Event{}, fmt.Errorf("unknown action %q", ev.Action)
-	case d.undo == nil:
+	case d.Undo == "":
 		return Event{}, errors.New(d.noUndo)
 	}
-	return d.undo(lab, ev)
+	undo := Event{Target: ev.Target}
+	if d.undoWith != nil {
+		var err error
+		if undo, err = d.undoWith(lab, ev); err != nil {
+			return Event{}, err
+		}
+	}
+	undo.Action = d.Undo
+	return undo, nil
 }
 
 // UndoText is the event log's line for undo, the end of cause: "restore s3

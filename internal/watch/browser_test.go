@@ -1142,3 +1142,70 @@ func TestWatchPageFiguresFromTable(t *testing.T) {
 		t.Errorf("the trouble chart's legend reads %q, the table %q", page.Legend, lines)
 	}
 }
+
+// TestWatchPageControlsFromTheSnapshot: the page's controls are built from
+// the snapshot, not from lists of its own: a button for every drill on a
+// server in labfile's table, each sending its example; a control for every
+// setting the snapshot's controls name; a time box added to a drill with an
+// undo and not to one without; and a box that sets its setting.
+func TestWatchPageControlsFromTheSnapshot(t *testing.T) {
+	ctx := chromium(t)
+	base := startWatch(t, "rr-slow", true)
+	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('time-box') && document.querySelectorAll('#diagram .server').length > 0`)
+	var onServer []string
+	var timed, untimed *labfile.Drill
+	for _, d := range labfile.Drills {
+		if d.Scope != labfile.OnServers || d.Zone {
+			continue
+		}
+		onServer = append(onServer, string(d.Action))
+		if d.Undoable() && timed == nil {
+			timed = d
+		} else if !d.Undoable() && untimed == nil {
+			untimed = d
+		}
+	}
+	if got := evalJS[string](t, ctx, `[...document.querySelectorAll('#controls .row button.action')].map(b => b.dataset.action).join(',')`); got != strings.Join(onServer, ",") {
+		t.Errorf("the servers' buttons: %s, want labfile's drills on servers %s", got, strings.Join(onServer, ","))
+	}
+	var snap struct {
+		Controls []dash.Control `json:"controls"`
+	}
+	c, cancel := context.WithTimeout(ctx, 20*time.Second)
+	raw, err := chromedp.Run(c, chromedp.Evaluate[string](`fetch('/api/snapshot').then(r => r.text())`, chromedp.EvalAwaitPromise))
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(raw), &snap); err != nil || len(snap.Controls) == 0 {
+		t.Fatalf("snapshot's controls: %v, %d", err, len(snap.Controls))
+	}
+	var box *dash.Control
+	for i, c := range snap.Controls {
+		if !evalJS[bool](t, ctx, fmt.Sprintf(`!!document.querySelector('#controls #%s')`, c.Key)) {
+			t.Errorf("no control #%s for %s", c.Key, c.Path)
+		}
+		if c.Kind == "bool" && c.Value == "false" && box == nil {
+			box = &snap.Controls[i]
+		}
+	}
+	// Time-boxed: the drill with an undo takes for, the one without does not.
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`document.getElementById('time-box').value = '10s'`))
+	for _, d := range []*labfile.Drill{untimed, timed} { // the undo first: a time-boxed drill holds its server
+		ev, _ := d.Example()
+		ev.Target = "s1"
+		if d.Undoable() {
+			ev.For = 10 * time.Second
+		}
+		do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#controls button[data-action=%q]`, d.Action))))
+		waitJS(t, ctx, 10*time.Second, fmt.Sprintf(`document.getElementById('pb-drills').textContent.includes(%q)`, ": "+ev.String()))
+	}
+	if box == nil {
+		t.Fatal("no boolean setting off to tick")
+	}
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`document.getElementById('time-box').value = ''`),
+		chromedp.Click(chromedp.CSS("#"+box.Key)))
+	waitJS(t, ctx, 10*time.Second, fmt.Sprintf(`(document.querySelector('#narration .changes') || {}).textContent === 'now: %s on (was off)'`, box.Label))
+	shot(t, ctx, "controls")
+}

@@ -98,7 +98,7 @@ type Server struct {
 	scenario string
 	setting  string // the setting played (its name; "" when the lab plays itself)
 	sess     *sim.Session
-	first    dash.Settings
+	first    dash.Controls
 	speed    float64 // 0 with max
 	max      bool
 	paused   bool
@@ -265,7 +265,8 @@ func (s *Server) install(p *prepared, scenario string) {
 	if len(s.compare) == 0 {
 		s.compare = nil
 	}
-	s.first = s.build().Settings
+	s.first = nil
+	s.first = s.build().Controls
 	s.allowed = b
 	s.anchor(time.Now())
 }
@@ -409,12 +410,9 @@ func (s *Server) playbackLocked() Playback {
 func (s *Server) build() *dash.Snapshot {
 	now := s.sess.Settings()
 	settings := state.SettingsOf(now) // once: every frame of the snapshot reads the settings in force now
-	v := dash.VirtualView{Lab: now, First: &s.first, Scenario: s.scenario, Setting: s.setting,
+	v := dash.VirtualView{Lab: now, First: s.first, Scenario: s.scenario, Setting: s.setting,
 		Features: dash.Features{AddServer: true, Scenarios: true}, Now: reading(s.sess.State(), nil, now, settings),
 		Log: s.sess.Log(), WindowP50: math.NaN(), WindowP99: math.NaN()}
-	if s.first == (dash.Settings{}) {
-		v.First = nil
-	}
 	bins, frames := s.sess.Bins(), s.sess.Frames()
 	for k, f := range frames {
 		var b *report.Bin

@@ -1,26 +1,31 @@
-// The controls: every drill and setting, each a POST /api/chaos.
+// The controls: every drill and setting, each a POST /api/chaos. Which
+// drills there are (their undo, the event a button sends) and which settings
+// the controls edit (their path, kind, words and value in force) come from
+// the snapshot (drills, controls), read from the Go side's tables, so a
+// drill or a setting added there reaches the page with no edit here.
 import { h, setText } from './dom.js';
 import { chaos, toast } from './api.js';
 import { speedPicker, addServerChoices } from './shape.js';
 
-const SLOW = 0.25; // the speed of "slow" (a quarter)
-const GC = '300ms'; // the length of a GC pause on demand
-
 /** The time boxes a drill may get: the lab undoes it that long after. */
 const TIME_BOXES = [['', 'until undone'], ['10s', '10 s'], ['30s', '30 s'], ['60s', '1 min']];
-/** Drills that are undos themselves, or end by themselves: never time-boxed. */
-const NO_UNDO = new Set(['restore', 'restart', 'recover', 'gc']);
 
 let els = {};
 let pending = 0; // while a drill is in flight the controls keep the user's values
+let drills = new Map(); // action -> the snapshot's drill
+let box = null; // the controls' element
+let built = ''; // what the controls were built for (builtKey)
+let mine = []; // the elements built from the snapshot (the fleet form is shape.js's)
+let shown = []; // [control, show(control)] for each control built
 
 /**
- * act runs a drill, time-boxed as the "drills last" choice says (the lab
- * schedules the undo), and keeps the controls from being overwritten meanwhile.
+ * act runs a drill, time-boxed as the "drills last" choice says when the
+ * drill has an undo (the lab schedules it), and keeps the controls from
+ * being overwritten meanwhile.
  */
 async function act(drill) {
-  const box = els.timeBox ? els.timeBox.value : '';
-  if (box && !NO_UNDO.has(drill.action)) drill = { ...drill, for: box };
+  const timed = els.timeBox ? els.timeBox.value : '';
+  if (timed && (drills.get(drill.action) || {}).undo) drill = { ...drill, for: timed };
   pending++;
   try {
     return await chaos(drill);
@@ -29,147 +34,161 @@ async function act(drill) {
   }
 }
 
-/** setRate sets the rate box's rate; an empty box (or not a number) is not rate 0. */
-function setRate() {
-  if (els.rate.value.trim() === '') {
-    toast('rate: give the requests per second to send (0 stops the traffic)', 'error');
-    return;
-  }
-  act({ action: 'rate', rate: Number(els.rate.value) });
+/** setting changes a lab setting by its dotted path (a set drill). */
+function setting(path, value) {
+  return act({ action: 'set', set: { [path]: value } });
 }
 
-/** setting changes lab settings by dotted path: setting({'clients.retries': '3'}). */
-function setting(paths) {
-  return act({ action: 'set', set: paths });
+/** serverDrills are the drills on one server a button sends, in the table's order. */
+function serverDrills() {
+  return [...drills.values()].filter((d) => d.scope === 'servers' && !d.zone && d.example);
 }
 
-/** serverActions are the per-server drills (also in the inspector). */
-export const serverActions = [
-  ['kill', (t) => ({ action: 'kill', target: t })],
-  ['restart', (t) => ({ action: 'restart', target: t })],
-  ['slow ×' + SLOW, (t) => ({ action: 'slow', target: t, speed: SLOW })],
-  ['restore', (t) => ({ action: 'restore', target: t })],
-  ['GC pause', (t) => ({ action: 'gc', target: t, pause: GC })],
-  ['fail', (t) => ({ action: 'fail', target: t })],
-  ['recover', (t) => ({ action: 'recover', target: t })],
-];
-
-/** actionButtons are buttons for every server action on target(). */
+/** actionButtons are a button for every drill on a server, on target(). */
 export function actionButtons(target) {
-  return serverActions.map(([label, make]) => h('button', {
-    class: 'action', 'data-action': label.split(' ')[0], text: label,
-    onclick: () => act(make(target())),
+  return serverDrills().map((d) => h('button', {
+    class: 'action', 'data-action': d.action, text: d.text,
+    title: d.undo ? `${d.text} (a time box ends it with ${d.undo})` : d.no_undo,
+    onclick: () => act({ ...d.example, target: target() }),
   }));
 }
 
-function check(id, label, onchange) {
-  const input = h('input', { type: 'checkbox', id, onchange: () => onchange(input.checked) });
-  els[id] = input;
-  return h('label', { class: 'check' }, input, ' ', label);
+/** durationMs reads a Go duration (100ms, 2s, 1m30s) as milliseconds. */
+function durationMs(text) {
+  const unit = { h: 3600e3, m: 60e3, s: 1e3, ms: 1, us: 1e-3, 'µs': 1e-3, ns: 1e-6 };
+  let total = 0;
+  for (const [, n, u] of String(text).matchAll(/([0-9.]+)(h|ms|m|s|us|µs|ns)/g)) total += Number(n) * unit[u];
+  return total;
 }
 
-/**
- * VALUED are the boxes that set a setting to a preset value or turn it off.
- * A lab file or `lab chaos set` may put another value in force: the box is
- * ticked whenever the setting is on, and its label names the value in force
- * (2 s timeout), or, when off, the preset a tick sets (100 ms timeout).
- * - path: the dotted setting; preset: the value a tick sets, in the
- *   snapshot's units; arg(v): v as the setting's text; off: the text that
- *   turns it off
- * - now(s): the value in force in the snapshot's settings (null: off)
- * - text(v): the label for value v
- */
-const VALUED = [
-  { id: 'budget', path: 'clients.budget', preset: 0.1, arg: String, off: '0',
-    now: (s) => (s.budget > 0 ? s.budget : null), text: (v) => `retry budget ${+(v * 100).toFixed(2)}%` },
-  { id: 'hedge', path: 'clients.hedge', preset: 'p95', arg: String, off: '',
-    now: (s) => s.hedge || null, text: (v) => `hedge at ${v}` },
-  { id: 'timeout', path: 'balancers.timeout', preset: 100, arg: (v) => `${v}ms`, off: '0s',
-    now: (s) => (s.timeout_ms > 0 ? s.timeout_ms : null), text: (v) => `${duration(v)} timeout` },
-  { id: 'bounded', path: 'servers.queue.capacity', preset: 20, arg: String, off: '0',
-    now: (s) => (s.queue_capacity > 0 ? s.queue_capacity : null), text: (v) => `bounded queue (${v})` },
-];
-const valued = Object.fromEntries(VALUED.map((b) => [b.id, b]));
-
-/** duration writes milliseconds as a setting would: 100 ms, 2 s, 1.5 s. */
-function duration(msValue) {
+/** said is a control's value as its label shows it: 100 ms, 2 s, 0.1. */
+function said(c, v) {
+  if (c.kind !== 'duration') return v;
+  const msValue = durationMs(v);
   return msValue >= 1000 ? `${+(msValue / 1000).toFixed(3)} s` : `${+msValue.toFixed(3)} ms`;
 }
 
-/** valuedCheck is the box of VALUED entry id. */
-function valuedCheck(id) {
-  const b = valued[id];
-  els[id + 'Label'] = h('span', { class: 'value-label', text: b.text(b.preset) });
-  return check(id, els[id + 'Label'], (on) => setting({ [b.path]: on ? b.arg(b.preset) : b.off }));
+/** typed is a value as a drill's field takes it in JSON (numbers as numbers). */
+function typed(c, v) {
+  return c.kind === 'int' || c.kind === 'number' ? Number(v) : v;
 }
 
-/** showValued ticks box b as its setting is in force and names the value. */
-function showValued(b, s) {
-  const v = b.now(s);
-  els[b.id].checked = v !== null;
-  setText(els[b.id + 'Label'], b.text(v ?? b.preset));
+/** send sends control c's value v: its drill's one field, or a set of its path. */
+function send(c, v) {
+  const d = drills.get(c.drill);
+  if (!d) return setting(c.path, String(v));
+  return act({ action: d.action, [d.fields[0]]: typed(c, v) });
+}
+
+/**
+ * controlFor builds the control of setting c and returns [element, show],
+ * show(c) showing the value in force:
+ * - a preset and an off value: a box that sets the preset or turns it off,
+ *   ticked whenever the setting is on, its label naming the value in force
+ *   (timeout 2 s) or, when off, the one a tick sets (timeout 100 ms);
+ * - a boolean: a box;
+ * - words or choices: a menu (its off value called "no ...");
+ * - anything else: a box to type in, and set.
+ */
+function controlFor(c) {
+  const id = c.key;
+  const isOff = (v) => c.off !== undefined && v === c.off;
+  if (c.preset !== undefined && c.preset !== '' && c.off !== undefined) {
+    const label = h('span', { class: 'value-label' });
+    const input = h('input', { type: 'checkbox', id, onchange: () => send(c, input.checked ? c.preset : c.off) });
+    return [h('label', { class: 'check' }, input, ' ', label), (now) => {
+      input.checked = !isOff(now.value);
+      setText(label, `${c.label} ${said(c, isOff(now.value) ? c.preset : now.value)}`);
+    }];
+  }
+  if (c.kind === 'bool') {
+    const input = h('input', { type: 'checkbox', id, onchange: () => send(c, String(input.checked)) });
+    return [h('label', { class: 'check' }, input, ' ', c.label), (now) => { input.checked = now.value === 'true'; }];
+  }
+  const values = c.choices || c.words;
+  if (values) {
+    const text = (v) => (isOff(v) ? `no ${c.label}` : c.choices ? `${v} ${c.label}` : v);
+    const options = [...(c.off !== undefined && !values.includes(c.off) ? [c.off] : []), ...values];
+    const select = h('select', { id, 'aria-label': c.label, onchange: () => send(c, select.value) },
+      options.map((v) => h('option', { value: v, text: text(v) })));
+    const el = c.choices || c.off !== undefined ? select : h('label', { class: 'field' }, `${c.label} `, select);
+    return [el, (now) => {
+      ensureOption(select, now.value, text(now.value));
+      keep(select, now.value);
+    }];
+  }
+  const input = h('input', { type: c.kind === 'int' || c.kind === 'number' ? 'number' : 'text', id, 'aria-label': c.label });
+  const set = () => {
+    if (input.value.trim() === '') {
+      toast(`${c.label}: give a value (${c.path})`, 'error');
+      return;
+    }
+    send(c, input.value.trim());
+  };
+  return [h('label', { class: 'field' }, `${c.label} `, input, c.unit ? ` ${c.unit} ` : ' ', h('button', { text: 'set', onclick: set })),
+    (now) => keep(input, now.value)];
 }
 
 function group(title, ...children) {
   return h('fieldset', { class: 'group' }, h('legend', { text: title }), ...children);
 }
 
-/** initControls builds the controls once. */
-export function initControls(el) {
-  els.rate = h('input', { type: 'number', id: 'rate', min: 0, max: 1000000, step: 10 });
-  els.algorithm = h('select', { id: 'algorithm', onchange: () => act({ action: 'algorithm', algorithm: els.algorithm.value }) });
+/** serversGroup holds the drills on servers and the fleet's (add server). */
+function serversGroup() {
   els.server = h('select', { id: 'server-pick', 'aria-label': 'server' });
-  els.retries = h('select', { id: 'retries', onchange: () => setting({ 'clients.retries': els.retries.value }) },
-    [0, 1, 2, 3, 5].map((n) => h('option', { value: n, text: n === 0 ? 'no retries' : `${n} retries` })));
-  els.limiter = h('select', { id: 'limiter', onchange: () => setting({ 'servers.limiter.kind': els.limiter.value }) },
-    h('option', { value: '', text: 'no limiter' }), h('option', { value: 'aimd', text: 'AIMD' }),
-    h('option', { value: 'gradient2', text: 'Gradient2' }));
   const added = addServerChoices();
   els.addServer = h('button', { id: 'add-server', text: 'add server', onclick: () => act({ action: 'add-server', ...added.body() }) });
-  els.timeBox = h('select', { id: 'time-box', title: 'the lab undoes each drill this long after it (restore, restart, recover and GC excepted)' },
+  return group('Servers',
+    h('div', { class: 'row' }, els.server, ...actionButtons(() => els.server.value), speedPicker(() => els.server.value, 'speed-pick')),
+    h('div', { class: 'row' }, els.addServer, ...added.els));
+}
+
+/** builtKey is what the controls are built from: the settings' shapes and the drills' buttons. */
+function builtKey(controls) {
+  return JSON.stringify([controls.map((c) => [c.path, c.kind, c.group, c.words, c.choices]), serverDrills().map((d) => d.text)]);
+}
+
+/** build makes the controls of the snapshot's settings, in their groups (the servers' drills after the first). */
+function build(controls) {
+  for (const el of mine) el.remove();
+  const groups = new Map();
+  shown = [];
+  for (const c of controls) {
+    const [el, show] = controlFor(c);
+    shown.push([c.path, show]);
+    if (!groups.has(c.group)) groups.set(c.group, []);
+    groups.get(c.group).push(el);
+  }
+  const sets = [...groups].map(([title, children]) => group(title, ...children));
+  const untimed = [...drills.values()].filter((d) => !d.undo && d.scope === 'servers' && !d.zone).map((d) => d.action);
+  els.timeBox = h('select', { id: 'time-box', title: `the lab undoes each drill this long after it (${untimed.join(', ')} excepted: they have no undo)` },
     TIME_BOXES.map(([value, text]) => h('option', { value, text })));
-  el.replaceChildren(
-    h('label', { class: 'field' }, 'drills last ', els.timeBox),
-    group('Traffic',
-      h('label', { class: 'field' }, 'rate ', els.rate, ' /s ',
-        h('button', { text: 'set', onclick: setRate })),
-      h('label', { class: 'field' }, 'algorithm ', els.algorithm)),
-    group('Servers',
-      h('div', { class: 'row' }, els.server, ...actionButtons(() => els.server.value), speedPicker(() => els.server.value, 'speed-pick')),
-      h('div', { class: 'row' },
-        h('button', { text: 'slow all ×' + SLOW, onclick: () => act({ action: 'slow', target: 'all', speed: SLOW }) }),
-        h('button', { text: 'restore all', onclick: () => act({ action: 'restore', target: 'all' }) }),
-        els.addServer, ...added.els)),
-    group('Clients', els.retries,
-      valuedCheck('budget'), valuedCheck('hedge')),
-    group('Balancer',
-      valuedCheck('timeout'),
-      check('breaker', 'circuit breakers', (on) => setting({ 'balancers.breaker.enabled': String(on) }))),
-    group('Server queues',
-      valuedCheck('bounded'),
-      check('lifo', 'LIFO', (on) => setting({ 'servers.queue.discipline': on ? 'lifo' : 'fifo' })),
-      check('drop', 'drop expired', (on) => setting({ 'servers.drop_expired': String(on) })),
-      els.limiter),
-  );
+  mine = [h('label', { class: 'field' }, 'drills last ', els.timeBox), ...sets.slice(0, 1), serversGroup(), ...sets.slice(1)];
+  box.prepend(...mine);
+}
+
+/** initControls takes the controls' element; renderControls builds them from the first snapshot. */
+export function initControls(el) {
+  box = el;
 }
 
 /** renderControls shows the settings in force (unless the user is busy). */
 export function renderControls(snap) {
-  const s = snap.settings || {};
-  fillOptions(els.algorithm, snap.algorithms || [], s.algorithm);
-  fillOptions(els.server, (snap.servers || []).map((x) => x.name), null);
+  drills = new Map((snap.drills || []).map((d) => [d.action, d]));
+  const controls = snap.controls || [];
+  const key = builtKey(controls);
+  if (key !== built) {
+    const timed = els.timeBox ? els.timeBox.value : '';
+    build(controls);
+    built = key;
+    els.timeBox.value = timed;
+  }
+  fillOptions(els.server, [...(snap.servers || []).map((x) => x.name), 'all'], null);
   els.addServer.disabled = !(snap.features || {}).add_server;
   els.addServer.title = els.addServer.disabled ? (snap.features || {}).reason || '' : '';
   if (pending > 0) return;
-  keep(els.rate, s.rate);
-  keep(els.algorithm, s.algorithm);
-  ensureOption(els.retries, String(s.retries ?? 0), `${s.retries} retries`);
-  keep(els.retries, String(s.retries ?? 0));
-  keep(els.limiter, s.limiter || '');
-  for (const b of VALUED) showValued(b, s);
-  els.breaker.checked = !!s.breaker;
-  els.lifo.checked = s.discipline === 'lifo';
-  els.drop.checked = !!s.drop_expired;
+  const now = new Map(controls.map((c) => [c.path, c]));
+  for (const [path, show] of shown) if (now.has(path)) show(now.get(path));
 }
 
 /** ensureOption adds a choice the lab uses but the list lacks. */
@@ -189,6 +208,6 @@ function fillOptions(select, names, chosen) {
   if (select.dataset.key === key) return;
   select.dataset.key = key;
   const keepValue = chosen ?? select.value;
-  select.replaceChildren(...names.map((n) => h('option', { value: n, text: n })));
+  select.replaceChildren(...names.map((n) => h('option', { value: n, text: n === 'all' ? 'all servers' : n })));
   if (names.includes(keepValue)) select.value = keepValue;
 }

@@ -23,16 +23,22 @@ func TestNextServerName(t *testing.T) {
 }
 
 // The banner's changes: what differs from the first reading, said as the
-// dashboard shows it.
+// dashboard shows it, in the controls' order.
 func TestChanges(t *testing.T) {
-	start := Settings{Rate: 200, Algorithm: "p2c", Discipline: "fifo"}
-	if c := changes(start, start); len(c) != 0 {
+	start := labfile.Default()
+	first := controlsNow(start, &Reading{})
+	if c := changes(first, first); len(c) != 0 {
 		t.Errorf("no drill, changes %v", c)
 	}
-	now := start
-	now.Algorithm, now.Rate, now.Breaker, now.Hedge = "round-robin", 400, true, "p95"
-	got := strings.Join(changes(start, now), "; ")
-	want := "algorithm round-robin (was p2c); rate 400/s (was 200/s); hedging p95 (was none); breakers on (was off)"
+	now := start.Clone()
+	for _, kv := range [][2]string{{"balancers.algorithm", "round-robin"}, {"clients.rate", "400"},
+		{"balancers.breaker.enabled", "true"}, {"clients.hedge", "p95"}} {
+		if err := now.Apply(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := strings.Join(changes(first, controlsNow(now, &Reading{})), "; ")
+	want := "rate 400/s (was 200/s); algorithm round-robin (was p2c); hedging p95 (was none); circuit breakers on (was off)"
 	if got != want {
 		t.Errorf("changes:\n got %s\nwant %s", got, want)
 	}

@@ -94,7 +94,7 @@ func TestSnapshotCarriesTheFigureTable(t *testing.T) {
 		cur = fakeReading(start, time.Duration(i)*250*time.Millisecond, uint64(25*i), uint64(25*i), 0, 0, 0)
 		d.Add(1, start, cur)
 	}
-	var first atomic.Pointer[Settings]
+	var first atomic.Pointer[Controls]
 	snaps := map[string]*Snapshot{
 		"live":     LiveSnapshot(LiveRun{Lab: lab, Started: start, First: &first}, &d, cur, "up"),
 		"virtual":  VirtualSnapshot(VirtualView{Lab: lab, WindowP50: math.NaN(), WindowP99: math.NaN()}),

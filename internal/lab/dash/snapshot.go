@@ -13,26 +13,32 @@ import (
 // as the controller saw it at its last 250 ms reading, with the figures the
 // dashboard draws. docs/dashboard.md says where each number comes from.
 type Snapshot struct {
-	Lab         string         `json:"lab"`
-	Mode        string         `json:"mode"`   // up | run | attach
-	Status      string         `json:"status"` // running | starting | stopped
-	Error       string         `json:"error,omitempty"`
-	Scenario    string         `json:"scenario,omitempty"`
-	Setting     string         `json:"setting,omitempty"`
-	Description string         `json:"description,omitempty"`
-	Narration   string         `json:"narration,omitempty"`
-	Captions    []Caption      `json:"captions"` // the lab's timed captions; the page shows the last one passed
-	Changes     []string       `json:"changes"`  // settings changed since the lab started (see changes)
-	T           num            `json:"t_s"`      // seconds since this lab started
-	AtUnixMs    int64          `json:"at_unix_ms"`
-	Features    Features       `json:"features"`
-	Algorithms  []string       `json:"algorithms"`
-	Settings    Settings       `json:"settings"`
-	Clients     ClientsView    `json:"clients"`
-	Balancers   []BalancerView `json:"balancers"`
-	Servers     []ServerView   `json:"servers"`
-	Window      Window         `json:"window"`
-	Series      Series         `json:"series"`
+	Lab         string    `json:"lab"`
+	Mode        string    `json:"mode"`   // up | run | attach
+	Status      string    `json:"status"` // running | starting | stopped
+	Error       string    `json:"error,omitempty"`
+	Scenario    string    `json:"scenario,omitempty"`
+	Setting     string    `json:"setting,omitempty"`
+	Description string    `json:"description,omitempty"`
+	Narration   string    `json:"narration,omitempty"`
+	Captions    []Caption `json:"captions"` // the lab's timed captions; the page shows the last one passed
+	Changes     []string  `json:"changes"`  // the controls' settings changed since the lab started (see changes)
+	T           num       `json:"t_s"`      // seconds since this lab started
+	AtUnixMs    int64     `json:"at_unix_ms"`
+	Features    Features  `json:"features"`
+	Algorithms  []string  `json:"algorithms"`
+	// Controls are the settings the page's controls edit, in force now;
+	// Settings the same values as an object by their keys.
+	Controls Controls `json:"controls"`
+	Settings Settings `json:"settings"`
+	// Drills are the drills the page offers, as labfile.Drills declares
+	// them (PageDrills): every snapshot carries them, however built.
+	Drills    DrillTable     `json:"drills"`
+	Clients   ClientsView    `json:"clients"`
+	Balancers []BalancerView `json:"balancers"`
+	Servers   []ServerView   `json:"servers"`
+	Window    Window         `json:"window"`
+	Series    Series         `json:"series"`
 	// Figures are the figures the page shows, as report.Figures declares
 	// them (PageFigures): every snapshot carries them, however built.
 	Figures FigureTable `json:"figures"`
@@ -64,22 +70,6 @@ type Features struct {
 	AddServer bool   `json:"add_server"`
 	Scenarios bool   `json:"scenarios"`
 	Reason    string `json:"reason,omitempty"`
-}
-
-// Settings are the knobs the dashboard's controls show, as in force now.
-type Settings struct {
-	Rate          num    `json:"rate"`
-	Algorithm     string `json:"algorithm"`
-	ClientSide    bool   `json:"client_side"`
-	Retries       int    `json:"retries"`
-	Budget        num    `json:"budget"`
-	Hedge         string `json:"hedge"`
-	TimeoutMs     num    `json:"timeout_ms"`
-	Breaker       bool   `json:"breaker"`
-	QueueCapacity int    `json:"queue_capacity"`
-	Discipline    string `json:"discipline"`
-	DropExpired   bool   `json:"drop_expired"`
-	Limiter       string `json:"limiter"`
 }
 
 // ClientsView is the loadgen.

@@ -21,9 +21,9 @@ type LiveRun struct {
 	Scenario, Setting string
 	Started           time.Time
 	Features          Features
-	// First holds the settings at the run's first reading, which the
+	// First holds the controls at the run's first reading, which the
 	// banner's changes are told against; the first snapshot sets it.
-	First *atomic.Pointer[Settings]
+	First *atomic.Pointer[Controls]
 	Log   []report.LogLine // the run's event log so far
 }
 
@@ -41,10 +41,11 @@ func LiveSnapshot(r LiveRun, d *Deriver, cur *Reading, mode string) *Snapshot {
 	if lab.Zoned() {
 		s.Window.CrossZone = d.crossZone()
 	}
-	s.Settings = settingsNow(lab, cur)
-	first := s.Settings
+	s.Controls = controlsNow(lab, cur)
+	s.Settings = settingsOf(lab, s.Controls)
+	first := s.Controls
 	r.First.CompareAndSwap(nil, &first)
-	s.Changes = changes(*r.First.Load(), s.Settings)
+	s.Changes = changes(*r.First.Load(), s.Controls)
 	s.Clients = clientsView(cur, s.Window)
 	s.Balancers = balancerViews(d, cur)
 	var names []string
@@ -56,42 +57,6 @@ func LiveSnapshot(r LiveRun, d *Deriver, cur *Reading, mode string) *Snapshot {
 		log = log[len(log)-logKeep:]
 	}
 	s.Log = log
-	return s
-}
-
-// settingsNow reads the knobs from the processes where they report them,
-// and the client policy (which the loadgen does not report) from the lab copy.
-func settingsNow(lab *labfile.Lab, cur *Reading) Settings {
-	c := lab.Clients
-	s := Settings{Rate: num(c.Rate), Algorithm: lab.Balancers.Algorithm, ClientSide: c.Algorithm != "",
-		Retries: c.Retries, Budget: num(c.Budget), Hedge: c.Hedge, TimeoutMs: num(ms(lab.Balancers.Timeout)),
-		Breaker: lab.Balancers.Breaker.Enabled}
-	if s.ClientSide {
-		s.Algorithm = c.Algorithm
-	}
-	if cur.Loadgen != nil && cur.Loadgen.Mode == "open" {
-		s.Rate = num(cur.Loadgen.Rate)
-	}
-	if l := firstLB(cur); l != nil {
-		s.Algorithm, s.Breaker = l.Algorithm, l.Settings.Breaker.Enabled
-		if d, err := time.ParseDuration(l.Settings.Timeout); err == nil {
-			s.TimeoutMs = num(ms(d))
-		}
-	}
-	if len(lab.Servers) > 0 {
-		g := lab.Servers[0].Server
-		s.QueueCapacity, s.Discipline, s.DropExpired, s.Limiter = g.Queue.Capacity, string(g.Queue.Discipline), g.DropExpired, g.Limiter.Kind
-	}
-	for _, sr := range cur.Servers {
-		if b := sr.State; b != nil {
-			s.QueueCapacity, s.Discipline, s.DropExpired = b.Queue.Capacity, b.Queue.Discipline, b.Queue.DropExpired
-			s.Limiter = b.Limiter.Kind
-			if s.Limiter == "none" {
-				s.Limiter = ""
-			}
-			break
-		}
-	}
 	return s
 }
 

@@ -40,7 +40,7 @@ type VirtualReading struct {
 // VirtualView is what a virtual snapshot is built from.
 type VirtualView struct {
 	Lab               *labfile.Lab // the lab with the settings in force now
-	First             *Settings    // the settings as the run started (nil: these)
+	First             Controls     // the controls as the run started (nil: these)
 	Scenario, Setting string
 	Features          Features
 	Now               VirtualReading
@@ -96,12 +96,13 @@ func VirtualSnapshot(v VirtualView) *Snapshot {
 	if lab.Zoned() {
 		s.Window.CrossZone = d.crossZone()
 	}
-	s.Settings = settingsNow(lab, cur)
-	first := s.Settings
+	s.Controls = controlsNow(lab, cur)
+	s.Settings = settingsOf(lab, s.Controls)
+	first := s.Controls
 	if v.First != nil {
-		first = *v.First
+		first = v.First
 	}
-	s.Changes = changes(first, s.Settings)
+	s.Changes = changes(first, s.Controls)
 	s.Clients = clientsView(cur, s.Window)
 	s.Balancers = balancerViews(&d, cur)
 	var names []string
