@@ -1209,3 +1209,47 @@ func TestWatchPageControlsFromTheSnapshot(t *testing.T) {
 	waitJS(t, ctx, 10*time.Second, fmt.Sprintf(`(document.querySelector('#narration .changes') || {}).textContent === 'now: %s on (was off)'`, box.Label))
 	shot(t, ctx, "controls")
 }
+
+// In a lab with zones the page draws them: each server card and balancer
+// node marked with its zone, the cards grouped by zone, a Zones group with
+// a button per zone drill of labfile's table (a zone menu for those on a
+// zone's servers) and the cross-zone share's tile; a zone-down from the
+// page reaches the lab. A lab without zones has neither group nor tile.
+func TestWatchPageDrawsZones(t *testing.T) {
+	ctx := chromium(t)
+	base := startWatch(t, "zone-outage", true)
+	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('zone-pick') && document.querySelectorAll('#diagram .server').length === 12`)
+	if got := evalJS[string](t, ctx, `[...document.querySelectorAll('#diagram .server')].map(s => s.dataset.zi).join('')`); got != "000011112222" {
+		t.Errorf("the server cards' zones, in order: %q, want four of each zone, grouped", got)
+	}
+	if got := evalJS[string](t, ctx, `[...document.querySelectorAll('#diagram .node.balancer')].map(s => s.dataset.zi).join('')`); got != "012" {
+		t.Errorf("the balancers' zones: %q, want 012", got)
+	}
+	var zoneDrills []string
+	for _, d := range labfile.Drills {
+		if d.NeedsZones {
+			zoneDrills = append(zoneDrills, string(d.Action))
+		}
+	}
+	if got := evalJS[string](t, ctx, `[...document.querySelectorAll('#zone-pick option')].map(o => o.value).join(',') + ' ' + [...document.getElementById('zone-pick').parentElement.querySelectorAll('button.action')].map(b => b.dataset.action).join(',')`); got != "a,b,c "+strings.Join(zoneDrills, ",") {
+		t.Errorf("the Zones group: %q, want zones a,b,c and the zone drills %s", got, strings.Join(zoneDrills, ","))
+	}
+	if !evalJS[bool](t, ctx, `(() => { const t = document.querySelector('.tile[data-key=cross_zone_attempts]'); return !!t && !t.hidden })()`) {
+		t.Error("no cross-zone tile shown in a lab with zones")
+	}
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`document.getElementById('time-box').value = ''; document.getElementById('zone-pick').value = 'b'`),
+		chromedp.Click(chromedp.CSS(`#controls button[data-action="zone-down"]`)))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-drills').textContent.includes(': zone-down b')`)
+	shot(t, ctx, "zones")
+
+	flat := startWatch(t, "rr-slow", true)
+	do(t, ctx, 60*time.Second, chromedp.Navigate(flat+"/"))
+	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('time-box') && document.querySelectorAll('#diagram .server').length > 0`)
+	if evalJS[bool](t, ctx, `!!document.getElementById('zone-pick') || !!document.querySelector('#diagram [data-zi]')`) {
+		t.Error("a lab without zones shows zones")
+	}
+	if !evalJS[bool](t, ctx, `(() => { const t = document.querySelector('.tile[data-key=cross_zone_attempts]'); return !t || t.hidden })()`) {
+		t.Error("a lab without zones shows the cross-zone tile")
+	}
+}

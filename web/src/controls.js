@@ -143,13 +143,30 @@ function serversGroup() {
     h('div', { class: 'row' }, els.addServer, ...added.els));
 }
 
-/** builtKey is what the controls are built from: the settings' shapes and the drills' buttons. */
-function builtKey(controls) {
-  return JSON.stringify([controls.map((c) => [c.path, c.kind, c.group, c.words, c.choices]), serverDrills().map((d) => d.text)]);
+/** zoneDrills are the drills only a lab with zones takes, in the table's order: on a zone's servers and on the links between zones. */
+function zoneDrills() {
+  return [...drills.values()].filter((d) => d.needs_zones && d.example);
 }
 
-/** build makes the controls of the snapshot's settings, in their groups (the servers' drills after the first). */
-function build(controls) {
+/** zonesGroup holds the zone drills (a lab with zones): a zone menu for those on a zone's servers, then the links'. */
+function zonesGroup() {
+  els.zone = h('select', { id: 'zone-pick', 'aria-label': 'zone' });
+  const buttons = zoneDrills().map((d) => h('button', {
+    class: 'action', 'data-action': d.action, text: d.text,
+    title: d.undo ? `${d.text} (a time box ends it with ${d.undo})` : d.no_undo,
+    onclick: () => act(d.zone ? { ...d.example, target: els.zone.value } : { ...d.example }),
+  }));
+  return group('Zones', h('div', { class: 'row' }, els.zone, ...buttons));
+}
+
+/** builtKey is what the controls are built from: the settings' shapes, the drills' buttons and the zones. */
+function builtKey(controls, zones) {
+  return JSON.stringify([controls.map((c) => [c.path, c.kind, c.group, c.words, c.choices]), serverDrills().map((d) => d.text),
+    zones.length > 0 ? zoneDrills().map((d) => d.text) : []]);
+}
+
+/** build makes the controls of the snapshot's settings, in their groups (the servers' drills after the first, then the zones'). */
+function build(controls, zoned) {
   for (const el of mine) el.remove();
   const groups = new Map();
   shown = [];
@@ -163,7 +180,9 @@ function build(controls) {
   const untimed = [...drills.values()].filter((d) => !d.undo && d.scope === 'servers' && !d.zone).map((d) => d.action);
   els.timeBox = h('select', { id: 'time-box', title: `the lab undoes each drill this long after it (${untimed.join(', ')} excepted: they have no undo)` },
     TIME_BOXES.map(([value, text]) => h('option', { value, text })));
-  mine = [h('label', { class: 'field' }, 'drills last ', els.timeBox), ...sets.slice(0, 1), serversGroup(), ...sets.slice(1)];
+  els.zone = null;
+  mine = [h('label', { class: 'field' }, 'drills last ', els.timeBox), ...sets.slice(0, 1), serversGroup(),
+    ...(zoned ? [zonesGroup()] : []), ...sets.slice(1)];
   box.prepend(...mine);
 }
 
@@ -176,14 +195,16 @@ export function initControls(el) {
 export function renderControls(snap) {
   drills = new Map((snap.drills || []).map((d) => [d.action, d]));
   const controls = snap.controls || [];
-  const key = builtKey(controls);
+  const zones = (snap.zones || []).map((z) => z.name);
+  const key = builtKey(controls, zones);
   if (key !== built) {
     const timed = els.timeBox ? els.timeBox.value : '';
-    build(controls);
+    build(controls, zones.length > 0);
     built = key;
     els.timeBox.value = timed;
   }
   fillOptions(els.server, [...(snap.servers || []).map((x) => x.name), 'all'], null);
+  if (els.zone) fillOptions(els.zone, zones, null);
   els.addServer.disabled = !(snap.features || {}).add_server;
   els.addServer.title = els.addServer.disabled ? (snap.features || {}).reason || '' : '';
   if (pending > 0) return;

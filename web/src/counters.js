@@ -38,7 +38,12 @@ export function renderCounters(snap) {
   // A percentile past the latency histogram's largest bucket is only a
   // lower bound (window.beyond): "> 30.00 s", not a measured 30.00 s.
   const beyond = new Set(w.beyond || []);
-  for (const f of list) setText(values.get(f.name), (beyond.has(f.window) ? '> ' : '') + format(f, w[f.window]));
+  for (const f of list) {
+    const v = values.get(f.name);
+    // a figure only some labs have (the cross-zone share) is absent from the others' windows
+    v.parentElement.hidden = !(f.window in w);
+    setText(v, (beyond.has(f.window) ? '> ' : '') + format(f, w[f.window]));
+  }
   const latency = list.filter((f) => f.unit === 'ms').map((f) => f.label).join(' and ');
   setText(note, w.latency_note ? `${latency}: ${w.latency_note}` : '');
 }

@@ -44,9 +44,27 @@ const sight = new IntersectionObserver((entries) => {
   }
 }, { rootMargin: '100px' });
 
+/**
+ * zoneIndex maps a zone's name to its place among the lab's zones (a lab
+ * with zones: snap.zones); the cards, nodes and wires of zone k take the
+ * class zone-k (six colours, then again).
+ */
+function zoneIndex(snap) {
+  const m = new Map();
+  (snap.zones || []).forEach((z, i) => m.set(z.name, i % 6));
+  return m;
+}
+
+/** zoneClass marks el with the zone of item (none without zones). */
+function zoneClass(el, zi, item) {
+  const k = item.zone && zi.has(item.zone) ? String(zi.get(item.zone)) : '';
+  if (el.dataset.zi !== k) { if (k) el.dataset.zi = k; else delete el.dataset.zi; }
+}
+
 /** renderDiagram draws one snapshot. */
 export function renderDiagram(snap) {
   lastSnap = snap;
+  const zi = zoneIndex(snap);
   const c = snap.clients || {};
   setText(clientsNode, `clients\n${rate(c.offered)} offered\n${c.pending ?? 0} pending`);
   syncNodes(lbNodes, lbTier, snap.balancers || [], (b) => h('button', { class: 'node balancer', 'data-kind': 'balancer', 'data-name': b.name }),
@@ -57,13 +75,18 @@ export function renderDiagram(snap) {
       const name = b.proxy ? b.proxy.name : b.name;
       // an idle-queue algorithm (jiq): how many servers wait in its queue
       const idle = b.idle ? `\n${(b.idle.queue || []).length} idle` : '';
-      setText(el, `${name}${b.exited ? ' EXITED' : ''}\n${b.algorithm || '?'}\n${rate(b.rate)}${idle}`);
+      const zone = b.zone ? `\nzone ${b.zone}` : '';
+      setText(el, `${name}${b.exited ? ' EXITED' : ''}\n${b.algorithm || '?'}\n${rate(b.rate)}${idle}${zone}`);
+      zoneClass(el, zi, b);
     });
   lbTier.hidden = (snap.balancers || []).length === 0;
   root.classList.toggle('no-lb', lbTier.hidden);
   const many = (snap.servers || []).length > MANY;
-  syncNodes(cards, serverTier, snap.servers || [], (s) => { const el = makeCard(s.name); sight.observe(el); return el; },
-    (el, s) => { if (many && !el.inSight) el.pending = s; else { el.pending = null; updateCard(el, s); } });
+  // in a lab with zones the servers are grouped by zone, in the lab's order of zones
+  const servers = zi.size === 0 ? (snap.servers || [])
+    : (snap.servers || []).map((s, i) => ({ s, i })).sort((a, b) => (zi.get(a.s.zone) ?? 0) - (zi.get(b.s.zone) ?? 0) || a.i - b.i).map((x) => x.s);
+  syncNodes(cards, serverTier, servers, (s) => { const el = makeCard(s.name); sight.observe(el); return el; },
+    (el, s) => { zoneClass(el, zi, s); if (many && !el.inSight) el.pending = s; else { el.pending = null; updateCard(el, s); } });
   // a few servers stack in one column so no wire passes behind a card
   serverTier.classList.toggle('stacked', (snap.servers || []).length <= STACK_MAX);
   serverTier.classList.toggle('many', many);
@@ -93,6 +116,7 @@ function syncNodes(map, parent, items, make, update) {
  */
 function drawWires(snap) {
   if (!snap || !root) return;
+  const zi = zoneIndex(snap);
   const box = root.getBoundingClientRect();
   wires.setAttribute('viewBox', `0 0 ${box.width} ${box.height}`);
   const from = rel(lbTier.hidden ? clientsNode.getBoundingClientRect() : lbTier.getBoundingClientRect(), box);
@@ -110,7 +134,7 @@ function drawWires(snap) {
     targets.forEach(({ s }, i) => {
       const [a, b] = straight[i];
       const r = s.rate || 0;
-      shapes.push(line(a, b, width(r), r > 0 ? 'wire' : 'wire idle', s.name));
+      shapes.push(line(a, b, width(r), wireClass(s, r, zi), s.name));
       if (r <= 0) shapes.push(cross((a.x + b.x) / 2, (a.y + b.y) / 2, s.name));
     });
     paint(wires, shapes);
@@ -129,7 +153,7 @@ function drawWires(snap) {
     const b = { x: a.x + dir.x * STUB, y: a.y + dir.y * STUB };
     const r = s.rate || 0;
     total += r;
-    shapes.push(line(b, a, width(r), r > 0 ? 'wire' : 'wire idle', s.name));
+    shapes.push(line(b, a, width(r), wireClass(s, r, zi), s.name));
     if (r <= 0) shapes.push(cross(b.x + dir.x * 6, b.y + dir.y * 6, s.name));
     if (vertical ? Math.abs(b.x - bar.x) < 1 : Math.abs(b.y - bar.y) < 1) onBar.push(b);
   }
@@ -140,6 +164,12 @@ function drawWires(snap) {
   }
   shapes.push(line(edge(from, tier), bar, width(total / Math.max(1, targets.length)) + 1, 'wire trunk'));
   paint(wires, shapes);
+}
+
+/** wireClass is a server's wire's class: idle, and its zone's colour. */
+function wireClass(s, r, zi) {
+  const z = s.zone && zi.has(s.zone) ? ` zone-${zi.get(s.zone)}` : '';
+  return (r > 0 ? 'wire' : 'wire idle') + z;
 }
 
 const STUB = 14; // a bus stub's length (px): the bus class's gaps leave room for it

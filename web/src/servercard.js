@@ -33,7 +33,7 @@ export function updateCard(el, s) {
   drawWorkers(el.parts.workers, b.workers || 0, b.busy || 0);
   drawQueue(el.parts.queue, b.queued_kinds || [], b.queued_abandoned || []);
   setText(el.parts.line, figures(s));
-  setText(el.parts.share, `${rate(s.rate)} · ${pct(s.share, 0)} of requests`);
+  setText(el.parts.share, `${rate(s.rate)} · ${pct(s.share, 0)} of requests${s.zone ? ' · zone ' + s.zone : ''}`);
 }
 
 function drawBadges(box, s) {

@@ -37,6 +37,7 @@ type Snapshot struct {
 	Clients   ClientsView    `json:"clients"`
 	Balancers []BalancerView `json:"balancers"`
 	Servers   []ServerView   `json:"servers"`
+	Zones     []ZoneView     `json:"zones,omitempty"` // the lab's zones, when it declares some
 	Window    Window         `json:"window"`
 	Series    Series         `json:"series"`
 	// Figures are the figures the page shows, as report.Figures declares
@@ -100,6 +101,7 @@ type BalancerView struct {
 	// Idle is its idle queue when its algorithm keeps one (jiq): the
 	// announcements it took, its picks from the queue, the queue now.
 	Idle *state.LBIdle `json:"idle,omitempty"`
+	Zone string        `json:"zone,omitempty"` // its zone (a lab with zones)
 }
 
 // Proxy is an external proxy's own figures at one reading.
@@ -142,6 +144,7 @@ type ServerView struct {
 	Outstanding   int     `json:"outstanding"` // summed over the balancers
 	Breaker       string  `json:"breaker"`     // the worst state over the balancers
 	Badges        []Badge `json:"badges"`
+	Zone          string  `json:"zone,omitempty"` // its zone (a lab with zones)
 }
 
 // Badge is a mark on a server card: exited, down, slowed, gc, failing,

@@ -51,6 +51,7 @@ func LiveSnapshot(r LiveRun, d *Deriver, cur *Reading, mode string) *Snapshot {
 	var names []string
 	s.Servers, names = serverViews(d, cur)
 	s.Series = d.series(names)
+	placeZones(s, lab)
 	log := append([]report.LogLine{}, r.Log...) // [] rather than null
 	s.LogTotal = len(log)
 	if len(log) > logKeep {

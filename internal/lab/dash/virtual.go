@@ -108,6 +108,7 @@ func VirtualSnapshot(v VirtualView) *Snapshot {
 	var names []string
 	s.Servers, names = serverViews(&d, cur)
 	s.Series = d.series(names)
+	placeZones(s, lab)
 	for i, q := range exact {
 		s.Series.P50[i], s.Series.P95[i], s.Series.P99[i] = num(q[0]), num(q[1]), num(q[2])
 	}
