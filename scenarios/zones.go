@@ -57,22 +57,22 @@ func addZoneClaims(claims map[string][]Claim) {
 				n, o := f.run("none").Latency.Mean, f.run("failover").Latency.Mean
 				f.want(n > 1.5*o, "mean latency: none %.1f ms, failover %.1f ms", n, o)
 			}},
-		{Phase: During, Says: "The health checks see it within half a second; until they do, zone a's balancer keeps picking its dead servers, and the requests whose retries all land there fail.",
-			Checks: "failover and rings: some requests fail in 10-10.75 s, none from 10.75 s to 20 s",
+		{Phase: During, Says: "The health checks see it within a second; until they do, zone a's balancer keeps picking its dead servers, and the requests whose retries all land there fail.",
+			Checks: "failover and rings: some requests fail in 10-11 s, none from 11 s to 20 s",
 			check: func(f *facts) {
 				t := f.at(0)
 				for _, n := range []string{"failover", "rings"} {
-					early, late := f.window(n, t, t+0.75), f.window(n, t+0.75, f.until(0))
-					f.want(early.Ended > early.Succeeded, "%s: no request failed in %g-%g s", n, t, t+0.75)
-					f.want(late.Ended == late.Succeeded, "%s: %d requests failed from %g s to %g s", n, late.Ended-late.Succeeded, t+0.75, f.until(0))
+					early, late := f.window(n, t, t+1), f.window(n, t+1, f.until(0))
+					f.want(early.Ended > early.Succeeded, "%s: no request failed in %g-%g s", n, t, t+1)
+					f.want(late.Ended == late.Succeeded, "%s: %d requests failed from %g s to %g s", n, late.Ended-late.Succeeded, t+1, f.until(0))
 				}
 			}},
 		{Phase: During, Says: "send zone a's third across to zone b, the nearest, not to the west: the cross-zone share jumps to a third, and zone c's servers take only their own zone's requests.",
-			Checks: "failover and rings: 0.28-0.4 of the attempts from 10.75 s to 20 s cross a zone; each of s9-s12's shares over the run 0.075-0.092 (a third of the load over four), each of s5-s8's over 0.1",
+			Checks: "failover and rings: 0.28-0.4 of the attempts from 11 s to 20 s cross a zone; each of s9-s12's shares over the run 0.075-0.092 (a third of the load over four), each of s5-s8's over 0.1",
 			check: func(f *facts) {
 				t := f.at(0)
 				for _, n := range []string{"failover", "rings"} {
-					c := f.crossedIn(n, t+0.75, f.until(0))
+					c := f.crossedIn(n, t+1, f.until(0))
 					f.want(c >= 0.28 && c <= 0.4, "%s: %.3f of the attempts in the outage crossed a zone, want about 1/3", n, c)
 					for _, s := range []string{"s9", "s10", "s11", "s12"} {
 						sh := f.share(n, s)
