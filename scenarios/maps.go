@@ -6,6 +6,7 @@ import (
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/report/verdict"
 )
 
 // recovered is setting name's recovery verdict on its own first transient
@@ -14,7 +15,7 @@ import (
 func (f *facts) recovered(name string) bool {
 	rep := *f.rep
 	rep.Runs = []report.Run{*f.run(name)}
-	rep.AddRecovery(f.lab)
+	verdict.AddRecovery(&rep, f.lab)
 	v := rep.Runs[0].Recovery
 	if len(v) == 0 {
 		f.fail(fmt.Errorf("%s has no recovery verdict (no series): %w", name, report.ErrUnmeasured))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/report/verdict"
 )
 
 // A ranking is an order of settings a scenario's narration states: each
@@ -136,7 +137,7 @@ func (f *facts) ranksAbove(better, worse []string) {
 func (f *facts) collapsesRankLast() {
 	rep := *f.rep
 	rep.Runs = slices.Clone(rep.Runs)
-	rep.AddRecovery(f.lab) // the verdicts lab sim and lab run print, from the series
+	verdict.AddRecovery(&rep, f.lab) // the verdicts lab sim and lab run print, from the series
 	var recovered, collapsed []string
 	for _, r := range rep.Runs {
 		if len(r.Recovery) == 0 {

@@ -22,6 +22,7 @@ import (
 	labcontrol "github.com/lblab/lblab/internal/lab/control"
 	labproc "github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/report/verdict"
 	"github.com/lblab/lblab/internal/shell/discover"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
@@ -211,7 +212,7 @@ run warns and runs without it).`,
 				}
 				rep.Runs = interleave(rep.Runs, pred)
 			}
-			rep.AddRecovery(lab, settings...)
+			verdict.AddRecovery(rep, lab, settings...)
 			if err := printReport(cmd.OutOrStdout(), cmd.ErrOrStderr(), rep, f); err != nil || !rep.Interrupted {
 				return err
 			}

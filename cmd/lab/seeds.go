@@ -9,6 +9,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/plan"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/report/verdict"
 	"github.com/lblab/lblab/internal/sim"
 )
 
@@ -35,7 +36,7 @@ func seedsOf(f simFlags, seedSet bool) ([]uint64, error) {
 // runs).
 func simSeeds(out, errOut io.Writer, lab *labfile.Lab, settings []labfile.Setting, seeds []uint64, f simFlags) error {
 	b := plan.Batch{What: "lab sim " + lab.Name, Labs: plan.WithSeeds(lab, seeds), Settings: settings}
-	verdicts := report.HasTransients(lab) // each seed's series, for its recovery verdicts
+	verdicts := verdict.HasTransients(lab) // each seed's series, for its recovery verdicts
 	reps, err := plan.Sim{Options: func(i int) sim.Options {
 		return guarded(sim.Options{Series: f.series && i == 0 || verdicts, Check: f.check, MaxPending: f.maxPending}, f.maxCost)
 	}}.Run(context.Background(), b, errOut)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/lblab/lblab/internal/plan"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/report/verdict"
 	"github.com/lblab/lblab/internal/sim"
 )
 
@@ -107,7 +108,7 @@ func runShard(p *plan.Sweep, b plan.Batch, f sweepFlags, out, errOut io.Writer) 
 	}
 	ks := shardRuns(b.Runs(), i, n)
 	fmt.Fprintf(errOut, "lab sweep %s: shard %d/%d: %d of the %s\n", p.Lab.Name, i, n, len(ks), p.Size())
-	verdicts := report.HasTransients(p.Lab) // the series, for the recovery verdicts, as a whole sweep
+	verdicts := verdict.HasTransients(p.Lab) // the series, for the recovery verdicts, as a whole sweep
 	runs, err := simRunner(sim.Options{Series: verdicts}).RunSome(b, ks, errOut)
 	if err != nil {
 		return err

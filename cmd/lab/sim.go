@@ -16,6 +16,7 @@ import (
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/report/output"
+	"github.com/lblab/lblab/internal/report/verdict"
 	"github.com/lblab/lblab/internal/sim"
 	"github.com/lblab/lblab/internal/suggest"
 )
@@ -122,9 +123,9 @@ func runSim(out, errOut io.Writer, arg string, f simFlags, changed func(flag str
 
 // needSeries reports whether a run of lab needs its 250 ms series: asked
 // for, for the plot, or for the recovery verdicts of a script with events
-// that end (report.Transients).
+// that end (verdict.Transients).
 func needSeries(lab *labfile.Lab, f simFlags) bool {
-	return f.series || f.plot != "" || report.HasTransients(lab)
+	return f.series || f.plot != "" || verdict.HasTransients(lab)
 }
 
 // prepare loads the lab, applies --seed and --duration and picks the

@@ -14,6 +14,7 @@ import (
 	"github.com/lblab/lblab/internal/plan"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/report/output"
+	"github.com/lblab/lblab/internal/report/verdict"
 	"github.com/lblab/lblab/internal/sim"
 )
 
@@ -156,7 +157,7 @@ func runSweep(cmd *cobra.Command, arg string, f sweepFlags, lf liveFlags) error 
 		}
 	} else {
 		fmt.Fprintf(errOut, "lab sweep %s: %s\n", p.Lab.Name, p.Size())
-		verdicts := report.HasTransients(p.Lab) // the series, for the recovery verdicts
+		verdicts := verdict.HasTransients(p.Lab) // the series, for the recovery verdicts
 		if reps, err = simRunner(sim.Options{Series: verdicts}).Run(context.Background(), b, errOut); err != nil {
 			return err
 		}
@@ -216,7 +217,7 @@ func runSweepLive(arg string, p *plan.Sweep, b plan.Batch, f sweepFlags, lf live
 	ctx, stop := interruptible()
 	defer stop()
 	return plan.Live{Options: livelab.RunOptions{Options: opts, Progress: errOut, Dashboard: f.dashboard,
-		Series: report.HasTransients(p.Lab)}}.Run(ctx, b, errOut) // the series for the recovery verdicts
+		Series: verdict.HasTransients(p.Lab)}}.Run(ctx, b, errOut) // the series for the recovery verdicts
 }
 
 // writeFile creates path and writes it with write.

@@ -32,7 +32,8 @@ var clockFree = []string{
 // codeRules is what the code of the clock-free packages must not contain,
 // checked in every non-test .go file. deps: true extends a rule to every
 // module package the clock-free ones import (today internal/labfile,
-// internal/report, internal/observe and internal/slab), since their code
+// internal/report, internal/report/verdict, internal/observe,
+// internal/slab, internal/assert and internal/suggest), since their code
 // runs inside a simulation too. The OS rule leaves out one of them,
 // internal/labfile, whose Load reads a lab file from disk; the report's
 // pictures and export files are in internal/report/output, which only the
@@ -110,7 +111,13 @@ var importRules = []importRule{
 	{
 		from: []string{"./internal/client/..."},
 		deny: []string{"./internal/sim/...", "./internal/shell/...", "net/...", "github.com/valyala/fasthttp/..."},
-		why:  "the client runtime is written once for both drivers; each drives it through its Transport (it takes its settings typed, from internal/assemble; the report it fills names the lab file's headline figure)",
+		why:  "the client runtime is written once for both drivers; each drives it through its Transport (it takes its settings typed, from internal/assemble)",
+	},
+	{
+		from: []string{"./internal/client/...", "./internal/report"},
+		deny: []string{"./internal/labfile/...", "github.com/goccy/go-yaml/..."},
+		why: "the client runtime and the report it fills (the recorder, the report's types, tables and JSON) link no lab-file parser and no YAML: " +
+			"what reads a lab to judge a report (the recovery verdicts on its script) is internal/report/verdict, and the headline names are the report's own (report.Headlines, which labfile's report.headline takes)",
 	},
 	{
 		from: []string{"./internal/workload/..."},

@@ -18,6 +18,7 @@ import (
 	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/report/verdict"
 )
 
 // RunOptions configure `lab run`.
@@ -226,7 +227,7 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 	run.Name, run.Log = name, append(r.sc.events.Snapshot(), run.Log...)
 	// the dashboard's log gets the recovery verdicts once the loadgen's
 	// series is in (the report keeps them in their own field)
-	r.sc.events.AddLines(report.RecoveryLines(lab, run.Series, true))
+	r.sc.events.AddLines(verdict.RecoveryLines(lab, run.Series, true))
 	if run.Algorithm == "" {
 		run.Algorithm = lab.Balancers.Algorithm
 	}

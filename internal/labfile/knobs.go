@@ -9,6 +9,7 @@ import (
 	"github.com/lblab/lblab/internal/core/load"
 	"github.com/lblab/lblab/internal/core/retry"
 	"github.com/lblab/lblab/internal/core/server"
+	"github.com/lblab/lblab/internal/report"
 )
 
 // labKnobs is the lab's settings table: each setting once, with its path,
@@ -40,7 +41,7 @@ func labKnobs(l *Lab) []knob {
 	ks = append(ks, serverKnobs(l)...)
 	return append(ks,
 		rule(func(r *reporter) { validateExternal(l, r) }), // external.go: what a proxy of kind haproxy, nginx, caddy or command can run
-		words("report.headline", &l.Report.Headline, HeadlineP99, Headlines...),
+		words("report.headline", &l.Report.Headline, report.HeadlineP99, report.Headlines...),
 	)
 }
 

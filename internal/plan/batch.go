@@ -11,6 +11,7 @@ import (
 	livelab "github.com/lblab/lblab/internal/lab"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/report/verdict"
 	"github.com/lblab/lblab/internal/sim"
 )
 
@@ -97,7 +98,7 @@ func (s Sim) RunSome(b Batch, ks []int, progress io.Writer) ([]report.Run, error
 					failed.Do(func() { close(stop) })
 					continue
 				}
-				rep.AddRecovery(b.Labs[i], b.Settings[j]) // with a series (asked for, or for the verdicts): its recovery verdicts
+				verdict.AddRecovery(rep, b.Labs[i], b.Settings[j]) // with a series (asked for, or for the verdicts): its recovery verdicts
 				runs[x] = rep.Runs[0]
 				prog.Step()
 			}
@@ -148,7 +149,7 @@ func (r Live) Run(ctx context.Context, b Batch, progress io.Writer) ([]*report.R
 		if ctx.Err() != nil { // interrupted: this lab's report is partial
 			return out, ctx.Err()
 		}
-		rep.AddRecovery(l, b.Settings...) // as Sim gives simulated runs theirs
+		verdict.AddRecovery(rep, l, b.Settings...) // as Sim gives simulated runs theirs
 		out = append(out, rep)
 	}
 	fmt.Fprintf(progress, "%s: %d live runs in %v\n", b.What, b.Runs(), time.Since(start).Round(time.Second))

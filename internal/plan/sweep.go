@@ -8,6 +8,7 @@ import (
 	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/report/verdict"
 	"github.com/lblab/lblab/internal/stats/confidence"
 )
 
@@ -201,7 +202,7 @@ func (p *Sweep) Meta(mode string) Meta {
 // comes once the lab's first transient has ended: a sweep over it finds
 // the load the fleet must fall to to recover (hysteresis).
 func recoveryRateAxis(l *labfile.Lab, path string) bool {
-	ts := report.Transients(l)
+	ts := verdict.Transients(l)
 	if len(ts) == 0 {
 		return false
 	}
@@ -217,7 +218,7 @@ func recoveryRateAxis(l *labfile.Lab, path string) bool {
 // begins: clients.rate, or the last rate event before it (0 without a
 // transient).
 func rateAtTrigger(l *labfile.Lab) float64 {
-	ts := report.Transients(l)
+	ts := verdict.Transients(l)
 	if len(ts) == 0 {
 		return 0
 	}

@@ -44,7 +44,8 @@ type Boundary struct {
 }
 
 // PointRecoveryOf summarises the first transient's verdict of runs (one
-// per seed, each with AddRecovery's verdicts); nil when they have none.
+// per seed, each with the verdicts internal/report/verdict gives it); nil
+// when they have none.
 func PointRecoveryOf(runs []Run) *PointRecovery {
 	if len(runs) == 0 || len(runs[0].Recovery) == 0 {
 		return nil

@@ -3,8 +3,19 @@ package report
 import (
 	"fmt"
 	"sort"
+)
 
-	"github.com/lblab/lblab/internal/labfile"
+// Headline names a report's headline figure: the figure a lab is about
+// (its report.headline), which the table ranks the settings by. The
+// lab file's words are these (labfile's report.headline setting reads
+// Headlines).
+type Headline string
+
+// The headline figures (docs/labfile.md, "report").
+const (
+	HeadlineP99      Headline = "p99"       // the 99th percentile latency of successful requests, lowest first
+	HeadlineGoodput  Headline = "goodput"   // the share of requests that succeeded, highest first
+	HeadlineMaxQueue Headline = "max_queue" // the fullest server's longest queue, lowest first
 )
 
 // headlineFigure is a figure a lab can rank its settings by: how to read it off a run and which way is
@@ -27,24 +38,51 @@ func fromTable(name, caption string) headlineFigure {
 		value: func(r *Run) (float64, bool) { return f.Of(r), f.Has == nil || f.Has(r) }}
 }
 
-var headlines = map[labfile.Headline]headlineFigure{
-	labfile.HeadlineP99:     fromTable("p99", "p99 latency of successful requests"),
-	labfile.HeadlineGoodput: fromTable("goodput", "goodput, the share of requests that succeeded"),
-	labfile.HeadlineMaxQueue: {caption: "the fullest server's longest queue (max queue)", column: "max queue",
+// headlines is each headline with its figure, in documentation order:
+// the one list of the headlines a report ranks by (Headlines).
+var headlines = []struct {
+	name   Headline
+	figure headlineFigure
+}{
+	{HeadlineP99, fromTable("p99", "p99 latency of successful requests")},
+	{HeadlineGoodput, fromTable("goodput", "goodput, the share of requests that succeeded")},
+	{HeadlineMaxQueue, headlineFigure{caption: "the fullest server's longest queue (max queue)", column: "max queue",
 		value: func(r *Run) (float64, bool) {
 			if s := r.Fullest(); s != nil {
 				return float64(s.MaxQueue), true
 			}
 			return 0, false
-		}},
+		}}},
+}
+
+// Headlines lists the headline figures in documentation order: the words
+// a lab's report.headline may take.
+var Headlines = func() []Headline {
+	out := make([]Headline, len(headlines))
+	for i, h := range headlines {
+		out[i] = h.name
+	}
+	return out
+}()
+
+// headlineOf is the figure of headline h; ok is false for a name that is
+// no headline.
+func headlineOf(h Headline) (f headlineFigure, ok bool) {
+	for _, e := range headlines {
+		if e.name == h {
+			return e.figure, true
+		}
+	}
+	return headlineFigure{}, false
 }
 
 // headline is the report's headline figure (p99 unless the lab names another).
 func (r *Report) headline() headlineFigure {
-	if f, ok := headlines[r.Headline]; ok {
+	if f, ok := headlineOf(r.Headline); ok {
 		return f
 	}
-	return headlines[labfile.HeadlineP99]
+	f, _ := headlineOf(HeadlineP99)
+	return f
 }
 
 // SeedsFigure is the figure the settings are ranked by over seeds: the
@@ -85,8 +123,8 @@ func (r *Run) Fullest() *Server {
 }
 
 // headlineCell is a run's cell in the headline column: "141 (s901)".
-func headlineCell(h labfile.Headline, run *Run) string {
-	if h == labfile.HeadlineMaxQueue {
+func headlineCell(h Headline, run *Run) string {
+	if h == HeadlineMaxQueue {
 		if s := run.Fullest(); s != nil {
 			return fmt.Sprintf("%d (%s)", s.MaxQueue, s.Name)
 		}

@@ -7,8 +7,6 @@ import (
 	"math"
 	"slices"
 	"text/tabwriter"
-
-	"github.com/lblab/lblab/internal/labfile"
 )
 
 // The recovery verdict's rules, each written once (docs/report.md):
@@ -60,72 +58,18 @@ type Baseline struct {
 	P99     float64 `json:"p99_ms"` // the median of the bins' p99s
 }
 
-// Transients lists lab's script events that end, in script order: those
-// time-boxed with for, and drills on servers whose undo is another drill
-// (slow, kill, fail: the drill table's undo, labfile.Undo) that the script
-// takes later on the same target.
-func Transients(lab *labfile.Lab) []Transient {
-	var out []Transient
-	for i, e := range lab.Events {
-		t := Transient{Event: e.String(), From: e.At.Seconds(), To: -1}
-		if e.For > 0 {
-			t.To = (e.At + e.For).Seconds()
-		} else if undo, ok := serverUndo(lab, e); ok {
-			for _, u := range lab.Events[i+1:] {
-				if u.Action == undo && u.Target == e.Target {
-					t.To = u.At.Seconds()
-					break
-				}
-			}
-		}
-		if t.To >= t.From {
-			out = append(out, t)
-		}
+// JudgeRecovery gives the run its verdict on each of ts, the transients of
+// the script it ran (internal/report/verdict reads them off a lab), when
+// it has a series and ts is not empty; otherwise it leaves the run as it
+// is.
+func (r *Run) JudgeRecovery(ts []Transient) {
+	if len(r.Series) == 0 || len(ts) == 0 {
+		return
 	}
-	return out
-}
-
-// HasTransients reports whether lab's script has an event that ends, so
-// that a run needs its series for the recovery verdicts.
-func HasTransients(lab *labfile.Lab) bool { return len(Transients(lab)) > 0 }
-
-// serverUndo is the drill that ends e, when e is a drill on servers whose
-// undo is a drill of its own (restore, restart, recover), not the same
-// action with other values (errors).
-func serverUndo(lab *labfile.Lab, e labfile.Event) (labfile.Action, bool) {
-	d, ok := labfile.DrillOf(e.Action)
-	if !ok || d.Scope != labfile.OnServers || !d.Undoable() {
-		return "", false
-	}
-	u, err := labfile.Undo(lab, e)
-	if err != nil || u.Action == e.Action {
-		return "", false
-	}
-	return u.Action, true
-}
-
-// AddRecovery gives every run of r that has a series its verdict on each
-// transient of its lab's script: lab under the setting of the run's name,
-// from settings (lab.Compare when none are given), since a setting may
-// change the script (events[0].for); lab itself for a run of no setting.
-func (r *Report) AddRecovery(lab *labfile.Lab, settings ...labfile.Setting) {
-	if len(settings) == 0 {
-		settings = lab.Compare
-	}
-	for i := range r.Runs {
-		ts := Transients(lab)
-		if k := slices.IndexFunc(settings, func(s labfile.Setting) bool { return s.Name == r.Runs[i].Name }); k >= 0 {
-			if l, err := lab.WithSetting(settings[k]); err == nil {
-				ts = Transients(l)
-			}
-		}
-		if run := &r.Runs[i]; len(run.Series) > 0 && len(ts) > 0 {
-			run.Recovery = nil
-			for _, t := range ts {
-				if v, ok := run.recover(t); ok {
-					run.Recovery = append(run.Recovery, v)
-				}
-			}
+	r.Recovery = nil
+	for _, t := range ts {
+		if v, ok := r.recover(t); ok {
+			r.Recovery = append(r.Recovery, v)
 		}
 	}
 }
@@ -189,13 +133,12 @@ func (v Recovery) Says() string {
 	return "did not recover within the run (metastable)"
 }
 
-// RecoveryLines are the event-log lines of the verdicts on lab's transients
+// RecoveryLog is the event-log lines of the verdicts on the transients ts
 // that the bins so far decide, for a dashboard on either clock: a recovery
 // as soon as the bins show it (at the end of the hold that proves it), and,
 // once the run has ended, the transients that did not recover or ended too
 // late to tell, at the run's end. The lines are in time order.
-func RecoveryLines(lab *labfile.Lab, bins []Bin, ended bool) []LogLine {
-	ts := Transients(lab)
+func RecoveryLog(ts []Transient, bins []Bin, ended bool) []LogLine {
 	if len(ts) == 0 || len(bins) == 0 {
 		return nil
 	}
@@ -270,7 +213,7 @@ type SeedRecovery struct {
 }
 
 // AddSeedRecovery summarises the recovery verdicts of reps, one report per
-// seed in the order of r.Seeds.List (each with AddRecovery's verdicts),
+// seed in the order of r.Seeds.List (each with its runs' verdicts),
 // into r.Seeds.
 func (r *Report) AddSeedRecovery(reps []*Report) {
 	if r.Seeds == nil || len(reps) == 0 {

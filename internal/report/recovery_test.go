@@ -5,34 +5,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/lblab/lblab/internal/labfile"
 )
 
-func recoveryLab(t *testing.T, events string) *labfile.Lab {
-	t.Helper()
-	lab, err := labfile.Parse("r.yaml", []byte("duration: 20s\nevents:\n"+events))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lab
-}
-
-// Script events with an end: for, or a later undo on the same target.
-func TestTransients(t *testing.T) {
-	lab := recoveryLab(t, `
-  - {at: 2s, action: slow, target: s1, speed: 0.5}
-  - {at: 3s, action: kill, target: s2, for: 4s}
-  - {at: 4s, action: fail, target: s3}
-  - {at: 5s, action: restore, target: s4}
-  - {at: 9s, action: restore, target: s1}
-`)
-	got := Transients(lab)
-	if len(got) != 2 || got[0].From != 2 || got[0].To != 9 || got[1].From != 3 || got[1].To != 7 ||
-		!strings.HasPrefix(got[0].Event, "slow s1") {
-		t.Errorf("transients %+v: want slow s1 2-9 s (restored later) and kill s2 3-7 s (for), not the fail nobody undoes", got)
-	}
-}
+// slowdown is a transient from 5 s to 6.5 s: a slowdown for 1.5 s.
+var slowdown = Transient{Event: "slow all speed=0.5 for=1.5s", From: 5, To: 6.5}
 
 // series is 20 s of bins: healthy (100 requests, p99 100 ms) but for the
 // bins from bad to good (all failing, or slow when slow is set).
@@ -53,7 +29,6 @@ func series(bad, good float64, slow bool) []Bin {
 }
 
 func TestRecoveryVerdicts(t *testing.T) {
-	lab := recoveryLab(t, "  - {at: 5s, action: slow, target: all, speed: 0.5, for: 1500ms}\n")
 	rep := &Report{Runs: []Run{
 		{Name: "back", Series: series(5, 9, false)},      // back 2.5 s after the end at 6.5 s
 		{Name: "slow-tail", Series: series(5, 10, true)}, // goodput fine, p99 out of the band until 10 s
@@ -61,7 +36,9 @@ func TestRecoveryVerdicts(t *testing.T) {
 		{Name: "blip", Series: series(5, 18.5, false)},   // back at 18.5 s, but only 1.5 s left to hold
 		{Name: "no-series"},
 	}}
-	rep.AddRecovery(lab)
+	for i := range rep.Runs {
+		rep.Runs[i].JudgeRecovery([]Transient{slowdown})
+	}
 	after := func(name string) (string, float64) {
 		v := rep.Find(name).Recovery
 		if len(v) != 1 {
@@ -98,11 +75,14 @@ func TestRecoveryVerdicts(t *testing.T) {
 		}
 	}
 
-	short := recoveryLab(t, "  - {at: 5s, action: slow, target: all, speed: 0.5, for: 14s}\n")
-	rep = &Report{Runs: []Run{{Name: "late", Series: series(5, 5, false)}}}
-	rep.AddRecovery(short)
-	if v := rep.Runs[0].Recovery; len(v) != 1 || v[0].Verdict != TooShort {
+	late := Run{Name: "late", Series: series(5, 5, false)}
+	late.JudgeRecovery([]Transient{{Event: "slow all speed=0.5 for=14s", From: 5, To: 19}})
+	if v := late.Recovery; len(v) != 1 || v[0].Verdict != TooShort {
 		t.Errorf("a transient ending 1 s before the run: %+v, want too-short", v)
+	}
+	late.JudgeRecovery(nil)
+	if len(late.Recovery) != 1 {
+		t.Errorf("no transients: the verdicts became %+v, want them left as they were", late.Recovery)
 	}
 }
 
@@ -147,7 +127,7 @@ func TestFindBoundaries(t *testing.T) {
 // end, 6.5 + 2.5 + 2 = 11 s), the same line at any later bin, and the
 // metastable transients only once the run has ended.
 func TestRecoveryLinesAsTheBinsClose(t *testing.T) {
-	lab := recoveryLab(t, "  - {at: 5s, action: slow, target: all, speed: 0.5, for: 1500ms}\n")
+	ts := []Transient{slowdown}
 	back := series(5, 9, false)
 	upTo := func(bins []Bin, t float64) []Bin { // the bins closed by t
 		n := 0
@@ -157,45 +137,26 @@ func TestRecoveryLinesAsTheBinsClose(t *testing.T) {
 		return bins[:n]
 	}
 	for _, at := range []float64{4, 6.5, 9, 10.75} { // before, during, after the trigger, the hold not yet done
-		if got := RecoveryLines(lab, upTo(back, at), false); len(got) != 0 {
+		if got := RecoveryLog(ts, upTo(back, at), false); len(got) != 0 {
 			t.Errorf("by %gs: %+v, want no verdict yet", at, got)
 		}
 	}
 	want := "recovery from slow all speed=0.5 for=1.5s (5s to 6.5s): back 2.5s after it ended (goodput 100.0%, p99 100ms before)"
 	for _, at := range []float64{11, 15, 20} {
-		got := RecoveryLines(lab, upTo(back, at), at == 20)
+		got := RecoveryLog(ts, upTo(back, at), at == 20)
 		if len(got) != 1 || got[0].T != 11 || got[0].Text != want {
 			t.Errorf("by %gs: %+v, want the recovery at 11 s: %q", at, got, want)
 		}
 	}
 	stuck := series(5, 99, false)
-	if got := RecoveryLines(lab, upTo(stuck, 19), false); len(got) != 0 {
+	if got := RecoveryLog(ts, upTo(stuck, 19), false); len(got) != 0 {
 		t.Errorf("stuck, running: %+v, want no verdict before the end", got)
 	}
-	got := RecoveryLines(lab, stuck, true)
+	got := RecoveryLog(ts, stuck, true)
 	if len(got) != 1 || got[0].T != 20 || !strings.Contains(got[0].Text, "did not recover within the run (metastable)") {
 		t.Errorf("stuck, ended: %+v, want metastable at the run's end (20 s)", got)
 	}
-	if got := RecoveryLines(recoveryLab(t, ""), back, true); got != nil {
+	if got := RecoveryLog(nil, back, true); got != nil {
 		t.Errorf("a script without transients: %+v", got)
-	}
-}
-
-// A compare setting may change the script (a longer slowdown): each run's
-// verdict is on its own setting's transient, from the settings given or
-// the lab's compare list; a run of no setting gets the lab's.
-func TestRecoveryPerSettingScript(t *testing.T) {
-	lab := recoveryLab(t, "  - {at: 5s, action: slow, target: all, speed: 0.5, for: 1500ms}\n"+
-		"compare:\n  - {name: long, set: {\"events[0].for\": 3s}}\n")
-	for _, settings := range [][]labfile.Setting{nil, {{Name: "long", Set: map[string]string{"events[0].for": "3s"}}}} {
-		rep := &Report{Runs: []Run{{Name: "long", Series: series(5, 9, false)}, {Name: "other", Series: series(5, 9, false)}}}
-		rep.AddRecovery(lab, settings...)
-		long, other := rep.Runs[0].Recovery, rep.Runs[1].Recovery
-		if len(long) != 1 || long[0].To != 8 || long[0].Event != "slow all speed=0.5 for=3s" || *long[0].AfterS != 1 {
-			t.Errorf("settings %v: long's verdict %+v, want its own slowdown to 8 s, back 1 s after", settings, long)
-		}
-		if len(other) != 1 || other[0].To != 6.5 {
-			t.Errorf("settings %v: a run of no setting: %+v, want the lab's slowdown to 6.5 s", settings, other)
-		}
 	}
 }

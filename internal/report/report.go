@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"io"
 	"math"
-
-	"github.com/lblab/lblab/internal/labfile"
 )
 
 // Report is the result of one lab run or compare.
@@ -31,7 +29,7 @@ type Report struct {
 	Narration string `json:"-"` // what to watch, printed above the table
 	// Headline is the figure the lab is about (its report.headline): the
 	// table ranks the settings by it and shows it first.
-	Headline labfile.Headline `json:"-"`
+	Headline Headline `json:"-"`
 }
 
 // Run is one setting's result: the same request stream through one policy.

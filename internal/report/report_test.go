@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/clock"
-	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/report/reporttest"
 )
@@ -92,7 +91,7 @@ func TestCDFWithSeries(t *testing.T) {
 // wideReport is a compare over n servers where nothing finished: each
 // server holds what it was sent.
 func wideReport(n int) *report.Report {
-	rep := &report.Report{Mode: "sim", Lab: "wide", Seed: 1, DurationS: 10, Headline: labfile.HeadlineMaxQueue}
+	rep := &report.Report{Mode: "sim", Lab: "wide", Seed: 1, DurationS: 10, Headline: report.HeadlineMaxQueue}
 	for k, name := range []string{"spread", "lumpy"} {
 		run := report.Run{Name: name, Requests: uint64(100 * n), Timeouts: uint64(100 * n)}
 		for i := 0; i < n; i++ {
@@ -147,7 +146,7 @@ func TestRankedNoSuccessLast(t *testing.T) {
 	if r := rep.Ranked(); r[len(r)-1].Name != "aaa-nothing" || r[0].Name != "fast" {
 		t.Errorf("ranked %s, %s, %s", r[0].Name, r[1].Name, r[2].Name)
 	}
-	rep.Headline = labfile.HeadlineGoodput
+	rep.Headline = report.HeadlineGoodput
 	rep.Runs[0].Goodput, rep.Runs[1].Goodput = 0.5, 0.9
 	if r := rep.Ranked(); r[0].Name != "fast" || r[1].Name != "slow" {
 		t.Errorf("by goodput: %s, %s", r[0].Name, r[1].Name)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/report/verdict"
 	"github.com/lblab/lblab/scenarios"
 )
 
@@ -42,8 +43,8 @@ func TestScenarioCHBounded(t *testing.T) { compareScenario(t, "ch-bounded") }
 // metastable never come back; the budget does, sooner with drop-expired.
 func TestScenarioRetryStorm(t *testing.T) {
 	rep := compareScenario(t, "retry-storm")
-	rep.AddRecovery(loadScenario(t, "retry-storm"))
-	verdict := func(name string) (string, float64) {
+	verdict.AddRecovery(rep, loadScenario(t, "retry-storm"))
+	verdictOf := func(name string) (string, float64) {
 		v := runOf(t, rep, name).Recovery
 		if len(v) != 1 || v[0].From != 5 || v[0].To != 6.5 || v[0].Baseline.Goodput < 0.99 {
 			t.Fatalf("%s: verdicts %+v, want one on the slowdown from 5 to 6.5 s with a healthy baseline", name, v)
@@ -54,12 +55,12 @@ func TestScenarioRetryStorm(t *testing.T) {
 		return v[0].Verdict, *v[0].AfterS
 	}
 	for _, name := range []string{"retries", "drop-expired"} {
-		if v, _ := verdict(name); v != report.Metastable {
+		if v, _ := verdictOf(name); v != report.Metastable {
 			t.Errorf("%s: %s, want metastable", name, v)
 		}
 	}
-	vb, budget := verdict("retry-budget")
-	vd, both := verdict("budget-drop-expired")
+	vb, budget := verdictOf("retry-budget")
+	vd, both := verdictOf("budget-drop-expired")
 	if vb != report.Recovered || vd != report.Recovered || both > budget || budget > 5 {
 		t.Errorf("retry-budget %s after %g s, budget-drop-expired %s after %g s: want both back within 5 s, the second no later", vb, budget, vd, both)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/lblab/lblab/internal/core/server"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/report/verdict"
 	"github.com/lblab/lblab/internal/stats"
 	"github.com/lblab/lblab/internal/workload"
 )
@@ -275,7 +276,7 @@ func (s *Session) Drills() []labfile.Event { return append([]labfile.Event(nil),
 // Log is the event log so far (script events, breaker transitions, health
 // and outlier changes), as Run's report carries it, with the recovery
 // verdicts the bins so far decide on the script's transients, drills
-// included (report.RecoveryLines), in time order: what the dashboard's
+// included (verdict.RecoveryLines), in time order: what the dashboard's
 // event log shows. The report keeps its verdicts in its own field.
 // The lines are worked out again only when the log, the bins or the end
 // have moved since the last call (playback asks at every tick).
@@ -289,7 +290,7 @@ func (s *Session) Log() []report.LogLine {
 		return s.log
 	}
 	s.log, s.logAt = s.w.col.Log, at
-	if verdicts := report.RecoveryLines(s.lab, s.Bins(), s.ended); len(verdicts) > 0 {
+	if verdicts := verdict.RecoveryLines(s.lab, s.Bins(), s.ended); len(verdicts) > 0 {
 		out := make([]report.LogLine, 0, len(s.w.col.Log)+len(verdicts))
 		out = append(append(out, s.w.col.Log...), verdicts...)
 		slices.SortStableFunc(out, func(a, b report.LogLine) int { return cmp.Compare(a.T, b.T) })

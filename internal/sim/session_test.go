@@ -11,6 +11,7 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
+	"github.com/lblab/lblab/internal/report/verdict"
 )
 
 // sessionScenarios cover the paths a session must replay exactly: a script
@@ -350,7 +351,7 @@ func TestSessionLogsRecoveryVerdicts(t *testing.T) {
 				t.Fatal(err)
 			}
 			rep := &report.Report{Runs: []report.Run{res.Run}}
-			rep.AddRecovery(lab)
+			verdict.AddRecovery(rep, lab)
 			if v := rep.Runs[0].Recovery; len(v) != 1 || !strings.Contains(verdicts(s)[0], v[0].Says()) {
 				t.Errorf("the report's verdict %+v differs from the log's %q", v, verdicts(s))
 			}

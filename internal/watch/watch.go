@@ -831,7 +831,7 @@ func (s *Server) handleCompare(req dash.Request) dash.Answer {
 	}
 	headline := string(l.Report.Headline)
 	if headline == "" {
-		headline = string(labfile.HeadlineP99)
+		headline = string(report.HeadlineP99)
 	}
 	rows := []CompareRow{}
 	for i, r := range rep.Ranked() {
