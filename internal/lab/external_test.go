@@ -288,17 +288,19 @@ func accounted(t *testing.T, kind string, run *report.Run) {
 	for _, s := range run.Servers {
 		sent += s.Sent
 	}
-	// Through Caddy an attempt its client gave up on before Caddy wrote it
-	// upstream never reaches a backend: in a retry storm each 504 closes an
-	// upstream connection, so attempts wait for new ones, and Caddy drops
-	// those whose client left (docs/external.md, "Caddy in a retry storm";
-	// measured 284 of 23,826 attempts, each one of the run's timeouts).
-	// Fewer is then fine, up to the attempts that timed out; more never is.
+	// An attempt its client gave up on before the proxy wrote it upstream
+	// never reaches a backend. Through Caddy in a retry storm each 504
+	// closes an upstream connection, so attempts wait for new ones, and
+	// Caddy drops those whose client left (docs/external.md, "Caddy in a
+	// retry storm"; measured 284 of 23,826 attempts, each one of the run's
+	// timeouts). Through nginx on a machine busy beside two CPU hogs too:
+	// 1,090 of 19,660 in a retry storm at a CPU pressure of 0.92. Fewer is
+	// then fine, up to the attempts that timed out; more never is.
 	short := run.Attempts - sent
-	if sent > run.Attempts || sent < run.Attempts && (kind != "caddy" || short > run.Timeouts) {
+	if sent > run.Attempts || short > run.Timeouts {
 		t.Errorf("%s %s: the loadgen sent %d attempts, the backends received %d (%d timed out)", kind, run.Name, run.Attempts, sent, run.Timeouts)
 	} else if short > 0 {
-		t.Logf("%s %s: %d of %d attempts timed out at the client before Caddy wrote them upstream", kind, run.Name, short, run.Attempts)
+		t.Logf("%s %s: %d of %d attempts timed out at the client before %s wrote them upstream", kind, run.Name, short, run.Attempts, kind)
 	}
 }
 

@@ -16,20 +16,32 @@ import (
 	"github.com/lblab/lblab/internal/testbin"
 )
 
-// lab watch keeps answering while a heavy lab plays and while long
-// requests run, and a long request stops when its client goes away or a
-// newer one replaces it (issue 33). The lab: 300 servers that
-// least-response-time scans on each of 300,000 picks a second, so a 250 ms
-// bin is about 22 million visits, most of a second of one core.
-func TestLongRunsLeaveTheAPIAnswering(t *testing.T) {
-	if testing.Short() {
-		t.Skip("plays a heavy lab for seconds")
-	}
+// busyLab is 300 servers that least-response-time scans on each of
+// 300,000 picks a second: a 250 ms bin is about 22 million visits, most of
+// a second of one core.
+func busyLab(t *testing.T) *labfile.Lab {
+	t.Helper()
 	l, err := labfile.Parse("heavy.yaml", []byte("name: heavy\nduration: 10s\nclients: {rate: 300000}\nbalancers: {algorithm: least-response-time}\nservers:\n  - {count: 300}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Options{Lab: l})
+	return l
+}
+
+// busy is the CPU pressure (testbin.CPUPressure) from which a single
+// answer of lab watch's API may wait seconds for a CPU: the test alone
+// measured 0.10-0.44 (other work on the machine), beside two CPU hogs and
+// internal/lab's live tests 0.89-0.98.
+const busy = 0.8
+
+// lab watch keeps answering while a heavy lab plays and while long
+// requests run, and a long request stops when its client goes away or a
+// newer one replaces it (issue 33). The lab: busyLab.
+func TestLongRunsLeaveTheAPIAnswering(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a heavy lab for seconds")
+	}
+	srv, err := New(Options{Lab: busyLab(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,6 +80,7 @@ func TestLongRunsLeaveTheAPIAnswering(t *testing.T) {
 		}
 		return p, time.Since(start)
 	}
+	pressure := testbin.CPUPressure()
 	// poll reads the playback until done says so (or 60 s), and returns
 	// every answer's time.
 	poll := func(done func(Playback) bool) []time.Duration {
@@ -80,20 +93,36 @@ func TestLongRunsLeaveTheAPIAnswering(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+		if starved := pressure(); starved >= testbin.Starved { // 2 s of this lab is about 8 s of CPU
+			t.Skipf("the machine was starved (some task waited for a CPU %.0f%% of the time, over %.0f%%): gave up waiting after 60 s", 100*starved, 100*testbin.Starved)
+		}
 		t.Fatal("gave up waiting after 60 s")
 		return nil
 	}
-	pressure := testbin.CPUPressure()
 	answers := func(what string, took []time.Duration) {
 		// Each answer should come within 250 ms; on a 2-core machine
 		// other work shares, the median must, and none may take 2 s (a
 		// bin played under the lock holds every answer up about 1 s).
+		// An answer waits for the slice of playback going on and the
+		// snapshot its tick publishes (queueLock): measured at the
+		// median 26-33 ms alone, 42-64 ms beside two CPU hogs and
+		// internal/lab's live tests (122 and 230 ms when playback at
+		// max took the lock back after each tick before the request).
+		// The slowest alone 96-155 ms; beside them 0.66-3.0 s, at a
+		// CPU pressure of 0.91-0.98: a snapshot published under the lock
+		// while the machine starved the process (5 ms of CPU took up to
+		// 0.74 s). So on a busy machine (busy) only the median counts;
+		// TestAPIWaitsForOneTickAtMax and
+		// TestTickEndsAfterItsSliceWhenARequestWaits check what an
+		// answer waits for however busy the machine is.
 		slices.Sort(took)
 		median, worst := took[len(took)/2], took[len(took)-1]
-		t.Logf("%s: %d answers, half within %v, the slowest %v", what, len(took), median, worst)
-		if len(took) < 5 || median > 250*time.Millisecond || worst > 2*time.Second {
-			msg := fmt.Sprintf("%s: %d answers of GET /api/playback, half within %v, the slowest %v: want each within 250 ms (2 s at worst on a loaded machine)", what, len(took), median, worst)
-			if starved := pressure(); starved >= testbin.Starved { // the answers wait for a CPU, not for the lock
+		starved := pressure()
+		t.Logf("%s: %d answers, half within %v, the slowest %v; CPU pressure so far %.2f", what, len(took), median, worst, starved)
+		slow := worst > 2*time.Second && starved < busy
+		if len(took) < 5 || median > 250*time.Millisecond || slow {
+			msg := fmt.Sprintf("%s: %d answers of GET /api/playback, half within %v, the slowest %v: want each within 250 ms (half of them on a busy machine, and none over 2 s unless it was busy)", what, len(took), median, worst)
+			if starved >= testbin.Starved { // the answers wait for a CPU, not for the lock
 				t.Skipf("the machine was starved (some task waited for a CPU %.0f%% of the time, over %.0f%%): %s", 100*starved, 100*testbin.Starved, msg)
 			}
 			t.Error(msg)

@@ -72,8 +72,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		case err := <-errc:
 			return err
 		case now := <-t.C:
-			// At max the next tick starts at once (the lock is free in
-			// between for the API); otherwise on the ticker.
+			// At max the next tick starts at once, after any request of
+			// the API that waits for the lock (queueLock hands it over in
+			// turn); otherwise on the ticker.
 			for s.Tick(now) && ctx.Err() == nil {
 				now = time.Now()
 			}

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -91,7 +90,7 @@ const workEvery = 250 * time.Millisecond
 
 // Server plays one lab and serves the dashboard.
 type Server struct {
-	mu       sync.Mutex
+	mu       *queueLock        // lock.go: a request of the API waits for one slice of playback, not for its ticks
 	base     *labfile.Lab      // the lab played: the setting applied, without the drills nor the compare settings
 	plain    *labfile.Lab      // the lab as given, without the compare settings (what Compare all applies each to)
 	compare  []labfile.Setting // its compare entries (Compare all runs them)
@@ -127,8 +126,10 @@ type Server struct {
 
 // sliceWork is how much simulator work (assemble.Work) playback does
 // between two looks at the wall clock: about 5 ms at 100 ns an event, so
-// a tick keeps to its budget however heavy a bin is, and the API's
-// requests wait for the lock no longer than that.
+// a tick keeps to its budget however heavy a bin is. A tick also ends
+// after the slice during which a request of the API came to wait for the
+// lock (queueLock.waited), so the request waits for that slice and the
+// snapshot the tick publishes, not for the tick's budget.
 const sliceWork = 50_000
 
 // stopper numbers a new long request (which stops the older ones) and
@@ -150,7 +151,7 @@ func stopped(err error) (dash.Answer, bool) {
 
 // New prepares a server for opts (nothing runs before Serve).
 func New(opts Options) (*Server, error) {
-	s := &Server{stream: dash.NewStream(), log: opts.Log, access: opts.Access, demo: opts.Demo, speed: opts.Speed, paused: opts.Paused, pauseAt: clock.Never,
+	s := &Server{mu: newQueueLock(), stream: dash.NewStream(), log: opts.Log, access: opts.Access, demo: opts.Demo, speed: opts.Speed, paused: opts.Paused, pauseAt: clock.Never,
 		busy: opts.Busy, every: workEvery, budget: opts.Budget}
 	if s.budget == (assemble.Budget{}) {
 		s.budget = assemble.DefaultBudget
@@ -331,6 +332,9 @@ func (s *Server) playLocked(now time.Time) {
 				if !s.max {
 					s.anchor(time.Now()) // behind: play on from here
 				}
+				break
+			}
+			if s.mu.waited() { // a request of the API waits: it has the lock after this slice
 				break
 			}
 		}
