@@ -322,6 +322,23 @@ func untimed() []string {
 	return out
 }
 
+// undoPairs says, from the drill table, what ends each drill that has an
+// undo: another drill (slow: restore), or the same one with the values in
+// force before it (rate, set: back to what was in force).
+func undoPairs() string {
+	var pairs, back []string
+	for _, d := range labfile.Drills {
+		switch {
+		case !d.Undoable():
+		case d.Undo == d.Action:
+			back = append(back, string(d.Action))
+		default:
+			pairs = append(pairs, fmt.Sprintf("%s: %s", d.Action, d.Undo))
+		}
+	}
+	return strings.Join(pairs, ", ") + "; " + strings.Join(back, ", ") + ": back to what was in force"
+}
+
 func chaosCommand() *cobra.Command {
 	var addr string
 	var af accessFlags
@@ -336,10 +353,7 @@ Settings: speed=0.25, pause=300ms, share=0.1, rate=800, algorithm=p2c, or any
 dotted lab path for set (clients.budget=0.1, balancers.breaker.enabled=true).
 add-server without a name adds a server like the last one named as a lab file
 would (s6 for the first one added to five). --for 30s time-boxes the drill: the
-lab undoes it 30 s later (slow: restore, kill: restart, fail: recover, errors,
-rate, algorithm and set: back to what was in force, add-server: remove-server,
-zone-down: zone-up, zone-slow: zone-restore, link-delay: the hop before,
-partition: heal),
+lab undoes it 30 s later (` + undoPairs() + `),
 whether or not anyone watches;
 ` + strings.Join(untimed(), ", ") + ` take no --for (no undo).
 In a lab with zones, zone-down, zone-up, zone-slow and zone-restore take a zone
