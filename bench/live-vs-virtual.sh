@@ -15,8 +15,9 @@
 # a claim on a figure only the simulator measures shows as unmeasured.
 #
 # Usage: bench/live-vs-virtual.sh [SCENARIO...] [-- LAB-FLAGS...]
-#   no scenario: every built-in scenario that lab run can start (at most 40
-#   servers); LAB-FLAGS (e.g. --duration 10s) go to both lab sim and lab run.
+#   no scenario: every built-in scenario that lab run can start (within its
+#   process cap, 50 by default; the others are skipped); LAB-FLAGS (e.g.
+#   --duration 10s) go to both lab sim and lab run.
 # The machine should be otherwise idle: live latencies include its noise.
 set -euo pipefail
 cd "$(dirname "$0")/.."

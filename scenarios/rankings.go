@@ -63,7 +63,7 @@ func rankings() map[string][]ranking {
 			[]string{"hedge-p95"}, []string{"no-hedge"}, false}},
 		"herd": {{Throughout, "P2C's random pair spreads the traffic; random ignores the stale numbers altogether. With fresh, local counts least-outstanding is fine again.",
 			[]string{"p2c", "random", "least-outstanding-local"}, []string{"least-outstanding"}, false}},
-		"jiq": {{Throughout, "and queue far less than under p2c, whose eight balancers each count only their own requests",
+		"jiq": {{Throughout, "and queue far less than under p2c, whose three balancers each count only their own requests",
 			[]string{"jiq-sq2", "jiq"}, []string{"p2c", "random"}, false}},
 		"mixed-fleet": {{Throughout, "weighted round robin follows the weights (the speeds); least-outstanding and P2C find the fast half on their own.",
 			[]string{"weighted-round-robin", "least-outstanding", "p2c"}, []string{"round-robin", "random"}, false}},

@@ -162,7 +162,7 @@ func TestScenarioRetrySameHost(t *testing.T) { compareScenario(t, "retry-same-ho
 
 func TestScenarioOrcaWeights(t *testing.T) { compareScenario(t, "orca-weights") }
 
-// jiq: join-the-idle-queue against p2c with 8 balancers at 0.7-0.9 of
+// jiq: join-the-idle-queue against p2c with 3 balancers at 0.7-0.9 of
 // capacity, every invariant checked.
 func TestScenarioJIQ(t *testing.T) { compareScenario(t, "jiq") }
 
