@@ -30,7 +30,7 @@ func TestEverySettingRoundTrips(t *testing.T) {
 		t.Errorf("the API leaves out %d settings: %v", len(state.NotSettings), state.NotSettings)
 	}
 	f1, f2 := startFake(t, "s1"), startFake(t, "s2")
-	lab := testLab(t)
+	lab := zonedLab(t)
 	_, c := startLB(t, lab, f1, f2)
 
 	var st struct{ Settings json.RawMessage }
@@ -69,7 +69,7 @@ func TestEverySettingRoundTrips(t *testing.T) {
 			if a := c.call(t, "PUT", "/admin/settings", initial); a.status != 200 {
 				t.Fatalf("PUT of the settings GET showed: %d %s", a.status, a.body)
 			}
-			lab = testLab(t)
+			lab = zonedLab(t)
 			v, ok = otherValue(lab, l, allowed[l.Path])
 		}
 		if !ok {
@@ -106,6 +106,17 @@ func TestEverySettingRoundTrips(t *testing.T) {
 
 // otherValue finds a value of leaf l other than lab's that the lab file
 // takes on top of lab: from its range or its words, or the other boolean.
+// zonedLab is testLab with two zones, s1 in a and s2 in b, so that the
+// settings that need zones (balancers.locality) take another value too.
+func zonedLab(t *testing.T) *labfile.Lab {
+	t.Helper()
+	lab, err := labfile.Parse("zoned.yaml", []byte("network: {hop: 0s}\nzones: [{name: a}, {name: b}]\nservers:\n  - {count: 1, zone: a}\n  - {count: 1, zone: b}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lab
+}
+
 func otherValue(lab *labfile.Lab, l labfile.Leaf, a labfile.Allowed) (any, bool) {
 	cur, err := lab.Value(l.Path)
 	if err != nil {
