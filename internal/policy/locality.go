@@ -19,11 +19,12 @@ const saltLocality = 0x10ca_0000_0000_0013
 // zoning is the balancer's locality layer: the policy with its defaults,
 // each server's zone, and what the layer knows of each zone at a pick.
 type zoning struct {
-	loc    balance.LocalityConfig
-	zoneOf []int32             // by global server index: its zone (0 in a lab of one zone)
-	zst    []balance.ZoneState // by zone; Level and Callers fixed, the counts per pick
-	masks  []uint64            // the pick's masks, in the order tried
-	zoned  uint64              // picks the layer chose zones for (ZonedPicks)
+	loc      balance.LocalityConfig
+	zoneOf   []int32             // by global server index: its zone (0 in a lab of one zone)
+	zst      []balance.ZoneState // by zone; Level and Callers fixed, the counts per pick
+	masks    []uint64            // the pick's masks, in the order tried
+	zoned    uint64              // picks the layer chose zones for (ZonedPicks)
+	pickMask uint64              // the zones the last pick chose among (PickZones)
 }
 
 // checkLocality is what is wrong with cfg's locality layer, or nil.
@@ -77,6 +78,7 @@ func (b *Balancer) serverZone(i int) int32 {
 // set of zones the layer chooses, in order, then in every zone. With the
 // layer off it is the algorithm's pick.
 func (b *Balancer) pickZoned(now clock.Instant, req balance.Request) int {
+	b.pickMask = allZones
 	if !b.loc.Active() {
 		return b.algo.Pick(now, req, &b.view)
 	}
@@ -89,6 +91,7 @@ func (b *Balancer) pickZoned(now clock.Instant, req balance.Request) int {
 	for _, m := range b.masks {
 		b.view.mask = m
 		if j := b.algo.Pick(now, req, &b.view); j >= 0 {
+			b.pickMask = m
 			return j
 		}
 	}
@@ -125,3 +128,14 @@ func (b *Balancer) ZonedPicks() uint64 { return b.zoned }
 
 // Locality is the layer's policy (none when off).
 func (b *Balancer) Locality() balance.Locality { return b.loc.Policy }
+
+// PickZones reports whether server i is in the zones the last Pick chose
+// its server among: every server when the layer is off or fell back to
+// every zone. An algorithm's bound (ring-hash-bounded's capacity) holds
+// over those servers, the ones its View showed.
+func (b *Balancer) PickZones(i int) bool {
+	if b.pickMask == allZones || i < 0 || i >= len(b.zoneOf) {
+		return true
+	}
+	return b.pickMask&(1<<uint(b.zoneOf[i])) != 0
+}

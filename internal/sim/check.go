@@ -116,12 +116,13 @@ func (w *world) checkEnd() {
 // T were in flight on them before it, so the busiest stays within
 // (1+eps) x mean + 1 (Mirrokni, Thorup, Zadimoghaddam). The servers eligible
 // before the pick are those eligible after it plus the one picked (a probe
-// can use up its breaker's last half-open place).
+// can use up its breaker's last half-open place); under a locality layer,
+// those of the zones it chose for the pick (policy.Balancer.PickZones).
 func (w *world) checkBounded(now clock.Instant, b *policy.Balancer, picked int) {
 	loads := b.Loads()
 	m, before := 0.0, -1.0 // the pick itself is in the count now
 	for _, i := range b.Members() {
-		if i == picked || b.Eligible(now, i) {
+		if i == picked || b.Eligible(now, i) && b.PickZones(i) {
 			m++
 			before += float64(loads.Stats[i].Outstanding)
 		}
