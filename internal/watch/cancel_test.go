@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -45,15 +44,7 @@ func TestLongRunsLeaveTheAPIAnswering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	defer func() { cancel(); <-served }()
-	base := "http://" + ln.Addr().String()
+	base := serveTest(t, srv)
 	post := func(ctx context.Context, path, body string) (int, string) {
 		req, _ := http.NewRequestWithContext(ctx, "POST", base+path, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")

@@ -1,9 +1,7 @@
 package watch
 
 import (
-	"context"
 	"encoding/json"
-	"net"
 	"runtime"
 	"slices"
 	"testing"
@@ -109,14 +107,7 @@ func TestAPIWaitsForOneTickAtMax(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	defer func() { cancel(); <-served }()
+	serveTest(t, srv)
 	if code, out := inMemory(t, srv, "POST", "/api/playback", `{"max": true}`); code != 200 {
 		t.Fatalf("max: %d %s", code, out)
 	}

@@ -49,6 +49,13 @@ func startWatchLab(t *testing.T, l *labfile.Lab, name, setting string, paused bo
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveTest(t, srv)
+}
+
+// serveTest serves srv on 127.0.0.1:0 until the test ends and returns the
+// base URL.
+func serveTest(t *testing.T, srv *Server) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
