@@ -1241,12 +1241,15 @@ func TestWatchPageDrawsZones(t *testing.T) {
 	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`document.getElementById('time-box').value = ''; document.getElementById('zone-pick').value = 'b'`),
 		chromedp.Click(chromedp.CSS(`#controls button[data-action="zone-down"]`)))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-drills').textContent.includes(': zone-down b')`)
+	// the locality layer's menu (a setting only a lab with zones shows)
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('locality'); s.value = 'rings'; s.dispatchEvent(new Event('change')); })()`))
+	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-drills').textContent.includes('balancers.locality.policy=rings')`)
 	shot(t, ctx, "zones")
 
 	flat := startWatch(t, "rr-slow", true)
 	do(t, ctx, 60*time.Second, chromedp.Navigate(flat+"/"))
 	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('time-box') && document.querySelectorAll('#diagram .server').length > 0`)
-	if evalJS[bool](t, ctx, `!!document.getElementById('zone-pick') || !!document.querySelector('#diagram [data-zi]')`) {
+	if evalJS[bool](t, ctx, `!!document.getElementById('zone-pick') || !!document.getElementById('locality') || !!document.querySelector('#diagram [data-zi]')`) {
 		t.Error("a lab without zones shows zones")
 	}
 	if !evalJS[bool](t, ctx, `(() => { const t = document.querySelector('.tile[data-key=cross_zone_attempts]'); return !t || t.hidden })()`) {

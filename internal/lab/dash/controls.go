@@ -44,6 +44,8 @@ type Control struct {
 	Off     *string  `json:"off,omitempty"`
 	Preset  string   `json:"preset,omitempty"`
 	Choices []string `json:"choices,omitempty"`
+
+	zoned bool // only a lab with zones has it (pageSetting.zoned)
 }
 
 // Controls are the page's settings in force, in pageSettings' order.
@@ -58,6 +60,7 @@ type pageSetting struct {
 	off                     *string
 	preset                  string
 	choices                 []string
+	zoned                   bool // shown only in a lab with zones (the setting needs them)
 }
 
 func off(v string) *string { return &v }
@@ -72,6 +75,7 @@ var pageSettings = []pageSetting{
 	{path: "clients.hedge", key: "hedge", label: "hedging", group: "Clients", off: off(""), preset: "p95"},
 	{path: "balancers.timeout", key: "timeout_ms", label: "timeout", group: "Balancer", off: off("0s"), preset: "100ms"},
 	{path: "balancers.breaker.enabled", key: "breaker", label: "circuit breakers", group: "Balancer"},
+	{path: "balancers.locality.policy", key: "locality", label: "locality", group: "Balancer", zoned: true},
 	{path: "servers.queue.capacity", key: "queue_capacity", label: "queue capacity", group: "Server queues", off: off("0"), preset: "20"},
 	{path: "servers.queue.discipline", key: "discipline", label: "queue", group: "Server queues"},
 	{path: "servers.drop_expired", key: "drop_expired", label: "drop expired", group: "Server queues"},
@@ -98,7 +102,7 @@ func controlsOf(ps []pageSetting) Controls {
 			panic("dash: pageSettings names " + p.path + ", which is no setting of the lab file")
 		}
 		c := Control{Path: p.path, Key: p.key, Label: p.label, Group: p.group, Drill: string(p.drill), Unit: p.unit,
-			Kind: kindOf(t), Off: p.off, Preset: p.preset, Choices: p.choices}
+			Kind: kindOf(t), Off: p.off, Preset: p.preset, Choices: p.choices, zoned: p.zoned}
 		if w := allowed[p.path].Words; len(w) > 0 && c.Kind == "text" {
 			c.Kind, c.Words = "word", w
 		}
@@ -130,7 +134,12 @@ func kindOf(t reflect.Type) string {
 // limiter), else the lab copy's (the client policy, which the loadgen does
 // not report).
 func controlsNow(lab *labfile.Lab, cur *Reading) Controls {
-	out := append(Controls(nil), controlTable()...)
+	var out Controls
+	for _, c := range controlTable() {
+		if !c.zoned || lab.Zoned() {
+			out = append(out, c)
+		}
+	}
 	lb := firstLB(cur)
 	var backend func(path string) (string, bool)
 	for _, sr := range cur.Servers {

@@ -80,8 +80,14 @@ func TestASettingAddedReachesTheSnapshot(t *testing.T) {
 	for _, c := range snap.Controls {
 		byPath[c.Path] = c
 	}
-	if len(snap.Controls) != len(pageSettings) {
-		t.Errorf("%d controls in the snapshot, want %d", len(snap.Controls), len(pageSettings))
+	zoned := 0 // the settings only a lab with zones shows
+	for _, p := range pageSettings {
+		if p.zoned {
+			zoned++
+		}
+	}
+	if len(snap.Controls) != len(pageSettings)-zoned {
+		t.Errorf("%d controls in the snapshot of a lab without zones, want %d (%d need zones)", len(snap.Controls), len(pageSettings)-zoned, zoned)
 	}
 	var word *labfile.Leaf
 	for i, l := range added {
@@ -152,5 +158,33 @@ func TestControlsReadTheProcesses(t *testing.T) {
 	if s["algorithm"] != "round-robin" || s["timeout_ms"] != 2000.0 || s["queue_capacity"] != 7.0 || s["discipline"] != "lifo" ||
 		s["drop_expired"] != true || s["limiter"] != "" || s["client_side"] != false || s["rate"] != 200.0 {
 		t.Errorf("settings object: %v", s)
+	}
+}
+
+// A setting that needs zones (balancers.locality.policy) has its control
+// only in a lab with zones, with the words the settings table gives it.
+func TestZonedControlsOnlyWithZones(t *testing.T) {
+	flat := decode(t, VirtualSnapshot(VirtualView{Lab: labfile.Default()}))
+	for _, c := range flat.Controls {
+		if c.Path == "balancers.locality.policy" {
+			t.Errorf("a lab without zones shows the locality control")
+		}
+	}
+	lab, err := labfile.Parse("z.yaml", []byte("zones: [{name: a}, {name: b}]\nservers:\n  - {count: 2, zone: a}\n  - {count: 2, zone: b}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zoned := decode(t, VirtualSnapshot(VirtualView{Lab: lab}))
+	found := false
+	for _, c := range zoned.Controls {
+		if c.Path == "balancers.locality.policy" {
+			found = true
+			if c.Kind != "word" || c.Value != "none" || !slices.Equal(c.Words, lab.AllowedAt()[c.Path].Words) {
+				t.Errorf("the locality control: kind %s, value %q, words %v", c.Kind, c.Value, c.Words)
+			}
+		}
+	}
+	if !found || len(zoned.Controls) != len(flat.Controls)+1 {
+		t.Errorf("a lab with zones: %d controls (locality among them: %v), one more than without (%d)", len(zoned.Controls), found, len(flat.Controls))
 	}
 }
