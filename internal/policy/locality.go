@@ -23,7 +23,6 @@ type zoning struct {
 	zoneOf   []int32             // by global server index: its zone (0 in a lab of one zone)
 	zst      []balance.ZoneState // by zone; Level and Callers fixed, the counts per pick
 	masks    []uint64            // the pick's masks, in the order tried
-	zoned    uint64              // picks the layer chose zones for (ZonedPicks)
 	pickMask uint64              // the zones the last pick chose among (PickZones)
 }
 
@@ -84,18 +83,15 @@ func (b *Balancer) pickZoned(now clock.Instant, req balance.Request) int {
 	}
 	b.visits += uint64(len(b.members)) // the zones' states scan every member
 	b.masks = b.loc.Masks(b.zoneStates(now), rng.HashFloat(b.cfg.Seed, req.Seq, b.cfg.Salt^saltLocality), b.masks[:0])
-	if len(b.masks) > 0 {
-		b.zoned++
-	}
-	defer func() { b.view.mask = allZones }()
 	for _, m := range b.masks {
 		b.view.mask = m
-		if j := b.algo.Pick(now, req, &b.view); j >= 0 {
+		j := b.algo.Pick(now, req, &b.view)
+		b.view.mask = allZones
+		if j >= 0 {
 			b.pickMask = m
 			return j
 		}
 	}
-	b.view.mask = allZones
 	return b.algo.Pick(now, req, &b.view)
 }
 
@@ -121,13 +117,6 @@ func (b *Balancer) zoneStates(now clock.Instant) []balance.ZoneState {
 	}
 	return b.zst
 }
-
-// ZonedPicks is the picks the locality layer restricted to some zones,
-// over the balancer's life (0 with the layer off).
-func (b *Balancer) ZonedPicks() uint64 { return b.zoned }
-
-// Locality is the layer's policy (none when off).
-func (b *Balancer) Locality() balance.Locality { return b.loc.Policy }
 
 // PickZones reports whether server i is in the zones the last Pick chose
 // its server among: every server when the layer is off or fell back to

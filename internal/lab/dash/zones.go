@@ -1,40 +1,31 @@
 package dash
 
-import "github.com/lblab/lblab/internal/labfile"
+import (
+	"github.com/lblab/lblab/internal/assemble"
+	"github.com/lblab/lblab/internal/labfile"
+)
 
 // placeZones writes into s's balancers and servers the zone each is in
-// (a lab with zones only): the page groups the servers by zone and marks
-// each card and node with it. A server the lab does not name (one a
-// script added) is in the last server's zone, as the network places it.
+// (a lab with zones only), as the network places them (assemble.Zones: a
+// server the lab does not name, one a script added, is in the last
+// server's zone): the page groups the servers by zone and marks each card
+// and node with it.
 func placeZones(s *Snapshot, lab *labfile.Lab) {
-	if !lab.Zoned() {
+	z := assemble.Zones(lab)
+	if z == nil {
 		return
 	}
 	s.Zones = make([]ZoneView, len(lab.Zones))
-	for i, z := range lab.Zones {
-		s.Zones[i] = ZoneView{Name: z.Name, Region: z.Region}
-	}
-	byName := map[string]string{}
-	last := ""
-	zs := lab.ServerZones()
-	for i, n := range lab.ExpandServers() {
-		if i < len(zs) {
-			last = lab.Zones[zs[i]].Name
-			byName[n.Name] = last
-		}
+	for i, zone := range lab.Zones {
+		s.Zones[i] = ZoneView{Name: zone.Name, Region: zone.Region}
 	}
 	for i := range s.Servers {
-		if z, ok := byName[s.Servers[i].Name]; ok {
-			s.Servers[i].Zone = z
-		} else {
-			s.Servers[i].Zone = last
+		if at, ok := z.ServerNamed(s.Servers[i].Name); ok {
+			s.Servers[i].Zone = lab.Zones[at].Name
 		}
 	}
-	bz := lab.BalancerZones()
 	for i := range s.Balancers {
-		if len(bz) > 0 {
-			s.Balancers[i].Zone = lab.Zones[bz[i%len(bz)]].Name
-		}
+		s.Balancers[i].Zone = lab.Zones[z.Balancer(int32(i))].Name
 	}
 }
 
