@@ -110,7 +110,12 @@ func TestSharedLoadPolling(t *testing.T) {
 	f1.queued.Store(0)
 	f2.queued.Store(30)
 	f3.queued.Store(30)
-	eventually(t, "fresh reports", func() bool { return c.state(t).backend("s2").Outstanding == 30 })
+	// Each backend is polled on its own: wait until all three fresh reports
+	// are in (waiting for s2's alone let a pick see s3's stale 0).
+	eventually(t, "fresh reports", func() bool {
+		s := c.state(t)
+		return s.backend("s1").Outstanding == 0 && s.backend("s2").Outstanding == 30 && s.backend("s3").Outstanding == 30
+	})
 	if a := c.get(t, "/"); a.server != "s1" {
 		t.Errorf("picked %s, want s1 (the only idle one)", a.server)
 	}
