@@ -7,15 +7,18 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/lblab/lblab/internal/policy"
+	"github.com/lblab/lblab/internal/shell/pace"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
 // Hedge cancellation (docs/model.md, clients: "the loser is cancelled if it
 // is still queued"). The client posts {"id":N,"attempt":"hedge","try":T}
 // here; like the simulator's cancel event it travels one more hop, balancer
-// -> server, drawn as the attempt's own, and then reaches every backend: the
-// lb does not remember where it sent an attempt, and a backend that does not
-// hold it cancels nothing.
+// -> server, drawn as the attempt's own, to every backend: the lb does not
+// remember where it sent an attempt, and a backend that does not hold it
+// cancels nothing. Each backend's copy waits the hop to that backend (to
+// its zone, in a lab with zones), so the one that holds the attempt gets it
+// when the simulator's cancel event reaches the attempt's server.
 
 // CancelResult is the answer of POST /admin/cancel.
 type CancelResult struct {
@@ -26,15 +29,22 @@ type CancelResult struct {
 	Failed    int    `json:"failed"`            // of those, how many gave no count
 }
 
-// postCancel checks the body, waits one hop and forwards the cancellation
-// to every backend's admin API; it answers once they all have.
+// postCancel checks the body and forwards the cancellation to every
+// backend's admin API, each after its hop; it answers once they all have.
 func (l *LB) postCancel(ctx *fasthttp.RequestCtx) {
 	in, ok := wire.DecodeCancel(ctx)
 	if !ok {
 		return
 	}
-	l.cancelHop(*in.ID, in.Try)
-	res := l.fanOutCancel(in.Marshal()) // forwarded as it came
+	l.mu.Lock()
+	net := l.net
+	l.mu.Unlock()
+	pick := policy.PickNumber(*in.ID, max(in.Try, 1))
+	res := l.fanOutCancel(in.Marshal(), func(server string) { // forwarded as it came
+		if d := toServer(net, l.cfg.Index, server).Delay(pick, policy.BalancerOut); d > 0 {
+			l.cfg.Waits.Sleep(pace.Hop, d)
+		}
+	})
 	res.ID = *in.ID
 	if in.Attempt != nil {
 		res.Attempt = *in.Attempt
@@ -46,24 +56,17 @@ func (l *LB) postCancel(ctx *fasthttp.RequestCtx) {
 	wire.WriteJSON(ctx, fasthttp.StatusOK, res)
 }
 
-// cancelHop sleeps the balancer -> server hop of the cancellation of
-// request id's attempt number try, drawn as the attempt's own.
-func (l *LB) cancelHop(id uint64, try int) {
-	l.mu.Lock()
-	a := attempt{net: l.net, pick: policy.PickNumber(id, max(try, 1))}
-	l.mu.Unlock()
-	l.hop(&a, policy.BalancerOut)
-}
-
 // fanOutCancel posts body to /admin/cancel of every present backend with an
-// admin address, in parallel, and sums their counts.
-func (l *LB) fanOutCancel(body []byte) CancelResult {
+// admin address, in parallel, each after hop(its name) returns, and sums
+// their counts.
+func (l *LB) fanOutCancel(body []byte, hop func(server string)) CancelResult {
 	var cancelled, asked, failed atomic.Int64
 	l.each(func(t target) {
 		if t.b.adminHC == nil {
 			return
 		}
 		asked.Add(1)
+		hop(t.b.Name)
 		n, err := wire.PostCancel(t.b.adminHC, body, wire.CancelWait, l.cfg.Access.Token)
 		if err != nil {
 			failed.Add(1)

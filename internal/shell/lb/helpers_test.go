@@ -50,6 +50,7 @@ type fake struct {
 	probeRIF, probeLatencyUs, probeDelay atomic.Int64
 	probeBody                            atomic.Value // string
 	probed                               atomic.Int64
+	cancelAt                             atomic.Int64 // when the last POST /admin/cancel came (UnixNano)
 	// token, when set before the lb starts, guards /load and
 	// /admin/cancel as a backend's admin API does.
 	token string
@@ -105,6 +106,7 @@ func (f *fake) handle(ctx *fasthttp.RequestCtx) {
 			return
 		}
 		if string(ctx.Path()) == "/admin/cancel" {
+			f.cancelAt.Store(time.Now().UnixNano())
 			ctx.SetBodyString(`{"cancelled":0}`)
 			return
 		}

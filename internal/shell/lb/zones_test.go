@@ -61,3 +61,33 @@ servers: [{zone: b}]
 		time.Sleep(15 * time.Second) // fasthttp's cleaners (see TestTimeoutInVirtualTime)
 	})
 }
+
+// A cancellation reaches each backend over the hop to that backend's zone,
+// as the simulator's reaches the attempt's server: lb1 in a, s1 in a (no
+// hop), s2 in b (200 ms across). It took the lb's own zone's hop to every
+// backend, so a queued loser across a zone was cancelled too early.
+func TestCancelTakesEachBackendsZoneHop(t *testing.T) {
+	lab, err := labfile.Parse("z.yaml", []byte(`
+zones: [{name: a}, {name: b}]
+network: {hop: 0s, cross_zone: {hop: 200ms}}
+balancers: {zones: [a]}
+servers: [{zone: a}, {zone: b}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f1, f2 := startFake(t, "s1"), startFake(t, "s2")
+	_, c := startLBWith(t, Config{Name: "lbt", Lab: lab, IdleConn: time.Second, Backends: []BackendSpec{
+		{Name: "s1", Addr: f1.addr(), Admin: f1.addr()}, {Name: "s2", Addr: f2.addr(), Admin: f2.addr()}}})
+	sent := time.Now()
+	if a := do(t, c.admin, "POST", "/admin/cancel", `{"id":5,"attempt":"hedge"}`); a.status != 200 || !strings.Contains(a.body, `"backends":2,"failed":0`) {
+		t.Fatalf("cancel: %d %s", a.status, a.body)
+	}
+	at1, at2 := time.Unix(0, f1.cancelAt.Load()), time.Unix(0, f2.cancelAt.Load())
+	if at2.Sub(sent) < 200*time.Millisecond {
+		t.Errorf("s2, across the zones, got the cancellation %v after it was sent, want >= 200ms", at2.Sub(sent))
+	}
+	if !at1.Before(at2) {
+		t.Errorf("s1, in the lb's zone, got it at %v, not before s2 (%v)", at1.Sub(sent), at2.Sub(sent))
+	}
+}
