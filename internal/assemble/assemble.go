@@ -76,6 +76,13 @@ func JIQ(lab *labfile.Lab) balance.JIQ {
 	return balance.JIQ{Join: lab.Balancers.JIQ.Join, Choices: lab.Balancers.JIQ.Choices}
 }
 
+// IdleLocal reports whether the lab's idle servers announce themselves
+// only to the balancers of their own zone (policy.AnnounceTo): a lab with
+// zones and a locality layer.
+func IdleLocal(lab *labfile.Lab) bool {
+	return lab.Zoned() && balance.LocalityConfig{Policy: lab.Balancers.Locality.Policy}.Active()
+}
+
 // anyAlgorithm reports whether an algorithm the lab names, at its start or
 // in a script event, has a capability.
 func anyAlgorithm(lab *labfile.Lab, has func(balance.Caps) bool) bool {

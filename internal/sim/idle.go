@@ -15,7 +15,10 @@ import (
 // shortest idle queue of d drawn, read at that instant), and the
 // announcement travels the server -> balancer hop on its own leg
 // (policy.IdleLeg, drawn with the announcement's number,
-// policy.Announcement), so the live backend delays it alike. The servers
+// policy.Announcement; in a lab with zones over the link between theirs,
+// and lost when network.partition cuts it), so the live backend delays it
+// alike. With zones and a locality layer, a server announces only to its
+// own zone's balancers when its zone has any (policy.AnnounceTo). The servers
 // announce when an algorithm of the lab's tier, at its start or after a
 // script event, keeps an idle queue (assemble.Announces); a balancer whose
 // algorithm does not, or that no longer has the server, drops it.
@@ -26,8 +29,12 @@ func (w *world) announce(si int, at clock.Instant) {
 	number := policy.Announcement(s.spec.Name, s.announced)
 	s.announced++
 	w.announcements++
-	join := assemble.JIQ(w.lab)
-	w.joinBuf = join.Sample(w.lab.Seed, number, len(w.bals), w.joinBuf[:0])
+	z := w.net.Zones
+	var zone int32
+	if z != nil {
+		zone = z.Server(int32(si))
+	}
+	w.joinBuf = policy.AnnounceTo(assemble.JIQ(w.lab), w.lab.Seed, number, len(w.bals), z, zone, assemble.IdleLocal(w.lab), w.joinBuf[:0])
 	b := w.joinBuf[0]
 	if len(w.joinBuf) > 1 {
 		w.lenBuf = w.lenBuf[:0]
@@ -36,7 +43,15 @@ func (w *world) announce(si int, at clock.Instant) {
 		}
 		b = w.joinBuf[balance.Shortest(w.lenBuf)]
 	}
-	w.push(at.Add(w.net.Delay(number, policy.IdleLeg)), evIdleAtLB, uint64(b), int32(si))
+	net := w.net
+	if z != nil {
+		there := z.Balancer(int32(b))
+		if net.Crosses(zone, there) { // across a cut link: lost on the way
+			return
+		}
+		net = net.Between(zone, there)
+	}
+	w.push(at.Add(net.Delay(number, policy.IdleLeg)), evIdleAtLB, uint64(b), int32(si))
 }
 
 // idleAfterReplies announces server si when the replies just delivered

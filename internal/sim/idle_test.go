@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -134,5 +135,76 @@ func TestIdleAnnouncementsOverRuns(t *testing.T) {
 	}
 	if p.Run.Announcements != nil {
 		t.Errorf("p2c reports announcements %+v", p.Run.Announcements)
+	}
+}
+
+// In a lab with zones an announcement rides the link between the server's
+// zone and its balancer's, and is lost across a cut one; under a locality
+// layer a server announces only to its own zone's balancers (where the
+// layer keeps its picks), without one to any.
+func TestIdleAnnouncementsInZones(t *testing.T) {
+	const text = `
+name: zoned-jiq
+duration: 2s
+zones: [{name: a}, {name: b}]
+network: {hop: 1ms, cross_zone: {hop: 40ms}}
+clients: {rate: 50, zones: [a, b]}
+balancers: {count: 4, zones: [a, b], algorithm: jiq, locality: {policy: %s}}
+servers:
+  - {count: 6, zone: a}
+  - {count: 6, zone: b}
+`
+	announce := func(w *world, si int) (event, bool) {
+		w.q = eventQueue{}
+		w.announce(si, 0)
+		if w.q.Len() == 0 {
+			return event{}, false
+		}
+		return w.q.pop(), true
+	}
+	for _, policyName := range []string{"local", "none"} {
+		w, err := newWorld(parseLab(t, fmt.Sprintf(text, policyName)), "idle", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		z := w.net.Zones
+		crossed := 0
+		for si := range 12 {
+			for range 8 { // several announcements of each server
+				e, ok := announce(w, si)
+				if !ok {
+					t.Fatalf("%s: server %d's announcement sent nowhere", policyName, si)
+				}
+				from, to := z.Server(int32(si)), z.Balancer(int32(e.h))
+				if want := clock.Instant(w.net.Between(from, to).Delay(0, policy.IdleLeg)); e.at != want {
+					t.Errorf("%s: server %d (zone %d) -> balancer %d (zone %d) at %v, want the link's %v", policyName, si, from, e.h, to, e.at, want)
+				}
+				if from != to {
+					crossed++
+				}
+			}
+		}
+		switch {
+		case policyName == "local" && crossed > 0:
+			t.Errorf("under a locality layer %d announcements went to another zone's balancer", crossed)
+		case policyName == "none" && crossed == 0:
+			t.Errorf("without a layer no announcement of 96 went to the other zone's balancers")
+		}
+		// partitioned, the crossing ones are lost on the way
+		if err := w.lab.Apply("network.partition", "true"); err != nil {
+			t.Fatal(err)
+		}
+		w.net = assemble.Network(w.lab)
+		lost := 0
+		for si := range 12 {
+			for range 8 {
+				if _, ok := announce(w, si); !ok {
+					lost++
+				}
+			}
+		}
+		if (policyName == "local") != (lost == 0) {
+			t.Errorf("%s, partitioned: %d of 96 announcements lost", policyName, lost)
+		}
 	}
 }

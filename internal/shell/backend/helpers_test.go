@@ -25,7 +25,14 @@ func TestMain(m *testing.M) {
 	// fasthttp's worker-pool cleaner sleeps this long before it notices a
 	// shutdown; keep it short so goleak does not see it linger.
 	maxIdleWorker = 10 * time.Millisecond
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m,
+		// the idle announcements' client (a test that announces to real
+		// sockets): its idle-connection and host cleaners exit up to 10 s
+		// after its last connection, the default dialer's address cleaner
+		// never.
+		goleak.IgnoreAnyFunction("github.com/valyala/fasthttp.(*HostClient).connsCleaner"),
+		goleak.IgnoreAnyFunction("github.com/valyala/fasthttp.(*Client).mCleaner"),
+		goleak.IgnoreAnyFunction("github.com/valyala/fasthttp.(*TCPDialer).tcpAddrsClean"))
 }
 
 // memNet hands out in-memory listeners by name, so a restart can re-listen

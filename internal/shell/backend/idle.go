@@ -28,8 +28,11 @@ import (
 // asks each sampled balancer its idle queue's length, GET
 // /admin/idle-queue). Each announcement is a goroutine of its own, never
 // on a request's path: it sleeps the server -> balancer hop of its leg
-// (policy.IdleLeg), as the simulator's announcement events are delayed,
-// and POSTs /admin/idle with the server's name. The backend announces only
+// (policy.IdleLeg; with zones over the link to the balancer's zone, and
+// lost across a cut one), as the simulator's announcement events are
+// delayed, and POSTs /admin/idle with the server's name. With zones and a
+// locality layer it announces to its own zone's balancers
+// (policy.AnnounceTo), as the simulator's servers do. The backend announces only
 // when an algorithm of its lab's tier keeps an idle queue
 // (assemble.Announces), as the simulator's servers do; at most
 // maxIdleInFlight are on their way, and one more is dropped and counted.
@@ -44,7 +47,6 @@ const idleWait = 2 * time.Second
 // goroutines Shutdown waits for, and the counts its state shows.
 type idle struct {
 	on    bool          // an algorithm of the lab keeps an idle queue
-	join  balance.JIQ   // the lab's join rule
 	slots chan struct{} // the announcements on their way
 	hc    *fasthttp.Client
 
@@ -58,7 +60,7 @@ type idle struct {
 }
 
 func newIdle(cfg Config) *idle {
-	return &idle{on: assemble.Announces(cfg.Lab), join: assemble.JIQ(cfg.Lab),
+	return &idle{on: assemble.Announces(cfg.Lab),
 		slots: make(chan struct{}, maxIdleInFlight), hc: &fasthttp.Client{}}
 }
 
@@ -102,16 +104,21 @@ func (b *Backend) idleAfterLocked() {
 	}
 	d.wg.Add(1)
 	net := policy.Network{Hop: b.cfg.Hop, Jitter: b.cfg.Jitter, Seed: b.cfg.Seed}
-	go b.announce(number, d.lbs, net)
+	var zone int32
+	if z := b.zones.Load(); z != nil {
+		net.Zones, net.Cut, zone = z, b.lab.Network.Partition, b.zoneIn(z)
+	}
+	go b.announce(number, d.lbs, net, zone, assemble.JIQ(b.lab), assemble.IdleLocal(b.lab))
 }
 
-// announce is one announcement's life: the balancer chosen, the hop, POST
-// /admin/idle.
-func (b *Backend) announce(number uint64, lbs []string, net policy.Network) {
+// announce is one announcement's life: the balancer chosen by the lab's
+// join rule of the moment (among its zone's when local,
+// policy.AnnounceTo), the hop, POST /admin/idle.
+func (b *Backend) announce(number uint64, lbs []string, net policy.Network, zone int32, join balance.JIQ, local bool) {
 	d := b.idle
 	defer d.wg.Done()
 	defer func() { <-d.slots }()
-	sample := d.join.Sample(b.cfg.Seed, number, len(lbs), nil)
+	sample := policy.AnnounceTo(join, b.cfg.Seed, number, len(lbs), net.Zones, zone, local, nil)
 	to := sample[0]
 	if len(sample) > 1 {
 		lengths := make([]int, len(sample))
@@ -119,6 +126,14 @@ func (b *Backend) announce(number uint64, lbs []string, net policy.Network) {
 			lengths[i] = b.idleQueueLength(lbs[c])
 		}
 		to = sample[balance.Shortest(lengths)]
+	}
+	if z := net.Zones; z != nil {
+		there := z.Balancer(int32(to))
+		if net.Crosses(zone, there) { // across a cut link: lost on the way, as in the simulator
+			d.failed.Add(1)
+			return
+		}
+		net = net.Between(zone, there)
 	}
 	if w := net.Delay(number, policy.IdleLeg); w > 0 {
 		b.cfg.Waits.Sleep(pace.Hop, w)

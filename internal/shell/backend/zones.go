@@ -46,11 +46,16 @@ func (b *Backend) backTo(from sender, net policy.Network) policy.Network {
 	default:
 		return net
 	}
+	net.Zones = z
+	return net.Between(b.zoneIn(z), there)
+}
+
+// zoneIn is this server's zone among z's.
+func (b *Backend) zoneIn(z *policy.Zones) int32 {
 	name := b.cfg.Server
 	if name == "" {
 		name = b.cfg.Name
 	}
 	here, _ := z.ServerNamed(name)
-	net.Zones = z
-	return net.Between(here, there)
+	return here
 }
