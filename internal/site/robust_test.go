@@ -10,6 +10,10 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/sim"
+	"github.com/lblab/lblab/internal/watch"
 )
 
 // What a new user does to the static page that its first tests did not:
@@ -134,4 +138,42 @@ func TestPageRateNeedsANumber(t *testing.T) {
 	if got := evalJS[string](t, ctx, 10*time.Second, `lblab.engine.request('GET', '/api/playback').then(r => JSON.stringify(JSON.parse(r.text).drills))`); got != "[]" {
 		t.Errorf("an empty rate set took a drill: %s", got)
 	}
+}
+
+// TestPageShowsARunItsGuardStopped: a pasted lab that the estimate lets
+// through but that cannot run — closed-loop users with no think time over
+// a network with no delay, refused at once by a full server, so virtual
+// time stands still — is stopped by the simulator's guard in the worker;
+// the page says so in its status and shows the guard's message (the same
+// as lab watch's session gives) in a toast, and its controls still answer.
+func TestPageShowsARunItsGuardStopped(t *testing.T) {
+	const text = "name: stall\nduration: 2s\nnetwork: {hop: 0s}\nclients: {mode: closed, users: 5, think: 0s}\n" +
+		"balancers: {algorithm: round-robin}\nservers: [{count: 1, max_outstanding: 2}]\n"
+	lab, err := labfile.Parse("stall.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := watch.CheckCost(lab, watch.PageBudget()); err != nil {
+		t.Fatalf("the estimate refuses the lab: %v", err)
+	}
+	_, err = sim.Run(lab, sim.Options{}.Within(watch.PageBudget()))
+	if err == nil || !strings.Contains(err.Error(), "virtual time stands still") {
+		t.Fatalf("the guard does not stop the lab in lab sim: %v", err)
+	}
+	ctx := page(t)
+	got := evalJS[string](t, ctx, 20*time.Second, fmt.Sprintf(`lblab.engine.request('POST', '/api/lab', JSON.stringify({file: 'stall.yaml', yaml: %q})).then(r => r.status + ' ' + r.text)`, text))
+	if got[:3] != "200" {
+		t.Fatalf("POST /api/lab: %s", got)
+	}
+	waitJS(t, ctx, 30*time.Second, `document.getElementById('status').textContent.includes('stopped by its budget')`)
+	toast := evalJS[string](t, ctx, 5*time.Second, `document.getElementById('toast').textContent`)
+	if !strings.Contains(toast, "the run stopped at") || !strings.Contains(toast, "virtual time stands still") {
+		t.Errorf("the toast says %q, want the guard's message", toast)
+	}
+	// the page still answers: a scenario picked plays
+	got = evalJS[string](t, ctx, 20*time.Second, `lblab.engine.request('POST', '/api/scenario', JSON.stringify({name: 'rr-slow'})).then(r => r.status + ' ' + r.text)`)
+	if got[:3] != "200" {
+		t.Fatalf("POST /api/scenario after the stop: %s", got)
+	}
+	waitJS(t, ctx, 20*time.Second, `document.getElementById('lab-name').textContent === 'rr-slow'`)
 }
