@@ -209,11 +209,16 @@ func (s *Session) AdvanceWithin(t clock.Instant, work float64) (bool, error) {
 // drills taken so far (the run is deterministic, so the state at t is the
 // one any earlier pass through t showed).
 func (s *Session) Seek(t clock.Instant) error {
-	if err := s.restart(); err != nil {
+	if err := s.Rewind(); err != nil {
 		return err
 	}
 	return s.AdvanceTo(t)
 }
+
+// Rewind goes back to virtual instant 0, the drills taken so far kept in
+// the script: Seek(t) is Rewind and AdvanceTo(t), and a host that must
+// keep answering (lab watch) replays to t in slices (AdvanceWithin).
+func (s *Session) Rewind() error { return s.restart() }
 
 // Now is the virtual instant reached.
 func (s *Session) Now() clock.Instant { return s.at }
@@ -247,8 +252,20 @@ func (s *Session) Settings() *labfile.Lab { return s.w.lab.Clone() }
 // up to the instant, so the saved lab reproduces the session exactly. It
 // returns the event as recorded.
 func (s *Session) Drill(ev labfile.Event) (labfile.Event, error) {
+	rec, at, err := s.DrillRewound(ev)
+	if err != nil {
+		return rec, err
+	}
+	return rec, s.AdvanceTo(at)
+}
+
+// DrillRewound is Drill without its replay: the drill joins the script at
+// the instant reached and the session is rewound to 0; replaying it to the
+// instant returned (AdvanceTo, or AdvanceWithin in slices) leaves it where
+// Drill does. A refused drill changes nothing.
+func (s *Session) DrillRewound(ev labfile.Event) (labfile.Event, clock.Instant, error) {
 	if s.ended || s.at >= clock.Instant(s.lab.Duration) {
-		return ev, fmt.Errorf("the lab's arrivals ended at %v: a drill must come before (seek back, or restart)", s.lab.Duration)
+		return ev, s.at, fmt.Errorf("the lab's arrivals ended at %v: a drill must come before (seek back, or restart)", s.lab.Duration)
 	}
 	ev.At = time.Duration(s.at)
 	next := s.lab.Clone()
@@ -258,16 +275,16 @@ func (s *Session) Drill(ev labfile.Event) (labfile.Event, error) {
 	}
 	next.Events = append(next.Events[:i], append([]labfile.Event{ev}, next.Events[i:]...)...)
 	if err := next.Validate(); err != nil {
-		return ev, err
+		return ev, s.at, err
 	}
 	old, at := s.lab, s.at
 	s.lab = next
-	if err := s.Seek(at); err != nil {
+	if err := s.Rewind(); err != nil {
 		s.lab = old
-		return ev, errors.Join(err, s.Seek(at))
+		return ev, at, errors.Join(err, s.Seek(at))
 	}
 	s.drills = append(s.drills, next.Events[i])
-	return next.Events[i], nil
+	return next.Events[i], at, nil
 }
 
 // Drills are the drills taken so far, as they joined the script.
