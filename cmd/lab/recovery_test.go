@@ -259,3 +259,45 @@ func TestSweepHysteresis(t *testing.T) {
 		t.Errorf("hysteresis for a rate event inside the trigger:\n%.300s", out)
 	}
 }
+
+// A third axis slices the map: retry-storm's trigger over speed and length
+// at two loads gives a map per load; at 400 requests/s every cell recovers
+// on seed 1, at 700/s half speed for 1.5 s does not (the lower load
+// survives what tips the higher one). Shards merge to the same sweep.
+func TestSweepMapSlicedByLoad(t *testing.T) {
+	args := []string{"sweep", "retry-storm", "--vary", "events[0].speed=0.5,0.8", "--vary", "events[0].for=500ms,1500ms",
+		"--vary", "clients.rate=400,700", "--compare", "retries", "--seed", "1", "--duration", "15s"}
+	out, errOut, code := lab(t, append(args, "--json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var s struct {
+		Maps []struct {
+			Setting, Slice string
+			Recovering     int `json:"recovering_cells"`
+		} `json:"maps"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Maps) != 2 || s.Maps[0].Slice != "clients.rate=400" || s.Maps[1].Slice != "clients.rate=700" ||
+		s.Maps[0].Recovering != 4 || s.Maps[1].Recovering != 3 {
+		t.Errorf("maps %+v: want one at 400/s (4 of 4 cells recover) and one at 700/s (3 of 4)", s.Maps)
+	}
+	table, _, _ := lab(t, args...)
+	if !strings.Contains(table, "metastability map of retries at clients.rate=700") || !strings.Contains(table, "retries at clients.rate=700  all    0.5|0.8  3 of 4") {
+		t.Errorf("the table lacks the sliced maps:\n%s", table)
+	}
+	dir := t.TempDir()
+	var parts []string
+	for i := range 2 {
+		part := filepath.Join(dir, fmt.Sprintf("part-%d.json", i))
+		if _, errOut, code := lab(t, append(args, "--shard", fmt.Sprintf("%d/2", i), "--part", part)...); code != 0 {
+			t.Fatalf("shard %d: exit %d: %s", i, code, errOut)
+		}
+		parts = append(parts, part)
+	}
+	if merged, errOut, code := lab(t, append([]string{"sweep", "merge", "--json"}, parts...)...); code != 0 || merged != out {
+		t.Errorf("merged shards (exit %d, %s) differ from the sweep run whole", code, errOut)
+	}
+}

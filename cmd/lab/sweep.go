@@ -40,9 +40,9 @@ func sweepCommand() *cobra.Command {
 	var f sweepFlags
 	var lf liveFlags
 	cmd := &cobra.Command{
-		Use:   "sweep FILE|SCENARIO --vary PATH=FROM:TO:STEP [--vary PATH=V1,V2,...]",
+		Use:   "sweep FILE|SCENARIO --vary PATH=FROM:TO:STEP [--vary PATH=V1,V2,...] [--vary ...]",
 		Short: "Run a lab over a grid of settings: p99 against load, one curve per algorithm, knees marked",
-		Long: `sweep runs a lab at every point of a grid of one or two varied settings, each
+		Long: `sweep runs a lab at every point of a grid of one to three varied settings, each
 point under every compare setting (--compare, or the lab's compare list) and on
 every seed (--seeds), in parallel on all cores, and prints one row per point.
 
@@ -52,11 +52,12 @@ every seed (--seeds), in parallel on all cores, and prints one row per point.
 events[0].at: the trigger), or "algorithm" (balancers.algorithm, or
 clients.algorithm when the lab balances client-side). When an axis varies the
 algorithm, the lab's own compare list is not used. The first axis is the x of the
-curves; each setting and value of the second axis is a line. A line's knee is the
+curves; each setting and value of the later axes is a line. A line's knee is the
 highest x whose mean p99 stays under --knee: a duration, or a factor of the line's
 p99 at its lowest x. When the script has an event that ends, each point says on
 how many seeds the fleet recovered from it; with two axes that is a map per
-setting, its boundary drawn (docs/sweeps.md, "Metastability map").
+setting, its boundary drawn (docs/sweeps.md, "Metastability map"); a third
+axis slices it: a map per setting and value of the third.
 
 --live runs the points one after another with real processes, as lab run does,
 and refuses more than --max-points runs (points x settings x seeds).`,
@@ -78,7 +79,7 @@ and refuses more than --max-points runs (points x settings x seeds).`,
 	fl.StringVar(&f.compare, "compare", "", "comma-separated settings or algorithms: one line each")
 	fl.BoolVar(&f.json, "json", false, "print the JSON sweep report (docs/report.md) instead of the table")
 	fl.StringVar(&f.csv, "csv", "", "also write one row per point and setting to FILE.csv")
-	fl.StringVar(&f.plot, "plot", "", "also draw p99 against the first axis (or, with two axes and recovery verdicts, the metastability maps) into FILE.svg or FILE.png")
+	fl.StringVar(&f.plot, "plot", "", "also draw p99 against the first axis (or, with two or three axes and recovery verdicts, the metastability maps) into FILE.svg or FILE.png")
 	fl.StringVar(&f.knee, "knee", "10x", "the p99 bound of a knee: a duration (200ms) or a factor of the lowest point's p99 (10x)")
 	fl.BoolVar(&f.live, "live", false, "run the points live with real processes, one after another")
 	costFlag(cmd, &f.maxCost)

@@ -150,9 +150,9 @@ func TestSweepBadInputExits2(t *testing.T) {
 	cases := map[string][]string{
 		"unknown field \"nosuch\"":     {"sweep", "slow-server", "--vary", "nosuch.key=1:2:1"},
 		"the step must be more than 0": {"sweep", "slow-server", "--vary", "clients.rate=100:200:0"},
-		"one or two axes (got 3)": {"sweep", "slow-server", "--vary", "clients.rate=1:2:1", "--vary", "clients.retries=1,2",
-			"--vary", "servers.workers=1,2"},
-		"one or two axes (got 0)":     {"sweep", "slow-server"},
+		"one to 3 axes (got 4)": {"sweep", "slow-server", "--vary", "clients.rate=1:2:1", "--vary", "clients.retries=1,2",
+			"--vary", "servers.workers=1,2", "--vary", "clients.timeout=1s,2s"},
+		"one to 3 axes (got 0)":       {"sweep", "slow-server"},
 		"FROM must not exceed TO":     {"sweep", "slow-server", "--vary", "clients.rate=5:1:1"},
 		"FROM:TO:STEP":                {"sweep", "slow-server", "--vary", "clients.rate=1:2"},
 		"must be one of round-robin":  {"sweep", "slow-server", "--vary", "algorithm=rr,p2c"},

@@ -40,13 +40,22 @@ type Sweep struct {
 	RecoveryRate bool
 }
 
-// CheckAxes refuses a second axis on the knob of the first.
+// MaxAxes is how many --vary axes a sweep takes: the first two draw a
+// curve per value of the second (or a metastability map), a third slices
+// them (a map per load, say).
+const MaxAxes = 3
+
+// CheckAxes refuses too many axes, and an axis on the knob of an earlier one.
 func CheckAxes(axes []Axis) error {
-	if len(axes) == 0 || len(axes) > 2 {
-		return fmt.Errorf("--vary: give one or two axes (got %d), like --vary clients.rate=100:1000:100", len(axes))
+	if len(axes) == 0 || len(axes) > MaxAxes {
+		return fmt.Errorf("--vary: give one to %d axes (got %d), like --vary clients.rate=100:1000:100", MaxAxes, len(axes))
 	}
-	if len(axes) == 2 && (axes[0].Path == axes[1].Path || SetsAlgorithm(axes[0].Path) && SetsAlgorithm(axes[1].Path)) {
-		return fmt.Errorf("--vary %s: the first axis (%s) sets the same knob", axes[1].Path, axes[0].Path)
+	for j := 1; j < len(axes); j++ {
+		for i := range j {
+			if axes[i].Path == axes[j].Path || SetsAlgorithm(axes[i].Path) && SetsAlgorithm(axes[j].Path) {
+				return fmt.Errorf("--vary %s: an earlier axis (%s) sets the same knob", axes[j].Path, axes[i].Path)
+			}
+		}
 	}
 	return nil
 }
@@ -73,21 +82,8 @@ func (p *Sweep) Build() error {
 		}
 	}
 	p.Lab.Compare = nil // the settings are chosen; a varied knob must not be checked against the list
-	second := []string{""}
-	if len(p.Axes) == 2 {
-		second = p.Axes[1].Values
-	}
-	p.Grid, p.Labs, p.Names, p.Lines, p.Tipped = nil, nil, nil, nil, nil
-	p.RecoveryRate = true       // unless a point's lab says otherwise
-	for _, v2 := range second { // the first axis varies fastest: a line's points are adjacent
-		for _, v1 := range p.Axes[0].Values {
-			g := []string{v1}
-			if len(p.Axes) == 2 {
-				g = append(g, v2)
-			}
-			p.Grid = append(p.Grid, g)
-		}
-	}
+	p.Grid, p.Labs, p.Names, p.Lines, p.Tipped = grid(p.Axes), nil, nil, nil, nil
+	p.RecoveryRate = true // unless a point's lab says otherwise
 	if runs := len(p.Grid) * len(p.Settings) * len(p.Seeds); runs > MaxSweepRuns {
 		return fmt.Errorf("lab sweep: %s is more than %d", p.Size(), MaxSweepRuns)
 	}
@@ -122,23 +118,39 @@ func (p *Sweep) Build() error {
 	return nil
 }
 
+// grid is every point of the axes, the first axis varying fastest (a
+// line's points are adjacent), then the second, then the third.
+func grid(axes []Axis) [][]string {
+	out := [][]string{{}}
+	for i := len(axes) - 1; i >= 0; i-- { // the last axis outermost: each earlier one varies within it
+		var next [][]string
+		for _, g := range out {
+			for _, v := range axes[i].Values {
+				next = append(next, append([]string{v}, g...))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
 // Batch is the sweep's runs, as a Runner takes them.
 func (p *Sweep) Batch(what string) Batch {
 	return Batch{What: what, Labs: p.Labs, Settings: p.Settings, Names: p.Names}
 }
 
 // lineName names the curve a point is on: its setting (when there are
-// several, or no second axis) and its second-axis value.
+// several, or no second axis) and its later axes' values.
 func (p *Sweep) lineName(s labfile.Setting, g []string) string {
 	var parts []string
 	if len(p.Settings) > 1 || len(g) < 2 {
 		parts = append(parts, s.Name)
 	}
-	if len(g) == 2 {
-		if SetsAlgorithm(p.Axes[1].Path) {
-			parts = append(parts, g[1])
+	for i := 1; i < len(g); i++ {
+		if SetsAlgorithm(p.Axes[i].Path) {
+			parts = append(parts, g[i])
 		} else {
-			parts = append(parts, p.Axes[1].Path+"="+g[1])
+			parts = append(parts, p.Axes[i].Path+"="+g[i])
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -14,8 +14,11 @@ import (
 // how long it took, with the boundary between the cells where most seeds
 // recovered and those where most did not (docs/sweeps.md).
 type Map struct {
-	Setting string    `json:"setting"`
-	Cells   []MapCell `json:"cells"` // row by row: the second axis's values, each over the first's
+	Setting string `json:"setting"`
+	// Slice is the third axis's value the map holds (path=value), when the
+	// sweep has a third axis (load, say): one map per setting and value.
+	Slice string    `json:"slice,omitempty"`
+	Cells []MapCell `json:"cells"` // row by row: the second axis's values, each over the first's
 	// Boundary are the steps between neighbouring cells on either side of
 	// it: along the first axis within a row, along the second within a
 	// column.
@@ -49,46 +52,70 @@ type MapStep struct {
 	Fails    string `json:"fails"`    // the neighbouring value, where most seeds did not
 }
 
+// Title names the map: its setting, and its slice of the third axis.
+func (m *Map) Title() string {
+	if m.Slice == "" {
+		return m.Setting
+	}
+	return m.Setting + " at " + m.Slice
+}
+
 // FindMaps fills Maps, one per setting, when the sweep has two axes and its
-// points carry recovery verdicts.
+// points carry recovery verdicts; with a third axis (load, say), one per
+// setting and value of it, in the order of its values: the map sliced.
 func (s *Sweep) FindMaps() {
 	s.Maps = nil
-	if len(s.Axes) != 2 {
+	if len(s.Axes) != 2 && len(s.Axes) != 3 {
 		return
 	}
 	xs, ys := s.Axes[0].Values, s.Axes[1].Values
+	slices3 := []string{""}
+	if len(s.Axes) == 3 {
+		slices3 = s.Axes[2].Values
+	}
 	var names []string
 	for _, p := range s.Points {
 		if !slices.Contains(names, p.Name) {
 			names = append(names, p.Name)
 		}
 	}
-	for _, name := range names {
-		m := Map{Setting: name}
-		cells := map[[2]string]MapCell{}
-		for _, p := range s.Points {
-			if p.Name != name || p.Recovery == nil {
-				continue
-			}
-			c := MapCell{X: p.Values[0], Y: p.Values[1], Event: p.Recovery.Event, Recovered: p.Recovery.Recovered, Seeds: p.Recovery.Seeds}
-			c.MedianAfterS = p.Recovery.MedianAfter()
-			cells[[2]string{c.X, c.Y}] = c
+	for _, z := range slices3 {
+		for _, name := range names {
+			s.findMap(name, z, xs, ys)
 		}
-		if len(cells) != len(xs)*len(ys) {
-			continue // no verdicts (a script without a transient)
-		}
-		for _, y := range ys {
-			for _, x := range xs {
-				c := cells[[2]string{x, y}]
-				m.Cells = append(m.Cells, c)
-				if c.Recovers() {
-					m.Recovering++
-				}
-			}
-		}
-		m.Boundary = m.steps(s.Axes[0].Path, s.Axes[1].Path, len(xs), len(ys))
-		s.Maps = append(s.Maps, m)
 	}
+}
+
+// findMap adds the map of setting name, at value z of the third axis
+// ("" without one), when every cell of it has a verdict.
+func (s *Sweep) findMap(name, z string, xs, ys []string) {
+	m := Map{Setting: name}
+	if z != "" {
+		m.Slice = s.Axes[2].Path + "=" + z
+	}
+	cells := map[[2]string]MapCell{}
+	for _, p := range s.Points {
+		if p.Name != name || p.Recovery == nil || z != "" && (len(p.Values) < 3 || p.Values[2] != z) {
+			continue
+		}
+		c := MapCell{X: p.Values[0], Y: p.Values[1], Event: p.Recovery.Event, Recovered: p.Recovery.Recovered, Seeds: p.Recovery.Seeds}
+		c.MedianAfterS = p.Recovery.MedianAfter()
+		cells[[2]string{c.X, c.Y}] = c
+	}
+	if len(cells) != len(xs)*len(ys) {
+		return // no verdicts (a script without a transient)
+	}
+	for _, y := range ys {
+		for _, x := range xs {
+			c := cells[[2]string{x, y}]
+			m.Cells = append(m.Cells, c)
+			if c.Recovers() {
+				m.Recovering++
+			}
+		}
+	}
+	m.Boundary = m.steps(s.Axes[0].Path, s.Axes[1].Path, len(xs), len(ys))
+	s.Maps = append(s.Maps, m)
 }
 
 // Cell is the map's cell at column i (first axis) and row j (second).
@@ -133,7 +160,7 @@ func (s *Sweep) writeMaps(w io.Writer) error {
 	xs, ys := s.Axes[0], s.Axes[1]
 	for _, m := range s.Maps {
 		event := s.Trigger(m.Cells[0].Event)
-		fmt.Fprintf(w, "\nmetastability map of %s: seeds that recovered from %s, and the median time to recover after it ended\n", m.Setting, event)
+		fmt.Fprintf(w, "\nmetastability map of %s: seeds that recovered from %s, and the median time to recover after it ended\n", m.Title(), event)
 		tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.AlignRight)
 		head := ys.Path + " \\ " + xs.Path + "\t"
 		for _, x := range xs.Values {
@@ -196,7 +223,7 @@ func (s *Sweep) writeMapsCompared(w io.Writer) error {
 	}
 	fmt.Fprintln(tw, head+"recover")
 	for _, m := range s.Maps {
-		row := "  " + m.Setting + "\t"
+		row := "  " + m.Title() + "\t"
 		for j, y := range ys.Values {
 			var parts []string
 			for _, st := range m.Boundary {

@@ -129,3 +129,41 @@ func TestBoundaryRecoversAbove(t *testing.T) {
 		t.Errorf("CSV head %v, row %v: want recovered 3, median_after_s 2 last", head[len(head)-2:], row[len(row)-2:])
 	}
 }
+
+// With a third axis (load) the map is sliced: one per setting and value of
+// it, each holding only its own points, named by the slice in the table.
+func TestMetastabilityMapSliced(t *testing.T) {
+	low := mapSweep(map[string][][]int{"retries": {{4, 4, 4}, {1, 4, 4}}, "budget": {{4, 4, 4}, {4, 4, 4}}})
+	high := mapSweep(map[string][][]int{"retries": {{1, 3, 4}, {0, 2, 4}}, "budget": {{4, 4, 4}, {3, 4, 4}}})
+	s := &Sweep{Axes: append(low.Axes, SweepAxis{Path: "clients.rate", Values: []string{"300", "700"}}), Seeds: low.Seeds}
+	for _, half := range []struct {
+		rate string
+		from *Sweep
+	}{{"300", low}, {"700", high}} {
+		for _, p := range half.from.Points {
+			p.Values = append(p.Values, half.rate)
+			s.Points = append(s.Points, p)
+		}
+	}
+	s.FindMaps()
+	var titles []string
+	for _, m := range s.Maps {
+		titles = append(titles, m.Title())
+	}
+	want := []string{"retries at clients.rate=300", "budget at clients.rate=300", "retries at clients.rate=700", "budget at clients.rate=700"}
+	if !reflect.DeepEqual(titles, want) {
+		t.Fatalf("maps %v, want %v", titles, want)
+	}
+	if r300, r700 := s.Maps[0], s.Maps[2]; r300.Recovering != 5 || r700.Recovering != 3 || len(r700.Boundary) != 3 {
+		t.Errorf("retries: %d cells recover at 300/s, %d at 700/s (boundary %+v); want 5 and 3, the boundary of the unsliced map", r300.Recovering, r700.Recovering, r700.Boundary)
+	}
+	var buf bytes.Buffer
+	if err := s.writeMaps(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"metastability map of retries at clients.rate=700: seeds that recovered", "retries at clients.rate=700  0.4|0.6  0.6|0.8  3 of 6"} {
+		if !strings.Contains(buf.String(), line) {
+			t.Errorf("the table lacks %q:\n%s", line, buf.String())
+		}
+	}
+}

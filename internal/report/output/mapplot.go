@@ -42,7 +42,7 @@ func mapPanel(s *report.Sweep, m *report.Map) (*plot.Plot, error) {
 	nx := len(xs.Values)
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s, %s: seeds that recovered from %s (%s),\nthe median time to recover; black line: the boundary, most seeds recover on one side only",
-		s.Lab, m.Setting, s.Trigger(m.Cells[0].Event), report.SeedsText(s.Seeds))
+		s.Lab, m.Title(), s.Trigger(m.Cells[0].Event), report.SeedsText(s.Seeds))
 	p.X.Label.Text, p.Y.Label.Text = xs.Path, ys.Path
 	p.X.Min, p.X.Max = -0.5, float64(nx)-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(len(ys.Values))-0.5
