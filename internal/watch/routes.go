@@ -33,3 +33,7 @@ func (s *Server) routeTable() []dash.Route {
 	}
 	return table
 }
+
+// Routes is the server's API (routeTable): what Handler serves over HTTP
+// and Answer in memory.
+func (s *Server) Routes() []dash.Route { return s.api }
