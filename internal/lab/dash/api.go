@@ -107,15 +107,6 @@ func Decode(req Request, v any) (refusal Answer, ok bool) {
 	return Answer{}, true
 }
 
-// DecodeDrill reads a POST /api/chaos body as the live controller does
-// (strict JSON, at most maxBody); on bad input it returns the refusal (400
-// or 413).
-func DecodeDrill(req Request) (labfile.Event, Answer, bool) {
-	var ev labfile.Event
-	refusal, ok := Decode(req, &ev)
-	return ev, refusal, ok
-}
-
 // ValidateDrill checks a drill against lab (which it leaves alone) as
 // POST /api/chaos does: as a script event of the lab, an add-server
 // without a target getting its generated name.
