@@ -691,7 +691,7 @@ type CompareRow struct {
 	Series *compareSeries `json:"series"`
 }
 
-// handleCompare is POST /api/compare ({}): Compare all. The lab as given,
+// compareAll is POST /api/compare ({}): Compare all. The lab as given,
 // with the drills taken so far in its script, runs once per compare
 // setting (every algorithm when it has none) on the same seeded stream, as
 // lab sim does: each setting applied to the lab as given, not to the one

@@ -125,26 +125,15 @@ func SharedRoutes(c Clock) []Route {
 }
 
 // Table is a server's API: the routes both clocks serve, answered by c,
-// then own, the routes only that clock serves. A route of own at a shared
-// route's method and path is left out: the shared one answers.
+// then own, the routes only that clock serves, none at a shared path
+// (TestBothClocksServeTheSharedRoutes checks both servers' tables).
 func Table(c Clock, own ...Route) []Route {
 	table := SharedRoutes(c)
 	for _, r := range own {
 		r.shared = false
-		if !sharedAt(table, r.Method, r.Path) {
-			table = append(table, r)
-		}
+		table = append(table, r)
 	}
 	return table
-}
-
-func sharedAt(table []Route, method, path string) bool {
-	for _, r := range table {
-		if r.shared && r.Method == method && r.Path == path {
-			return true
-		}
-	}
-	return false
 }
 
 // InMemory routes table as the page's wasm module is handed requests
