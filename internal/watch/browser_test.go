@@ -570,7 +570,7 @@ func TestWatchPageDemoLoopsUntilTouched(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-done })
 	do(t, ctx, 60*time.Second, chromedp.Navigate("http://"+ln.Addr().String()+"/"))
 	waitJS(t, ctx, 30*time.Second, `document.getElementById('status').textContent === 'virtual · demo (touch to stop)'`)
-	var p Playback
+	var p dash.Playback
 	deadline := time.Now().Add(30 * time.Second)
 	for p.Loops < 1 {
 		call(t, "GET", "http://"+ln.Addr().String()+"/api/playback", nil, &p)
@@ -990,7 +990,7 @@ func TestDashboardStatusSaysWhatDoesNotAnswer(t *testing.T) {
 		}
 	})
 	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, _ *http.Request) {
-		dash.WriteJSON(w, 404, map[string]any{"error": "not here", "code": 404})
+		dash.Write(w, dash.Refuse(404, "not here"))
 	})
 	mux.Handle("GET /", webui.Handler())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

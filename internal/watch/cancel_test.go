@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/testbin"
 )
@@ -58,14 +59,14 @@ func TestLongRunsLeaveTheAPIAnswering(t *testing.T) {
 		return resp.StatusCode, buf.String()
 	}
 	// playback reads GET /api/playback and how long its answer took.
-	playback := func() (Playback, time.Duration) {
+	playback := func() (dash.Playback, time.Duration) {
 		start := time.Now()
 		resp, err := http.Get(base + "/api/playback")
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		var p Playback
+		var p dash.Playback
 		if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +75,7 @@ func TestLongRunsLeaveTheAPIAnswering(t *testing.T) {
 	pressure := testbin.CPUPressure()
 	// poll reads the playback until done says so (or 60 s), and returns
 	// every answer's time.
-	poll := func(done func(Playback) bool) []time.Duration {
+	poll := func(done func(dash.Playback) bool) []time.Duration {
 		var took []time.Duration
 		for end := time.Now().Add(60 * time.Second); time.Now().Before(end); {
 			p, d := playback()
@@ -124,7 +125,7 @@ func TestLongRunsLeaveTheAPIAnswering(t *testing.T) {
 	if code, body := post(context.Background(), "/api/playback", `{"max": true}`); code != 200 {
 		t.Fatalf("max: %d %s", code, body)
 	}
-	answers("playing at max", poll(func(p Playback) bool { return p.T >= 2 }))
+	answers("playing at max", poll(func(p dash.Playback) bool { return p.T >= 2 }))
 	// A lab the fleet keeps up with, whose Compare all of 15 algorithms
 	// is most of a minute of CPU (least-* scan 300 servers a pick),
 	// posted as the page posts it: played from 0, paused.
@@ -142,7 +143,7 @@ func TestLongRunsLeaveTheAPIAnswering(t *testing.T) {
 	answered := make(chan int, 1)
 	go func() { code, _ := post(gone, "/api/compare", `{}`); answered <- code }()
 	most := 0.0
-	took := poll(func(p Playback) bool {
+	took := poll(func(p dash.Playback) bool {
 		if p.Work != nil {
 			most = max(most, p.Work.Done)
 			if p.Work.Done > 0 {
@@ -164,7 +165,7 @@ func TestLongRunsLeaveTheAPIAnswering(t *testing.T) {
 		code, body := post(context.Background(), "/api/compare", `{}`)
 		first <- http.StatusText(code) + " " + body[:min(len(body), 300)]
 	}()
-	poll(func(p Playback) bool { return p.Work != nil && p.Work.Done > 0 })
+	poll(func(p dash.Playback) bool { return p.Work != nil && p.Work.Done > 0 })
 	second, stopSecond := context.WithCancel(context.Background())
 	go func() {
 		req, _ := http.NewRequestWithContext(second, "GET", base+"/api/report.json", nil)

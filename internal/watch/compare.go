@@ -33,6 +33,20 @@ func seriesOf(r *report.Run) *compareSeries {
 	return s
 }
 
+// ComparedSeeds is POST /api/compare's answer over several seeds (seeds 2
+// or more): the settings ranked by their mean, with lab sim --seeds's
+// intervals and verdicts.
+type ComparedSeeds struct {
+	Confidence float64    `json:"confidence"` // of the intervals: 0.95
+	Drills     int        `json:"drills"`     // the drills taken so far, in the script each setting ran
+	Headline   string     `json:"headline"`   // the figure ranked by
+	Lab        string     `json:"lab"`
+	Method     string     `json:"method"` // how the intervals are computed (report.Seeds)
+	Note       string     `json:"note"`   // what the intervals mean (report.IntervalNote)
+	Ranking    []SeedsRow `json:"ranking"`
+	Seeds      []uint64   `json:"seeds"`
+}
+
 // SeedsRow is one setting of Compare all over several seeds: its figures
 // as the mean over the seeds with their 95% interval (report.Summary's),
 // and the verdict against the next setting in rank.
@@ -66,9 +80,9 @@ type SeedsVerdict struct {
 // --seeds n does, and ranks the settings by mean p99 with lab sim's
 // verdicts (report.CombineSeeds). progress hears the share of the n
 // seeds' runs done.
-func compareSeeds(l *labfile.Lab, settings []labfile.Setting, watched string, n int, progress func(float64), opts sim.Options) (map[string]any, error) {
+func compareSeeds(l *labfile.Lab, settings []labfile.Setting, watched string, n int, progress func(float64), opts sim.Options) (ComparedSeeds, error) {
 	if n < 2 || n > MaxCompareSeeds {
-		return nil, fmt.Errorf("seeds: must be from 2 to %d (seeds 1 to N, as lab sim --seeds N), got %d", MaxCompareSeeds, n)
+		return ComparedSeeds{}, fmt.Errorf("seeds: must be from 2 to %d (seeds 1 to N, as lab sim --seeds N), got %d", MaxCompareSeeds, n)
 	}
 	seeds := make([]uint64, n)
 	reps := make([]*report.Report, n)
@@ -81,13 +95,13 @@ func compareSeeds(l *labfile.Lab, settings []labfile.Setting, watched string, n 
 		o.Series, o.Progress = i == 0, func(f float64) { progress((k + f) / float64(n)) }
 		rep, err := sim.Compare(sl, settings, o)
 		if err != nil {
-			return nil, err
+			return ComparedSeeds{}, err
 		}
 		reps[i] = rep
 	}
 	rep, err := report.CombineSeeds(seeds, reps)
 	if err != nil {
-		return nil, err
+		return ComparedSeeds{}, err
 	}
 	runs := map[string]*report.Run{}
 	failed := map[string]float64{}
@@ -110,6 +124,6 @@ func compareSeeds(l *labfile.Lab, settings []labfile.Setting, watched string, n 
 		}
 		rows = append(rows, row)
 	}
-	return map[string]any{"lab": l.Name, "headline": rep.SeedsFigure(), "seeds": seeds, "confidence": rep.Seeds.Confidence,
-		"method": rep.Seeds.Method, "note": report.IntervalNote(n, rep.Seeds.Confidence), "ranking": rows}, nil
+	return ComparedSeeds{Lab: l.Name, Headline: rep.SeedsFigure(), Seeds: seeds, Confidence: rep.Seeds.Confidence,
+		Method: rep.Seeds.Method, Note: report.IntervalNote(n, rep.Seeds.Confidence), Ranking: rows}, nil
 }

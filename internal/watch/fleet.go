@@ -70,36 +70,41 @@ func rebuiltFleet(l *labfile.Lab, in fleetIn) (*labfile.Lab, error) {
 	return l, nil
 }
 
-// handleFleet rebuilds the fleet and plays the lab from 0 (the drills are
-// dropped: they may name servers no longer there); speed and pause stay.
-func (s *Server) handleFleet(req dash.Request) dash.Answer {
-	var in fleetIn
-	if refusal, ok := dash.Decode(req, &in); !ok {
-		return refusal
-	}
+// Fleet is POST /api/fleet's answer: the fleet playing now.
+type Fleet struct {
+	Distribution string `json:"distribution"` // the requests' work
+	OK           bool   `json:"ok"`
+	Queue        int    `json:"queue"`   // each server's queue capacity, 0 = unbounded
+	Servers      int    `json:"servers"` // how many
+	Workers      int    `json:"workers"` // each one's
+}
+
+// rebuildFleet is POST /api/fleet: it rebuilds the fleet and plays the
+// lab from 0 (the drills are dropped: they may name servers no longer
+// there); speed and pause stay.
+func (s *Server) rebuildFleet(_ dash.Request, in fleetIn) (Fleet, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	given := s.plain.Clone() // the lab as given, its setting played on top again
 	given.Compare = s.compare
 	l, err := rebuiltFleet(given, in)
 	if err != nil {
-		return badRequest(err.Error())
+		return Fleet{}, err
 	}
 	text, err := l.Marshal() // the lab playing now, as given: the JSON report's and edit's
 	if err != nil {
-		return badRequest(err.Error())
+		return Fleet{}, err
 	}
 	setting, err := SettingNamed(l, s.setting) // the rebuilt lab keeps the compare settings
 	if err != nil {
-		return badRequest("setting " + err.Error())
+		return Fleet{}, fmt.Errorf("setting %w", err)
 	}
 	if err := s.load(l, "", setting, s.allowed); err != nil {
-		return badRequest(err.Error())
+		return Fleet{}, err
 	}
 	s.source = &source{file: l.Name + "-fleet.yaml", text: text, lab: l}
 	s.pauseAt = clock.Never
 	s.publishLocked()
 	g := l.Servers[0]
-	return dash.JSON(200, map[string]any{"ok": true, "servers": g.Count, "workers": g.Workers, "queue": g.Queue.Capacity,
-		"distribution": l.Clients.Work.Kind})
+	return Fleet{OK: true, Servers: g.Count, Workers: g.Workers, Queue: g.Queue.Capacity, Distribution: l.Clients.Work.Kind}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 )
 
@@ -61,7 +62,7 @@ func TestWatchFleetRebuild(t *testing.T) {
 			t.Errorf("%s: %d workers, queue %d; want 3 and 20", s.Name, s.Backend.Workers, s.Backend.Queue.Capacity)
 		}
 	}
-	var p Playback
+	var p dash.Playback
 	call(t, "GET", base+"/api/playback", nil, &p)
 	if p.T != 0 || len(p.Drills) != 0 {
 		t.Errorf("after the rebuild: %v s, drills %v; want 0 and none", p.T, p.Drills)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/sim"
 )
 
@@ -113,10 +114,10 @@ func TestAPIWaitsForOneTickAtMax(t *testing.T) {
 	}
 	published := func(path string) uint64 {
 		code, out := inMemory(t, srv, "GET", path, "")
-		var p Playback
+		var p dash.Playback
 		var err error
 		if path == "/api/snapshot" {
-			var snap struct{ Playback *Playback }
+			var snap struct{ Playback *dash.Playback }
 			snap.Playback = &p
 			err = json.Unmarshal([]byte(out), &snap)
 		} else {

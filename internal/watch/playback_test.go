@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/report"
 )
 
@@ -61,7 +62,7 @@ func TestPauseAtBeforeNowIsRefused(t *testing.T) {
 			t.Errorf("%s at 2 s: %d %s, want 400 naming pause_at_s", body, code, out)
 		}
 	}
-	var p Playback
+	var p dash.Playback
 	_, out := inMemory(t, srv, "GET", "/api/playback", "")
 	if err := json.Unmarshal([]byte(out), &p); err != nil || p.T != 2 || p.PauseAtS != nil || p.Speed != 1 {
 		t.Fatalf("after the refusals: %s; want t 2 s, no pause_at_s, speed 1 (nothing applied)", out)
@@ -72,7 +73,7 @@ func TestPauseAtBeforeNowIsRefused(t *testing.T) {
 		at   float64
 	}{{`{"seek_s":1,"pause_at_s":1.5}`, 1, 1.5}, {`{"pause_at_s":1}`, 1, 1}} {
 		code, out := inMemory(t, srv, "POST", "/api/playback", c.body)
-		var p Playback
+		var p dash.Playback
 		if err := json.Unmarshal([]byte(out), &p); code != 200 || err != nil || p.T != c.t || p.PauseAtS == nil || *p.PauseAtS != c.at {
 			t.Errorf("%s: %d %s, want 200 at %g s pausing at %g s", c.body, code, out, c.t, c.at)
 		}
@@ -90,12 +91,12 @@ func TestPickingAScenarioPlaysIt(t *testing.T) {
 	for _, c := range []struct{ path, body string }{{"/api/scenario", `{"name":"herd"}`}, {"/api/lab", string(text)}} {
 		srv := watching(t, "rr-slow") // paused at 0
 		code, out := inMemory(t, srv, "POST", c.path, c.body)
-		var ans struct{ Playback *Playback }
+		var ans struct{ Playback *dash.Playback }
 		if err := json.Unmarshal([]byte(out), &ans); code != 200 || err != nil || ans.Playback == nil || ans.Playback.Paused || ans.Playback.T != 0 {
 			t.Fatalf("POST %s while paused: %d %s; want 200, playing from 0", c.path, code, out)
 		}
 		srv.Tick(time.Now().Add(time.Second))
-		var p Playback
+		var p dash.Playback
 		_, out = inMemory(t, srv, "GET", "/api/playback", "")
 		if err := json.Unmarshal([]byte(out), &p); err != nil || p.Paused || p.T < 0.5 {
 			t.Errorf("POST %s while paused, a second later: %s; want it played on", c.path, out)

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 )
 
@@ -56,9 +57,9 @@ type seekState struct {
 const readSeek = `(() => { const s = document.getElementById('pb-seek'), c = document.getElementById('clock');
 	return {value: s.value, step: s.step, max: s.max, clock: c.textContent, seeking: c.classList.contains('seeking')}; })()`
 
-func playbackPost(t *testing.T, base string, body string) Playback {
+func playbackPost(t *testing.T, base string, body string) dash.Playback {
 	t.Helper()
-	var p Playback
+	var p dash.Playback
 	if code := call(t, "POST", base+"/api/playback", body, &p); code != 200 {
 		t.Fatalf("POST /api/playback %s: %d", body, code)
 	}
@@ -123,7 +124,7 @@ servers: [{count: 3, workers: 2}]
 			mouseOnSeek(t, ctx, c.frac, c.frac, true)
 			waitJS(t, ctx, 10*time.Second, fmt.Sprintf(`document.getElementById('clock').textContent === %q && !document.getElementById('clock').classList.contains('seeking')`,
 				fmt.Sprintf("%.1f s", v)))
-			var p Playback
+			var p dash.Playback
 			call(t, "GET", base+"/api/playback", nil, &p)
 			if math.Abs(p.T-v) > 5e-4 {
 				t.Errorf("released at %s, the lab is at %g s", held.Value, p.T)

@@ -29,16 +29,10 @@ type (
 
 // Handler answers the dashboard's requests over HTTP (the API, the stream
 // and the page) without the listener's guard, which Serve wraps it in.
-// Each route of the API is the one Answer calls (routeTable); a request
-// no route takes is refused as Answer refuses it (dash.Routes).
-func (s *Server) Handler() http.Handler {
-	rs := dash.NewRoutes[http.Handler](true)
-	for _, r := range s.api {
-		rs.Add(r.method, r.path, dash.HTTP(r.h))
-	}
-	rs.Add("GET", "/api/stream", s.stream)
-	return dash.Serve(rs, webui.Handler())
-}
+// Each route of the API is the one Answer calls (routeTable), the stream's
+// its events; a request no route takes is refused as Answer refuses it
+// (dash.Routes).
+func (s *Server) Handler() http.Handler { return dash.Handler(s.api, webui.Handler()) }
 
 func orNop(l logger) logger {
 	if l == nil {

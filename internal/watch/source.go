@@ -116,28 +116,34 @@ func seedOf(raw json.RawMessage) (*uint64, error) {
 	return &v, nil
 }
 
-// handleLab is POST /api/lab: play that lab file from 0 instead, its first
+// LabStarted is POST /api/lab's answer: the lab playing now from 0, the
+// compare setting it plays and its seed.
+type LabStarted struct {
+	Lab      string         `json:"lab"`
+	OK       bool           `json:"ok"`
+	Playback *dash.Playback `json:"playback"`
+	Seed     uint64         `json:"seed"`
+	Setting  string         `json:"setting"`
+}
+
+// runLab is POST /api/lab: play that lab file from 0 instead, its first
 // compare setting if it has any (as lab watch FILE does), playing even if
 // playback was paused (the page's "run"); the answer carries the playback. A file that does
 // not parse is a 400 whose error names file:line:col as lab sim's does.
-func (s *Server) handleLab(req dash.Request) dash.Answer {
-	var in labIn
-	if refusal, ok := dash.Decode(req, &in); !ok {
-		return refusal
-	}
+func (s *Server) runLab(req dash.Request, in labIn) (LabStarted, error) {
 	if in.File == "" {
 		in.File = "lab.yaml"
 	}
 	if msg := labfile.CheckPrintable(in.File, false); msg != "" { // it names the lab's errors, and GET /api/source gives it back
-		return badRequest("file: " + msg)
+		return LabStarted{}, fmt.Errorf("file: %s", msg)
 	}
 	seed, err := seedOf(in.Seed)
 	if err != nil {
-		return badRequest(err.Error())
+		return LabStarted{}, err
 	}
 	l, err := labfile.ParseFile(in.File, []byte(in.YAML)) // as lab sim reads that file: named after it when it has no name
 	if err != nil {
-		return badRequest(err.Error())
+		return LabStarted{}, err
 	}
 	if seed != nil {
 		l.Seed = *seed
@@ -145,14 +151,14 @@ func (s *Server) handleLab(req dash.Request) dash.Answer {
 	b := s.budget // the server's own is read without mu: New sets it, nothing changes it
 	if in.MaxCost != nil {
 		if b, err = assemble.Times(*in.MaxCost); err != nil {
-			return badRequest("max_cost: " + err.Error())
+			return LabStarted{}, fmt.Errorf("max_cost: %w", err)
 		}
 	}
 	b.Raise = raiseCost
 	setting := FirstSetting(l)
 	if setting.Name != "" {
 		if _, err := l.WithSetting(setting); err != nil {
-			return badRequest(fmt.Sprintf("%s: compare setting %s: %v", in.File, setting.Name, err))
+			return LabStarted{}, fmt.Errorf("%s: compare setting %s: %v", in.File, setting.Name, err)
 		}
 	}
 	// Built without the lock (a large ring takes a while), then played
@@ -160,35 +166,41 @@ func (s *Server) handleLab(req dash.Request) dash.Answer {
 	stop := s.stopper(req)
 	p, err := prepare(l, setting, b)
 	if err != nil {
-		return badRequest(err.Error())
+		return LabStarted{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if stop() {
-		a, _ := stopped(sim.ErrStopped)
-		return a
+		return LabStarted{}, stopped(sim.ErrStopped)
 	}
 	s.install(p, "")
 	s.source = &source{file: in.File, text: []byte(in.YAML), seed: seed, lab: l}
 	s.pauseAt, s.paused = clock.Never, false
 	s.publishLocked()
-	return dash.JSON(200, map[string]any{"ok": true, "lab": l.Name, "setting": setting.Name, "seed": l.Seed, "playback": s.playbackLocked()})
+	pb := s.playbackLocked()
+	return LabStarted{OK: true, Lab: l.Name, Setting: setting.Name, Seed: l.Seed, Playback: &pb}, nil
 }
 
-// handleSource is GET /api/source: the lab file being played as given,
-// {"file", "yaml", "seed"} (seed: the one it runs with).
-func (s *Server) handleSource(dash.Request) dash.Answer {
+// Source is GET /api/source's answer: the lab file being played as given.
+type Source struct {
+	File string `json:"file"`
+	Seed uint64 `json:"seed"` // the one it runs with
+	YAML string `json:"yaml"`
+}
+
+// getSource is GET /api/source.
+func (s *Server) getSource(dash.Request) (Source, error) {
 	s.mu.Lock()
 	src := s.source
 	s.mu.Unlock()
-	return dash.JSON(200, map[string]any{"file": src.file, "yaml": string(src.text), "seed": src.lab.Seed})
+	return Source{File: src.file, YAML: string(src.text), Seed: src.lab.Seed}, nil
 }
 
-// handleReport is GET /api/report.json: lab sim --json of the lab file
+// report is GET /api/report.json: lab sim --json of the lab file
 // being played as given (with --seed when one was posted with it), every
 // compare setting of it; drills taken on the page are not in it (they are
 // in GET /api/lab.yaml's script).
-func (s *Server) handleReport(req dash.Request) dash.Answer {
+func (s *Server) report(req dash.Request) dash.Answer {
 	stop := s.stopper(req)
 	s.mu.Lock()
 	src, allowed := s.source, s.allowed
@@ -196,11 +208,8 @@ func (s *Server) handleReport(req dash.Request) dash.Answer {
 	progress, end := s.working("JSON report")
 	defer end()
 	data, err := simReport(src.lab.Clone(), sim.Options{Progress: progress, Stop: stop}.Within(allowed))
-	if a, ok := stopped(err); ok {
-		return a
-	}
 	if err != nil {
-		return dash.Refuse(400, err.Error())
+		return dash.RefuseErr(stopped(err))
 	}
 	return dash.Answer{Status: 200, Type: "application/json", Body: data,
 		Disposition: fmt.Sprintf("attachment; filename=%q", fmt.Sprintf("%s-seed%d.json", src.lab.Name, src.lab.Seed))}

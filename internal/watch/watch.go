@@ -77,14 +77,6 @@ type Options struct {
 	Busy func()
 }
 
-// Work is a long request going on (Compare all, the JSON report): what
-// it is and the share of its runs done, in every snapshot while it lasts
-// (playback.work). It is told at most every workEvery of wall time.
-type Work struct {
-	What string  `json:"what"` // the request, as the page names it: "compare all", "JSON report"
-	Done float64 `json:"done"` // from 0 to 1 (sim.Options.Progress)
-}
-
 // workEvery is how often a long request's progress is published.
 const workEvery = 250 * time.Millisecond
 
@@ -112,11 +104,11 @@ type Server struct {
 	loops    int                       // times the demo started again
 	source   *source                   // the lab file as given (GET /api/source, /api/report.json)
 	seq      uint64                    // snapshots published
-	api      []route                   // routeTable
-	routes   *dash.Routes[dash.Handle] // api, as Answer finds its routes
+	api      []dash.Route              // routeTable
+	routes   *dash.Routes[dash.Handle] // api in memory, as Answer finds its routes
 	budget   assemble.Budget           // Options.Budget: what a lab may cost
 	allowed  assemble.Budget           // what the lab playing may cost: budget, or what POST /api/lab asked for
-	work     *Work                     // the long request going on, if any (the newest when several are)
+	work     *dash.Work                // the long request going on, if any (the newest when several are)
 	busy     func()                    // Options.Busy
 	every    time.Duration             // workEvery (tests set 0: every step published)
 	// long numbers the long requests (compare all, the JSON report, a lab
@@ -140,13 +132,13 @@ func (s *Server) stopper(req dash.Request) func() bool {
 	return func() bool { return s.long.Load() != mine || req.Gone != nil && req.Gone() }
 }
 
-// stopped is the answer to a long request whose runs stopped: 409 when
-// a newer one replaced it (its client, if gone, reads nothing).
-func stopped(err error) (dash.Answer, bool) {
+// stopped is the error of a long request: a 409 when its runs stopped
+// because a newer one replaced it (its client, if gone, reads nothing).
+func stopped(err error) error {
 	if errors.Is(err, sim.ErrStopped) {
-		return dash.Refuse(409, err.Error()), true
+		return dash.Fail(409, err)
 	}
-	return dash.Answer{}, false
+	return err
 }
 
 // New prepares a server for opts (nothing runs before Serve).
@@ -158,13 +150,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s.log = orNop(s.log)
 	s.api = s.routeTable()
-	s.routes = dash.NewRoutes[dash.Handle](true)
-	for _, r := range s.api {
-		s.routes.Add(r.method, r.path, r.h)
-	}
-	s.routes.Add("GET", "/api/stream", func(dash.Request) dash.Answer { // Handler's: in memory the page is handed each snapshot (Latest)
-		return dash.Refuse(404, "GET /api/stream is lab watch's server's: the page's module hands the page each snapshot itself")
-	})
+	s.routes = dash.InMemory(s.api)
 	if s.speed == 0 {
 		s.speed = 1
 	}
@@ -353,42 +339,17 @@ func (s *Server) playLocked(now time.Time) {
 	}
 }
 
-// Playback is the playback state, in every snapshot and in GET and POST
-// /api/playback's answers.
-type Playback struct {
-	Speed     float64  `json:"speed"` // virtual seconds per wall second (ignored with max)
-	Max       bool     `json:"max"`   // as fast as possible
-	Paused    bool     `json:"paused"`
-	Ended     bool     `json:"ended"` // the run is over: every request has ended
-	T         float64  `json:"t_s"`
-	DurationS float64  `json:"duration_s"` // when the arrivals end
-	PauseAtS  *float64 `json:"pause_at_s,omitempty"`
-	MinSpeed  float64  `json:"min_speed"`
-	MaxSpeed  float64  `json:"max_speed"`
-	Drills    []string `json:"drills"` // the drills taken, as script events
-	Demo      bool     `json:"demo"`   // the demo loops until the first touch
-	Loops     int      `json:"loops"`  // times it started again
-	// Published counts the snapshots published: in a snapshot, its own
-	// number; in a POST's answer, that of the snapshot showing the change
-	// (the page's seek slider waits for it).
-	Published uint64 `json:"published"`
-	Work      *Work  `json:"work,omitempty"` // a long request going on (Compare all, the JSON report)
-	// Stopped is why the run played ended early: a guard stopped it (its
-	// cost budget: what it spent and how to raise the budget).
-	Stopped string `json:"stopped,omitempty"`
-}
-
 // snapshot is what /api/stream and /api/snapshot carry: the live
 // dashboard's snapshot, marked virtual, with the playback state.
 type snapshot struct {
 	*dash.Snapshot
-	Virtual  bool       `json:"virtual"`
-	Playback Playback   `json:"playback"`
-	Trips    []tripJSON `json:"trips"` // the followed requests (trips.go)
+	Virtual  bool          `json:"virtual"`
+	Playback dash.Playback `json:"playback"`
+	Trips    []tripJSON    `json:"trips"` // the followed requests (trips.go)
 }
 
-func (s *Server) playbackLocked() Playback {
-	p := Playback{Speed: s.speed, Max: s.max, Paused: s.paused, Ended: s.sess.Ended(),
+func (s *Server) playbackLocked() dash.Playback {
+	p := dash.Playback{Speed: s.speed, Max: s.max, Paused: s.paused, Ended: s.sess.Ended(),
 		T: time.Duration(s.sess.Now()).Seconds(), DurationS: s.base.Duration.Seconds(), MinSpeed: MinSpeed, MaxSpeed: MaxSpeed,
 		Drills: []string{}, Demo: s.demo, Loops: s.loops, Published: s.seq}
 	if s.sess.Ended() {
@@ -436,7 +397,7 @@ func (s *Server) build() *dash.Snapshot {
 // s.every, and the start at once), and the func that ends it (the next
 // snapshot shows no work, unless another request's).
 func (s *Server) working(what string) (progress func(done float64), end func()) {
-	w := &Work{What: what}
+	w := &dash.Work{What: what}
 	show := func(done float64) {
 		s.mu.Lock()
 		w.Done = done
@@ -479,51 +440,13 @@ func (s *Server) publishLocked() {
 	s.dirty, s.seq = false, s.seq+1
 }
 
-// route is one route of the dashboard's API: the request's method and path
-// and what answers it.
-type route struct {
-	method, path string
-	h            dash.Handle
-}
-
-// routeTable is the dashboard's API, every route but the stream and the
-// page: lab watch's server serves it over HTTP (Handler, serve.go), the
-// page's wasm module in memory (Answer), with the same code.
-func (s *Server) routeTable() []route {
-	return []route{
-		{"GET", "/healthz", func(dash.Request) dash.Answer { return dash.JSON(200, map[string]bool{"ok": true}) }},
-		{"GET", "/api/snapshot", s.handleSnapshot},
-		{"GET", "/api/playback", s.handleGetPlayback},
-		{"POST", "/api/playback", s.touched(s.handlePlayback)},
-		{"POST", "/api/chaos", s.touched(s.handleChaos)},
-		{"GET", "/api/lab.yaml", s.handleLabFile},
-		{"POST", "/api/compare", s.touched(s.handleCompare)},
-		{"GET", "/api/scenarios", s.handleScenarios},
-		{"POST", "/api/scenario", s.touched(s.handleScenario)},
-		{"POST", "/api/lab", s.touched(s.handleLab)},
-		{"GET", "/api/source", s.handleSource},
-		{"GET", "/api/report.json", s.handleReport},
-		{"POST", "/api/fleet", s.touched(s.handleFleet)},
-	}
-}
-
 // Answer answers one request of the page in memory, as Handler answers it
 // over HTTP: a route of the API by its method and path (HEAD as GET,
 // without the body); else the API's refusal, a JSON 404 or 405 with the
 // methods the path takes (dash.Routes), the page's files being none of
 // the module's. The stream is not here: the page's wasm module hands the
 // page each new snapshot itself (Latest).
-func (s *Server) Answer(req dash.Request) dash.Answer {
-	m := s.routes.Find(req.Method, req.Path)
-	if !m.OK {
-		return m.Refusal
-	}
-	a := m.H(req)
-	if req.Method == "HEAD" {
-		a.Body = nil
-	}
-	return a
-}
+func (s *Server) Answer(req dash.Request) dash.Answer { return dash.AnswerIn(s.routes, req) }
 
 // touched ends the demo loop before handling a POST: the first touch
 // stops it (the page posts an empty playback body on the first click or
@@ -539,18 +462,15 @@ func (s *Server) touched(h dash.Handle) dash.Handle {
 	}
 }
 
-func (s *Server) handleSnapshot(dash.Request) dash.Answer {
-	data := s.stream.Latest()
-	if data == nil {
-		return dash.Refuse(503, "no snapshot yet: try again in a moment")
-	}
-	return dash.Answer{Status: 200, Type: "application/json", NoCache: true, Body: data}
-}
+// Snapshots is the snapshots the server publishes (dash.Clock: GET
+// /api/snapshot and /api/stream).
+func (s *Server) Snapshots() *dash.Stream { return s.stream }
 
-func (s *Server) handleGetPlayback(dash.Request) dash.Answer {
+// getPlayback is GET /api/playback.
+func (s *Server) getPlayback(dash.Request) (dash.Playback, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return dash.JSON(200, s.playbackLocked())
+	return s.playbackLocked(), nil
 }
 
 // playbackIn is POST /api/playback: every field optional; they apply in
@@ -566,16 +486,11 @@ type playbackIn struct {
 	PauseAtS *float64 `json:"pause_at_s"`
 }
 
-func badRequest(msg string) dash.Answer { return dash.Refuse(400, msg) }
-
-func (s *Server) handlePlayback(req dash.Request) dash.Answer {
-	var in playbackIn
-	if refusal, ok := dash.Decode(req, &in); !ok {
-		return refusal
-	}
+// playback is POST /api/playback.
+func (s *Server) playback(_ dash.Request, in playbackIn) (dash.Playback, error) {
 	if in.Speed != nil {
 		if err := CheckSpeed(*in.Speed); err != nil {
-			return badRequest(err.Error())
+			return dash.Playback{}, err
 		}
 	}
 	s.mu.Lock()
@@ -586,7 +501,7 @@ func (s *Server) handlePlayback(req dash.Request) dash.Answer {
 		v    *float64
 	}{{"seek_s", in.SeekS}, {"pause_at_s", in.PauseAtS}} {
 		if f.v != nil && !(*f.v >= 0 && *f.v <= end.Seconds()) {
-			return badRequest(fmt.Sprintf("%s: must be from 0 to %g (the lab's duration and the drain limit after it), got %g", f.name, end.Seconds(), *f.v))
+			return dash.Playback{}, fmt.Errorf("%s: must be from 0 to %g (the lab's duration and the drain limit after it), got %g", f.name, end.Seconds(), *f.v)
 		}
 	}
 	if in.PauseAtS != nil { // checked before anything of the request applies
@@ -598,20 +513,20 @@ func (s *Server) handlePlayback(req dash.Request) dash.Answer {
 			at = seconds(*in.SeekS)
 		}
 		if seconds(*in.PauseAtS) < at {
-			return badRequest(fmt.Sprintf("pause_at_s: %g is before the instant playback is at (%g s): pause at an instant still to come, or seek back first",
-				*in.PauseAtS, time.Duration(at).Seconds()))
+			return dash.Playback{}, fmt.Errorf("pause_at_s: %g is before the instant playback is at (%g s): pause at an instant still to come, or seek back first",
+				*in.PauseAtS, time.Duration(at).Seconds())
 		}
 	}
 	if in.Restart { // the same lab and compare settings, without the drills
 		sess, err := newSession(s.base, s.allowed)
 		if err != nil {
-			return dash.Refuse(500, err.Error())
+			return dash.Playback{}, dash.Fail(500, err)
 		}
 		s.sess = sess
 	}
 	if in.SeekS != nil {
 		if err := s.sess.Seek(seconds(*in.SeekS)); err != nil {
-			return dash.Refuse(500, err.Error())
+			return dash.Playback{}, dash.Fail(500, err)
 		}
 	}
 	if in.Speed != nil {
@@ -629,18 +544,18 @@ func (s *Server) handlePlayback(req dash.Request) dash.Answer {
 	if in.Step {
 		s.paused = true
 		if err := s.sess.AdvanceTo((s.sess.Now()/bin + 1) * bin); err != nil {
-			return badRequest(err.Error())
+			return dash.Playback{}, err
 		}
 	}
 	if in.StepLog {
 		s.paused = true
 		if err := s.stepToNextLine(); err != nil {
-			return dash.Refuse(500, err.Error())
+			return dash.Playback{}, dash.Fail(500, err)
 		}
 	}
 	s.anchor(time.Now())
 	s.publishLocked()
-	return dash.JSON(200, s.playbackLocked())
+	return s.playbackLocked(), nil
 }
 
 // stepToNextLine plays on to the instant of the event log's next line (a
@@ -669,42 +584,40 @@ func seconds(v float64) clock.Instant {
 	return clock.Instant(math.Round(v*1e3)) * clock.Instant(time.Millisecond)
 }
 
-// handleChaos takes a drill, with the live controller's body and checks,
-// at the virtual instant reached: it joins the lab's script there.
-func (s *Server) handleChaos(req dash.Request) dash.Answer {
-	ev, refusal, ok := dash.DecodeDrill(req)
-	if !ok {
-		return refusal
-	}
+// Chaos takes a drill (dash.Clock: POST /api/chaos), with the live
+// controller's checks, at the virtual instant reached: it joins the lab's
+// script there.
+func (s *Server) Chaos(_ dash.Request, ev labfile.Event) (dash.Applied, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := dash.ValidateDrill(s.sess.Lab(), &ev); err != nil {
-		return badRequest(err.Error())
+		return dash.Applied{}, err
 	}
 	before := s.sess.Settings() // what a time-boxed drill's undo goes back to
 	if err := assemble.CheckDrillCostKept(s.sess.Settings(), s.compare, ev, kept, s.allowed); err != nil {
-		return badRequest(err.Error())
+		return dash.Applied{}, err
 	}
 	rec, err := s.sess.Drill(ev)
 	if err != nil {
-		return badRequest(err.Error())
+		return dash.Applied{}, err
 	}
 	s.anchor(time.Now())
 	s.publishLocked()
-	out := map[string]any{"ok": true, "applied": rec.String(), "at_s": rec.At.Seconds()}
+	at := rec.At.Seconds()
+	out := dash.Applied{OK: true, Applied: rec.String(), AtS: &at}
 	if rec.For > 0 {
 		// the undo as the script computes it when the drill applies: from
 		// the settings just before it, not after (a set's own values)
 		if undo, err := labfile.Undo(before, rec); err == nil {
-			out["undo"], out["undo_in_s"] = undo.String(), rec.For.Seconds()
+			out.Undo, out.UndoInS = undo.String(), rec.For.Seconds()
 		}
 	}
-	return dash.JSON(200, out)
+	return out, nil
 }
 
-// handleLabFile is GET /api/lab.yaml: the lab with the drills taken in its
+// labFile is GET /api/lab.yaml: the lab with the drills taken in its
 // script, a lab file that lab sim runs to the numbers the page showed.
-func (s *Server) handleLabFile(dash.Request) dash.Answer {
+func (s *Server) labFile(dash.Request) dash.Answer {
 	s.mu.Lock()
 	l := s.sess.Lab()
 	s.mu.Unlock()
@@ -716,51 +629,51 @@ func (s *Server) handleLabFile(dash.Request) dash.Answer {
 		Disposition: fmt.Sprintf("attachment; filename=%q", l.Name+"-watched.yaml")}
 }
 
-// handleScenarios lists the built-in scenarios in GET /api/scenarios's
-// format: each plays here.
-func (s *Server) handleScenarios(dash.Request) dash.Answer {
-	var list []dash.ScenarioInfo
-	for _, name := range scenarios.Names() {
-		l, setting, err := dash.ScenarioSetting(name)
-		if err != nil {
-			list = append(list, dash.ScenarioInfo{Name: name, Reason: err.Error()})
-			continue
-		}
-		list = append(list, dash.ScenarioInfo{Name: name, Description: l.Description, Setting: setting,
-			Servers: len(l.ExpandServers()), Live: true})
-	}
+// Scenarios lists the built-in scenarios (dash.Clock: GET
+// /api/scenarios): each plays here.
+func (s *Server) Scenarios(dash.Request) (dash.ScenarioList, error) {
+	list := dash.ListScenarios(dash.ScenarioSetting, nil)
 	s.mu.Lock()
 	current := s.scenario
 	s.mu.Unlock()
-	return dash.JSON(200, map[string]any{"scenarios": list, "available": true, "current": current})
+	return dash.ScenarioList{Scenarios: list, Available: true, Current: current}, nil
 }
 
-// handleScenario is POST /api/scenario {"name": "rr-slow"}: play that
-// scenario from 0 instead, at the same speed, playing even if playback was
+// Scenario plays built-in scenario pick.Name from 0 instead (dash.Clock:
+// POST /api/scenario), at the same speed, playing even if playback was
 // paused (the page's "run scenario"); the answer carries the playback.
-func (s *Server) handleScenario(req dash.Request) dash.Answer {
-	var body struct {
-		Name string `json:"name"`
-	}
-	if refusal, ok := dash.Decode(req, &body); !ok {
-		return refusal
-	}
-	l, err := scenarios.Lab(body.Name)
+func (s *Server) Scenario(_ dash.Request, pick dash.ScenarioPick) (dash.Started, error) {
+	l, err := scenarios.Lab(pick.Name)
 	if err != nil {
-		return badRequest(err.Error())
+		return dash.Started{}, err
 	}
 	setting := FirstSetting(l)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.load(l, body.Name, setting, s.budget); err != nil {
-		return badRequest(err.Error())
+	if err := s.load(l, pick.Name, setting, s.budget); err != nil {
+		return dash.Started{}, err
 	}
-	if s.source, err = scenarioSource(body.Name); err != nil {
-		return badRequest(err.Error())
+	if s.source, err = scenarioSource(pick.Name); err != nil {
+		return dash.Started{}, err
 	}
 	s.pauseAt, s.paused = clock.Never, false
 	s.publishLocked()
-	return dash.JSON(200, map[string]any{"ok": true, "scenario": body.Name, "setting": setting.Name, "playback": s.playbackLocked()})
+	p := s.playbackLocked()
+	return dash.Started{OK: true, Scenario: pick.Name, Setting: setting.Name, Narration: l.Narration, Playback: &p}, nil
+}
+
+// Compared is POST /api/compare's answer on one seed: the settings ranked
+// (ComparedSeeds is its answer over several).
+type Compared struct {
+	Drills   int          `json:"drills"`   // the drills taken so far, in the script each setting ran
+	Headline string       `json:"headline"` // the figure ranked by
+	Lab      string       `json:"lab"`
+	Ranking  []CompareRow `json:"ranking"`
+}
+
+// compareIn is POST /api/compare's body.
+type compareIn struct {
+	Seeds int `json:"seeds"` // 2 or more: seeds 1 to N, with intervals (compare.go)
 }
 
 // CompareRow is one setting of POST /api/compare's ranking.
@@ -778,20 +691,14 @@ type CompareRow struct {
 	Series *compareSeries `json:"series"`
 }
 
-// handleCompare is POST /api/compare ({}): Compare all. The lab as given,
+// compareAll is POST /api/compare ({}): Compare all. The lab as given,
 // with the drills taken so far in its script, runs once per compare
 // setting (every algorithm when it has none) on the same seeded stream, as
 // lab sim does: each setting applied to the lab as given, not to the one
 // watched (whose setting would then be in every row). The settings come
 // back ranked as lab sim's table ranks them (by the lab's headline figure,
 // p99 unless it names another).
-func (s *Server) handleCompare(req dash.Request) dash.Answer {
-	var body struct {
-		Seeds int `json:"seeds"` // 2 or more: seeds 1 to N, with intervals (compare.go)
-	}
-	if refusal, ok := dash.Decode(req, &body); !ok {
-		return refusal
-	}
+func (s *Server) compareAll(req dash.Request, body compareIn) dash.Answer {
 	stop := s.stopper(req)
 	s.mu.Lock()
 	l, settings, watched, drills := s.plain.Clone(), s.compare, s.setting, len(s.sess.Drills())
@@ -816,22 +723,16 @@ func (s *Server) handleCompare(req dash.Request) dash.Answer {
 	defer end()
 	if body.Seeds != 0 {
 		out, err := compareSeeds(l, settings, watched, body.Seeds, progress, opts)
-		if a, ok := stopped(err); ok {
-			return a
-		}
 		if err != nil {
-			return badRequest(err.Error())
+			return dash.RefuseErr(stopped(err))
 		}
-		out["drills"] = drills
-		return dash.JSON(200, out)
+		out.Drills = drills
+		return dash.Reply(out, nil)
 	}
 	opts.Series, opts.Progress = true, progress
 	rep, err := sim.Compare(l, settings, opts)
-	if a, ok := stopped(err); ok {
-		return a
-	}
 	if err != nil {
-		return dash.Refuse(400, err.Error())
+		return dash.RefuseErr(stopped(err))
 	}
 	headline := string(l.Report.Headline)
 	if headline == "" {
@@ -843,5 +744,5 @@ func (s *Server) handleCompare(req dash.Request) dash.Answer {
 			Failed: r.Failed, Goodput: r.Goodput, P50Ms: r.Latency.P50, P99Ms: r.Latency.P99, Watched: r.Name == watched,
 			Series: seriesOf(&r)})
 	}
-	return dash.JSON(200, map[string]any{"lab": l.Name, "headline": headline, "drills": drills, "ranking": rows})
+	return dash.Reply(Compared{Lab: l.Name, Headline: headline, Drills: drills, Ranking: rows}, nil)
 }

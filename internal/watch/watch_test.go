@@ -103,11 +103,11 @@ func call(t *testing.T, method, url string, body any, out any) int {
 }
 
 // waitPaused polls until playback is paused (or the run ended).
-func waitPaused(t *testing.T, base string, limit time.Duration) Playback {
+func waitPaused(t *testing.T, base string, limit time.Duration) dash.Playback {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {
-		var p Playback
+		var p dash.Playback
 		call(t, "GET", base+"/api/playback", nil, &p)
 		if p.Paused || p.Ended {
 			return p
@@ -338,7 +338,7 @@ func TestWatchPlaybackAPIRefusesBadInput(t *testing.T) {
 			t.Errorf("POST /api/playback %s: %d %v, want 400 saying %q", body, code, out, want)
 		}
 	}
-	var p Playback
+	var p dash.Playback
 	call(t, "POST", base+"/api/playback", `{"step":true}`, &p)
 	call(t, "POST", base+"/api/playback", `{"step":true}`, &p)
 	if !p.Paused || p.T != 0.5 {
@@ -410,7 +410,7 @@ func TestWatchRestartKeepsTheCompareSettings(t *testing.T) {
 	if code := call(t, "POST", base+"/api/chaos", `{"action":"kill","target":"s1"}`, nil); code != 200 {
 		t.Fatalf("drill: %d", code)
 	}
-	var p Playback
+	var p dash.Playback
 	call(t, "POST", base+"/api/playback", `{"restart":true}`, &p)
 	if p.T != 0 || len(p.Drills) != 0 {
 		t.Errorf("after restart: %+v, want 0 s and no drills", p)
@@ -443,7 +443,7 @@ func TestWatchRestartKeepsTheCompareSettings(t *testing.T) {
 func TestWatchStepsToTheNextLogLine(t *testing.T) {
 	l, _ := scenarioLab(t, "breaker")
 	base := startWatchLab(t, l, "breaker", "breaker", true)
-	var p Playback
+	var p dash.Playback
 	var snap struct {
 		Log []report.LogLine `json:"log"`
 	}

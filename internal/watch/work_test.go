@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/lblab/lblab/internal/lab/dash"
 )
 
 // A long request's progress is in the snapshots while it runs: Compare
@@ -16,10 +18,10 @@ func TestLongRequestsShowTheirProgress(t *testing.T) {
 	l, setting := scenarioLab(t, "rr-slow")
 	var srv *Server
 	var err error
-	var seen []Playback
-	read := func() Playback {
+	var seen []dash.Playback
+	read := func() dash.Playback {
 		_, data := srv.Latest()
-		var snap struct{ Playback Playback }
+		var snap struct{ Playback dash.Playback }
 		if err := json.Unmarshal(data, &snap); err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,7 @@ package control
 
 import (
 	"encoding/json"
-	"net/http"
+	"errors"
 
 	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/lab/admin"
@@ -20,27 +20,28 @@ type State struct {
 	Log       []report.LogLine  `json:"log"`
 }
 
-// noRun answers 503 while no lab runs (a switch in progress); it reports
-// whether it did.
-func (c *Controller) noRun(w http.ResponseWriter) (Run, bool) {
+// running is the run shown, or a 503 while no lab runs (a switch in
+// progress).
+func (c *Controller) running() (Run, error) {
 	r := c.Current()
 	if r == nil {
-		writeJSON(w, 503, map[string]any{"error": "no lab is running: " + c.status.Load().(string), "code": 503})
-		return nil, true
+		return nil, dash.Failf(503, "no lab is running: %s", c.status.Load().(string))
 	}
-	return r, false
+	return r, nil
 }
 
-func (c *Controller) handleState(w http.ResponseWriter, req *http.Request) {
-	run, none := c.noRun(w)
-	if none {
-		return
+// state is GET /api/state.
+func (c *Controller) state(req dash.Request) (State, error) {
+	run, err := c.running()
+	if err != nil {
+		return State{}, err
 	}
+	ctx := req.Context()
 	procs, loadgen := run.Processes()
 	st := State{Lab: run.Lab().Name}
 	for _, p := range procs {
 		var raw json.RawMessage
-		if err := admin.Call(req.Context(), p.Ready.Admin, "GET", "/admin/state", nil, &raw); err != nil {
+		if err := admin.Call(ctx, p.Ready.Admin, "GET", "/admin/state", nil, &raw); err != nil {
 			raw, _ = json.Marshal(map[string]string{"name": p.Name, "error": err.Error()})
 		}
 		if p.Role == "lb" {
@@ -49,77 +50,44 @@ func (c *Controller) handleState(w http.ResponseWriter, req *http.Request) {
 			st.Servers = append(st.Servers, raw)
 		}
 	}
-	_ = admin.Call(req.Context(), loadgen.Ready.Admin, "GET", "/admin/state", nil, &st.Loadgen)
+	_ = admin.Call(ctx, loadgen.Ready.Admin, "GET", "/admin/state", nil, &st.Loadgen)
 	st.Log = run.Log()
-	writeJSON(w, 200, st)
+	return st, nil
 }
 
-// handleChaos validates a drill like a script event of the lab, then applies it.
-func (c *Controller) handleChaos(w http.ResponseWriter, req *http.Request) {
-	var ev labfile.Event
-	if !decodeBody(w, req, &ev) {
-		return
-	}
+// Snapshots is the snapshots the aggregator publishes (dash.Clock: GET
+// /api/snapshot and /api/stream, one snapshot per 250 ms reading).
+func (c *Controller) Snapshots() *dash.Stream { return c.hub }
+
+// Chaos checks a drill like a script event of the lab, then applies it
+// (dash.Clock: POST /api/chaos).
+func (c *Controller) Chaos(req dash.Request, ev labfile.Event) (dash.Applied, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	run, none := c.noRun(w)
-	if none {
-		return
+	run, err := c.running()
+	if err != nil {
+		return dash.Applied{}, err
 	}
 	if ev.Action == labfile.ActionAddServer && run.Attached() {
-		writeJSON(w, 400, map[string]any{"error": "add-server is not available in attach mode: lab dashboard did not start these processes, so it cannot start a server (start one yourself and POST /admin/backends to each lb)", "code": 400})
-		return
+		return dash.Applied{}, errors.New("add-server is not available in attach mode: lab dashboard did not start these processes, so it cannot start a server (start one yourself and POST /admin/backends to each lb)")
 	}
-	err := validate(run.Lab(), &ev)
+	err = dash.ValidateDrill(run.Lab(), &ev)
 	if err == nil {
 		err = assemble.CheckDrillCost(run.Lab(), nil, ev, false, c.opts.budget()) // run.Lab is a copy
 	}
-	if err != nil {
-		writeJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
-		return
+	if err == nil && ev.Action == labfile.ActionAddServer && c.opts.AddServer != nil {
+		err = c.opts.AddServer(run.Lab(), ev)
 	}
-	if ev.Action == labfile.ActionAddServer && c.opts.AddServer != nil {
-		if err := c.opts.AddServer(run.Lab(), ev); err != nil {
-			writeJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
-			return
-		}
+	if err != nil {
+		return dash.Applied{}, err
 	}
 	undo, err := run.Fire(req.Context(), ev)
 	if err != nil {
-		writeJSON(w, 502, map[string]any{"error": err.Error(), "code": 502})
-		return
+		return dash.Applied{}, dash.Fail(502, err)
 	}
-	out := map[string]any{"ok": true, "applied": ev.String()}
+	out := dash.Applied{OK: true, Applied: ev.String()}
 	if ev.For > 0 {
-		out["undo"], out["undo_in_s"] = undo.String(), ev.For.Seconds()
+		out.Undo, out.UndoInS = undo.String(), ev.For.Seconds()
 	}
-	writeJSON(w, 200, out)
-}
-
-// decodeBody is dash.DecodeBody: the controller's handlers read a body
-// as lab watch's do.
-func decodeBody(w http.ResponseWriter, req *http.Request, v any) bool {
-	return dash.DecodeBody(w, req, v)
-}
-
-// validate is dash.ValidateDrill: a drill checked as lab watch checks it.
-func validate(lab *labfile.Lab, ev *labfile.Event) error { return dash.ValidateDrill(lab, ev) }
-
-// writeJSON is dash.WriteJSON.
-func writeJSON(w http.ResponseWriter, code int, v any) { dash.WriteJSON(w, code, v) }
-
-// handleStream is GET /api/stream: server-sent events, one snapshot per
-// 250 ms reading, until the client leaves or the controller stops.
-func (c *Controller) handleStream(w http.ResponseWriter, r *http.Request) { c.hub.ServeHTTP(w, r) }
-
-// handleSnapshot is GET /api/snapshot: the newest snapshot.
-func (c *Controller) handleSnapshot(w http.ResponseWriter, _ *http.Request) {
-	data := c.hub.Latest()
-	if data == nil {
-		writeJSON(w, 503, map[string]any{"error": "no reading yet: try again in a moment", "code": 503})
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-cache")
-	_, _ = w.Write(data)
+	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/lblab/lblab/internal/lab/admin"
+	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
 )
 
@@ -16,7 +17,7 @@ func SendDrill(ctx context.Context, addr string, ev labfile.Event) (string, erro
 	var out struct {
 		Applied string `json:"applied"`
 	}
-	if err := admin.Call(ctx, addr, "POST", "/api/chaos", ev, &out); err != nil {
+	if err := admin.Call(ctx, addr, "POST", dash.ChaosPath, ev, &out); err != nil {
 		if errors.Is(err, syscall.ECONNREFUSED) {
 			return "", fmt.Errorf("no lab is running at %s (start one with lab up, or give its address with --lab-url): %w", addr, err)
 		}

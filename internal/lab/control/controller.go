@@ -22,7 +22,6 @@ import (
 	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/lab/proc"
-	"github.com/lblab/lblab/internal/lab/webui"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/wire"
@@ -128,28 +127,6 @@ func (c *Controller) Close() {
 	if c.dropToken != nil {
 		c.dropToken()
 	}
-}
-
-// routes is the controller's API and the page; a request no route takes
-// gets the API's JSON 404 or 405 (dash.Routes), as lab watch's does.
-func (c *Controller) routes() http.Handler {
-	rs := dash.NewRoutes[http.Handler](true)
-	for _, r := range []struct {
-		method, path string
-		h            http.HandlerFunc
-	}{
-		{"GET", "/healthz", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]bool{"ok": true}) }},
-		{"GET", "/api/state", c.handleState},
-		{"POST", "/api/chaos", c.handleChaos},
-		{"GET", "/api/sd", c.handleSD},
-		{"GET", "/api/snapshot", c.handleSnapshot},
-		{"GET", "/api/stream", c.handleStream},
-		{"GET", "/api/scenarios", c.handleScenarios},
-		{"POST", "/api/scenario", c.handleScenario},
-	} {
-		rs.Add(r.method, r.path, r.h)
-	}
-	return dash.Serve(rs, webui.Handler())
 }
 
 // SetRun makes r the run the controller shows and drills go to (nil:

@@ -1,12 +1,11 @@
 package control
 
 import (
-	"net/http"
+	"errors"
 
 	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
-	"github.com/lblab/lblab/scenarios"
 )
 
 // upDuration keeps a lab's loadgen sending until the lab is stopped.
@@ -26,63 +25,41 @@ func ScenarioLab(name string) (*labfile.Lab, string, error) {
 	return lab, setting, nil
 }
 
-// handleScenarios is GET /api/scenarios.
-func (c *Controller) handleScenarios(w http.ResponseWriter, _ *http.Request) {
-	var list []dash.ScenarioInfo
-	for _, name := range scenarios.Names() {
-		lab, setting, err := ScenarioLab(name)
-		if err != nil {
-			list = append(list, dash.ScenarioInfo{Name: name, Reason: err.Error()})
-			continue
-		}
-		info := dash.ScenarioInfo{Name: name, Description: lab.Description, Setting: setting,
-			Servers: len(lab.ExpandServers()), Live: true}
-		if err := c.opts.Admit(lab); err != nil {
-			info.Live, info.Reason = false, err.Error()
-		}
-		list = append(list, info)
-	}
-	out := map[string]any{"scenarios": list, "available": c.mode == "up"}
+// Scenarios lists the built-in scenarios (dash.Clock: GET
+// /api/scenarios), each live unless Options.Admit refuses its lab.
+func (c *Controller) Scenarios(dash.Request) (dash.ScenarioList, error) {
+	out := dash.ScenarioList{Scenarios: dash.ListScenarios(ScenarioLab, c.opts.Admit), Available: c.mode == "up"}
 	if r := c.Current(); r != nil {
-		out["current"] = r.Scenario()
+		out.Current = r.Scenario()
 		if f := r.Features(c.mode); !f.Scenarios {
-			out["reason"] = f.Reason
+			out.Reason = f.Reason
 		}
 	}
-	writeJSON(w, 200, out)
+	return out, nil
 }
 
-// handleScenario is POST /api/scenario {"name": "rr-slow"}: stop the
-// running lab's processes and start the scenario's, with its script.
-func (c *Controller) handleScenario(w http.ResponseWriter, req *http.Request) {
-	var body struct {
-		Name string `json:"name"`
-	}
-	if !decodeBody(w, req, &body) {
-		return
-	}
+// Scenario stops the running lab's processes and starts built-in scenario
+// pick.Name's, with its script (dash.Clock: POST /api/scenario).
+func (c *Controller) Scenario(_ dash.Request, pick dash.ScenarioPick) (dash.Started, error) {
 	if r := c.Current(); c.mode != "up" || c.opts.Switch == nil || (r != nil && r.Attached()) {
-		writeJSON(w, 400, map[string]any{"error": "scenario switching is not available here: " + c.unavailable(r), "code": 400})
-		return
+		return dash.Started{}, errors.New("scenario switching is not available here: " + c.unavailable(r))
 	}
-	lab, setting, err := ScenarioLab(body.Name)
-	if err == nil {
+	lab, setting, err := ScenarioLab(pick.Name)
+	if err == nil && c.opts.Admit != nil {
 		err = c.opts.Admit(lab)
 	}
 	if err == nil {
 		err = assemble.CheckCost(lab, nil, false, c.opts.budget())
 	}
 	if err != nil {
-		writeJSON(w, 400, map[string]any{"error": err.Error(), "code": 400})
-		return
+		return dash.Started{}, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.opts.Switch(lab, body.Name, setting); err != nil {
-		writeJSON(w, 500, map[string]any{"error": err.Error(), "code": 500})
-		return
+	if err := c.opts.Switch(lab, pick.Name, setting); err != nil {
+		return dash.Started{}, dash.Fail(500, err)
 	}
-	writeJSON(w, 200, map[string]any{"ok": true, "scenario": body.Name, "setting": setting, "narration": lab.Narration})
+	return dash.Started{OK: true, Scenario: pick.Name, Setting: setting, Narration: lab.Narration}, nil
 }
 
 // unavailable is why scenario switching is not available on run r (nil:

@@ -1,6 +1,6 @@
 package control
 
-import "net/http"
+import "github.com/lblab/lblab/internal/lab/dash"
 
 // SDTarget is one entry of Prometheus's HTTP service discovery format.
 type SDTarget struct {
@@ -8,10 +8,10 @@ type SDTarget struct {
 	Labels  map[string]string `json:"labels"`
 }
 
-// handleSD is GET /api/sd: every process's admin listener (where /metrics
+// sd is GET /api/sd: every process's admin listener (where /metrics
 // is) for Prometheus's http_sd_configs, so a Prometheus finds the lab's
 // processes even though they listen on free ports. Empty between runs.
-func (c *Controller) handleSD(w http.ResponseWriter, _ *http.Request) {
+func (c *Controller) sd(dash.Request) ([]SDTarget, error) {
 	out := []SDTarget{}
 	if r := c.Current(); r != nil {
 		procs, loadgen := r.Processes()
@@ -20,5 +20,5 @@ func (c *Controller) handleSD(w http.ResponseWriter, _ *http.Request) {
 				Labels: map[string]string{"process": p.Role, "name": p.Name}})
 		}
 	}
-	writeJSON(w, 200, out)
+	return out, nil
 }

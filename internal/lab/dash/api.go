@@ -2,6 +2,7 @@ package dash
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,6 +37,8 @@ type Request struct {
 	// Gone, when set, reports whether the client has gone away (over
 	// HTTP: its request's context is done); a long answer stops then.
 	Gone func() bool
+	// ctx is the request's context over HTTP (Context).
+	ctx context.Context
 	// bodyErr is why the body could not be read (errTooLarge: over
 	// maxBody); a handler that reads a body (Decode) refuses it.
 	bodyErr error
@@ -78,10 +81,14 @@ func JSON(code int, v any) Answer {
 	return Answer{Status: code, Type: "application/json", Body: buf.Bytes()}
 }
 
-// Refuse is the API's error answer, {"code": code, "error": msg}.
-func Refuse(code int, msg string) Answer {
-	return JSON(code, map[string]any{"error": msg, "code": code})
+// Refusal is the API's error answer's body.
+type Refusal struct {
+	Code  int    `json:"code"`
+	Error string `json:"error"`
 }
+
+// Refuse is the API's error answer, {"code": code, "error": msg}.
+func Refuse(code int, msg string) Answer { return JSON(code, Refusal{Code: code, Error: msg}) }
 
 // Decode reads req's body as a small strict JSON body into v
 // (state.DecodeStrict, as every admin API does); on bad input it returns
@@ -98,15 +105,6 @@ func Decode(req Request, v any) (refusal Answer, ok bool) {
 		return Refuse(400, "bad JSON body: "+err.Error()), false
 	}
 	return Answer{}, true
-}
-
-// DecodeDrill reads a POST /api/chaos body as the live controller does
-// (strict JSON, at most maxBody); on bad input it returns the refusal (400
-// or 413).
-func DecodeDrill(req Request) (labfile.Event, Answer, bool) {
-	var ev labfile.Event
-	refusal, ok := Decode(req, &ev)
-	return ev, refusal, ok
 }
 
 // ValidateDrill checks a drill against lab (which it leaves alone) as

@@ -4,10 +4,12 @@
 // the simulator's world in the same formats (VirtualReading), and from
 // there one code derives the bins, the views and the Snapshot the page
 // draws. It also holds what both serve the page with: the snapshot stream
-// (Stream), the built-in scenarios' list entries, and the API's request
-// and answer values with their helpers (Request, Answer, Decode,
-// DecodeDrill, ValidateDrill, JSON, Refuse), over HTTP in native builds
-// (http.go: ReadRequest, Write, HTTP, DecodeBody, WriteJSON, the stream).
+// (Stream), the routes both clocks serve, declared once with their typed
+// answers (SharedRoutes, against the Clock each server implements; Table
+// adds a clock's own), the built-in scenarios' list, and the API's request
+// and answer values with their helpers (Request, Answer, Typed, TypedBody,
+// Decode, ValidateDrill, JSON, Refuse, Fail), over HTTP in native builds
+// (http.go: Handler, ReadRequest, Write, the stream).
 //
 // It links no process: no fasthttp, no Prometheus, no zap (the processes'
 // answers are internal/shell/state's types), and in GOOS=js builds no

@@ -25,7 +25,7 @@ func ReadRequest(w http.ResponseWriter, req *http.Request) Request {
 	}
 	ctx := req.Context()
 	return Request{Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Body: body, bodyErr: err,
-		Gone: func() bool { return ctx.Err() != nil }}
+		Gone: func() bool { return ctx.Err() != nil }, ctx: ctx}
 }
 
 // Write sends a.
@@ -56,6 +56,21 @@ func HTTP(h Handle) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) { Write(w, h(ReadRequest(w, req))) }
 }
 
+// Handler serves table (Table) over HTTP: each route's Handle, the
+// stream's route as its Stream's events, page for what is the page's
+// (nil: none), and the API's JSON 404 or 405 for what no route takes.
+func Handler(table []Route, page http.Handler) http.Handler {
+	rs := NewRoutes[http.Handler](true)
+	for _, r := range table {
+		if r.events != nil {
+			rs.Add(r.Method, r.Path, r.events)
+		} else {
+			rs.Add(r.Method, r.Path, HTTP(r.H))
+		}
+	}
+	return Serve(rs, page)
+}
+
 // Serve answers each request over HTTP by rs (Routes.Find): a route's
 // handler, page for what is the page's (nil: none), or the API's JSON
 // refusal, 404 or 405 with its Allow header.
@@ -71,20 +86,6 @@ func Serve(rs *Routes[http.Handler], page http.Handler) http.Handler {
 		}
 	})
 }
-
-// DecodeBody is Decode over HTTP, for the live controller's handlers: on
-// bad input it has answered (400, or 413 over maxBody).
-func DecodeBody(w http.ResponseWriter, req *http.Request, v any) bool {
-	refusal, ok := Decode(ReadRequest(w, req), v)
-	if !ok {
-		Write(w, refusal)
-	}
-	return ok
-}
-
-// WriteJSON answers with v as JSON (JSON), as every handler of the
-// dashboard's API does.
-func WriteJSON(w http.ResponseWriter, code int, v any) { Write(w, JSON(code, v)) }
 
 // ServeHTTP is GET /api/stream: server-sent events until the client leaves.
 func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) { serveStream(s.h, w, r) }

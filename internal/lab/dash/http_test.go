@@ -23,13 +23,13 @@ func TestDecodeBodyLimit(t *testing.T) {
 	} {
 		rec := httptest.NewRecorder()
 		var ev labfile.Event
-		ok := DecodeBody(rec, httptest.NewRequest("POST", "/api/chaos", strings.NewReader(body)), &ev)
-		code := rec.Code
+		refusal, ok := Decode(ReadRequest(rec, httptest.NewRequest("POST", "/api/chaos", strings.NewReader(body))), &ev)
+		code := refusal.Status
 		if ok {
 			code = 200
 		}
-		if code != want || want == 413 && !strings.Contains(rec.Body.String(), fmt.Sprintf("the limit is %d KiB", maxBody>>10)) {
-			t.Errorf("%.40s: %d %s, want %d", body, code, rec.Body.String(), want)
+		if code != want || want == 413 && !strings.Contains(string(refusal.Body), fmt.Sprintf("the limit is %d KiB", maxBody>>10)) {
+			t.Errorf("%.40s: %d %s, want %d", body, code, refusal.Body, want)
 		}
 	}
 }
@@ -43,7 +43,10 @@ func TestDecodeInMemoryIsOverHTTP(t *testing.T) {
 		var mem, web labfile.Event
 		refusal, ok := Decode(NewRequest("POST", "/api/chaos", []byte(body)), &mem)
 		rec := httptest.NewRecorder()
-		webOK := DecodeBody(rec, httptest.NewRequest("POST", "/api/chaos", strings.NewReader(body)), &web)
+		webRefusal, webOK := Decode(ReadRequest(rec, httptest.NewRequest("POST", "/api/chaos", strings.NewReader(body))), &web)
+		if !webOK {
+			Write(rec, webRefusal)
+		}
 		if ok != webOK || !reflect.DeepEqual(mem, web) || !ok && (refusal.Status != rec.Code || string(refusal.Body) != rec.Body.String() ||
 			refusal.Type != rec.Header().Get("Content-Type")) {
 			t.Errorf("%.40s: in memory %v %d %q %s, over HTTP %v %d %q %s", body, ok, refusal.Status, refusal.Type, refusal.Body,

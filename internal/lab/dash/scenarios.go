@@ -33,3 +33,26 @@ func ScenarioSetting(name string) (*labfile.Lab, string, error) {
 	}
 	return lab, setting, nil
 }
+
+// ListScenarios is every built-in scenario as GET /api/scenarios lists it:
+// load gives its lab and the compare setting it starts with (as the clock
+// runs it), and it is live unless admit refuses that lab (nil: none is).
+func ListScenarios(load func(name string) (*labfile.Lab, string, error), admit func(*labfile.Lab) error) []ScenarioInfo {
+	list := []ScenarioInfo{}
+	for _, name := range scenarios.Names() {
+		lab, setting, err := load(name)
+		if err != nil {
+			list = append(list, ScenarioInfo{Name: name, Reason: err.Error()})
+			continue
+		}
+		info := ScenarioInfo{Name: name, Description: lab.Description, Setting: setting,
+			Servers: len(lab.ExpandServers()), Live: true}
+		if admit != nil {
+			if err := admit(lab); err != nil {
+				info.Live, info.Reason = false, err.Error()
+			}
+		}
+		list = append(list, info)
+	}
+	return list
+}
