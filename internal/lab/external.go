@@ -25,18 +25,19 @@ import (
 	"github.com/lblab/lblab/internal/lab/gather"
 	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/proxies"
 )
 
 // An external balancer tier (balancers.kind: haproxy | nginx | caddy): lab
 // writes the proxy's configuration from the lab, starts it on 127.0.0.1 in
 // the lb's place and points the loadgen at it. What each proxy is (its
-// binary, package, algorithms, what it refuses) is labfile.Proxies; this
+// binary, package, algorithms, what it refuses) is proxies.All; this
 // file writes the configurations and runs the process.
 
 // CheckExternal refuses a lab whose external proxy is not installed, naming
 // the Debian package, before anything starts.
 func CheckExternal(lab *labfile.Lab) error {
-	p, ok := lab.External()
+	p, ok := proxies.Of(lab)
 	if !ok {
 		return nil
 	}
@@ -49,7 +50,7 @@ func CheckExternal(lab *labfile.Lab) error {
 
 // externalProxy is the running proxy of a fleet.
 type externalProxy struct {
-	kind  labfile.Proxy
+	kind  proxies.Proxy
 	proc  *proc.Proc
 	dir   string // its configuration, pid file and logs
 	stats string // its stats listener (HAProxy's stats page, nginx's stub_status, Caddy's admin API)
@@ -71,13 +72,13 @@ func (x *externalProxy) reload(ctx context.Context, algorithm string) (string, e
 // proxyRuns says how proxy p runs algorithm, for lab's messages: its
 // directive on one line ("random two least_conn"), "its default" when it
 // has none (nginx's round robin), and whether the servers are weighted.
-func proxyRuns(p labfile.Proxy, algorithm string, b *labfile.Balancers) string {
+func proxyRuns(p proxies.Proxy, algorithm string, b *labfile.Balancers) string {
 	d, _ := p.DirectiveText(algorithm, b)
 	switch {
 	case p.Weighted(algorithm):
 		d += ", the servers weighted by their speeds"
 	case p.Agented(algorithm):
-		d += fmt.Sprintf(", each server weighing itself by its load report, asked every %v (agent-check)", labfile.AgentInterval(b))
+		d += fmt.Sprintf(", each server weighing itself by its load report, asked every %v (agent-check)", proxies.AgentInterval(b))
 	}
 	return d
 }
@@ -232,7 +233,7 @@ func freePort() (string, error) {
 }
 
 // proxyBackend is one server as the proxy's configuration names it, with
-// the speed its weight is written from (labfile.ProxyWeights) and the
+// the speed its weight is written from (proxies.Weights) and the
 // address where it answers the agent check ("" without one).
 type proxyBackend struct {
 	name, addr string
@@ -243,12 +244,12 @@ type proxyBackend struct {
 // weights are the backends' weights in the proxy's syntax, each with its
 // leading space, when the lab's algorithm gives weights, or their agent
 // checks when the servers weigh themselves (else "").
-func (c proxyConfig) weights(p labfile.Proxy) []string {
+func (c proxyConfig) weights(p proxies.Proxy) []string {
 	out := make([]string, len(c.backends))
 	if p.Agented(c.lab.Balancers.Algorithm) {
 		for i, b := range c.backends {
 			_, port, _ := net.SplitHostPort(b.agent)
-			out[i] = " " + p.AgentCheck(port, labfile.AgentInterval(&c.lab.Balancers))
+			out[i] = " " + p.AgentCheck(port, proxies.AgentInterval(&c.lab.Balancers))
 		}
 		return out
 	}
@@ -259,7 +260,7 @@ func (c proxyConfig) weights(p labfile.Proxy) []string {
 	for i, b := range c.backends {
 		speeds[i] = b.speed
 	}
-	for i, w := range labfile.ProxyWeights(speeds) {
+	for i, w := range proxies.Weights(speeds) {
 		out[i] = " " + fmt.Sprintf(p.Weight, w)
 	}
 	return out
@@ -276,7 +277,7 @@ type proxyConfig struct {
 
 // directive is the lab's algorithm in the proxy's terms (checked valid by
 // labfile: CheckRun refused the lab otherwise).
-func (c proxyConfig) directive(p labfile.Proxy) string {
+func (c proxyConfig) directive(p proxies.Proxy) string {
 	d, _ := p.Directive(c.lab.Balancers.Algorithm, &c.lab.Balancers)
 	return d
 }
@@ -309,7 +310,7 @@ func indent(text, by string) string {
 
 // writeHAProxy writes haproxy.cfg: one frontend, one backend with the
 // lab's servers, no retries (the lab's clients retry), a stats page.
-func writeHAProxy(p labfile.Proxy, c proxyConfig) (string, []string) {
+func writeHAProxy(p proxies.Proxy, c proxyConfig) (string, []string) {
 	var b strings.Builder
 	h := c.lab.Balancers.Health
 	fmt.Fprintf(&b, "global\n    maxconn 4096\n    stats socket %s mode 600 level admin\n\n", filepath.Join(c.dir, "haproxy.sock"))
@@ -350,7 +351,7 @@ func writeHAProxy(p labfile.Proxy, c proxyConfig) (string, []string) {
 // pooled HTTP/1.1 connections, passive health checks and retries off, and
 // stub_status on the stats address. Started as root, the worker runs as
 // nginx's default unprivileged user (the directory is readable to it).
-func writeNginx(p labfile.Proxy, c proxyConfig) (string, []string) {
+func writeNginx(p proxies.Proxy, c proxyConfig) (string, []string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "daemon off;\nworker_processes 1;\npid %s;\nerror_log stderr warn;\n", filepath.Join(c.dir, "nginx.pid"))
 	b.WriteString("events { worker_connections 16384; }\n\nhttp {\n    access_log off;\n")
@@ -397,7 +398,7 @@ func semicolon(d string) string {
 
 // writeCaddy writes a Caddyfile: HTTP only, its admin API on the stats
 // address, its storage in the proxy's directory, one reverse_proxy.
-func writeCaddy(p labfile.Proxy, c proxyConfig) (string, []string) {
+func writeCaddy(p proxies.Proxy, c proxyConfig) (string, []string) {
 	var b strings.Builder
 	h := c.lab.Balancers.Health
 	_, port, _ := net.SplitHostPort(c.listen)
@@ -432,12 +433,12 @@ func commandConfig(c proxyConfig) (string, []string, string, error) {
 	}
 	host, port, _ := net.SplitHostPort(c.listen)
 	_, sport, _ := net.SplitHostPort(c.stats)
-	d := labfile.CommandData{Listen: c.listen, Stats: c.stats, ListenHost: host, ListenPort: port, StatsPort: sport,
+	d := proxies.CommandData{Listen: c.listen, Stats: c.stats, ListenHost: host, ListenPort: port, StatsPort: sport,
 		Dir: c.dir, Config: filepath.Join(c.dir, file), Algorithm: c.lab.Balancers.Algorithm,
 		TimeoutMs: c.lab.Balancers.Timeout.Milliseconds()}
 	for _, b := range c.backends {
 		h, p, _ := net.SplitHostPort(b.addr)
-		d.Servers = append(d.Servers, labfile.CommandServer{Name: b.name, Addr: b.addr, Host: h, Port: p})
+		d.Servers = append(d.Servers, proxies.CommandServer{Name: b.name, Addr: b.addr, Host: h, Port: p})
 	}
 	text, argv, err := renderCommand(cmd, d)
 	if err != nil {
@@ -448,7 +449,7 @@ func commandConfig(c proxyConfig) (string, []string, string, error) {
 
 // proxyWriters write each kind's configuration: its text and the command
 // line that runs it.
-var proxyWriters = map[string]func(labfile.Proxy, proxyConfig) (string, []string){
+var proxyWriters = map[string]func(proxies.Proxy, proxyConfig) (string, []string){
 	"haproxy": writeHAProxy,
 	"nginx":   writeNginx,
 	"caddy":   writeCaddy,
@@ -460,7 +461,7 @@ var configFile = map[string]string{"haproxy": "haproxy.cfg", "nginx": "nginx.con
 // startExternal writes the proxy's configuration for the fleet's servers
 // and starts it on 127.0.0.1 (opts.LBAddr if given, else a free port). It
 // is ready when its traffic port accepts connections.
-func (f *fleet) startExternal(ctx context.Context, p labfile.Proxy) error {
+func (f *fleet) startExternal(ctx context.Context, p proxies.Proxy) error {
 	dir := filepath.Join(f.dir, p.Kind)
 	if err := os.MkdirAll(dir, 0o755); err != nil { // nginx's worker may run as another user
 		return err
@@ -483,7 +484,7 @@ func (f *fleet) startExternal(ctx context.Context, p labfile.Proxy) error {
 	file := configFile[p.Kind]
 	var text string
 	var args []string
-	if p.Kind == labfile.KindCommand {
+	if p.Kind == proxies.KindCommand {
 		if text, args, file, err = commandConfig(c); err != nil {
 			return fmt.Errorf("balancers.command: %w", err)
 		}
@@ -642,7 +643,7 @@ func parseCaddyUpstreams(r io.Reader) (ProxyStats, error) {
 // Caddy's requests in flight per upstream.
 func (f *fleet) proxyFigures(ctx context.Context, log *gather.Log) {
 	x := f.external()
-	if x == nil || x.kind.Kind == labfile.KindCommand { // a proxy of the user's own: no stats interface lab knows
+	if x == nil || x.kind.Kind == proxies.KindCommand { // a proxy of the user's own: no stats interface lab knows
 		return
 	}
 	st, err := x.readStats(ctx)
@@ -672,7 +673,7 @@ func (st ProxyStats) text(kind string) string {
 // renderCommand executes kind: command's templates (labfile has checked
 // their syntax and fields): the configuration and the command line, split
 // at spaces.
-func renderCommand(c labfile.ExternalCommand, d labfile.CommandData) (config string, argv []string, err error) {
+func renderCommand(c labfile.ExternalCommand, d proxies.CommandData) (config string, argv []string, err error) {
 	var out [2]strings.Builder
 	for i, text := range []string{c.Config, c.Run} {
 		t, err := template.New([]string{"config", "run"}[i]).Option("missingkey=error").Parse(text)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/proxies"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/backend"
 	"github.com/lblab/lblab/internal/testbin"
@@ -21,7 +22,7 @@ import (
 // its Debian package.
 func proxyTool(t *testing.T, kind string) {
 	t.Helper()
-	p, _ := labfile.ProxyOf(kind)
+	p, _ := proxies.ByKind(kind)
 	testbin.Tool(t, p.Binary, "apt-get install -y "+p.Package)
 }
 
@@ -29,7 +30,7 @@ func proxyTool(t *testing.T, kind string) {
 // table writes it, with the servers, the timeout, and the health checks
 // where the proxy has them.
 func TestProxyConfigs(t *testing.T) {
-	for _, p := range labfile.Proxies {
+	for _, p := range proxies.All {
 		for _, a := range p.Algorithms {
 			lab := labfile.Default()
 			for _, kv := range [][2]string{{"balancers.kind", p.Kind}, {"balancers.algorithm", a.Algorithm},
@@ -78,7 +79,7 @@ func TestProxyConfigs(t *testing.T) {
 	if err := lab.ApplyAll([][2]string{{"balancers.kind", "haproxy"}, {"balancers.health.enabled", "true"}, {"balancers.health.fails", "3"}}); err != nil {
 		t.Fatal(err)
 	}
-	p, _ := labfile.ProxyOf("haproxy")
+	p, _ := proxies.ByKind("haproxy")
 	text, _ := writeHAProxy(p, proxyConfig{lab: lab, dir: "/d", backends: []proxyBackend{{"s1", "127.0.0.1:2001", 1, ""}}})
 	if !strings.Contains(text, "option httpchk GET /healthz") || !strings.Contains(text, "server s1 127.0.0.1:2001 check inter 1000ms fall 3 rise 2") {
 		t.Errorf("HAProxy's health checks are not the lab's:\n%s", text)
@@ -90,7 +91,7 @@ func TestProxyConfigs(t *testing.T) {
 // "round-robin through nginx ()"), for every algorithm of every proxy.
 func TestWelcomeSaysHowTheProxyBalances(t *testing.T) {
 	b := labfile.Default().Balancers
-	for _, p := range labfile.Proxies {
+	for _, p := range proxies.All {
 		for _, a := range p.Algorithms {
 			got := throughProxy(p, a.Algorithm, &b)
 			d, _ := p.Directive(a.Algorithm, &b)
@@ -101,11 +102,11 @@ func TestWelcomeSaysHowTheProxyBalances(t *testing.T) {
 			}
 		}
 	}
-	nginx, _ := labfile.ProxyOf("nginx")
+	nginx, _ := proxies.ByKind("nginx")
 	if got, want := throughProxy(nginx, "round-robin", &b), "round-robin through nginx (its default)"; got != want {
 		t.Errorf("welcome says %q, want %q", got, want)
 	}
-	own := labfile.Proxy{Kind: labfile.KindCommand, Name: "envoy"}
+	own := proxies.Proxy{Kind: proxies.KindCommand, Name: "envoy"}
 	if got := throughProxy(own, "p2c", &b); strings.Contains(got, "p2c") || strings.Contains(got, "()") || !strings.HasPrefix(got, "envoy") {
 		t.Errorf("a proxy of the user's own: welcome says %q", got)
 	}
@@ -121,7 +122,7 @@ func TestProxyBreakerConfigs(t *testing.T) {
 		"nginx":   {"server 127.0.0.1:2001 max_fails=8 fail_timeout=2s;", "proxy_next_upstream error timeout http_500 http_502 http_503 http_504 http_429;", "proxy_next_upstream_tries 2;"},
 		"caddy":   {"fail_duration 1500ms", "max_fails 8", "unhealthy_status 5xx 429"},
 	}
-	for _, p := range labfile.Proxies {
+	for _, p := range proxies.All {
 		lab := labfile.Default()
 		if err := lab.ApplyAll([][2]string{{"balancers.kind", p.Kind}, {"balancers.algorithm", "least-outstanding"}, {"balancers.breaker.enabled", "true"},
 			{"balancers.breaker.window", "15"}, {"balancers.breaker.threshold", "0.5"}, {"balancers.breaker.open", "1500ms"}, {"balancers.breaker.probes", "4"}}); err != nil {
@@ -320,7 +321,7 @@ func TestExternalCommand(t *testing.T) {
 	proxyTool(t, "haproxy")
 	ctx := ctxFor(t, 60*time.Second)
 	lab := smallLab(t, "least-outstanding", 2)
-	lab.Balancers.Kind = labfile.KindCommand
+	lab.Balancers.Kind = proxies.KindCommand
 	lab.Balancers.Command = labfile.ExternalCommand{File: "mine.cfg", Run: "haproxy -db -f {{.Config}}",
 		Config: "defaults\n  mode http\n  timeout connect 5s\n  timeout client 1m\n  timeout server 1m\n" +
 			"frontend f\n  bind {{.Listen}}\n  default_backend b\nbackend b\n  balance leastconn\n" +
@@ -402,12 +403,12 @@ func TestExternalAlgorithmReload(t *testing.T) {
 func TestRenderCommand(t *testing.T) {
 	cmd := labfile.ExternalCommand{Run: "myproxy -c {{.Config}}",
 		Config: "listen {{.Listen}}\n{{range .Servers}}server {{.Name}} {{.Addr}}\n{{end}}\n"}
-	conf, argv, err := renderCommand(cmd, labfile.CommandData{Listen: "127.0.0.1:9", Config: "/d/p.conf",
-		Servers: []labfile.CommandServer{{Name: "s1", Addr: "127.0.0.1:7"}, {Name: "s2", Addr: "127.0.0.1:8"}}})
+	conf, argv, err := renderCommand(cmd, proxies.CommandData{Listen: "127.0.0.1:9", Config: "/d/p.conf",
+		Servers: []proxies.CommandServer{{Name: "s1", Addr: "127.0.0.1:7"}, {Name: "s2", Addr: "127.0.0.1:8"}}})
 	if err != nil || conf != "listen 127.0.0.1:9\nserver s1 127.0.0.1:7\nserver s2 127.0.0.1:8\n\n" || strings.Join(argv, " ") != "myproxy -c /d/p.conf" {
 		t.Errorf("rendered %q %q %v", conf, argv, err)
 	}
-	if _, _, err := renderCommand(labfile.ExternalCommand{Run: "{{if false}}x{{end}}", Config: "c"}, labfile.CommandData{}); err == nil {
+	if _, _, err := renderCommand(labfile.ExternalCommand{Run: "{{if false}}x{{end}}", Config: "c"}, proxies.CommandData{}); err == nil {
 		t.Error("an empty command line was rendered")
 	}
 }
@@ -425,7 +426,7 @@ var proxyCheck = map[string][]string{
 // with health checks where the proxy has them, and with the breaker as its
 // passive checks. (TestProxyConfigs reads the text; this asks the proxy.)
 func TestProxyConfigsPassTheProxysCheck(t *testing.T) {
-	for _, p := range labfile.Proxies {
+	for _, p := range proxies.All {
 		t.Run(p.Kind, func(t *testing.T) {
 			proxyTool(t, p.Kind)
 			checked := 0

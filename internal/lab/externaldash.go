@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/lblab/lblab/internal/lab/dash"
-	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/proxies"
 	"github.com/lblab/lblab/internal/shell/state"
 )
 
@@ -26,13 +26,13 @@ var proxySources = map[string]struct{ source, note string }{
 		"open-source nginx's stub_status has no per-server figures: a server's share is the backends' own count, and no outstanding or down state is shown"},
 	"caddy": {"Caddy's admin API (GET /reverse_proxy/upstreams): requests in flight and recent failures per upstream",
 		"Caddy counts no requests sent per upstream: a server's share is the backends' own count"},
-	labfile.KindCommand: {"", "lab reads no stats from a proxy of your own: the figures are the backends' and the loadgen's"},
+	proxies.KindCommand: {"", "lab reads no stats from a proxy of your own: the figures are the backends' and the loadgen's"},
 }
 
 // liveStats reads the proxy's stats for a dashboard reading (nil for
 // kind: command, which has no stats interface lab knows).
 func (x *externalProxy) liveStats(ctx context.Context) (*ProxyStats, error) {
-	if x.kind.Kind == labfile.KindCommand {
+	if x.kind.Kind == proxies.KindCommand {
 		return nil, nil
 	}
 	st, err := x.readStats(ctx)
@@ -54,7 +54,7 @@ func (x *externalProxy) liveReading(st *ProxyStats, err error, servers []dash.Se
 	algorithm := lab.Balancers.Algorithm
 	src := proxySources[x.kind.Kind]
 	p := &dash.Proxy{Kind: x.kind.Kind, Name: x.kind.Name, Source: src.source, Note: src.note, Servers: []dash.ProxyServer{}}
-	if x.kind.Kind != labfile.KindCommand {
+	if x.kind.Kind != proxies.KindCommand {
 		p.Directive, _ = x.kind.Directive(algorithm, &lab.Balancers)
 		p.Directive = strings.ReplaceAll(p.Directive, "\n", "; ")
 	}
