@@ -49,7 +49,7 @@ func (x *externalProxy) liveStats(ctx context.Context) (*ProxyStats, error) {
 // dashboard's own stats requests).
 func (x *externalProxy) liveReading(st *ProxyStats, err error, servers []dash.ServerReading) dash.LBReading {
 	x.mu.Lock()
-	lab, backends := x.conf.lab, x.conf.backends
+	lab, backends := x.conf.Lab, x.conf.Servers
 	x.mu.Unlock()
 	algorithm := lab.Balancers.Algorithm
 	src := proxySources[x.kind.Kind]
@@ -76,7 +76,7 @@ func (x *externalProxy) liveReading(st *ProxyStats, err error, servers []dash.Se
 		}
 		names, order := map[string]string{}, map[string]int{} // Caddy names an upstream by its address, in an order of its own
 		for i, b := range backends {
-			names[b.addr], order[b.name] = b.name, i
+			names[b.Addr], order[b.Name] = b.Name, i
 		}
 		servers := slices.Clone(st.Servers)
 		slices.SortStableFunc(servers, func(a, b ProxyServer) int {
@@ -89,7 +89,7 @@ func (x *externalProxy) liveReading(st *ProxyStats, err error, servers []dash.Se
 			}
 			if br := lab.Balancers.Breaker; x.kind.Kind == "caddy" && br.Enabled && s.Status == "" {
 				// Caddy leaves out an upstream with max_fails recent failures
-				s.Status = map[bool]string{true: "down", false: "up"}[s.Fails >= breakerFails(br)]
+				s.Status = map[bool]string{true: "down", false: "up"}[s.Fails >= proxies.BreakerFails(br)]
 			}
 			ps := dash.ProxyServer{Name: name, Status: s.Status, Now: s.Current, Fails: s.Fails}
 			if x.kind.Kind == "haproxy" {

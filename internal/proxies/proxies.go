@@ -23,12 +23,13 @@ import (
 )
 
 // An external balancer tier (balancers.kind: haproxy | nginx | caddy) runs
-// a real proxy in the lb's place in lab run and lab up. Proxies is the one
+// a real proxy in the lb's place in lab run and lab up. All is the one
 // declaration of what each proxy is: its binary and Debian package, how
-// lblab's algorithms map to its own, and which of the lab's balancer
-// settings it cannot honour. The check below, the configuration writers
-// (internal/lab/external.go) and the docs check (docs/external.md's
-// tables) are derived from it.
+// lblab's algorithms map to its own, which of the lab's balancer settings
+// it cannot honour, and its configuration's writer (config.go). The kinds
+// labfile takes and its checks (check, checkScript, handed over below),
+// lab's messages and the docs check (docs/external.md's tables) are
+// derived from it.
 
 // KindCommand is balancers.kind for a proxy of the user's own
 // (balancers.command); lblab's own lb is labfile.KindLB.
@@ -70,6 +71,10 @@ type Proxy struct {
 	// Refuses are the lab's settings this proxy cannot honour, besides
 	// those no external proxy honours (externalRefusals).
 	Refuses []Refusal
+	// File is its configuration's name in its directory, and write writes
+	// the configuration and its program's arguments (config.go).
+	File  string
+	write func(Proxy, Config) (string, []string)
 	// Settings are the balancers settings its configuration is written
 	// from (a path, or a prefix ending in "."): a set drill on one of them
 	// rewrites the configuration and reloads the proxy; a set of any other
@@ -101,7 +106,7 @@ type Refusal struct {
 // All are the external proxies, in the order the docs list them.
 var All = []Proxy{
 	{
-		Kind: "haproxy", Name: "HAProxy", Binary: "haproxy", Package: "haproxy",
+		Kind: "haproxy", Name: "HAProxy", Binary: "haproxy", Package: "haproxy", File: "haproxy.cfg", write: writeHAProxy,
 		Algorithms: []Algorithm{
 			{"round-robin", "balance roundrobin", false, false},
 			{"weighted-round-robin", "balance roundrobin", true, false},
@@ -119,7 +124,7 @@ var All = []Proxy{
 			"balancers.orca.weight_update_period"},
 	},
 	{
-		Kind: "nginx", Name: "nginx", Binary: "nginx", Package: "nginx",
+		Kind: "nginx", Name: "nginx", Binary: "nginx", Package: "nginx", File: "nginx.conf", write: writeNginx,
 		Algorithms: []Algorithm{
 			{"round-robin", "", false, false},
 			{"weighted-round-robin", "", true, false},
@@ -135,7 +140,7 @@ var All = []Proxy{
 			Why: "open-source nginx has no active health checks (only passive max_fails, which lblab turns off)"}},
 	},
 	{
-		Kind: "caddy", Name: "Caddy", Binary: "caddy", Package: "caddy",
+		Kind: "caddy", Name: "Caddy", Binary: "caddy", Package: "caddy", File: "Caddyfile", write: writeCaddy,
 		Algorithms: []Algorithm{
 			{"round-robin", "lb_policy round_robin", false, false},
 			{"random", "lb_policy random", false, false},
