@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/proxies"
 )
 
 // readmeSkip is every README command that this test does not run, by its
@@ -64,7 +64,7 @@ func missingProxies(args []string) string {
 	}
 	var missing []string
 	for _, k := range strings.Split(args[i+1], ",") {
-		if p, ok := labfile.ProxyOf(k); ok {
+		if p, ok := proxies.ByKind(k); ok {
 			if _, err := exec.LookPath(p.Binary); err != nil {
 				missing = append(missing, p.Binary+" is not installed: apt-get install -y "+p.Package)
 			}

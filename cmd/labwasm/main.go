@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/lab/dash"
+	_ "github.com/lblab/lblab/internal/proxies" // balancers.kind: a lab file pasted into the page may name a proxy, as lab sim takes it
 	"github.com/lblab/lblab/internal/watch"
 )
 

@@ -129,6 +129,16 @@ var importRules = []importRule{
 		why: "labfile parses settings; it runs nothing",
 	},
 	{
+		from: []string{"./internal/labfile/..."}, deny: []string{"./internal/proxies/..."},
+		why: "labfile parses and checks lab files and knows no proxy: internal/proxies hands it the kinds and their refusals (labfile.UseTiers)",
+	},
+	{
+		from: []string{"./internal/proxies/..."},
+		deny: []string{"./internal/lab/...", "./internal/shell/...", "./internal/sim/...", "net/...", "os/exec", "text/template"},
+		why: "what the proxies are is linked by every program that reads lab files (the daemons, the page's wasm module, for labfile.UseTiers): " +
+			"it writes their configurations as text and runs nothing; internal/lab starts them and renders kind: command's templates",
+	},
+	{
 		from: []string{"./internal/assemble/..."},
 		deny: []string{"./internal/sim/...", "./internal/shell/...", "net/...", "github.com/valyala/fasthttp/..."},
 		why:  "assemble builds the policy objects for both drivers",

@@ -39,7 +39,7 @@ func TestPlanted(t *testing.T) {
 		"internal/core/bad/dot.go:6:30: wall clock: Timer (a type)",
 		"internal/core/bad/dot.go:9:41: wall clock: d.timer.Stop(...)",
 		"internal/core/bad/dot.go:11:13: wall clock: Since (as a value)",
-		"internal/labfile/labfile.go:11:50: wall clock: time.Now(...)",
+		"internal/labfile/labfile.go:14:50: wall clock: time.Now(...)",
 		`internal/core/bad/bad.go:6:2: global randomness: import "math/rand"`,
 		"internal/core/bad/bad.go:25:2: goroutine: go (func() literal)()",
 		`internal/core/bad/bad.go:7:2: concurrency or the OS: import "sync"`,
@@ -52,6 +52,7 @@ func TestPlanted(t *testing.T) {
 		"import direction: internal/shell/lb -> internal/shell/wire -> internal/shell/backend",
 		"import direction: internal/report -> internal/labfile",
 		"import direction: internal/client -> internal/report -> internal/labfile",
+		"import direction: internal/labfile -> internal/proxies",
 	}
 	same(t, "import rules", tr.checkImports(importRules), want)
 }

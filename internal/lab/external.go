@@ -8,7 +8,6 @@ import (
 	"html/template"
 	"io"
 	"maps"
-	"math"
 	"net"
 	"net/http"
 	"os"
@@ -25,18 +24,20 @@ import (
 	"github.com/lblab/lblab/internal/lab/gather"
 	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/proxies"
 )
 
 // An external balancer tier (balancers.kind: haproxy | nginx | caddy): lab
 // writes the proxy's configuration from the lab, starts it on 127.0.0.1 in
 // the lb's place and points the loadgen at it. What each proxy is (its
-// binary, package, algorithms, what it refuses) is labfile.Proxies; this
-// file writes the configurations and runs the process.
+// binary, package, algorithms, what it refuses, its configuration) is
+// internal/proxies; this file writes the configurations into the proxy's
+// directory, runs the process and reloads it.
 
 // CheckExternal refuses a lab whose external proxy is not installed, naming
 // the Debian package, before anything starts.
 func CheckExternal(lab *labfile.Lab) error {
-	p, ok := lab.External()
+	p, ok := proxies.Of(lab)
 	if !ok {
 		return nil
 	}
@@ -49,41 +50,42 @@ func CheckExternal(lab *labfile.Lab) error {
 
 // externalProxy is the running proxy of a fleet.
 type externalProxy struct {
-	kind  labfile.Proxy
+	kind  proxies.Proxy
 	proc  *proc.Proc
 	dir   string // its configuration, pid file and logs
 	stats string // its stats listener (HAProxy's stats page, nginx's stub_status, Caddy's admin API)
 	mu    sync.Mutex
-	conf  proxyConfig // what its configuration was written from (reload rewrites it)
+	conf  proxies.Config // what its configuration was written from (reload rewrites it)
 }
 
 // reload switches the running proxy to algorithm: it rewrites the
 // configuration and reloads it gracefully (rewrite). It returns what the
 // log says.
 func (x *externalProxy) reload(ctx context.Context, algorithm string) (string, error) {
-	c, err := x.rewrite(ctx, func(c *proxyConfig) error { return c.lab.Apply("balancers.algorithm", algorithm) })
+	c, err := x.rewrite(ctx, func(c *proxies.Config) error { return c.Lab.Apply("balancers.algorithm", algorithm) })
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%s reloaded gracefully with %s (%s)", x.kind.Name, algorithm, proxyRuns(x.kind, algorithm, &c.lab.Balancers)), nil
+	return fmt.Sprintf("%s reloaded gracefully with %s (%s)", x.kind.Name, algorithm, proxyRuns(x.kind, algorithm, &c.Lab.Balancers)), nil
 }
 
 // proxyRuns says how proxy p runs algorithm, for lab's messages: its
 // directive on one line ("random two least_conn"), "its default" when it
 // has none (nginx's round robin), and whether the servers are weighted.
-func proxyRuns(p labfile.Proxy, algorithm string, b *labfile.Balancers) string {
+func proxyRuns(p proxies.Proxy, algorithm string, b *labfile.Balancers) string {
 	d, _ := p.DirectiveText(algorithm, b)
 	switch {
 	case p.Weighted(algorithm):
 		d += ", the servers weighted by their speeds"
 	case p.Agented(algorithm):
-		d += fmt.Sprintf(", each server weighing itself by its load report, asked every %v (agent-check)", labfile.AgentInterval(b))
+		d += fmt.Sprintf(", each server weighing itself by its load report, asked every %v (agent-check)", proxies.AgentInterval(b))
 	}
 	return d
 }
 
 // set applies a set drill's balancers settings (those the configuration is
-// written from: labfile checked them) to the proxy through a reload.
+// written from: internal/proxies refused the others when labfile checked
+// the drill) to the proxy through a reload.
 func (x *externalProxy) set(ctx context.Context, set map[string]string) (string, error) {
 	var keys []string
 	for _, k := range slices.Sorted(maps.Keys(set)) {
@@ -94,10 +96,10 @@ func (x *externalProxy) set(ctx context.Context, set map[string]string) (string,
 	if len(keys) == 0 {
 		return "", nil
 	}
-	_, err := x.rewrite(ctx, func(c *proxyConfig) error {
+	_, err := x.rewrite(ctx, func(c *proxies.Config) error {
 		for _, k := range slices.Sorted(maps.Keys(set)) {
 			if strings.HasPrefix(k, "balancers.") {
-				if err := c.lab.Apply(k, set[k]); err != nil {
+				if err := c.Lab.Apply(k, set[k]); err != nil {
 					return err
 				}
 			}
@@ -112,28 +114,28 @@ func (x *externalProxy) set(ctx context.Context, set map[string]string) (string,
 
 // addServer adds a server (started by the fleet) to the proxy's servers
 // through a reload.
-func (x *externalProxy) addServer(ctx context.Context, b proxyBackend) (string, error) {
-	name := b.name
-	c, err := x.rewrite(ctx, func(c *proxyConfig) error {
-		c.backends = append(slices.DeleteFunc(slices.Clone(c.backends), func(o proxyBackend) bool { return o.name == name }), b)
+func (x *externalProxy) addServer(ctx context.Context, b proxies.Server) (string, error) {
+	name := b.Name
+	c, err := x.rewrite(ctx, func(c *proxies.Config) error {
+		c.Servers = append(slices.DeleteFunc(slices.Clone(c.Servers), func(o proxies.Server) bool { return o.Name == name }), b)
 		return nil
 	})
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%s reloaded gracefully with %s added (%d servers)", x.kind.Name, name, len(c.backends)), nil
+	return fmt.Sprintf("%s reloaded gracefully with %s added (%d servers)", x.kind.Name, name, len(c.Servers)), nil
 }
 
 // removeServer takes a server out of the proxy's servers through a reload
 // (its process goes on, as behind lb: what it has in hand is answered).
 func (x *externalProxy) removeServer(ctx context.Context, name string) (string, error) {
-	c, err := x.rewrite(ctx, func(c *proxyConfig) error {
-		n := len(c.backends)
-		c.backends = slices.DeleteFunc(slices.Clone(c.backends), func(b proxyBackend) bool { return b.name == name })
+	c, err := x.rewrite(ctx, func(c *proxies.Config) error {
+		n := len(c.Servers)
+		c.Servers = slices.DeleteFunc(slices.Clone(c.Servers), func(b proxies.Server) bool { return b.Name == name })
 		switch {
-		case len(c.backends) == n:
+		case len(c.Servers) == n:
 			return fmt.Errorf("%s has no server %q", x.kind.Name, name)
-		case len(c.backends) == 0:
+		case len(c.Servers) == 0:
 			return fmt.Errorf("%s would have no server left", x.kind.Name)
 		}
 		return nil
@@ -141,7 +143,7 @@ func (x *externalProxy) removeServer(ctx context.Context, name string) (string, 
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%s reloaded gracefully without %s (%d servers)", x.kind.Name, name, len(c.backends)), nil
+	return fmt.Sprintf("%s reloaded gracefully without %s (%d servers)", x.kind.Name, name, len(c.Servers)), nil
 }
 
 // rewrite changes what the proxy's configuration is written from, writes
@@ -149,16 +151,16 @@ func (x *externalProxy) removeServer(ctx context.Context, name string) (string, 
 // and starts a new worker while the old one finishes its requests; nginx's
 // master gets SIGHUP; Caddy is sent the new Caddyfile on its admin API
 // (POST /load). It returns the configuration now in force.
-func (x *externalProxy) rewrite(ctx context.Context, change func(*proxyConfig) error) (proxyConfig, error) {
+func (x *externalProxy) rewrite(ctx context.Context, change func(*proxies.Config) error) (proxies.Config, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	c := x.conf
-	c.lab = c.lab.Clone()
+	c.Lab = c.Lab.Clone()
 	if err := change(&c); err != nil {
 		return c, err
 	}
-	text, _ := proxyWriters[x.kind.Kind](x.kind, c)
-	if err := os.WriteFile(filepath.Join(c.dir, configFile[x.kind.Kind]), []byte(text), 0o600); err != nil {
+	text, _ := x.kind.Write(c)
+	if err := os.WriteFile(filepath.Join(c.Dir, x.kind.File), []byte(text), 0o600); err != nil {
 		return c, err
 	}
 	switch x.kind.Kind {
@@ -212,7 +214,7 @@ func (f *fleet) addProxied(ctx context.Context, x *externalProxy, ev labfile.Eve
 	if speed <= 0 {
 		speed = f.lab.ServerSpeed(b.Name)
 	}
-	text, err := x.addServer(ctx, proxyBackend{b.Name, b.Ready.Addr, speed, b.Ready.Agent})
+	text, err := x.addServer(ctx, proxies.Server{Name: b.Name, Addr: b.Ready.Addr, Speed: speed, Agent: b.Ready.Agent})
 	if err == nil {
 		log.Add(time.Now(), text)
 	}
@@ -231,236 +233,25 @@ func freePort() (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// proxyBackend is one server as the proxy's configuration names it, with
-// the speed its weight is written from (labfile.ProxyWeights) and the
-// address where it answers the agent check ("" without one).
-type proxyBackend struct {
-	name, addr string
-	speed      float64
-	agent      string
-}
-
-// weights are the backends' weights in the proxy's syntax, each with its
-// leading space, when the lab's algorithm gives weights, or their agent
-// checks when the servers weigh themselves (else "").
-func (c proxyConfig) weights(p labfile.Proxy) []string {
-	out := make([]string, len(c.backends))
-	if p.Agented(c.lab.Balancers.Algorithm) {
-		for i, b := range c.backends {
-			_, port, _ := net.SplitHostPort(b.agent)
-			out[i] = " " + p.AgentCheck(port, labfile.AgentInterval(&c.lab.Balancers))
-		}
-		return out
-	}
-	if !p.Weighted(c.lab.Balancers.Algorithm) {
-		return out
-	}
-	speeds := make([]float64, len(c.backends))
-	for i, b := range c.backends {
-		speeds[i] = b.speed
-	}
-	for i, w := range labfile.ProxyWeights(speeds) {
-		out[i] = " " + fmt.Sprintf(p.Weight, w)
-	}
-	return out
-}
-
-// proxyConfig is what a configuration writer is given.
-type proxyConfig struct {
-	lab      *labfile.Lab
-	dir      string
-	listen   string // the traffic address
-	stats    string // the stats address
-	backends []proxyBackend
-}
-
-// directive is the lab's algorithm in the proxy's terms (checked valid by
-// labfile: CheckRun refused the lab otherwise).
-func (c proxyConfig) directive(p labfile.Proxy) string {
-	d, _ := p.Directive(c.lab.Balancers.Algorithm, &c.lab.Balancers)
-	return d
-}
-
-// timeout is balancers.timeout in the proxy's syntax (milliseconds), or
-// an hour when the lab sets none (the proxies all have a default).
-func (c proxyConfig) timeout() string {
-	d := c.lab.Balancers.Timeout
-	if d <= 0 {
-		d = time.Hour
-	}
-	return strconv.FormatInt(max(d.Milliseconds(), 1), 10) + "ms"
-}
-
-// breakerFails is how many failures open lblab's breaker (threshold of
-// its window): the count the proxies' passive health checks take a server
-// out after.
-func breakerFails(b labfile.Breaker) int {
-	return max(int(math.Ceil(b.Threshold*float64(b.Window)-1e-9)), 1)
-}
-
-func proxyMs(d time.Duration) string { return strconv.FormatInt(max(d.Milliseconds(), 1), 10) + "ms" }
-
-func indent(text, by string) string {
-	if text == "" {
-		return ""
-	}
-	return by + strings.ReplaceAll(text, "\n", "\n"+by) + "\n"
-}
-
-// writeHAProxy writes haproxy.cfg: one frontend, one backend with the
-// lab's servers, no retries (the lab's clients retry), a stats page.
-func writeHAProxy(p labfile.Proxy, c proxyConfig) (string, []string) {
-	var b strings.Builder
-	h := c.lab.Balancers.Health
-	fmt.Fprintf(&b, "global\n    maxconn 4096\n    stats socket %s mode 600 level admin\n\n", filepath.Join(c.dir, "haproxy.sock"))
-	fmt.Fprintf(&b, "defaults\n    mode http\n    option http-keep-alive\n    option idle-close-on-response\n    retries 0\n    timeout connect 5s\n    timeout client 1h\n    timeout server %s\n\n", c.timeout())
-	fmt.Fprintf(&b, "frontend lab\n    bind %s\n    default_backend servers\n\n", c.listen)
-	fmt.Fprintf(&b, "frontend stats\n    bind %s\n    stats enable\n    stats uri /stats\n\n", c.stats)
-	fmt.Fprintf(&b, "backend servers\n%s", indent(c.directive(p), "    "))
-	check := ""
-	br := c.lab.Balancers.Breaker
-	switch {
-	case h.Enabled:
-		check = fmt.Sprintf(" check inter %s fall %d rise %d", proxyMs(h.Interval), h.Fails, h.Passes)
-		if br.Enabled { // checks sooner once its traffic marked it down
-			check += " fastinter " + proxyMs(h.Interval)
-		}
-	case br.Enabled:
-		// lblab's breaker as HAProxy's passive health: the checks only bring
-		// a server back (hourly while it is up; every breaker.open once
-		// marked down), probes checks in a row passing
-		check = fmt.Sprintf(" check inter 1h fastinter %s downinter %s fall 1 rise %d", proxyMs(br.Open), proxyMs(br.Open), br.Probes)
-	}
-	if check != "" {
-		b.WriteString("    option httpchk GET /healthz\n")
-	}
-	if br.Enabled { // error-limit 5xx answers (or failed connections) in a row mark it down
-		check += fmt.Sprintf(" observe layer7 error-limit %d on-error mark-down", breakerFails(br))
-	}
-	weights := c.weights(p)
-	for i, s := range c.backends {
-		fmt.Fprintf(&b, "    server %s %s%s%s\n", s.name, s.addr, weights[i], check)
-	}
-	path := filepath.Join(c.dir, "haproxy.cfg")
-	return b.String(), []string{"-W", "-db", "-f", path} // master-worker: SIGUSR2 reloads
-}
-
-// writeNginx writes nginx.conf: a master and one worker (one set of
-// least_conn counts; the master reloads on SIGHUP), an upstream with
-// pooled HTTP/1.1 connections, passive health checks and retries off, and
-// stub_status on the stats address. Started as root, the worker runs as
-// nginx's default unprivileged user (the directory is readable to it).
-func writeNginx(p labfile.Proxy, c proxyConfig) (string, []string) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "daemon off;\nworker_processes 1;\npid %s;\nerror_log stderr warn;\n", filepath.Join(c.dir, "nginx.pid"))
-	b.WriteString("events { worker_connections 16384; }\n\nhttp {\n    access_log off;\n")
-	for _, t := range []string{"client_body", "proxy", "fastcgi", "uwsgi", "scgi"} {
-		fmt.Fprintf(&b, "    %s_temp_path %s;\n", t, filepath.Join(c.dir, t))
-	}
-	b.WriteString("    upstream servers {\n")
-	b.WriteString(indent(strings.ReplaceAll(c.directive(p), "\n", ";\n")+semicolon(c.directive(p)), "        "))
-	br := c.lab.Balancers.Breaker
-	fails, next := "max_fails=0", "proxy_next_upstream off;"
-	if br.Enabled {
-		// lblab's breaker as nginx's passive health: max_fails failures
-		// within fail_timeout take a server out for fail_timeout, then one
-		// request tries it. What fails is what proxy_next_upstream names,
-		// and nginx counts an answer (a 5xx, a 429) as a failure only when
-		// it passes the request on to another server: so it may, once
-		// (proxy_next_upstream_tries 2), the one retry of its own.
-		fails = fmt.Sprintf("max_fails=%d fail_timeout=%ds", breakerFails(br), nginxSeconds(br.Open))
-		next = "proxy_next_upstream error timeout http_500 http_502 http_503 http_504 http_429;\n            proxy_next_upstream_tries 2;"
-	}
-	weights := c.weights(p)
-	for i, s := range c.backends {
-		fmt.Fprintf(&b, "        server %s%s %s;\n", s.addr, weights[i], fails)
-	}
-	b.WriteString("        keepalive 1024;\n    }\n")
-	fmt.Fprintf(&b, "    server {\n        listen %s;\n        location / {\n            proxy_pass http://servers;\n", c.listen)
-	fmt.Fprintf(&b, "            proxy_http_version 1.1;\n            proxy_set_header Connection \"\";\n            %s\n", next)
-	fmt.Fprintf(&b, "            proxy_connect_timeout 5s;\n            proxy_read_timeout %s;\n        }\n    }\n", c.timeout())
-	fmt.Fprintf(&b, "    server {\n        listen %s;\n        location / { stub_status; }\n    }\n}\n", c.stats)
-	path := filepath.Join(c.dir, "nginx.conf")
-	return b.String(), []string{"-e", "stderr", "-p", c.dir, "-c", path}
-}
-
-// nginxSeconds is d in the whole seconds fail_timeout takes (rounded up,
-// at least 1).
-func nginxSeconds(d time.Duration) int64 { return max(int64(math.Ceil(d.Seconds())), 1) }
-
-func semicolon(d string) string {
-	if d == "" {
-		return ""
-	}
-	return ";"
-}
-
-// writeCaddy writes a Caddyfile: HTTP only, its admin API on the stats
-// address, its storage in the proxy's directory, one reverse_proxy.
-func writeCaddy(p labfile.Proxy, c proxyConfig) (string, []string) {
-	var b strings.Builder
-	h := c.lab.Balancers.Health
-	_, port, _ := net.SplitHostPort(c.listen)
-	host, _, _ := net.SplitHostPort(c.listen)
-	fmt.Fprintf(&b, "{\n\tadmin %s\n\tauto_https off\n\tstorage file_system %s\n}\n\n", c.stats, filepath.Join(c.dir, "data"))
-	fmt.Fprintf(&b, "http://:%s {\n\tbind %s\n\treverse_proxy {\n", port, host)
-	for _, s := range c.backends {
-		fmt.Fprintf(&b, "\t\tto %s\n", s.addr)
-	}
-	b.WriteString(indent(c.directive(p), "\t\t"))
-	if h.Enabled {
-		fmt.Fprintf(&b, "\t\thealth_uri /healthz\n\t\thealth_interval %s\n", proxyMs(h.Interval))
-	}
-	if br := c.lab.Balancers.Breaker; br.Enabled {
-		// lblab's breaker as Caddy's passive health: a server with max_fails
-		// failures (5xx and 429 answers, failed connections) in the last
-		// fail_duration is left out until they are older than that
-		fmt.Fprintf(&b, "\t\tfail_duration %s\n\t\tmax_fails %d\n\t\tunhealthy_status 5xx 429\n", proxyMs(br.Open), breakerFails(br))
-	}
-	fmt.Fprintf(&b, "\t\ttransport http {\n\t\t\tresponse_header_timeout %s\n\t\t}\n\t}\n}\n", c.timeout())
-	path := filepath.Join(c.dir, "Caddyfile")
-	return b.String(), []string{"run", "--config", path, "--adapter", "caddyfile"}
-}
-
 // commandConfig renders kind: command's templates for the fleet: the
 // configuration, the arguments after the program, and the file name.
-func commandConfig(c proxyConfig) (string, []string, string, error) {
-	cmd := c.lab.Balancers.Command
+func commandConfig(c proxies.Config) (string, []string, string, error) {
+	cmd := c.Lab.Balancers.Command
 	file := cmd.File
 	if file == "" {
 		file = "proxy.conf"
 	}
-	host, port, _ := net.SplitHostPort(c.listen)
-	_, sport, _ := net.SplitHostPort(c.stats)
-	d := labfile.CommandData{Listen: c.listen, Stats: c.stats, ListenHost: host, ListenPort: port, StatsPort: sport,
-		Dir: c.dir, Config: filepath.Join(c.dir, file), Algorithm: c.lab.Balancers.Algorithm,
-		TimeoutMs: c.lab.Balancers.Timeout.Milliseconds()}
-	for _, b := range c.backends {
-		h, p, _ := net.SplitHostPort(b.addr)
-		d.Servers = append(d.Servers, labfile.CommandServer{Name: b.name, Addr: b.addr, Host: h, Port: p})
-	}
-	text, argv, err := renderCommand(cmd, d)
+	text, argv, err := renderCommand(cmd, c.CommandData(file))
 	if err != nil {
 		return "", nil, "", err
 	}
 	return text, argv[1:], file, nil
 }
 
-// proxyWriters write each kind's configuration: its text and the command
-// line that runs it.
-var proxyWriters = map[string]func(labfile.Proxy, proxyConfig) (string, []string){
-	"haproxy": writeHAProxy,
-	"nginx":   writeNginx,
-	"caddy":   writeCaddy,
-}
-
-// configFile is where each kind's configuration is written.
-var configFile = map[string]string{"haproxy": "haproxy.cfg", "nginx": "nginx.conf", "caddy": "Caddyfile"}
-
 // startExternal writes the proxy's configuration for the fleet's servers
 // and starts it on 127.0.0.1 (opts.LBAddr if given, else a free port). It
 // is ready when its traffic port accepts connections.
-func (f *fleet) startExternal(ctx context.Context, p labfile.Proxy) error {
+func (f *fleet) startExternal(ctx context.Context, p proxies.Proxy) error {
 	dir := filepath.Join(f.dir, p.Kind)
 	if err := os.MkdirAll(dir, 0o755); err != nil { // nginx's worker may run as another user
 		return err
@@ -476,19 +267,19 @@ func (f *fleet) startExternal(ctx context.Context, p labfile.Proxy) error {
 	if err != nil {
 		return err
 	}
-	c := proxyConfig{lab: f.lab, dir: dir, listen: listen, stats: stats}
+	c := proxies.Config{Lab: f.lab, Dir: dir, Listen: listen, Stats: stats}
 	for _, b := range f.servers() {
-		c.backends = append(c.backends, proxyBackend{b.Name, b.Ready.Addr, f.lab.ServerSpeed(b.Name), b.Ready.Agent})
+		c.Servers = append(c.Servers, proxies.Server{Name: b.Name, Addr: b.Ready.Addr, Speed: f.lab.ServerSpeed(b.Name), Agent: b.Ready.Agent})
 	}
-	file := configFile[p.Kind]
+	file := p.File
 	var text string
 	var args []string
-	if p.Kind == labfile.KindCommand {
+	if p.Kind == proxies.KindCommand {
 		if text, args, file, err = commandConfig(c); err != nil {
 			return fmt.Errorf("balancers.command: %w", err)
 		}
 	} else {
-		text, args = proxyWriters[p.Kind](p, c)
+		text, args = p.Write(c)
 	}
 	if err := os.WriteFile(filepath.Join(dir, file), []byte(text), 0o600); err != nil {
 		return err
@@ -642,7 +433,7 @@ func parseCaddyUpstreams(r io.Reader) (ProxyStats, error) {
 // Caddy's requests in flight per upstream.
 func (f *fleet) proxyFigures(ctx context.Context, log *gather.Log) {
 	x := f.external()
-	if x == nil || x.kind.Kind == labfile.KindCommand { // a proxy of the user's own: no stats interface lab knows
+	if x == nil || x.kind.Kind == proxies.KindCommand { // a proxy of the user's own: no stats interface lab knows
 		return
 	}
 	st, err := x.readStats(ctx)
@@ -672,7 +463,7 @@ func (st ProxyStats) text(kind string) string {
 // renderCommand executes kind: command's templates (labfile has checked
 // their syntax and fields): the configuration and the command line, split
 // at spaces.
-func renderCommand(c labfile.ExternalCommand, d labfile.CommandData) (config string, argv []string, err error) {
+func renderCommand(c labfile.ExternalCommand, d proxies.CommandData) (config string, argv []string, err error) {
 	var out [2]strings.Builder
 	for i, text := range []string{c.Config, c.Run} {
 		t, err := template.New([]string{"config", "run"}[i]).Option("missingkey=error").Parse(text)

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/lblab/lblab/internal/lab/dash"
-	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/proxies"
 	"github.com/lblab/lblab/internal/shell/state"
 )
 
@@ -26,13 +26,13 @@ var proxySources = map[string]struct{ source, note string }{
 		"open-source nginx's stub_status has no per-server figures: a server's share is the backends' own count, and no outstanding or down state is shown"},
 	"caddy": {"Caddy's admin API (GET /reverse_proxy/upstreams): requests in flight and recent failures per upstream",
 		"Caddy counts no requests sent per upstream: a server's share is the backends' own count"},
-	labfile.KindCommand: {"", "lab reads no stats from a proxy of your own: the figures are the backends' and the loadgen's"},
+	proxies.KindCommand: {"", "lab reads no stats from a proxy of your own: the figures are the backends' and the loadgen's"},
 }
 
 // liveStats reads the proxy's stats for a dashboard reading (nil for
 // kind: command, which has no stats interface lab knows).
 func (x *externalProxy) liveStats(ctx context.Context) (*ProxyStats, error) {
-	if x.kind.Kind == labfile.KindCommand {
+	if x.kind.Kind == proxies.KindCommand {
 		return nil, nil
 	}
 	st, err := x.readStats(ctx)
@@ -49,12 +49,12 @@ func (x *externalProxy) liveStats(ctx context.Context) (*ProxyStats, error) {
 // dashboard's own stats requests).
 func (x *externalProxy) liveReading(st *ProxyStats, err error, servers []dash.ServerReading) dash.LBReading {
 	x.mu.Lock()
-	lab, backends := x.conf.lab, x.conf.backends
+	lab, backends := x.conf.Lab, x.conf.Servers
 	x.mu.Unlock()
 	algorithm := lab.Balancers.Algorithm
 	src := proxySources[x.kind.Kind]
 	p := &dash.Proxy{Kind: x.kind.Kind, Name: x.kind.Name, Source: src.source, Note: src.note, Servers: []dash.ProxyServer{}}
-	if x.kind.Kind != labfile.KindCommand {
+	if x.kind.Kind != proxies.KindCommand {
 		p.Directive, _ = x.kind.Directive(algorithm, &lab.Balancers)
 		p.Directive = strings.ReplaceAll(p.Directive, "\n", "; ")
 	}
@@ -76,7 +76,7 @@ func (x *externalProxy) liveReading(st *ProxyStats, err error, servers []dash.Se
 		}
 		names, order := map[string]string{}, map[string]int{} // Caddy names an upstream by its address, in an order of its own
 		for i, b := range backends {
-			names[b.addr], order[b.name] = b.name, i
+			names[b.Addr], order[b.Name] = b.Name, i
 		}
 		servers := slices.Clone(st.Servers)
 		slices.SortStableFunc(servers, func(a, b ProxyServer) int {
@@ -89,7 +89,7 @@ func (x *externalProxy) liveReading(st *ProxyStats, err error, servers []dash.Se
 			}
 			if br := lab.Balancers.Breaker; x.kind.Kind == "caddy" && br.Enabled && s.Status == "" {
 				// Caddy leaves out an upstream with max_fails recent failures
-				s.Status = map[bool]string{true: "down", false: "up"}[s.Fails >= breakerFails(br)]
+				s.Status = map[bool]string{true: "down", false: "up"}[s.Fails >= proxies.BreakerFails(br)]
 			}
 			ps := dash.ProxyServer{Name: name, Status: s.Status, Now: s.Current, Fails: s.Fails}
 			if x.kind.Kind == "haproxy" {

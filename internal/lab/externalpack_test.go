@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/proxies"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/testbin"
 	"github.com/lblab/lblab/scenarios"
@@ -37,7 +38,7 @@ func packKinds(one string) []string {
 // packKindsWith are packKinds(one) but those that lack algorithm.
 func packKindsWith(one, algorithm string) []string {
 	return slices.DeleteFunc(packKinds(one), func(kind string) bool {
-		p, _ := labfile.ProxyOf(kind)
+		p, _ := proxies.ByKind(kind)
 		return !slices.Contains(p.AlgorithmNames(), algorithm)
 	})
 }

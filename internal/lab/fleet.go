@@ -17,6 +17,7 @@ import (
 	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/proxies"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
 
@@ -88,7 +89,7 @@ func startFleet(ctx context.Context, lab *labfile.Lab, opts Options) (*fleet, er
 		return nil, err
 	}
 	f.initial = len(f.servers())
-	if p, ok := lab.External(); ok {
+	if p, ok := proxies.Of(lab); ok {
 		if err := f.startExternal(ctx, p); err != nil {
 			f.stop()
 			return nil, err
@@ -160,8 +161,8 @@ func (f *fleet) startBackend(ctx context.Context, labPath, name string) (*proc.P
 // same for every server (an added one too), so the answers are in one
 // unit.
 func (f *fleet) agentArgs() []string {
-	p, ok := f.lab.External()
-	if !ok || !slices.ContainsFunc(p.Algorithms, func(a labfile.ProxyAlgorithm) bool { return a.Agent }) {
+	p, ok := proxies.Of(f.lab)
+	if !ok || !slices.ContainsFunc(p.Algorithms, func(a proxies.Algorithm) bool { return a.Agent }) {
 		return nil
 	}
 	f.mu.Lock()
@@ -381,7 +382,7 @@ func CountProcesses(lab *labfile.Lab) Processes {
 		}
 	}
 	p.Servers += p.Added
-	switch x, ok := lab.External(); {
+	switch x, ok := proxies.Of(lab); {
 	case ok:
 		p.Balancers, p.Proxy = 1, x.Name
 	case lab.Clients.Algorithm == "":

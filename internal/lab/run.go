@@ -17,6 +17,7 @@ import (
 	"github.com/lblab/lblab/internal/lab/gather"
 	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/proxies"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/report/verdict"
 )
@@ -86,7 +87,7 @@ func Run(ctx context.Context, lab *labfile.Lab, settings []labfile.Setting, opts
 		}
 		if opts.Progress != nil {
 			through := ""
-			if p, ok := l.External(); ok {
+			if p, ok := proxies.Of(l); ok {
 				through = " through " + p.Name
 			}
 			fmt.Fprintf(opts.Progress, "lab run %s: setting %s (%d of %d)%s, %v of traffic...\n",
@@ -114,7 +115,7 @@ func through(lab *labfile.Lab, settings []labfile.Setting) string {
 		if err != nil {
 			return ""
 		}
-		p, ok := l.External()
+		p, ok := proxies.Of(l)
 		if !ok || i > 0 && p.Name != name {
 			return ""
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/proxies"
 )
 
 // A run whose every setting goes through one external proxy names it (the
@@ -14,7 +15,7 @@ func TestThroughNamesASingleProxy(t *testing.T) {
 	kind := func(k string) labfile.Setting {
 		return labfile.Setting{Name: "rr@" + k, Algorithm: "round-robin", Set: map[string]string{"balancers.kind": k}}
 	}
-	haproxy, _ := labfile.ProxyOf("haproxy")
+	haproxy, _ := proxies.ByKind("haproxy")
 	for _, c := range []struct {
 		settings []labfile.Setting
 		want     string

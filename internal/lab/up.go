@@ -12,6 +12,7 @@ import (
 	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/lab/control"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/proxies"
 	"github.com/lblab/lblab/scenarios"
 	"go.uber.org/zap"
 )
@@ -142,8 +143,8 @@ func scenarioOf(lab *labfile.Lab) string {
 // "round-robin through nginx (its default)", "p2c through HAProxy (balance
 // random(2))", or for a proxy of the user's own, whose algorithm is not
 // lab's, "envoy, balancing as its configuration (balancers.command) says".
-func throughProxy(p labfile.Proxy, algorithm string, b *labfile.Balancers) string {
-	if p.Kind == labfile.KindCommand {
+func throughProxy(p proxies.Proxy, algorithm string, b *labfile.Balancers) string {
+	if p.Kind == proxies.KindCommand {
 		return p.Name + ", balancing as its configuration (balancers.command) says"
 	}
 	return fmt.Sprintf("%s through %s (%s)", algorithm, p.Name, proxyRuns(p, algorithm, b))

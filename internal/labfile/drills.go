@@ -594,7 +594,7 @@ func (l *Lab) CheckDrill(ev *Event) error {
 	r := &reporter{}
 	validateCore(probe, r)
 	validateEvents(probe, r, &setChecker{lab: probe, validate: validateCore}, true)
-	validateExternalEvents(probe, r)
+	validateTierScript(probe, r)
 	if err := r.errs.result(); err != nil {
 		return errors.New(strings.ReplaceAll(err.Error(), indexPath("events", len(probe.Events)-1)+".", ""))
 	}

@@ -40,7 +40,7 @@ func labKnobs(l *Lab) []knob {
 	ks = append(ks, balancerKnobs(&l.Balancers)...)
 	ks = append(ks, serverKnobs(l)...)
 	return append(ks,
-		rule(func(r *reporter) { validateExternal(l, r) }), // external.go: what a proxy of kind haproxy, nginx, caddy or command can run
+		rule(func(r *reporter) { validateTier(l, r) }), // tiers.go: the balancer tier's kind, and what the tier it names cannot run (internal/proxies)
 		words("report.headline", &l.Report.Headline, report.HeadlineP99, report.Headlines...),
 	)
 }

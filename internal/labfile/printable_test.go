@@ -24,8 +24,6 @@ func TestControlBytesRefused(t *testing.T) {
 		{"name: ok\nnarration: |\n  line one\n  \x7f\n", `lab.yaml:2:12: narration: holds the control character U+007F`},
 		{"name: ok\ncaptions:\n  - {at: 1s, text: \"look \\e[2J\"}\n", `lab.yaml:3:20: captions[0].text: holds the control character U+001B at byte 5`},
 		{"name: ok\ncompare:\n  - {name: \"p2c\\e[0m\", algorithm: p2c}\n", `lab.yaml:3:12: compare[0].name: holds the control character U+001B at byte 3`},
-		{"name: ok\nbalancers:\n  kind: command\n  command: {run: \"proxy \\e -f {{.Config}}\", config: \"listen {{.Listen}}\"}\n",
-			`balancers.command.run: holds the control character U+001B at byte 6`},
 	}
 	for _, c := range cases {
 		_, err := Parse("lab.yaml", []byte(c.src))

@@ -138,10 +138,10 @@ type Backoff struct {
 type Balancers struct {
 	// Kind is what runs the tier live: "" or lb (lblab's own), or an
 	// external proxy, haproxy | nginx | caddy, whose configuration lab run
-	// and lab up write from this lab (external.go, docs/external.md).
+	// and lab up write from this lab (internal/proxies, docs/external.md).
 	Kind string `yaml:"kind"`
 	// Command is kind: command's own proxy: a configuration template and
-	// the command line that runs it (external.go).
+	// the command line that runs it (internal/proxies).
 	Command   ExternalCommand `yaml:"command"`
 	Count     int             `yaml:"count"`     // default 1
 	Algorithm string          `yaml:"algorithm"` // default p2c; see `lab algorithms`

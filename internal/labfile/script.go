@@ -17,7 +17,7 @@ func validateScript(l *Lab, r *reporter) {
 func validateRun(l *Lab, r *reporter) {
 	validateCore(l, r)
 	validateEvents(l, r, &setChecker{lab: l, validate: validateCore}, false)
-	validateExternalEvents(l, r)
+	validateTierScript(l, r)
 }
 
 func validateCompare(l *Lab, r *reporter, ch *setChecker) {

@@ -33,7 +33,7 @@ func validateLab(l *Lab, r *reporter) {
 	validateCore(l, r)
 	validateCaptions(l, r)
 	validateScript(l, r)
-	validateExternalEvents(l, r)
+	validateTierScript(l, r)
 }
 
 // validateCore checks the knobs, everything but compare and events,

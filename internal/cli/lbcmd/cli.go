@@ -24,6 +24,7 @@ import (
 	"github.com/lblab/lblab/internal/cli/usage"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/labfile"
+	_ "github.com/lblab/lblab/internal/proxies" // balancers.kind: the lab file lab writes for its processes may name a proxy
 	"github.com/lblab/lblab/internal/shell/conns"
 	"github.com/lblab/lblab/internal/shell/lb"
 	"github.com/lblab/lblab/internal/shell/wire"

@@ -27,6 +27,7 @@ import (
 	"github.com/lblab/lblab/internal/cli/dnsflags"
 	"github.com/lblab/lblab/internal/cli/usage"
 	"github.com/lblab/lblab/internal/labfile"
+	_ "github.com/lblab/lblab/internal/proxies" // balancers.kind: the lab file lab writes for its processes may name a proxy
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/report/output"
 	"github.com/lblab/lblab/internal/shell/conns"

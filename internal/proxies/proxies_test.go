@@ -1,10 +1,12 @@
-package labfile
+package proxies
 
 import (
 	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lblab/lblab/internal/labfile"
 )
 
 // An external tier is checked against its proxy's table: an algorithm it
@@ -57,7 +59,7 @@ func TestExternalKindChecks(t *testing.T) {
 		{"nginx", "round-robin", "events:\n  - {at: 1s, action: slow, target: s1, speed: 0.5}\n", nil},
 	}
 	for _, c := range cases {
-		_, err := Parse("x.yaml", []byte(strings.ReplaceAll(
+		_, err := labfile.Parse("x.yaml", []byte(strings.ReplaceAll(
 			strings.Replace(strings.Replace(strings.Replace(base, "%s", c.kind, 1), "%s", c.algorithm, 1), "%s", c.extra, 1), "\t", "")))
 		switch {
 		case c.want == nil && err != nil:
@@ -76,12 +78,12 @@ func TestExternalKindChecks(t *testing.T) {
 
 // Every proxy's directives fill in the lab's hash header and choices.
 func TestProxyDirective(t *testing.T) {
-	b := &Balancers{Choices: 3, HashOn: HashClient}
+	b := &labfile.Balancers{Choices: 3, HashOn: labfile.HashClient}
 	for kind, want := range map[string][2]string{
 		"haproxy": {"balance random(3)", "balance hdr(X-Lab-Client)\nhash-type consistent"},
 		"nginx":   {"random two least_conn", "hash $http_x_lab_client consistent"},
 	} {
-		p, _ := ProxyOf(kind)
+		p, _ := ByKind(kind)
 		if d, _ := p.Directive("p2c", b); d != want[0] {
 			t.Errorf("%s p2c: %q, want %q", kind, d, want[0])
 		}
@@ -97,24 +99,24 @@ func TestProxyDirective(t *testing.T) {
 // those it takes, on the running lab too (the dashboard's and lab chaos's
 // drills); behind kind: command every drill on the tier is refused.
 func TestExternalDrills(t *testing.T) {
-	l := Default()
+	l := labfile.Default()
 	if err := l.Apply("balancers.kind", "haproxy"); err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range []Event{{Action: ActionSet, Set: map[string]string{"balancers.timeout": "1s", "clients.retries": "1"}},
-		{Action: ActionSet, Set: map[string]string{"balancers.health.enabled": "true"}},
-		{Action: ActionAddServer, Target: "s6"}, {Action: ActionRemoveServer, Target: "s2"},
-		{Action: "slow", Target: "s2", Speed: 0.25}, {Action: ActionAlgorithm, Algorithm: "round-robin"}} {
+	for _, ev := range []labfile.Event{{Action: labfile.ActionSet, Set: map[string]string{"balancers.timeout": "1s", "clients.retries": "1"}},
+		{Action: labfile.ActionSet, Set: map[string]string{"balancers.health.enabled": "true"}},
+		{Action: labfile.ActionAddServer, Target: "s6"}, {Action: labfile.ActionRemoveServer, Target: "s2"},
+		{Action: "slow", Target: "s2", Speed: 0.25}, {Action: labfile.ActionAlgorithm, Algorithm: "round-robin"}} {
 		if err := l.CheckDrill(&ev); err != nil {
 			t.Errorf("%s: %v", ev, err)
 		}
 	}
-	ev := Event{Action: ActionSet, Set: map[string]string{"balancers.decay": "2s"}}
+	ev := labfile.Event{Action: labfile.ActionSet, Set: map[string]string{"balancers.decay": "2s"}}
 	if err := l.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "set.balancers.decay: kind haproxy: HAProxy's configuration has no such setting") ||
 		!strings.Contains(err.Error(), "balancers.timeout, balancers.choices, balancers.hash_on, balancers.health.*") {
 		t.Errorf("set balancers.decay: %v, want HAProxy's refusal naming what it takes", err)
 	}
-	ev = Event{Action: ActionAlgorithm, Algorithm: "least-latency"}
+	ev = labfile.Event{Action: labfile.ActionAlgorithm, Algorithm: "least-latency"}
 	if err := l.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "kind haproxy has no") {
 		t.Errorf("algorithm least-latency: %v, want HAProxy's refusal", err)
 	}
@@ -123,30 +125,30 @@ func TestExternalDrills(t *testing.T) {
 	if err := timed.Apply("balancers.timeout", "200ms"); err != nil {
 		t.Fatal(err)
 	}
-	ev = Event{Action: ActionSet, Set: map[string]string{"servers.drop_expired": "true"}}
+	ev = labfile.Event{Action: labfile.ActionSet, Set: map[string]string{"servers.drop_expired": "true"}}
 	if err := timed.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "set.servers.drop_expired: kind haproxy cannot honour it") {
 		t.Errorf("set servers.drop_expired behind HAProxy with balancers.timeout: %v, want a refusal", err)
 	}
-	nginx := Default()
+	nginx := labfile.Default()
 	if err := nginx.Apply("balancers.kind", "nginx"); err != nil {
 		t.Fatal(err)
 	}
-	ev = Event{Action: ActionSet, Set: map[string]string{"balancers.health.interval": "2s"}}
+	ev = labfile.Event{Action: labfile.ActionSet, Set: map[string]string{"balancers.health.interval": "2s"}}
 	if err := nginx.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "nginx's configuration has no such setting") {
 		t.Errorf("nginx set balancers.health.interval: %v, want a refusal", err)
 	}
-	cmd := Default()
+	cmd := labfile.Default()
 	cmd.Balancers.Kind = KindCommand
-	cmd.Balancers.Command = ExternalCommand{Run: "myproxy {{.Config}}", Config: "listen {{.Listen}}"}
-	for _, ev := range []Event{{Action: ActionSet, Set: map[string]string{"balancers.timeout": "1s"}},
-		{Action: ActionAddServer, Target: "s6"}, {Action: ActionAlgorithm, Algorithm: "round-robin"}} {
+	cmd.Balancers.Command = labfile.ExternalCommand{Run: "myproxy {{.Config}}", Config: "listen {{.Listen}}"}
+	for _, ev := range []labfile.Event{{Action: labfile.ActionSet, Set: map[string]string{"balancers.timeout": "1s"}},
+		{Action: labfile.ActionAddServer, Target: "s6"}, {Action: labfile.ActionAlgorithm, Algorithm: "round-robin"}} {
 		if err := cmd.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "configuration is your own") {
 			t.Errorf("kind command %s: %v, want a refusal", ev.Action, err)
 		}
 	}
 }
 
-// docs/external.md's mapping table is the one labfile.Proxies declares,
+// docs/external.md's mapping table is the one proxies.All declares,
 // row for row, and so is its list of refused settings.
 func TestExternalDocs(t *testing.T) {
 	data, err := os.ReadFile("../../docs/external.md")
@@ -154,15 +156,15 @@ func TestExternalDocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(data)
-	if want := ExternalTable(); !strings.Contains(doc, want) {
-		t.Errorf("docs/external.md lacks the algorithm table as labfile.Proxies has it:\n%s", want)
+	if want := Table(); !strings.Contains(doc, want) {
+		t.Errorf("docs/external.md lacks the algorithm table as proxies.All has it:\n%s", want)
 	}
 	for _, x := range externalRefusals {
 		if !strings.Contains(doc, "| `"+x.Path+"` | "+x.Why+" |") {
 			t.Errorf("docs/external.md does not list %s as refused (%s)", x.Path, x.Why)
 		}
 	}
-	for _, p := range Proxies {
+	for _, p := range All {
 		if row := "| " + p.Name + " | `" + strings.ReplaceAll(p.settingNames(), ", ", "`, `") + "` |"; !strings.Contains(doc, row) {
 			t.Errorf("docs/external.md lacks what a set may change behind %s: %s", p.Name, row)
 		}
@@ -179,25 +181,26 @@ func TestExternalDocs(t *testing.T) {
 // external proxy honours; balancers.command is for that kind only.
 func TestExternalCommandChecks(t *testing.T) {
 	good := "name: x\nbalancers:\n  kind: command\n  algorithm: p2c-peak-ewma\n  command:\n    run: myproxy -c {{.Config}}\n    config: |\n      listen {{.Listen}}\n      {{range .Servers}}server {{.Name}} {{.Addr}}\n      {{end}}\n"
-	l, err := Parse("x.yaml", []byte(good))
+	l, err := labfile.Parse("x.yaml", []byte(good))
 	if err != nil {
 		t.Fatalf("a valid kind: command: %v", err)
 	}
-	if p, ok := l.External(); !ok || p.Binary != "myproxy" {
+	if p, ok := Of(l); !ok || p.Binary != "myproxy" {
 		t.Errorf("External: %+v %v, want the program myproxy", p, ok)
 	}
 	for bad, want := range map[string]string{
-		"name: x\nbalancers:\n  kind: command\n":                                                                     "balancers.command.run: kind command needs the command line",
-		"name: x\nbalancers:\n  kind: command\n  command: {run: p}\n":                                                "balancers.command.config: kind command needs",
-		"name: x\nbalancers:\n  kind: command\n  command: {run: p, config: \"{{.Nope}}\"}\n":                         "x.yaml:4:29: balancers.command.config: template: config:1:2: there is no field Nope",
-		"name: x\nbalancers:\n  kind: command\n  command: {run: p, config: \"{{range .Servers}}{{.Adr}}{{end}}\"}\n": "balancers.command.config: template: config:1:20: there is no field Adr",
-		"name: x\nbalancers:\n  kind: command\n  command: {run: p, config: \"{{nope 1}}\"}\n":                        "function \"nope\" not defined",
-		"name: x\nbalancers:\n  kind: command\n  command: {run: \"p {{.Listen\", config: c}\n":                       "balancers.command.run",
-		"name: x\nbalancers:\n  kind: command\n  breaker: {enabled: true}\n  command: {run: p, config: c}\n":         "kind command cannot honour it",
-		"name: x\nbalancers:\n  kind: nginx\n  command: {run: p, config: c}\n":                                       "balancers.command: is for kind: command",
-		"name: x\nbalancers:\n  command: {run: p, config: c}\n":                                                      "balancers.command: is for kind: command",
+		"name: x\nbalancers:\n  kind: command\n":                                                                                  "balancers.command.run: kind command needs the command line",
+		"name: x\nbalancers:\n  kind: command\n  command: {run: p}\n":                                                             "balancers.command.config: kind command needs",
+		"name: x\nbalancers:\n  kind: command\n  command: {run: p, config: \"{{.Nope}}\"}\n":                                      "x.yaml:4:29: balancers.command.config: template: config:1:2: there is no field Nope",
+		"name: x\nbalancers:\n  kind: command\n  command: {run: p, config: \"{{range .Servers}}{{.Adr}}{{end}}\"}\n":              "balancers.command.config: template: config:1:20: there is no field Adr",
+		"name: x\nbalancers:\n  kind: command\n  command: {run: p, config: \"{{nope 1}}\"}\n":                                     "function \"nope\" not defined",
+		"name: x\nbalancers:\n  kind: command\n  command: {run: \"p {{.Listen\", config: c}\n":                                    "balancers.command.run",
+		"name: x\nbalancers:\n  kind: command\n  breaker: {enabled: true}\n  command: {run: p, config: c}\n":                      "kind command cannot honour it",
+		"name: x\nbalancers:\n  kind: nginx\n  command: {run: p, config: c}\n":                                                    "balancers.command: is for kind: command",
+		"name: x\nbalancers:\n  command: {run: p, config: c}\n":                                                                   "balancers.command: is for kind: command",
+		"name: ok\nbalancers:\n  kind: command\n  command: {run: \"proxy \\e -f {{.Config}}\", config: \"listen {{.Listen}}\"}\n": "balancers.command.run: holds the control character U+001B at byte 6",
 	} {
-		_, err := Parse("x.yaml", []byte(bad))
+		_, err := labfile.Parse("x.yaml", []byte(bad))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", bad, err, want)
 		}
@@ -222,11 +225,11 @@ func TestCommandTemplateChains(t *testing.T) {
 // proxy lacks, and is one such a proxy has.
 func TestExternalNearest(t *testing.T) {
 	for from, to := range nearest {
-		if !slices.Contains(Algorithms, from) {
+		if !slices.Contains(labfile.Algorithms, from) {
 			t.Errorf("nearest: %q is not a lblab algorithm", from)
 		}
 		used := false
-		for _, p := range Proxies {
+		for _, p := range All {
 			used = used || !slices.Contains(p.AlgorithmNames(), from) && slices.Contains(p.AlgorithmNames(), to)
 		}
 		if !used {
@@ -237,7 +240,7 @@ func TestExternalNearest(t *testing.T) {
 
 // The proxies' weights keep the speeds' ratios in HAProxy's 1..256, and
 // hash-balance-factor is epsilon as a percentage of the mean, over 100.
-func TestProxyWeightsAndFactor(t *testing.T) {
+func TestWeightsAndFactor(t *testing.T) {
 	for _, c := range []struct {
 		speeds []float64
 		want   []int
@@ -247,8 +250,8 @@ func TestProxyWeightsAndFactor(t *testing.T) {
 		{[]float64{1000, 1}, []int{256, 1}},          // never 0: HAProxy's 0 takes a server out
 		{[]float64{0.4, 1, 1, 1, 1}, []int{102, 256, 256, 256, 256}},
 	} {
-		if got := ProxyWeights(c.speeds); !slices.Equal(got, c.want) {
-			t.Errorf("ProxyWeights(%v) = %v, want %v", c.speeds, got, c.want)
+		if got := Weights(c.speeds); !slices.Equal(got, c.want) {
+			t.Errorf("Weights(%v) = %v, want %v", c.speeds, got, c.want)
 		}
 	}
 	for eps, want := range map[float64]int{0.25: 125, 1: 200, 0.001: 101, 10: 1100} {

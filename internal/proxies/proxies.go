@@ -1,31 +1,47 @@
-package labfile
+// Package proxies is what lblab knows of the real proxies it can run in
+// the lb's place (balancers.kind: haproxy, nginx, caddy, or command, a
+// proxy of the user's own): each one's program and Debian package, how
+// lblab's algorithms map to its directives, which of a lab's settings and
+// drills it cannot honour, and the configuration lab writes for it.
+// internal/lab runs them; labfile knows none of them: this package hands
+// it the kinds and the checks (labfile.UseTiers) when it is linked, so the
+// refusals keep the lab file's line and column.
+package proxies
 
 import (
 	"fmt"
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/core/load"
+	"github.com/lblab/lblab/internal/labfile"
 )
 
 // An external balancer tier (balancers.kind: haproxy | nginx | caddy) runs
-// a real proxy in the lb's place in lab run and lab up. Proxies is the one
+// a real proxy in the lb's place in lab run and lab up. All is the one
 // declaration of what each proxy is: its binary and Debian package, how
-// lblab's algorithms map to its own, and which of the lab's balancer
-// settings it cannot honour. The check below, the configuration writers
-// (internal/lab/external.go) and the docs check (docs/external.md's
-// tables) are derived from it.
+// lblab's algorithms map to its own, which of the lab's balancer settings
+// it cannot honour, and its configuration's writer (config.go). The kinds
+// labfile takes and its checks (check, checkScript, handed over below),
+// lab's messages and the docs check (docs/external.md's tables) are
+// derived from it.
 
-// Balancer kinds: lblab's own lb ("" is the same), the external proxies of
-// Proxies, and a proxy of the user's own (balancers.command).
-const (
-	KindLB      = "lb"
-	KindCommand = "command"
-)
+// KindCommand is balancers.kind for a proxy of the user's own
+// (balancers.command); lblab's own lb is labfile.KindLB.
+const KindCommand = "command"
+
+func init() {
+	kinds := make([]string, 0, len(All)+1)
+	for _, p := range All {
+		kinds = append(kinds, p.Kind)
+	}
+	labfile.UseTiers(labfile.Tiers{Kinds: append(kinds, KindCommand), Check: check, Script: checkScript})
+}
 
 // Proxy is one external proxy lblab can put in the lb's place.
 type Proxy struct {
@@ -39,7 +55,7 @@ type Proxy struct {
 	// "{factor}" for balancers.epsilon as a percentage of the mean load
 	// (HashBalanceFactor); an entry without "{choices}" draws two (p2c) or
 	// one (random). "" is the proxy's default (no directive).
-	Algorithms []ProxyAlgorithm
+	Algorithms []Algorithm
 	// Header writes a request header's name as the proxy's configuration
 	// names its value (for hash keys).
 	Header func(name string) string
@@ -55,6 +71,10 @@ type Proxy struct {
 	// Refuses are the lab's settings this proxy cannot honour, besides
 	// those no external proxy honours (externalRefusals).
 	Refuses []Refusal
+	// File is its configuration's name in its directory, and write writes
+	// the configuration and its program's arguments (config.go).
+	File  string
+	write func(Proxy, Config) (string, []string)
 	// Settings are the balancers settings its configuration is written
 	// from (a path, or a prefix ending in "."): a set drill on one of them
 	// rewrites the configuration and reloads the proxy; a set of any other
@@ -62,13 +82,13 @@ type Proxy struct {
 	Settings []string
 }
 
-// ProxyAlgorithm is one lblab algorithm and the proxy's directive for it.
+// Algorithm is one lblab algorithm and the proxy's directive for it.
 // Weighted: the configuration gives each server a weight, its speed in
-// the lab (ProxyWeights), as lb's weighted round robin weighs it. Agent:
+// the lab (Weights), as lb's weighted round robin weighs it. Agent:
 // the servers weigh themselves instead, answering the proxy's agent check
 // from their own load reports (HAProxy's agent-check; the backend's
 // --agent): each server line carries the proxy's Agent text.
-type ProxyAlgorithm struct {
+type Algorithm struct {
 	Algorithm string
 	Directive string
 	Weighted  bool
@@ -79,15 +99,15 @@ type ProxyAlgorithm struct {
 // is reported at, whether the lab uses it, and why it is refused.
 type Refusal struct {
 	Path string
-	Used func(l *Lab) bool
+	Used func(l *labfile.Lab) bool
 	Why  string
 }
 
-// Proxies are the external proxies, in the order the docs list them.
-var Proxies = []Proxy{
+// All are the external proxies, in the order the docs list them.
+var All = []Proxy{
 	{
-		Kind: "haproxy", Name: "HAProxy", Binary: "haproxy", Package: "haproxy",
-		Algorithms: []ProxyAlgorithm{
+		Kind: "haproxy", Name: "HAProxy", Binary: "haproxy", Package: "haproxy", File: "haproxy.cfg", write: writeHAProxy,
+		Algorithms: []Algorithm{
 			{"round-robin", "balance roundrobin", false, false},
 			{"weighted-round-robin", "balance roundrobin", true, false},
 			{"random", "balance random(1)", false, false},
@@ -104,8 +124,8 @@ var Proxies = []Proxy{
 			"balancers.orca.weight_update_period"},
 	},
 	{
-		Kind: "nginx", Name: "nginx", Binary: "nginx", Package: "nginx",
-		Algorithms: []ProxyAlgorithm{
+		Kind: "nginx", Name: "nginx", Binary: "nginx", Package: "nginx", File: "nginx.conf", write: writeNginx,
+		Algorithms: []Algorithm{
 			{"round-robin", "", false, false},
 			{"weighted-round-robin", "", true, false},
 			{"random", "random", false, false},
@@ -116,12 +136,12 @@ var Proxies = []Proxy{
 		Header:   func(name string) string { return "$http_" + strings.ToLower(strings.ReplaceAll(name, "-", "_")) },
 		Weight:   "weight=%d",
 		Settings: []string{"balancers.algorithm", "balancers.timeout", "balancers.choices", "balancers.hash_on", "balancers.breaker."},
-		Refuses: []Refusal{{Path: "balancers.health.enabled", Used: func(l *Lab) bool { return l.Balancers.Health.Enabled },
+		Refuses: []Refusal{{Path: "balancers.health.enabled", Used: func(l *labfile.Lab) bool { return l.Balancers.Health.Enabled },
 			Why: "open-source nginx has no active health checks (only passive max_fails, which lblab turns off)"}},
 	},
 	{
-		Kind: "caddy", Name: "Caddy", Binary: "caddy", Package: "caddy",
-		Algorithms: []ProxyAlgorithm{
+		Kind: "caddy", Name: "Caddy", Binary: "caddy", Package: "caddy", File: "Caddyfile", write: writeCaddy,
+		Algorithms: []Algorithm{
 			{"round-robin", "lb_policy round_robin", false, false},
 			{"random", "lb_policy random", false, false},
 			{"least-outstanding", "lb_policy least_conn", false, false},
@@ -129,7 +149,7 @@ var Proxies = []Proxy{
 		},
 		Header:   func(name string) string { return name },
 		Settings: []string{"balancers.algorithm", "balancers.timeout", "balancers.choices", "balancers.health.", "balancers.breaker."},
-		Refuses: []Refusal{{Path: "balancers.health", Used: func(l *Lab) bool {
+		Refuses: []Refusal{{Path: "balancers.health", Used: func(l *labfile.Lab) bool {
 			h := l.Balancers.Health
 			return h.Enabled && (h.Fails != 1 || h.Passes != 1)
 		}, Why: "Caddy 2.6's active checks mark a server down or up on one check: set fails: 1 and passes: 1"}},
@@ -139,21 +159,21 @@ var Proxies = []Proxy{
 // externalRefusals are the settings no external proxy honours: lblab's
 // own mechanisms the proxies lack or configure differently.
 var externalRefusals = []Refusal{
-	{"balancers.count", func(l *Lab) bool { return l.Balancers.Count != 1 }, "an external tier is one proxy process: set count: 1"},
-	{"balancers.load", func(l *Lab) bool { return l.Balancers.Load == SharedLoad }, "the proxies do not share load reports"},
-	{"balancers.subset", func(l *Lab) bool { return l.Balancers.Subset > 0 }, "the proxy balances over every server"},
-	{"balancers.aperture", func(l *Lab) bool { return l.Balancers.Aperture > 0 || l.Balancers.ApertureLoad > 0 }, "the proxies have no aperture"},
-	{"balancers.breaker.enabled", func(l *Lab) bool { return l.Balancers.Breaker.Enabled && l.Balancers.Kind == KindCommand },
+	{"balancers.count", func(l *labfile.Lab) bool { return l.Balancers.Count != 1 }, "an external tier is one proxy process: set count: 1"},
+	{"balancers.load", func(l *labfile.Lab) bool { return l.Balancers.Load == labfile.SharedLoad }, "the proxies do not share load reports"},
+	{"balancers.subset", func(l *labfile.Lab) bool { return l.Balancers.Subset > 0 }, "the proxy balances over every server"},
+	{"balancers.aperture", func(l *labfile.Lab) bool { return l.Balancers.Aperture > 0 || l.Balancers.ApertureLoad > 0 }, "the proxies have no aperture"},
+	{"balancers.breaker.enabled", func(l *labfile.Lab) bool { return l.Balancers.Breaker.Enabled && l.Balancers.Kind == KindCommand },
 		"kind command: lab writes no breaker into a configuration of your own (behind HAProxy, nginx and Caddy it is their passive health checks)"},
-	{"balancers.outlier.enabled", func(l *Lab) bool { return l.Balancers.Outlier.Enabled }, "lblab's outlier ejection is the lb's own"},
-	{"balancers.locality.policy", func(l *Lab) bool {
+	{"balancers.outlier.enabled", func(l *labfile.Lab) bool { return l.Balancers.Outlier.Enabled }, "lblab's outlier ejection is the lb's own"},
+	{"balancers.locality.policy", func(l *labfile.Lab) bool {
 		return l.Balancers.Locality.Policy != "" && l.Balancers.Locality.Policy != balance.LocalityNone
 	}, "lblab's locality layer is the lb's own (the proxies know no zones)"},
-	{"balancers.slow_start.enabled", func(l *Lab) bool { return l.Balancers.SlowStart.Enabled }, "lblab's slow start ramp is the lb's own"},
-	{"clients.algorithm", func(l *Lab) bool { return l.Clients.Algorithm != "" }, "clients that balance themselves use no balancer tier"},
-	{"network.tls", func(l *Lab) bool { return l.Network.TLS }, "the lab does not give the proxies its certificate"},
-	{"network.handshake", func(l *Lab) bool { return !l.Network.Handshake.Zero() }, "the proxies do not emulate the cost of opening a connection"},
-	{"network.max_conns", func(l *Lab) bool { return l.Network.MaxConns > 0 }, "the proxies' connection pools are their own"},
+	{"balancers.slow_start.enabled", func(l *labfile.Lab) bool { return l.Balancers.SlowStart.Enabled }, "lblab's slow start ramp is the lb's own"},
+	{"clients.algorithm", func(l *labfile.Lab) bool { return l.Clients.Algorithm != "" }, "clients that balance themselves use no balancer tier"},
+	{"network.tls", func(l *labfile.Lab) bool { return l.Network.TLS }, "the lab does not give the proxies its certificate"},
+	{"network.handshake", func(l *labfile.Lab) bool { return !l.Network.Handshake.Zero() }, "the proxies do not emulate the cost of opening a connection"},
+	{"network.max_conns", func(l *labfile.Lab) bool { return l.Network.MaxConns > 0 }, "the proxies' connection pools are their own"},
 	{"servers.drop_expired", dropsBalancerDeadline,
 		"the proxies do not pass balancers.timeout on to the servers as their deadline (X-Lab-Deadline, as lb does), so a server would drop nothing: set clients.attempt_timeout to balancers.timeout, or use kind: lb"},
 }
@@ -163,8 +183,8 @@ var externalRefusals = []Refusal{
 // the attempt (X-Lab-Deadline) and a proxy does not. With a client's
 // deadline no later than the balancer's (clients.attempt_timeout or
 // clients.timeout), the attempt carries it through the proxy.
-func dropsBalancerDeadline(l *Lab) bool {
-	if l.Balancers.Timeout <= 0 || !slices.ContainsFunc(l.Servers, func(g ServerGroup) bool { return g.DropExpired }) {
+func dropsBalancerDeadline(l *labfile.Lab) bool {
+	if l.Balancers.Timeout <= 0 || !slices.ContainsFunc(l.Servers, func(g labfile.ServerGroup) bool { return g.DropExpired }) {
 		return false
 	}
 	for _, d := range []time.Duration{l.Clients.AttemptTimeout, l.Clients.Timeout} {
@@ -194,9 +214,9 @@ var lacking = map[string]string{
 	"wrr-orca": "its weights come from the servers' own load reports, and of the proxies only HAProxy takes a weight from a server (its agent check)",
 }
 
-// ProxyOf returns the external proxy of kind ("" and lb are lblab's own).
-func ProxyOf(kind string) (Proxy, bool) {
-	for _, p := range Proxies {
+// ByKind returns the external proxy of kind ("" and lb are lblab's own).
+func ByKind(kind string) (Proxy, bool) {
+	for _, p := range All {
 		if p.Kind == kind {
 			return p, true
 		}
@@ -204,19 +224,10 @@ func ProxyOf(kind string) (Proxy, bool) {
 	return Proxy{}, false
 }
 
-// Kinds are the values balancers.kind takes.
-func Kinds() []string {
-	out := []string{KindLB}
-	for _, p := range Proxies {
-		out = append(out, p.Kind)
-	}
-	return append(out, KindCommand)
-}
-
-// External is the proxy that runs the lab's balancer tier, if an external
-// one does. kind: command's is the program its command line starts, with
-// no algorithm table (its configuration is the user's).
-func (l *Lab) External() (Proxy, bool) {
+// Of is the proxy that runs the lab's balancer tier, if an external one
+// does. kind: command's is the program its command line starts, with no
+// algorithm table (its configuration is the user's).
+func Of(l *labfile.Lab) (Proxy, bool) {
 	if l.Balancers.Kind == KindCommand {
 		bin := ""
 		if f := strings.Fields(l.Balancers.Command.Run); len(f) > 0 {
@@ -224,7 +235,7 @@ func (l *Lab) External() (Proxy, bool) {
 		}
 		return Proxy{Kind: KindCommand, Name: bin, Binary: bin, Package: "the package that has " + bin}, true
 	}
-	return ProxyOf(l.Balancers.Kind)
+	return ByKind(l.Balancers.Kind)
 }
 
 // CommandData is what kind: command's templates are given.
@@ -245,30 +256,30 @@ type CommandServer struct{ Name, Addr, Host, Port string }
 
 // validateCommand checks kind: command: a command line and a
 // configuration, both templates that execute on a lab's data.
-func validateCommand(l *Lab, r *reporter) {
+func validateCommand(l *labfile.Lab, refuse labfile.Refuse) {
 	c := l.Balancers.Command
 	switch {
 	case strings.TrimSpace(c.Run) == "":
-		r.add("balancers.command.run", "kind command needs the command line that starts the proxy, e.g. haproxy -db -f {{.Config}}")
+		refuse("balancers.command.run", "kind command needs the command line that starts the proxy, e.g. haproxy -db -f {{.Config}}")
 	case strings.TrimSpace(c.Config) == "":
-		r.add("balancers.command.config", "kind command needs the proxy's configuration, a template of {{.Listen}}, {{range .Servers}}{{.Addr}}{{end}}, ...")
+		refuse("balancers.command.config", "kind command needs the proxy's configuration, a template of {{.Listen}}, {{range .Servers}}{{.Addr}}{{end}}, ...")
 	default:
 		if err := checkTemplate("config", c.Config); err != nil {
-			r.add("balancers.command.config", "%v", err)
+			refuse("balancers.command.config", "%v", err)
 		}
 		if err := checkTemplate("run", c.Run); err != nil {
-			r.add("balancers.command.run", "%v", err)
+			refuse("balancers.command.run", "%v", err)
 		}
 	}
 	if strings.ContainsAny(c.File, "/\\") || c.File == ".." {
-		r.add("balancers.command.file", "a file name in the proxy's directory, got %q", c.File)
+		refuse("balancers.command.file", "a file name in the proxy's directory, got %q", c.File)
 	}
 	for _, f := range []struct {
 		field, text string
 		lines       bool
 	}{{"config", c.Config, true}, {"run", c.Run, true}, {"file", c.File, false}} {
-		if msg := CheckPrintable(f.text, f.lines); msg != "" {
-			r.add("balancers.command."+f.field, "%s", msg)
+		if msg := labfile.CheckPrintable(f.text, f.lines); msg != "" {
+			refuse("balancers.command."+f.field, "%s", msg)
 		}
 	}
 }
@@ -276,11 +287,11 @@ func validateCommand(l *Lab, r *reporter) {
 // Directive is the proxy's configuration text for algorithm, with the
 // lab's hash header and choices filled in; ok is false when the proxy
 // lacks it.
-func (p Proxy) Directive(algorithm string, b *Balancers) (string, bool) {
+func (p Proxy) Directive(algorithm string, b *labfile.Balancers) (string, bool) {
 	for _, a := range p.Algorithms {
 		if a.Algorithm == algorithm {
 			key := "X-Lab-Key"
-			if b.HashOn == HashClient {
+			if b.HashOn == labfile.HashClient {
 				key = "X-Lab-Client"
 			}
 			d := strings.ReplaceAll(a.Directive, "{key}", p.Header(key))
@@ -294,7 +305,7 @@ func (p Proxy) Directive(algorithm string, b *Balancers) (string, bool) {
 // DirectiveText is Directive as messages print it: on one line, and "its
 // default" for an algorithm the proxy runs with no directive (nginx's
 // round robin); ok is false when the proxy lacks the algorithm.
-func (p Proxy) DirectiveText(algorithm string, b *Balancers) (string, bool) {
+func (p Proxy) DirectiveText(algorithm string, b *labfile.Balancers) (string, bool) {
 	d, ok := p.Directive(algorithm, b)
 	if ok && d == "" {
 		d = "its default"
@@ -310,12 +321,12 @@ func HashBalanceFactor(epsilon float64) int {
 	return max(101, int(math.Round(100*(1+epsilon))))
 }
 
-// ProxyWeights are the servers' weights in a proxy's configuration: the
+// Weights are the servers' weights in a proxy's configuration: the
 // speeds as lb's weighted round robin takes them (balance.Weight: 0 or
 // less counts as 1) as whole numbers from 1 to 256 (HAProxy's greatest;
 // nginx takes any), the fastest at 256, so their ratios are the speeds'
 // to within half a unit.
-func ProxyWeights(speeds []float64) []int {
+func Weights(speeds []float64) []int {
 	top := 0.0
 	for _, v := range speeds {
 		top = max(top, balance.Weight(v))
@@ -350,7 +361,7 @@ func (p Proxy) agentText(port, inter string) string {
 // AgentInterval is how often the proxy asks each server's agent for its
 // weight: balancers.orca.weight_update_period, how often A58's weighted
 // round robin takes up the servers' weights.
-func AgentInterval(b *Balancers) time.Duration { return b.ORCA.Update }
+func AgentInterval(b *labfile.Balancers) time.Duration { return b.ORCA.Update }
 
 // AlgorithmNames are the lblab algorithms the proxy maps.
 func (p Proxy) AlgorithmNames() []string {
@@ -361,37 +372,35 @@ func (p Proxy) AlgorithmNames() []string {
 	return out
 }
 
-// validateExternal checks an external tier: a known kind, an algorithm the
-// proxy has (naming those it has), and none of the settings it cannot
-// honour.
-func validateExternal(l *Lab, r *reporter) {
-	if c := l.Balancers.Command; c != (ExternalCommand{}) && l.Balancers.Kind != KindCommand {
-		r.add("balancers.command", "is for kind: command (kind is %s)", quote(l.Balancers.Kind))
+// check is labfile's check of an external tier (labfile.Tiers.Check): an
+// algorithm the proxy has (naming those it has), and none of the settings
+// it cannot honour. labfile has checked the kind.
+func check(l *labfile.Lab, refuse labfile.Refuse) {
+	if c := l.Balancers.Command; c != (labfile.ExternalCommand{}) && l.Balancers.Kind != KindCommand {
+		refuse("balancers.command", "is for kind: command (kind is %s)", strconv.Quote(l.Balancers.Kind))
 	}
-	if l.Balancers.Kind == "" || l.Balancers.Kind == KindLB {
-		return
-	}
-	p, ok := l.External()
+	p, ok := Of(l)
 	if !ok {
-		r.oneOf("balancers.kind", l.Balancers.Kind, Kinds()...)
 		return
 	}
 	if p.Kind == KindCommand {
-		validateCommand(l, r)
+		validateCommand(l, refuse)
+	} else if !slices.Contains(labfile.Algorithms, l.Balancers.Algorithm) {
+		// labfile refuses it, naming lblab's algorithms
 	} else if _, ok := p.Directive(l.Balancers.Algorithm, &l.Balancers); !ok {
 		why := ""
 		if w := lacking[l.Balancers.Algorithm]; w != "" {
 			why = ": " + w
 		}
-		r.add("balancers.algorithm", "kind %s has no %s%s%s; the algorithms it maps: %s (or kind: lb for every algorithm)",
-			p.Kind, quote(l.Balancers.Algorithm), why, p.nearestTo(l.Balancers.Algorithm, &l.Balancers), strings.Join(p.AlgorithmNames(), ", "))
+		refuse("balancers.algorithm", "kind %s has no %q%s%s; the algorithms it maps: %s (or kind: lb for every algorithm)",
+			p.Kind, l.Balancers.Algorithm, why, p.nearestTo(l.Balancers.Algorithm, &l.Balancers), strings.Join(p.AlgorithmNames(), ", "))
 	} else if a := p.algorithm(l.Balancers.Algorithm); !strings.Contains(a.Directive, "{choices}") &&
 		l.Balancers.Algorithm == "p2c" && l.Balancers.Choices != 2 {
-		r.add("balancers.choices", "%s's %q draws two; got choices %d", p.Name, a.Directive, l.Balancers.Choices)
+		refuse("balancers.choices", "%s's %q draws two; got choices %d", p.Name, a.Directive, l.Balancers.Choices)
 	}
 	for _, x := range append(slices.Clone(externalRefusals), p.Refuses...) {
 		if x.Used(l) {
-			r.add(x.Path, "kind %s cannot honour it: %s", p.Kind, x.Why)
+			refuse(x.Path, "kind %s cannot honour it: %s", p.Kind, x.Why)
 		}
 	}
 }
@@ -399,7 +408,7 @@ func validateExternal(l *Lab, r *reporter) {
 // nearestTo names the proxy's nearest to an algorithm it lacks, with its
 // directive ("" when it has none near): the nearest of nearest when the
 // proxy lacks that too (wrr-orca through Caddy: round-robin).
-func (p Proxy) nearestTo(algorithm string, b *Balancers) string {
+func (p Proxy) nearestTo(algorithm string, b *labfile.Balancers) string {
 	for n, seen := nearest[algorithm], 0; n != "" && seen < len(nearest); n, seen = nearest[n], seen+1 {
 		if d, ok := p.DirectiveText(n, b); ok {
 			if p.Weighted(n) {
@@ -411,44 +420,44 @@ func (p Proxy) nearestTo(algorithm string, b *Balancers) string {
 	return ""
 }
 
-func (p Proxy) algorithm(name string) ProxyAlgorithm {
+func (p Proxy) algorithm(name string) Algorithm {
 	for _, a := range p.Algorithms {
 		if a.Algorithm == name {
 			return a
 		}
 	}
-	return ProxyAlgorithm{}
+	return Algorithm{}
 }
 
-// validateExternalEvents refuses, behind an external tier, the drills on
+// checkScript (labfile.Tiers.Script) refuses, behind an external tier, the drills on
 // the balancer tier the proxy cannot take. Behind HAProxy, nginx and Caddy
 // an algorithm switch, a set of a setting its configuration is written
 // from (Proxy.Settings), add-server and remove-server rewrite the
 // configuration and reload the proxy; a set of another balancers setting
 // is refused, naming those it takes. kind: command's configuration is the
 // user's: lab rewrites none of it.
-func validateExternalEvents(l *Lab, r *reporter) {
-	p, ok := l.External()
+func checkScript(l *labfile.Lab, refuse labfile.Refuse) {
+	p, ok := Of(l)
 	if !ok {
 		return
 	}
 	for i, ev := range l.Events {
 		switch ev.Action {
-		case ActionAlgorithm, ActionSet, ActionAddServer, ActionRemoveServer:
+		case labfile.ActionAlgorithm, labfile.ActionSet, labfile.ActionAddServer, labfile.ActionRemoveServer:
 		default:
 			continue
 		}
 		if p.Kind == KindCommand {
-			r.add(indexPath("events", i)+".action", "kind command: %s acts on the balancer tier, and the proxy's configuration is your own (lab rewrites none of it); drills on servers (slow, gc, kill, fail, ...) and rate work",
+			refuse(fmt.Sprintf("events[%d].action", i), "kind command: %s acts on the balancer tier, and the proxy's configuration is your own (lab rewrites none of it); drills on servers (slow, gc, kill, fail, ...) and rate work",
 				ev.Action)
 			continue
 		}
-		if ev.Action != ActionSet {
+		if ev.Action != labfile.ActionSet {
 			continue // the configuration is rewritten and the proxy reloaded (an algorithm is checked as the lab's)
 		}
 		for _, k := range slices.Sorted(maps.Keys(ev.Set)) {
 			if strings.HasPrefix(k, "balancers.") && !p.expresses(k) {
-				r.add(indexPath("events", i)+".set."+k, "kind %s: %s's configuration has no such setting, so a set of it would change nothing; a set may change %s (the configuration is rewritten and %s reloaded)",
+				refuse(fmt.Sprintf("events[%d].set.%s", i, k), "kind %s: %s's configuration has no such setting, so a set of it would change nothing; a set may change %s (the configuration is rewritten and %s reloaded)",
 					p.Kind, p.Name, p.settingNames(), p.Name)
 			}
 		}
@@ -481,7 +490,7 @@ func (p Proxy) expresses(path string) bool {
 
 // weights is how the table says a Weighted algorithm's servers carry
 // weights, and an Agent algorithm's their agent checks.
-func weights(p Proxy, a ProxyAlgorithm) string {
+func weights(p Proxy, a Algorithm) string {
 	switch {
 	case a.Agent:
 		return ", `" + p.agentText("A", "U") + "` per server"
@@ -491,14 +500,14 @@ func weights(p Proxy, a ProxyAlgorithm) string {
 	return ""
 }
 
-// ExternalTable is the algorithm mapping as docs/external.md shows it: a
+// Table is the algorithm mapping as docs/external.md shows it: a
 // row per lblab algorithm any proxy maps, a column per proxy ("-": it
 // lacks it; "(default)": no directive; W: a server's weight). {key},
 // {choices} and {factor} stay as written.
-func ExternalTable() string {
+func Table() string {
 	var rows []string
 	var algorithms []string
-	for _, p := range Proxies {
+	for _, p := range All {
 		for _, a := range p.Algorithms {
 			if !slices.Contains(algorithms, a.Algorithm) {
 				algorithms = append(algorithms, a.Algorithm)
@@ -506,14 +515,14 @@ func ExternalTable() string {
 		}
 	}
 	head, rule := "| lblab |", "|---|"
-	for _, p := range Proxies {
+	for _, p := range All {
 		head += " " + p.Name + " (`kind: " + p.Kind + "`) |"
 		rule += "---|"
 	}
 	rows = append(rows, head, rule)
 	for _, name := range algorithms {
 		row := "| `" + name + "` |"
-		for _, p := range Proxies {
+		for _, p := range All {
 			a := p.algorithm(name)
 			switch {
 			case a.Algorithm == "":
