@@ -6,6 +6,7 @@ import (
 
 	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/clock"
+	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/workload"
@@ -137,9 +138,29 @@ func run(lab *labfile.Lab, name string, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	defer w.closeReplay()
+	w.unkeepLatency()
 	w.start()
 	w.loop()
 	return w.result()
+}
+
+// unkeepLatency spares the balancers' latency averages (an exp per answer)
+// when nothing of the run will read them: no algorithm of its balancers
+// reads them (balance.Caps.Latency) and it has no script, whose events may
+// switch to one that does. A session keeps them: its frames show them, and
+// its drills may switch algorithms.
+func (w *world) unkeepLatency() {
+	if len(w.lab.Events) > 0 {
+		return
+	}
+	for _, b := range w.bals {
+		if balance.CapsOf(b.Algorithm()).Latency {
+			return
+		}
+	}
+	for _, b := range w.bals {
+		b.Loads().Unkept = true
+	}
 }
 
 // result ends the run at w.now (loop or loopUntil has set it to the end

@@ -148,6 +148,10 @@ type Caps struct {
 	// Reports: it reads the servers' load reports beyond their queue
 	// (utilization and rates, load.Report): the servers measure them.
 	Reports bool
+	// Latency: it reads the members' latency averages (load.Stat's
+	// Latency and Peak); a driver whose algorithms none of them do may
+	// leave them unkept (load.Table.Unkept).
+	Latency bool
 	// Probes: it probes servers off the request path (a Prober): the
 	// driver sends the probes, and the servers keep what their answers
 	// estimate from (server.Config.Probed).
@@ -189,11 +193,11 @@ var registry = map[string]entry{
 	"weighted-round-robin": {newWeightedRoundRobin, "nginx smooth weighted round robin on server weights", Caps{Weighted: true, Scans: true}},
 	"random":               {newRandom, "uniform among eligible servers", Caps{Draws: true}},
 	"least-outstanding":    {newLeastOutstanding, "fewest outstanding requests; ties at random or by rotating start", Caps{Scans: true}},
-	"least-latency":        {newLeastLatency, "lowest time-decayed EWMA latency; unsampled servers count as 0 (herds)", Caps{Scans: true}},
-	"least-response-time":  {newLeastResponseTime, "every eligible server scanned: lowest EWMA latency x (outstanding + 1), ties at random", Caps{Scans: true}},
+	"least-latency":        {newLeastLatency, "lowest time-decayed EWMA latency; unsampled servers count as 0 (herds)", Caps{Scans: true, Latency: true}},
+	"least-response-time":  {newLeastResponseTime, "every eligible server scanned: lowest EWMA latency x (outstanding + 1), ties at random", Caps{Scans: true, Latency: true}},
 	"p2c":                  {newP2C, "power of two choices: two different random servers, fewer outstanding wins", Caps{Draws: true, Aperture: true}},
-	"p2c-latency-load":     {newP2CLatencyLoad, "two random choices, lower EWMA latency x (outstanding + 1) wins", Caps{Draws: true, Aperture: true}},
-	"p2c-peak-ewma":        {newP2CPeakEWMA, "two random choices, lower Finagle peak EWMA x (outstanding + 1) wins", Caps{Draws: true, Aperture: true}},
+	"p2c-latency-load":     {newP2CLatencyLoad, "two random choices, lower EWMA latency x (outstanding + 1) wins", Caps{Draws: true, Aperture: true, Latency: true}},
+	"p2c-peak-ewma":        {newP2CPeakEWMA, "two random choices, lower Finagle peak EWMA x (outstanding + 1) wins", Caps{Draws: true, Aperture: true, Latency: true}},
 	"ring-hash":            {newRingHash, "consistent hashing with virtual nodes (Karger et al. 1997) on the request key", Caps{Keyed: true}},
 	"ring-hash-bounded":    {newRingHashBounded, "consistent hashing with bounded loads (Mirrokni, Thorup, Zadimoghaddam 2018)", Caps{Keyed: true}},
 	"maglev":               {newMaglev, "Google Maglev lookup table (NSDI 2016) on the request key", Caps{Keyed: true}},

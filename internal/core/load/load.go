@@ -61,6 +61,11 @@ type Stat struct {
 // Not safe for concurrent use; the driver serializes calls.
 type Table struct {
 	Mode Mode
+	// Unkept: the latency averages (Stat.Latency and Peak) are not kept,
+	// Done leaves them empty. A driver sets it when nothing will read
+	// them (no algorithm of its run has balance.Caps.Latency): each
+	// answer then saves the averages' exp.
+	Unkept bool
 	// Penalty is the least time a failed answer counts as in the latency
 	// averages (Failed); 0: as it came.
 	Penalty time.Duration
@@ -163,6 +168,9 @@ func (t *Table) Done(now clock.Instant, i int, rtt time.Duration) {
 	}
 	if t.Mode == Local && s.Outstanding > 0 {
 		s.Outstanding--
+	}
+	if t.Unkept {
+		return
 	}
 	x := float64(max(rtt, 0))
 	stats.ObservePair(&s.Latency, &s.Peak, now, x)

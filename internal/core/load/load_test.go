@@ -165,3 +165,20 @@ func TestSetDecayKeepsCounts(t *testing.T) {
 		t.Fatal("a server added later has the old decay")
 	}
 }
+
+// TestUnkeptKeepsCountsOnly: an Unkept table still counts what is
+// outstanding, and keeps no latency average.
+func TestUnkeptKeepsCountsOnly(t *testing.T) {
+	tb := NewTable(2, Local, 0)
+	tb.Unkept = true
+	tb.Sent(0, 1)
+	tb.Sent(0, 1)
+	tb.Done(clock.Instant(5e6), 1, 5*time.Millisecond)
+	s := tb.Stats[1]
+	if s.Outstanding != 1 {
+		t.Fatalf("outstanding %d after two sent and one done, want 1", s.Outstanding)
+	}
+	if s.Latency.Set() || s.Peak.Set() {
+		t.Fatalf("an Unkept table kept a latency average: %v, peak %v", s.Latency.Value(), s.Peak.Value())
+	}
+}
