@@ -14,6 +14,10 @@ import (
 	"time"
 )
 
+// retryStormMap is the JSON of a small lab sweep retry-storm over a
+// trigger's speed and length (internal/watch's map tests read it too).
+var retryStormMap = filepath.Join("..", "..", "internal", "watch", "testdata", "retry-storm-map.json")
+
 // Every usage mistake exits 2 with a message before anything runs; a flag
 // that would change nothing is refused rather than ignored.
 func TestUsageMistakesExit2(t *testing.T) {
@@ -32,6 +36,9 @@ func TestUsageMistakesExit2(t *testing.T) {
 		"--speed: must be from 0.1 to 1000": {"watch", "rr-slow", "--speed", "5000"},
 		"not a compare setting of rr-slow":  {"watch", "rr-slow", "--setting", "nope"},
 		"no scenario \"nope\"":              {"watch", "nope"},
+		"--map: open":                       {"watch", "retry-storm", "--map", filepath.Join(t.TempDir(), "none.json")},
+		"map.json: a map of lab retry-storm, not of rr-slow": {"watch", "rr-slow", "--map", retryStormMap},
+		"empty.yaml: not a sweep report of lab sweep --json": {"watch", "retry-storm", "--map", empty},
 	}
 	for want, args := range cases {
 		out, errOut, code := lab(t, args...)

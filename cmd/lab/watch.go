@@ -15,7 +15,7 @@ import (
 )
 
 func watchCommand() *cobra.Command {
-	var listen, setting string
+	var listen, setting, mapFile string
 	var speed, maxCost float64
 	var paused, verbose bool
 	var af accessFlags
@@ -39,12 +39,18 @@ controller's (GET /api/snapshot, /api/stream, /api/scenarios, POST /api/chaos,
 /api/scenario) plus GET and POST /api/playback, GET /api/lab.yaml, POST
 /api/compare (Compare all: every compare setting on the same stream, ranked as
 lab sim ranks them), GET /api/report.json (lab sim --json of the lab as given),
-POST /api/lab and GET /api/source (your own lab file); see docs/dashboard.md.
+POST /api/lab and GET /api/source (your own lab file), GET and POST /api/map
+and POST /api/map/cell (the metastability map); see docs/dashboard.md.
+
+--map FILE.json shows a metastability map of the lab (the JSON of lab sweep
+LAB --vary ... --vary ... --json) in the page: a click on a cell plays that
+cell from 0, its two values applied as lab sweep applies them.
 make site serves the same page with no process behind it (docs/site.md).`,
 		Example: `  lab watch
   lab watch rr-slow
   lab watch rr-slow --setting p2c --speed 5
-  lab watch my-lab.yaml --paused`,
+  lab watch my-lab.yaml --paused
+  lab watch retry-storm --map map.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := watch.CheckSpeed(speed); err != nil {
@@ -90,8 +96,14 @@ make site serves the same page with no process behind it (docs/site.md).`,
 					return usageError{err}
 				}
 			}
+			var mapJSON []byte
+			if mapFile != "" {
+				if mapJSON, err = os.ReadFile(mapFile); err != nil {
+					return usageError{fmt.Errorf("--map: %w", err)}
+				}
+			}
 			srv, err := watch.New(watch.Options{Lab: lab, Scenario: scenario, Setting: name, Speed: speed,
-				File: fileName(args), Source: file,
+				File: fileName(args), Source: file, MapFile: mapFile, Map: mapJSON,
 				Paused: paused, Demo: demo, Access: af.access, Log: wire.Logger("lab", verbose), Budget: b})
 			if err != nil {
 				return usageError{err}
@@ -118,6 +130,7 @@ make site serves the same page with no process behind it (docs/site.md).`,
 	cmd.Flags().StringVar(&setting, "setting", "", "the compare setting (or algorithm) to play (default: the lab's first compare setting, if any)")
 	cmd.Flags().Float64Var(&speed, "speed", 1, fmt.Sprintf("playback speed, virtual seconds per second (%g to %g)", watch.MinSpeed, watch.MaxSpeed))
 	cmd.Flags().BoolVar(&paused, "paused", false, "start paused at virtual 0")
+	cmd.Flags().StringVar(&mapFile, "map", "", "show this metastability map of the lab (the JSON of lab sweep --json over two axes); a click on a cell plays it")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "debug logging")
 	costFlag(cmd, &maxCost)
 	af.add(cmd, "the token the dashboard requires (default: $"+wire.TokenEnv+"; none on loopback)")

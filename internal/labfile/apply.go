@@ -53,6 +53,24 @@ func (l *Lab) ApplyWithScript(path, value string) error {
 	return nil
 }
 
+// WithAxis returns a copy of l with one axis of a sweep at one value,
+// validated: what lab sweep's --vary applies at each grid point, and what
+// lab watch applies to play a cell of a metastability map. The path is
+// "algorithm" (the balancing algorithm, as a compare setting of that name
+// chooses it) or what ApplyWithScript reads, a field of a script event
+// included (events[0].speed: the trigger's size, events[0].for: how long
+// it lasts).
+func (l *Lab) WithAxis(path, value string) (*Lab, error) {
+	if path == "algorithm" {
+		return l.WithSetting(Setting{Name: value, Algorithm: value})
+	}
+	c := l.Clone()
+	if err := c.ApplyWithScript(path, value); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 // ApplyAll sets several dotted paths at once, in order, and validates the
 // result once, so settings that only make sense together (aperture off and
 // a subset on) can be changed in one step. On error l is not changed.

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 )
 
@@ -141,20 +140,6 @@ func listNumbers(values []string) ([]float64, string) {
 // SetsAlgorithm reports whether a path chooses the balancing algorithm.
 func SetsAlgorithm(path string) bool {
 	return path == "algorithm" || path == "balancers.algorithm" || path == "clients.algorithm"
-}
-
-// ApplyAxis returns a copy of l with one axis at one value, validated. The
-// path may name a field of a script event (events[0].speed: the trigger's
-// size, events[0].for: how long it lasts), as labfile.ApplyWithScript reads it.
-func ApplyAxis(l *labfile.Lab, path, value string) (*labfile.Lab, error) {
-	if path == "algorithm" {
-		return l.WithSetting(labfile.Setting{Name: value, Algorithm: value})
-	}
-	c := l.Clone()
-	if err := c.ApplyWithScript(path, value); err != nil {
-		return nil, err
-	}
-	return c, nil
 }
 
 // ParseKnee reads --knee: a factor like 10x, or a duration.

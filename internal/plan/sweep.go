@@ -91,7 +91,7 @@ func (p *Sweep) Build() error {
 		l := p.Lab
 		for i, v := range g {
 			var err error
-			if l, err = ApplyAxis(l, p.Axes[i].Path, v); err != nil {
+			if l, err = l.WithAxis(p.Axes[i].Path, v); err != nil {
 				if p.Locate != nil {
 					err = p.Locate(err, p.Axes[i].Path)
 				}

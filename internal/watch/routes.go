@@ -25,6 +25,12 @@ func (s *Server) routeTable() []dash.Route {
 			H: s.report},
 		dash.Route{Method: "POST", Path: "/api/fleet", Doc: "rebuild the fleet and play from 0: count, workers, queue, distribution",
 			H: dash.TypedBody(s.rebuildFleet)},
+		dash.Route{Method: "GET", Path: "/api/map", Doc: "the metastability map shown (lab watch --map, or one posted), and the cell playing",
+			H: s.handleGetMap},
+		dash.Route{Method: "POST", Path: "/api/map", Doc: "show a metastability map: lab sweep --json of this lab over two axes",
+			H: s.handleMap},
+		dash.Route{Method: "POST", Path: "/api/map/cell", Doc: "play one cell of the map from 0: its axes' values, setting and seed",
+			H: s.handleMapCell},
 	)
 	for i := range table {
 		if table[i].Method == "POST" {

@@ -75,6 +75,11 @@ type Options struct {
 	// hands the page those snapshots itself. lab watch's stream carries
 	// them anyway.
 	Busy func()
+	// MapFile and Map are a metastability map to show (lab watch --map):
+	// the file's name and the JSON of lab sweep --json over two axes of
+	// this lab (map.go), checked before anything plays.
+	MapFile string
+	Map     []byte
 }
 
 // workEvery is how often a long request's progress is published.
@@ -111,6 +116,9 @@ type Server struct {
 	work     *dash.Work                // the long request going on, if any (the newest when several are)
 	busy     func()                    // Options.Busy
 	every    time.Duration             // workEvery (tests set 0: every step published)
+	pmap     *pageMap                  // the metastability map shown (map.go), if any
+	cell     *MapCell                  // the map's cell playing, if one is
+	maps     int                       // maps loaded so far
 	// long numbers the long requests (compare all, the JSON report, a lab
 	// posted): each stops when a newer one starts (stopper).
 	long atomic.Uint64
@@ -172,6 +180,13 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.source = src
+	if opts.Map != nil {
+		m, err := loadMap(opts.MapFile, opts.Map, opts.Lab, opts.Scenario, s.budget)
+		if err != nil {
+			return nil, err
+		}
+		s.setMap(m)
+	}
 	return s, nil
 }
 
@@ -254,6 +269,7 @@ func (s *Server) install(p *prepared, scenario string) {
 	}
 	s.first = nil
 	s.first = s.build().Controls
+	s.cell = nil // a cell of the map, if this is one, says so after
 	s.allowed = b
 	s.anchor(time.Now())
 }
@@ -345,7 +361,8 @@ type snapshot struct {
 	*dash.Snapshot
 	Virtual  bool          `json:"virtual"`
 	Playback dash.Playback `json:"playback"`
-	Trips    []tripJSON    `json:"trips"` // the followed requests (trips.go)
+	Trips    []tripJSON    `json:"trips"`         // the followed requests (trips.go)
+	Map      *mapState     `json:"map,omitempty"` // the metastability map shown, if any (map.go)
 }
 
 func (s *Server) playbackLocked() dash.Playback {
@@ -431,7 +448,7 @@ func (s *Server) publishLocked() {
 	snap.AtUnixMs = time.Now().UnixMilli()
 	pb := s.playbackLocked()
 	pb.Published++ // this one
-	data, err := json.Marshal(snapshot{Snapshot: snap, Virtual: true, Playback: pb, Trips: trips(s.sess)})
+	data, err := json.Marshal(snapshot{Snapshot: snap, Virtual: true, Playback: pb, Trips: trips(s.sess), Map: s.mapStateLocked()})
 	if err != nil {
 		s.warn("cannot encode a snapshot", err)
 		return

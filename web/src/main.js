@@ -12,6 +12,7 @@ import { initScenarios, renderScenario } from './scenarios.js';
 import { renderPlayback, clockText } from './playback.js';
 import { renderCaption } from './captions.js';
 import { renderOwnLab } from './ownlab.js';
+import { renderMap } from './map.js';
 import { engine } from './engine.js';
 import { initTrips, renderTrips } from './trips.js';
 import { renderStatus, streamLost, showLoading } from './status.js';
@@ -42,6 +43,7 @@ function draw(snap) {
   setText($('clock'), clockText(snap)); // the instant, or where the seek slider is held
   renderPlayback(snap);
   renderOwnLab(snap);
+  renderMap(snap);
   if (snap.virtual) $('status').className = 'status virtual';
   if (snap.status !== 'running') return;
   renderScenario(snap);
