@@ -82,7 +82,7 @@ func TestJIQAnnouncementsRealBackends(t *testing.T) {
 	if fromQueue < picks/3 {
 		t.Errorf("%d of %d picks took an idle backend off a queue, want a third at least", fromQueue, picks)
 	}
-	figures := gather.Announcements(ctx, f.servers(), lbs, run.Requests, zap.NewNop())
+	figures := gather.Announcements(gather.ReadStates(ctx, f.servers(), lbs, zap.NewNop()), run.Requests)
 	if figures.Sent != sent || figures.Picks != picks || figures.FromQueue != fromQueue || figures.PerRequest <= 0 {
 		t.Errorf("the report's announcements %+v, want %d sent, %d of %d picks", figures, sent, fromQueue, picks)
 	}

@@ -70,7 +70,7 @@ func TestPrequalProbesRealBackends(t *testing.T) {
 	if answered != p.Sent {
 		t.Errorf("the backends answered %d probes, the lb sent %d", answered, p.Sent)
 	}
-	figures := gather.Probes(ctx, f.servers(), f.balancers(), run.Requests, zap.NewNop())
+	figures := gather.Probes(gather.ReadStates(ctx, f.servers(), f.balancers(), zap.NewNop()), run.Requests)
 	if figures.Sent != p.Sent || figures.Answered != answered || figures.PerRequest < 2.99 {
 		t.Errorf("the report's probes %+v, want %d sent, %d answered, 3 a request", figures, p.Sent, answered)
 	}

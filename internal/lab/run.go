@@ -223,7 +223,9 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 	if ctx.Err() != nil && ran < lab.Duration.Seconds() { // the loadgen stopped its arrivals at the interrupt
 		run.Interrupted, run.DurationS = true, ran
 	}
-	run.Servers = gather.ServerFigures(ctxAlive(ctx), r.f.servers(), r.f.balancers(), lab.Network.Connections(), r.sc.events, opts.Log)
+	// every process's state at the end, read once for each figure below
+	states := gather.ReadStates(ctxAlive(ctx), r.f.servers(), r.f.balancers(), opts.Log)
+	run.Servers = gather.ServerFigures(states, lab.Network.Connections(), r.sc.events)
 	r.f.proxyFigures(ctxAlive(ctx), r.sc.events)
 	run.Name, run.Log = name, append(r.sc.events.Snapshot(), run.Log...)
 	// the dashboard's log gets the recovery verdicts once the loadgen's
@@ -232,12 +234,12 @@ func runOne(ctx context.Context, lab *labfile.Lab, name string, opts RunOptions,
 	if run.Algorithm == "" {
 		run.Algorithm = lab.Balancers.Algorithm
 	}
-	gather.BalancerConnections(ctxAlive(ctx), r.f.balancers(), run, opts.Log)
+	gather.BalancerConnections(states, run)
 	if assemble.Probes(lab) && !assemble.ClientSide(lab) { // lblab's lb probes (no external proxy runs a probing algorithm)
-		run.Probes = gather.Probes(ctxAlive(ctx), r.f.servers(), r.f.balancers(), run.Requests, opts.Log)
+		run.Probes = gather.Probes(states, run.Requests)
 	}
 	if assemble.Announces(lab) && r.f.external() == nil { // lblab's backends announce to lblab's lbs
-		run.Announcements = gather.Announcements(ctxAlive(ctx), r.f.servers(), r.f.balancers(), run.Requests, opts.Log)
+		run.Announcements = gather.Announcements(states, run.Requests)
 	}
 	return run, nil
 }
