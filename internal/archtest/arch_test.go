@@ -161,6 +161,23 @@ var importRules = []importRule{
 		why: "lab drives the live processes; cmd/lab is where the simulator is wired in",
 	},
 	{
+		from: []string{"./internal/lab/proc", "./internal/lab/admin"},
+		deny: []string{"./internal/lab/attach", "./internal/lab/control", "./internal/lab/gather", "./internal/lab/dash"},
+		why:  "a child process and the calls to its admin API know no controller, no reading of the fleet and no dashboard: internal/lab's run and fleet start them, and the others are handed them",
+	},
+	{
+		from: []string{"./internal/lab/gather"}, deny: []string{"./internal/lab/control", "./internal/lab/attach"},
+		why: "gather reads the processes into readings and figures, whoever serves them: the controller is handed the readings (control.Run)",
+	},
+	{
+		from: []string{"./internal/lab/control"}, deny: []string{"./internal/lab/gather", "./internal/lab/attach"},
+		why: "the controller sees a run only as a control.Run (its readings, its processes, its drills): internal/lab's run and lab dashboard's attach implement it",
+	},
+	{
+		from: []string{"./internal/lab/dash"}, deny: []string{"./internal/lab/proc", "./internal/lab/admin", "./internal/lab/control", "./internal/lab/gather", "./internal/lab/attach"},
+		why: "the snapshot is both clocks' (lab watch and the page's wasm module build it too): it knows no live process nor how they are read",
+	},
+	{
 		from: []string{"./internal/lab/dash", "./internal/shell/state"},
 		deny: []string{"./internal/shell/lb", "./internal/shell/backend", "./internal/shell/loadgen", "./internal/shell/wire",
 			"./internal/metrics", "github.com/valyala/fasthttp/...", "github.com/prometheus/client_golang/...", "go.uber.org/zap/..."},
