@@ -78,8 +78,12 @@ func JIQ(lab *labfile.Lab) balance.JIQ {
 
 // IdleLocal reports whether the lab's idle servers announce themselves
 // only to the balancers of their own zone (policy.AnnounceTo): a lab with
-// zones and a locality layer.
-func IdleLocal(lab *labfile.Lab) bool {
+// zones and a locality layer (Localized).
+func IdleLocal(lab *labfile.Lab) bool { return Localized(lab) }
+
+// Localized reports whether the lab's picks go through the locality
+// layer: it has zones and a locality policy other than none.
+func Localized(lab *labfile.Lab) bool {
 	return lab.Zoned() && balance.LocalityConfig{Policy: lab.Balancers.Locality.Policy}.Active()
 }
 

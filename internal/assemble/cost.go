@@ -36,6 +36,15 @@ const (
 	// least-response-time, whose visit decays a latency average (measured:
 	// 3e9 visits, 10,000 servers x 300,000 requests, in 105 s)
 	scanCost = 35 * time.Nanosecond
+	// serverCost is a simulated server's setup and what each server adds
+	// to a run beyond its events: a large fleet's events miss the caches
+	// more (measured: BenchmarkEstimateCPU, round robin at 2,000 requests
+	// a second on 50 servers against 2,000, about 14 us a server more)
+	serverCost = 10 * time.Microsecond
+	// memberCost is a balancer's setup of one of its servers (its load,
+	// breaker, outlier and picker entries), and the heap it adds (measured:
+	// round robin in 20 clients against one balancer, 2,000 servers)
+	memberCost = time.Microsecond
 	// eventsPerAttempt: client -> balancer -> server -> balancer -> client,
 	// the server's own wake-up and a timer.
 	eventsPerAttempt = 7
@@ -211,7 +220,7 @@ func costOf(lab *labfile.Lab, k Kept, script bool) []Term {
 		n := float64(g.Count)
 		servers += g.Count
 		where := fmt.Sprintf("servers[%d]", i)
-		add(Term{What: fmt.Sprintf("%s: %d servers", where, g.Count), Memory: n * serverBytes})
+		add(Term{What: fmt.Sprintf("%s: %d servers", where, g.Count), Memory: n * serverBytes, CPU: simOnly(k, n*float64(serverCost))})
 		if size := g.Cache.Size; size > 0 {
 			entries := min(size, lab.Clients.Keys) // a cache holds no more keys than there are
 			add(Term{What: fmt.Sprintf("%s: %d servers x %d cache entries (the smaller of cache.size %d and clients.keys %d)",
@@ -246,7 +255,7 @@ func costOf(lab *labfile.Lab, k Kept, script bool) []Term {
 	}
 	servers += added
 	p, s := float64(pickers), float64(servers)
-	add(Term{What: fmt.Sprintf("%d balancers (%s) x %d servers", pickers, who, servers), Memory: p * (pickerBytes + s*memberBytes)})
+	add(Term{What: fmt.Sprintf("%d balancers (%s) x %d servers", pickers, who, servers), Memory: p * (pickerBytes + s*memberBytes), CPU: simOnly(k, p*s*float64(memberCost))})
 	var table, scans Term
 	for i, st := range states {
 		algorithm := st.Balancers.Algorithm
@@ -269,15 +278,24 @@ func costOf(lab *labfile.Lab, k Kept, script bool) []Term {
 				table = Term{What: what, Memory: m, CPU: duration(p * t * math.Log2(t+2) * float64(sortCost))}
 			}
 		}
+		members := s
+		if ClientSide(st) && st.Clients.Subset > 0 {
+			members = min(s, float64(st.Clients.Subset))
+		} else if !ClientSide(st) && st.Balancers.Subset > 0 {
+			members = min(s, float64(st.Balancers.Subset))
+		}
 		if k.Sim && caps.Scans { // every pick visits each member of the balancer
-			members := s
-			if ClientSide(st) && st.Clients.Subset > 0 {
-				members = min(s, float64(st.Clients.Subset))
-			} else if !ClientSide(st) && st.Balancers.Subset > 0 {
-				members = min(s, float64(st.Balancers.Subset))
-			}
 			if members > scans.visits {
 				scans = Term{What: algorithm + by, visits: members}
+			}
+		}
+		if k.Sim && Localized(st) { // and the locality layer adds up each zone's members first
+			visits, what := members, "balancers.locality.policy "+string(st.Balancers.Locality.Policy)+by
+			if caps.Scans {
+				visits, what = 2*members, algorithm+" under "+what
+			}
+			if visits > scans.visits {
+				scans = Term{What: what, visits: visits}
 			}
 		}
 		if k.Sim && caps.Probes && !ClientSide(st) { // every pick reads its pool of answers, and its quantile
@@ -295,11 +313,21 @@ func costOf(lab *labfile.Lab, k Kept, script bool) []Term {
 		}
 		if scans.visits > 0 {
 			members := scans.visits
-			add(Term{What: fmt.Sprintf("%s: %s attempts picked by %s, which visits each of %s servers a pick", what, count(attempts), scans.What, count(members)),
+			add(Term{What: fmt.Sprintf("%s: %s attempts picked by %s, which visits %s servers a pick", what, count(attempts), scans.What, count(members)),
 				CPU: duration(attempts * members * float64(scanCost)), visits: attempts * members})
 		}
 	}
 	return terms
+}
+
+// simOnly is ns of CPU as a duration for a simulated run, and nothing for
+// a live one, whose processes pace themselves (the CPU budget is the
+// simulator's).
+func simOnly(k Kept, ns float64) time.Duration {
+	if !k.Sim {
+		return 0
+	}
+	return duration(ns)
 }
 
 // keyOf is what of lab decides its table and its scans: its algorithm,

@@ -1,6 +1,7 @@
 package assemble_test
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -169,11 +170,11 @@ func TestEstimateSaturates(t *testing.T) {
 func TestEstimateCountsWhatAPickAndThePeakCost(t *testing.T) {
 	scan := parse(t, "name: scan\nduration: 30s\nclients: {rate: 10000}\nbalancers: {algorithm: least-response-time}\nservers:\n  - {count: 10000}\n")
 	c := assemble.Estimate(scan, nil, true)
-	if c.CPU < time.Minute || !strings.Contains(c.Terms[len(c.Terms)-1].What, "visits each of 10000 servers a pick") {
+	if c.CPU < time.Minute || !strings.Contains(c.Terms[len(c.Terms)-1].What, "which visits 10000 servers a pick") {
 		t.Errorf("scan30: %v, %+v", c.CPU, c.Terms)
 	}
 	if err := assemble.CheckCost(parse(t, "name: scan\nduration: 100s\nclients: {rate: 100000}\nbalancers: {algorithm: least-response-time}\nservers:\n  - {count: 10000}\n"),
-		nil, true, assemble.DefaultBudget); err == nil || !strings.Contains(err.Error(), "visits each of") {
+		nil, true, assemble.DefaultBudget); err == nil || !strings.Contains(err.Error(), "which visits 10000 servers") {
 		t.Errorf("a hundred times scan30: %v", err)
 	}
 	p2c := parse(t, "name: scan\nduration: 30s\nclients: {rate: 10000}\nbalancers: {algorithm: p2c}\nservers:\n  - {count: 10000}\n")
@@ -183,6 +184,28 @@ func TestEstimateCountsWhatAPickAndThePeakCost(t *testing.T) {
 	sub := parse(t, "name: scan\nduration: 30s\nclients: {rate: 10000}\nbalancers: {algorithm: least-outstanding, subset: 10}\nservers:\n  - {count: 10000}\n")
 	if c := assemble.Estimate(sub, nil, true); c.CPU > time.Second {
 		t.Errorf("a subset of 10 visits 10 a pick: %v", c.CPU)
+	}
+	// ring-hash-bounded adds up every member's load on each pick
+	// (balance's TestScansAsDeclared): 10 times its estimate on 2,000
+	// servers when its visits were not counted
+	bounded := parse(t, "name: scan\nduration: 30s\nclients: {rate: 10000}\nbalancers: {algorithm: ring-hash-bounded}\nservers:\n  - {count: 10000}\n")
+	if c := assemble.Estimate(bounded, nil, true); c.Visits != 3e5*1e4 {
+		t.Errorf("ring-hash-bounded over 10,000 servers: %g visits, want 3e9 (300,000 attempts x 10,000): %+v", c.Visits, c.Terms)
+	}
+	// the locality layer adds up each zone's members on every pick: on
+	// its own, and on top of a scanning algorithm's scan
+	zoned := "name: z\nduration: 10s\nclients: {rate: 1000}\nzones: [{name: a}, {name: b}]\nbalancers: {algorithm: %s, locality: {policy: %s}}\nservers:\n  - {count: 500, zone: a}\n  - {count: 500, zone: b}\n"
+	for _, c := range []struct {
+		algorithm, policy string
+		visits            float64
+	}{{"p2c", "none", 0}, {"p2c", "zone-aware", 1e4 * 1000}, {"least-outstanding", "none", 1e4 * 1000}, {"least-outstanding", "local", 2 * 1e4 * 1000}} {
+		if got := assemble.Estimate(parse(t, fmt.Sprintf(zoned, c.algorithm, c.policy)), nil, true).Visits; got != c.visits {
+			t.Errorf("%s under locality %s: %g visits, want %g", c.algorithm, c.policy, got, c.visits)
+		}
+	}
+	// a fleet's setup: each server, and each balancer's entry for it
+	if c := assemble.Estimate(parse(t, "name: x\nduration: 1s\nclients: {rate: 1, algorithm: round-robin, count: 20}\nservers:\n  - {count: 2000}\n"), nil, true); c.CPU < 2000*10*time.Microsecond+20*2000*time.Microsecond {
+		t.Errorf("20 clients balancing over 2,000 servers: %v of CPU, want at least their setup's %v", c.CPU, 2000*10*time.Microsecond+20*2000*time.Microsecond)
 	}
 	flat := assemble.Estimate(parse(t, "name: x\nduration: 10s\nclients: {rate: 100}\n"), nil, true).Events
 	for name, src := range map[string]string{

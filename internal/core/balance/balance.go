@@ -199,7 +199,7 @@ var registry = map[string]entry{
 	"p2c-latency-load":     {newP2CLatencyLoad, "two random choices, lower EWMA latency x (outstanding + 1) wins", Caps{Draws: true, Aperture: true, Latency: true}},
 	"p2c-peak-ewma":        {newP2CPeakEWMA, "two random choices, lower Finagle peak EWMA x (outstanding + 1) wins", Caps{Draws: true, Aperture: true, Latency: true}},
 	"ring-hash":            {newRingHash, "consistent hashing with virtual nodes (Karger et al. 1997) on the request key", Caps{Keyed: true}},
-	"ring-hash-bounded":    {newRingHashBounded, "consistent hashing with bounded loads (Mirrokni, Thorup, Zadimoghaddam 2018)", Caps{Keyed: true}},
+	"ring-hash-bounded":    {newRingHashBounded, "consistent hashing with bounded loads (Mirrokni, Thorup, Zadimoghaddam 2018)", Caps{Keyed: true, Scans: true}},
 	"maglev":               {newMaglev, "Google Maglev lookup table (NSDI 2016) on the request key", Caps{Keyed: true}},
 	"p2c-stale":            {newP2CStale, "client-side p2c on stale queue counts: random with probability sqrt(staleness ms)%", Caps{Draws: true, Aperture: true}},
 	"wrr-orca":             {newWRROrca, "weighted round robin on the servers' own reports, rps / (utilization + eps/rps x penalty) (gRPC A58)", Caps{Reports: true}},
