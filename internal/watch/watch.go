@@ -122,7 +122,7 @@ type Server struct {
 	mv       *move                     // the seek, step or drill's replay going on (move.go), if any
 	// postWork is how much of a move its POST plays before it answers
 	// (postWork; tests set 0), tickWork how much a tick plays at most (0:
-	// as much as its budget allows; tests set sliceWork). Simulator work:
+	// as much as its budget allows; tests set a slice or less). Simulator work:
 	// sim.Session.Worked.
 	postWork, tickWork float64
 	// long numbers the long requests (compare all, the JSON report, a lab
@@ -296,8 +296,9 @@ func (s *Server) anchor(now time.Time) {
 // Tick moves playback on to where the wall clock (now) says it should be,
 // spending at most budget, and publishes a snapshot if anything changed.
 // It reports whether the next tick should start at once (playing at max,
-// or a move going on) rather than after the tick interval. Serve calls it on its ticker; the
-// page's wasm module (cmd/labwasm) from a timer of the browser's.
+// or a move going on: move.go) rather than after the tick interval. Serve
+// calls it on its ticker; the page's wasm module (cmd/labwasm) from a
+// timer of the browser's, so moves go on there too.
 func (s *Server) Tick(now time.Time) (again bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
