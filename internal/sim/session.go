@@ -220,6 +220,13 @@ func (s *Session) Seek(t clock.Instant) error {
 // keep answering (lab watch) replays to t in slices (AdvanceWithin).
 func (s *Session) Rewind() error { return s.restart() }
 
+// Worked is the simulator work (assemble.Work: the events fired and
+// the scanning picks' visits) the run has done since it last started
+// from 0 (NewSession, Rewind, Seek, a drill): what replaying it to the
+// instant reached costs. AdvanceWithin's slices are in the same unit, so
+// a host bounds a replay's steps by it (lab watch's moves).
+func (s *Session) Worked() float64 { return assemble.Work(s.w.events, s.w.visits()) }
+
 // Now is the virtual instant reached.
 func (s *Session) Now() clock.Instant { return s.at }
 

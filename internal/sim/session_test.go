@@ -358,3 +358,60 @@ func TestSessionLogsRecoveryVerdicts(t *testing.T) {
 		})
 	}
 }
+
+// Worked is the work of the replay to the instant reached: the same
+// however the session got there (one AdvanceTo, slices of AdvanceWithin, a
+// Seek back), none after a Rewind, and each slice of AdvanceWithin does
+// some work and stops once it has done its share (at the guard's next
+// look, every 1,024 events: at most one event's work more per event).
+func TestSessionWorkedIsTheReplaysWork(t *testing.T) {
+	lab := loadScenario(t, "retry-storm")
+	at := clock.Instant(6 * time.Second)
+	one, err := NewSession(lab, SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := one.AdvanceTo(at); err != nil {
+		t.Fatal(err)
+	}
+	want := one.Worked()
+	if want <= 0 {
+		t.Fatalf("worked %g after 6 s of retry-storm", want)
+	}
+	sliced, err := NewSession(lab, SessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const slice = 5000
+	for n := 0; ; n++ {
+		before := sliced.Worked()
+		reached, err := sliced.AdvanceWithin(at, slice)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reached {
+			break
+		}
+		if did := sliced.Worked() - before; did < slice || did > slice+2048 {
+			t.Fatalf("slice %d did work %g, want its share %d (and less than two guard looks more)", n, did, slice)
+		}
+	}
+	if got := sliced.Worked(); got != want {
+		t.Errorf("worked %g after slices to 6 s, %g after one AdvanceTo", got, want)
+	}
+	if err := sliced.Rewind(); err != nil {
+		t.Fatal(err)
+	}
+	if got := sliced.Worked(); got != 0 {
+		t.Errorf("worked %g after a rewind, want 0", got)
+	}
+	if err := one.AdvanceTo(at + clock.Instant(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if err := one.Seek(at); err != nil {
+		t.Fatal(err)
+	}
+	if got := one.Worked(); got != want {
+		t.Errorf("worked %g after a seek back to 6 s, want %g", got, want)
+	}
+}

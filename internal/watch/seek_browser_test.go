@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -145,4 +146,57 @@ servers: [{count: 3, workers: 2}]
 			waitJS(t, ctx, 10*time.Second, fmt.Sprintf(`Number(document.getElementById('pb-seek').value) > %g + 0.4 && !document.getElementById('clock').classList.contains('seeking')`, v))
 		})
 	}
+}
+
+// TestWatchPageHoldsTheSliderWhileSeeking releases the seek slider at half
+// of a heavy lab (busyLab: a 250 ms bin is about 22 million visits, so the
+// replay to 5 s is a move of many ticks) while paused. While the move
+// goes on, every snapshot the page draws shows the replay's instant
+// creeping on (t_s), and the slider and the clock stay at the target: the
+// status line says "seeking to 5.0 s (at 0.1 s)". A restart drops the
+// move, and the slider follows playback again.
+func TestWatchPageHoldsTheSliderWhileSeeking(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays a heavy lab for seconds")
+	}
+	ctx := chromium(t)
+	base := startWatchLab(t, busyLab(t), "", "", true)
+	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('pb-seek') && document.getElementById('lab-name').textContent === 'heavy'`)
+	// every status line drawn, with the slider and the clock beside it
+	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => {
+		window.seen = [];
+		const status = document.getElementById('status'), s = document.getElementById('pb-seek'), c = document.getElementById('clock');
+		new MutationObserver(() => window.seen.push({status: status.textContent, value: s.value, clock: c.textContent,
+			seeking: c.classList.contains('seeking')})).observe(status, {childList: true, characterData: true, subtree: true});
+	})()`))
+	mouseOnSeek(t, ctx, 0, 0.5, true)
+	target := mustFloat(t, evalJS[string](t, ctx, `document.getElementById('pb-seek').value`))
+	want := fmt.Sprintf("seeking to %.1f s (at ", target)
+	// three snapshots of the move, its replay at three instants
+	waitJS(t, ctx, 60*time.Second, `new Set(window.seen.filter((r) => r.status.includes('seeking to')).map((r) => r.status)).size >= 3`)
+	type record struct {
+		Status, Value, Clock string
+		Seeking              bool
+	}
+	seen := evalJS[[]record](t, ctx, `window.seen`)
+	for _, r := range seen {
+		if !strings.Contains(r.Status, "seeking to") {
+			continue
+		}
+		if !strings.HasPrefix(r.Status, "virtual · "+want) || !strings.HasSuffix(r.Status, " · paused") {
+			t.Errorf("the status line during the move: %q; want %q... · paused", r.Status, "virtual · "+want)
+		}
+		if mustFloat(t, r.Value) != target || r.Clock != fmt.Sprintf("%.2f s", target) || !r.Seeking {
+			t.Errorf("during the move (%q) the slider is at %s and the clock shows %q (seeking %v); want both at %g", r.Status, r.Value, r.Clock, r.Seeking, target)
+		}
+	}
+	var p dash.Playback
+	call(t, "GET", base+"/api/playback", nil, &p)
+	if p.SeekingToS == nil || math.Abs(*p.SeekingToS-target) > 5e-4 || p.T >= target {
+		t.Fatalf("GET /api/playback during the move: %+v; want seeking_to_s %g", p, target)
+	}
+	playbackPost(t, base, `{"restart": true}`)
+	waitJS(t, ctx, 30*time.Second, `document.getElementById('pb-seek').value === '0' && !document.getElementById('clock').classList.contains('seeking')
+		&& document.getElementById('status').textContent === 'virtual · paused'`)
 }

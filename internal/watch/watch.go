@@ -119,6 +119,12 @@ type Server struct {
 	pmap     *pageMap                  // the metastability map shown (map.go), if any
 	cell     *MapCell                  // the map's cell playing, if one is
 	maps     int                       // maps loaded so far
+	mv       *move                     // the seek, step or drill's replay going on (move.go), if any
+	// postWork is how much of a move its POST plays before it answers
+	// (postWork; tests set 0), tickWork how much a tick plays at most (0:
+	// as much as its budget allows; tests set a slice or less). Simulator work:
+	// sim.Session.Worked.
+	postWork, tickWork float64
 	// long numbers the long requests (compare all, the JSON report, a lab
 	// posted): each stops when a newer one starts (stopper).
 	long atomic.Uint64
@@ -152,7 +158,7 @@ func stopped(err error) error {
 // New prepares a server for opts (nothing runs before Serve).
 func New(opts Options) (*Server, error) {
 	s := &Server{mu: newQueueLock(), stream: dash.NewStream(), log: opts.Log, access: opts.Access, demo: opts.Demo, speed: opts.Speed, paused: opts.Paused, pauseAt: clock.Never,
-		busy: opts.Busy, every: workEvery, budget: opts.Budget}
+		busy: opts.Busy, every: workEvery, budget: opts.Budget, postWork: postWork}
 	if s.budget == (assemble.Budget{}) {
 		s.budget = assemble.DefaultBudget
 	}
@@ -271,6 +277,7 @@ func (s *Server) install(p *prepared, scenario string) {
 	s.first = s.build().Controls
 	s.cell = nil // a cell of the map, if this is one, says so after
 	s.allowed = b
+	s.mv = nil // a new session: no replay to carry on
 	s.anchor(time.Now())
 }
 
@@ -288,14 +295,15 @@ func (s *Server) anchor(now time.Time) {
 
 // Tick moves playback on to where the wall clock (now) says it should be,
 // spending at most budget, and publishes a snapshot if anything changed.
-// It reports whether the next tick should start at once (playing at max)
-// rather than after the tick interval. Serve calls it on its ticker; the
-// page's wasm module (cmd/labwasm) from a timer of the browser's.
+// It reports whether the next tick should start at once (playing at max,
+// or a move going on: move.go) rather than after the tick interval. Serve
+// calls it on its ticker; the page's wasm module (cmd/labwasm) from a
+// timer of the browser's, so moves go on there too.
 func (s *Server) Tick(now time.Time) (again bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.playLocked(now)
-	return s.max && !s.paused && !s.sess.Ended()
+	return s.mv != nil || s.max && !s.paused && !s.sess.Ended()
 }
 
 // TickInterval is how often playback moves on when not at max.
@@ -309,11 +317,20 @@ func (s *Server) Latest() (uint64, []byte) {
 	return s.seq, s.stream.Latest()
 }
 
-// playLocked moves playback on to where the wall clock says it should be
-// (no further than budget allows) and publishes a snapshot if anything
+// playLocked carries on the move going on, if any (move.go: paused or
+// not), else moves playback on to where the wall clock says it should be
+// (no further than budget allows), and publishes a snapshot if anything
 // changed. Caller holds mu.
 func (s *Server) playLocked(now time.Time) {
-	if !s.paused && !s.sess.Ended() {
+	if s.mv != nil {
+		if err := s.moveOnLocked(s.tickWork, now.Add(budget), true); err != nil {
+			s.warn("seek", err)
+		}
+		if s.mv == nil {
+			s.anchor(time.Now()) // arrived: play on from there
+		}
+	}
+	if s.mv == nil && !s.paused && !s.sess.Ended() {
 		var target clock.Instant
 		if s.max {
 			target = clock.Never
@@ -381,6 +398,10 @@ func (s *Server) playbackLocked() dash.Playback {
 	if s.pauseAt != clock.Never {
 		v := time.Duration(s.pauseAt).Seconds()
 		p.PauseAtS = &v
+	}
+	if s.mv != nil {
+		v := time.Duration(s.mv.to).Seconds()
+		p.SeekingToS, p.SeekingEvent = &v, s.mv.line
 	}
 	for _, ev := range s.sess.Drills() {
 		p.Drills = append(p.Drills, fmt.Sprintf("%v: %s", ev.At, ev))
@@ -522,7 +543,7 @@ func (s *Server) playback(_ dash.Request, in playbackIn) (dash.Playback, error) 
 		}
 	}
 	if in.PauseAtS != nil { // checked before anything of the request applies
-		at := s.sess.Now() // where the request's restart and seek_s leave playback
+		at := s.reachedLocked() // where the request's restart and seek_s leave playback (a move going on: its target)
 		if in.Restart {
 			at = 0
 		}
@@ -539,12 +560,10 @@ func (s *Server) playback(_ dash.Request, in playbackIn) (dash.Playback, error) 
 		if err != nil {
 			return dash.Playback{}, dash.Fail(500, err)
 		}
-		s.sess = sess
+		s.sess, s.mv = sess, nil
 	}
 	if in.SeekS != nil {
-		if err := s.sess.Seek(seconds(*in.SeekS)); err != nil {
-			return dash.Playback{}, dash.Fail(500, err)
-		}
+		s.seekLocked(seconds(*in.SeekS))
 	}
 	if in.Speed != nil {
 		s.speed, s.max = *in.Speed, false
@@ -560,40 +579,18 @@ func (s *Server) playback(_ dash.Request, in playbackIn) (dash.Playback, error) 
 	}
 	if in.Step {
 		s.paused = true
-		if err := s.sess.AdvanceTo((s.sess.Now()/bin + 1) * bin); err != nil {
-			return dash.Playback{}, err
-		}
+		s.stepLocked()
 	}
 	if in.StepLog {
 		s.paused = true
-		if err := s.stepToNextLine(); err != nil {
-			return dash.Playback{}, dash.Fail(500, err)
-		}
+		s.stepLineLocked()
+	}
+	if err := s.moveLocked(); err != nil { // as far as postWork: the rest in playback's ticks
+		return dash.Playback{}, err
 	}
 	s.anchor(time.Now())
 	s.publishLocked()
 	return s.playbackLocked(), nil
-}
-
-// stepToNextLine plays on to the instant of the event log's next line (a
-// script event, a breaker transition, a health verdict ...), or to the end
-// of the run: bin by bin until a line appears, then a replay to its
-// instant exactly. Caller holds mu.
-func (s *Server) stepToNextLine() error {
-	n := len(s.sess.Log())
-	for len(s.sess.Log()) == n && !s.sess.Ended() {
-		if err := s.sess.AdvanceTo((s.sess.Now()/bin + 1) * bin); err != nil {
-			return err
-		}
-	}
-	if len(s.sess.Log()) == n {
-		return nil // the run ended first
-	}
-	at := clock.Instant(math.Round(s.sess.Log()[n].T * 1e9))
-	if at == s.sess.Now() {
-		return nil
-	}
-	return s.sess.Seek(at)
 }
 
 // seconds is a virtual instant from seconds, to the millisecond.
@@ -603,10 +600,15 @@ func seconds(v float64) clock.Instant {
 
 // Chaos takes a drill (dash.Clock: POST /api/chaos), with the live
 // controller's checks, at the virtual instant reached: it joins the lab's
-// script there.
+// script there, the run rewound to 0, and a move replays it to that
+// instant (move.go: as far as postWork before the answer, the rest in
+// playback's ticks). During a move it is refused with 409.
 func (s *Server) Chaos(_ dash.Request, ev labfile.Event) (dash.Applied, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.mv != nil {
+		return dash.Applied{}, s.movingError()
+	}
 	if err := dash.ValidateDrill(s.sess.Lab(), &ev); err != nil {
 		return dash.Applied{}, err
 	}
@@ -614,14 +616,18 @@ func (s *Server) Chaos(_ dash.Request, ev labfile.Event) (dash.Applied, error) {
 	if err := assemble.CheckDrillCostKept(s.sess.Settings(), s.compare, ev, kept, s.allowed); err != nil {
 		return dash.Applied{}, err
 	}
-	rec, err := s.sess.Drill(ev)
+	rec, at, err := s.sess.DrillRewound(ev)
 	if err != nil {
+		return dash.Applied{}, err
+	}
+	s.mv = &move{to: at, lines: -1}
+	if err := s.moveLocked(); err != nil {
 		return dash.Applied{}, err
 	}
 	s.anchor(time.Now())
 	s.publishLocked()
-	at := rec.At.Seconds()
-	out := dash.Applied{OK: true, Applied: rec.String(), AtS: &at}
+	atS := time.Duration(at).Seconds()
+	out := dash.Applied{OK: true, Applied: rec.String(), AtS: &atS}
 	if rec.For > 0 {
 		// the undo as the script computes it when the drill applies: from
 		// the settings just before it, not after (a set's own values)

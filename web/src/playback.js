@@ -2,7 +2,7 @@
 // virtual clock (lab watch): speed, pause, step, seek, restart and save.
 // Each is a POST /api/playback; the rest of the page does not know which
 // clock feeds it.
-import { h, setText, secs } from './dom.js';
+import { h, setText, secs, isNum } from './dom.js';
 import { post, toast, downloadLink } from './api.js';
 import { showCompare } from './compare.js';
 
@@ -15,7 +15,12 @@ let els = null;
 // clock shows the instant under the thumb and snapshots move neither; once
 // released, it seeks there and both stay at that instant until the
 // snapshot showing the seek comes (the answer's playback.published: one
-// already on its way shows the instant left).
+// already on its way shows the instant left) and the seek has arrived. In
+// a heavy lab lab watch replays a seek in slices (a move): the snapshots
+// meanwhile show the replay's instant (t_s) and where it goes
+// (playback.seeking_to_s); the slider and the clock stay at the latter,
+// whoever asked for the move (a seek, a step, a drill's replay), and the
+// status line says "seeking to 42.0 s (at 17.3 s)".
 const seek = { held: false, target: null, until: null };
 
 // The slider's steps: about a thousandth of the lab's length, from 1 ms (the
@@ -34,9 +39,21 @@ function seekText(t, step) {
   return t.toFixed(decimals) + ' s';
 }
 
-/** clockText is what the header's clock shows for snap: its instant, or the one the slider is held at. */
+/** moveOf is where the move going on in snap goes (playback.seeking_to_s), or null. */
+function moveOf(snap) {
+  const to = snap && snap.playback ? snap.playback.seeking_to_s : null;
+  return isNum(to) ? to : null;
+}
+
+/** heldAt is the instant the slider and the clock stay at: the one it is held or seeking at, else the move's, else null. */
+function heldAt(snap) {
+  return seek.target ?? moveOf(snap);
+}
+
+/** clockText is what the header's clock shows for snap: its instant, or the one the slider is held at (or a move goes to). */
 export function clockText(snap) {
-  return seek.target !== null && els ? seekText(seek.target, Number(els.seek.step)) : secs(snap.t_s);
+  const at = heldAt(snap);
+  return at !== null && els ? seekText(at, Number(els.seek.step)) : secs(snap.t_s);
 }
 
 function hold() {
@@ -50,7 +67,7 @@ function showClock(snap) {
   const clock = document.getElementById('clock');
   if (seek.target === null && !snap) return;
   setText(clock, clockText(snap || {}));
-  clock.classList.toggle('seeking', seek.target !== null);
+  clock.classList.toggle('seeking', heldAt(snap) !== null);
 }
 
 async function release() {
@@ -128,10 +145,11 @@ export function renderPlayback(snap) {
   const step = String(seekStep(p.duration_s || 0));
   if (els.seek.step !== step) els.seek.step = step;
   if (els.seek.max !== String(end)) els.seek.max = String(end);
-  if (seek.until !== null && !seek.held && (p.published ?? Infinity) >= seek.until) seek.target = seek.until = null; // the seek is shown
-  if (seek.target === null) els.seek.value = String(p.t_s || 0);
+  const moving = moveOf(snap); // a move going on: the slider stays at its target
+  if (seek.until !== null && !seek.held && (p.published ?? Infinity) >= seek.until && moving === null) seek.target = seek.until = null; // the seek is shown
+  if (seek.target === null) els.seek.value = String(moving ?? p.t_s ?? 0);
   showClock(snap);
-  const at = seek.target ?? p.t_s ?? 0;
+  const at = heldAt(snap) ?? p.t_s ?? 0;
   const said = `${seekText(at, 0.001)} of ${seekText(end, 0.001)}`;
   if (els.seek.getAttribute('aria-valuetext') !== said) {
     els.seek.setAttribute('aria-valuetext', said);
@@ -141,7 +159,9 @@ export function renderPlayback(snap) {
   if (p.demo) armTouch();
   // a long request going on (compare all, the JSON report): its share done
   const done = p.work ? Math.floor(p.work.done * 100) + '%' : '';
-  setText(document.getElementById('status'), 'virtual · ' + state + (p.work ? ` · ${p.work.what} ${done}` : ''));
+  // a move going on: where it goes and where its replay is
+  const move = moving === null ? '' : (p.seeking_event ? 'seeking the next event' : `seeking to ${secs(moving)}`) + ` (at ${secs(p.t_s)}) · `;
+  setText(document.getElementById('status'), 'virtual · ' + move + state + (p.work ? ` · ${p.work.what} ${done}` : ''));
   if (els.compare.disabled) setText(els.compare, p.work && p.work.what === 'compare all' ? 'comparing… ' + done : 'comparing…');
   setText(els.drills, (p.drills || []).length ? 'drills: ' + p.drills.join(' · ') : '');
   els.drills.title = 'taken at these virtual instants; they are in the saved lab file\'s script';

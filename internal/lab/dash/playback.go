@@ -24,6 +24,13 @@ type Playback struct {
 	// Stopped is why the run played ended early: a guard stopped it (its
 	// cost budget: what it spent and how to raise the budget).
 	Stopped string `json:"stopped,omitempty"`
+	// SeekingToS is where a move goes (lab watch: a seek, a step or a
+	// drill's replay, carried out in slices while the API answers), t_s
+	// being the instant its replay is at; absent when none goes on.
+	// SeekingEvent says the move is step_event's: from seeking_to_s on it
+	// goes bin by bin to the event log's next line.
+	SeekingToS   *float64 `json:"seeking_to_s,omitempty"`
+	SeekingEvent bool     `json:"seeking_event,omitempty"`
 }
 
 // Work is a long request going on (Compare all, the JSON report): what
