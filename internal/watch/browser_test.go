@@ -28,6 +28,7 @@ import (
 	"github.com/lblab/lblab/internal/labfile"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
+	"github.com/lblab/lblab/internal/testbin"
 	browsertest "github.com/lblab/lblab/internal/testbin/browser"
 )
 
@@ -146,20 +147,27 @@ func TestWatchPageSameAtAnySpeed(t *testing.T) {
 		t.Errorf("status %q, want virtual · paused", s)
 	}
 
-	// 2x, paused by hand on the way, then on to 10 s.
-	do(t, ctx, 10*time.Second, setSpeed("2"), stopAt(10), chromedp.Click(chromedp.CSS("#pb-pause")))
-	waitJS(t, ctx, 30*time.Second, `Number(document.getElementById('pb-seek').value) >= 3`)
-	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-pause")))
+	// 1x, paused by hand on the way, then at 2x on to a stop at 10 s. The
+	// stop is asked for once the hand's pause has landed: asked before, a
+	// busy machine (a click's POST took seconds beside two CPU hogs) let
+	// playback reach it first, and the click then played on.
+	pressure := testbin.CPUPressure()
+	do(t, ctx, 10*time.Second, setSpeed("1"), chromedp.Click(chromedp.CSS("#pb-pause")))
+	waitJS(t, ctx, 30*time.Second, `Number(document.getElementById('pb-seek').value) >= 1`)
+	do(t, ctx, 30*time.Second, chromedp.Click(chromedp.CSS("#pb-pause"))) // a click took over 10 s beside two CPU hogs
 	waitJS(t, ctx, 30*time.Second, `document.getElementById('status').textContent === 'virtual · paused'`)
 	mid := evalJS[float64](t, ctx, `Number(document.getElementById('pb-seek').value)`)
-	if mid >= 10 {
-		t.Fatalf("the pause by hand came at %v s, after the stop at 10 s", mid)
+	if mid >= 9.5 {
+		if p := pressure(); p > testbin.Starved {
+			t.Skipf("starved (CPU pressure %.2f): the pause by hand took until %v s of virtual time at 1x", p, mid)
+		}
+		t.Fatalf("the pause by hand came at %v s: 8.5 s of wall time after playback passed 1 s", mid)
 	}
 	time.Sleep(time.Second) // paused: the virtual clock stands still
 	if again := evalJS[float64](t, ctx, `Number(document.getElementById('pb-seek').value)`); again != mid {
 		t.Errorf("paused at %v s, the page moved on to %v s", mid, again)
 	}
-	do(t, ctx, 10*time.Second, stopAt(10), chromedp.Click(chromedp.CSS("#pb-pause")))
+	do(t, ctx, 10*time.Second, setSpeed("2"), stopAt(10), chromedp.Click(chromedp.CSS("#pb-pause")))
 	waitJS(t, ctx, 60*time.Second, pausedAt10)
 	time.Sleep(300 * time.Millisecond) // a later snapshot changes nothing
 	slow := readPage(t, ctx)
