@@ -75,10 +75,10 @@ func (es Errors) result() error {
 	return es
 }
 
-// Capped is the error a parse of a lab file returns for its problems es, as
-// result returns it once es is cut to the first 30 problems (maxErrors) and
-// one more saying how many were left out: labyaml's decoder returns its own
-// problems so, and Complete the lab's.
+// Capped is the error one parse of a lab file returns for its problems es:
+// nil for none, the *Error itself for one, else Errors of the first 30
+// (maxErrors) and one more saying how many were left out. labyaml's decoder
+// returns its own problems so, and Complete the lab's.
 func (es Errors) Capped() error {
 	return capErrors(es).result()
 }
