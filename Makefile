@@ -80,7 +80,7 @@ race:
 # Short fuzz runs of the lab-file decoder, the pickers and the trace reader
 # (FUZZTIME inputs each; FUZZTIME=30s for a timed run by hand).
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/labfile
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/labfile/labyaml
 	$(GO) test -run '^$$' -fuzz '^FuzzPick$$' -fuzztime $(FUZZTIME) ./internal/core/balance
 	$(GO) test -run '^$$' -fuzz '^FuzzReplay$$' -fuzztime $(FUZZTIME) ./internal/workload
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/report"
 )
 
@@ -70,7 +71,7 @@ func Check(name string, rep *report.Report) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	lab, err := labfile.Parse(name+".yaml", data)
+	lab, err := labyaml.Parse(name+".yaml", data)
 	if err != nil {
 		return nil, err
 	}

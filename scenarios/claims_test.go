@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/report"
 )
 
@@ -21,7 +21,7 @@ func TestEveryScenarioHasClaimsQuotingItsNarration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lab, err := labfile.Parse(name+".yaml", data)
+		lab, err := labyaml.Parse(name+".yaml", data)
 		if err != nil {
 			t.Fatal(err)
 		}

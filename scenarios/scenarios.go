@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/suggest"
 )
 
@@ -36,7 +37,7 @@ func Lab(name string) (*labfile.Lab, error) {
 	if err != nil {
 		return nil, err
 	}
-	return labfile.Parse(File(name), data)
+	return labyaml.Parse(File(name), data)
 }
 
 // Get returns the lab file of the scenario called name.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/scenarios"
 )
 
@@ -13,7 +14,7 @@ import (
 // Every problem is a usage error (exit 2) naming file:line.
 func loadLab(arg string) (*labfile.Lab, error) {
 	if _, err := os.Stat(arg); err == nil {
-		lab, err := labfile.Load(arg)
+		lab, err := labyaml.Load(arg)
 		if err != nil {
 			return nil, usageError{err}
 		}
@@ -30,7 +31,7 @@ func loadLab(arg string) (*labfile.Lab, error) {
 }
 
 // locate gives err's lab-file problems their position in the lab file or
-// scenario arg names (see labfile.Locate); set are the paths set from flags.
+// scenario arg names (see labyaml.Locate); set are the paths set from flags.
 func locate(err error, arg string, set ...string) error {
 	file, data := arg, []byte(nil)
 	if _, serr := os.Stat(arg); serr == nil {
@@ -41,5 +42,5 @@ func locate(err error, arg string, set ...string) error {
 	if data == nil {
 		return err
 	}
-	return labfile.Locate(err, file, data, set...)
+	return labyaml.Locate(err, file, data, set...)
 }

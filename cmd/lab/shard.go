@@ -19,6 +19,8 @@ import (
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/report/verdict"
 	"github.com/lblab/lblab/internal/sim"
+
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 // partFormat is the version of a sweep part file.
@@ -75,7 +77,7 @@ func shardRuns(total, i, n int) []int {
 func fingerprint(p *plan.Sweep, meta plan.Meta) (string, error) {
 	h := sha256.New()
 	for _, l := range p.Labs {
-		y, err := l.Marshal()
+		y, err := labyaml.Marshal(l)
 		if err != nil {
 			return "", err
 		}

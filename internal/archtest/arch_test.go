@@ -9,7 +9,6 @@
 package archtest
 
 import (
-	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -34,8 +33,8 @@ var clockFree = []string{
 // module package the clock-free ones import (today internal/labfile,
 // internal/report, internal/report/verdict, internal/observe,
 // internal/slab, internal/assert and internal/suggest), since their code
-// runs inside a simulation too. The OS rule leaves out one of them,
-// internal/labfile, whose Load reads a lab file from disk; the report's
+// runs inside a simulation too. A lab file is read from disk by
+// internal/labfile/labyaml, which none of them imports; the report's
 // pictures and export files are in internal/report/output, which only the
 // command lines import.
 var codeRules = []codeRule{
@@ -57,9 +56,8 @@ var codeRules = []codeRule{
 	},
 	{
 		name: "concurrency or the OS", in: clockFree, deps: true,
-		depsExcept: []depsExemption{{pkg: "./internal/labfile", why: "labfile.Load reads the lab file from disk (decode.go); the simulator and the runtime are handed the parsed lab"}},
-		imports:    []string{"sync/...", "os/...", "net/...", "syscall", "context", "unsafe", "github.com/valyala/fasthttp/...", "gonum.org/v1/..."},
-		why:        "cores are single-threaded state machines; locks, files, sockets, signals and deadlines belong to the shells (context deadlines run on wall-clock timers, and unsafe could reach the runtime's clock behind these rules); nor do they link gonum (its plots open files; the t quantile of the seeds' intervals is stats/confidence's own)",
+		imports: []string{"sync/...", "os/...", "net/...", "syscall", "context", "unsafe", "github.com/valyala/fasthttp/...", "gonum.org/v1/..."},
+		why:     "cores are single-threaded state machines; locks, files, sockets, signals and deadlines belong to the shells (context deadlines run on wall-clock timers, and unsafe could reach the runtime's clock behind these rules); nor do they link gonum (its plots open files; the t quantile of the seeds' intervals is stats/confidence's own)",
 	},
 }
 
@@ -118,6 +116,12 @@ var importRules = []importRule{
 		deny: []string{"./internal/labfile/...", "github.com/goccy/go-yaml/..."},
 		why: "the client runtime and the report it fills (the recorder, the report's types, tables and JSON) link no lab-file parser and no YAML: " +
 			"what reads a lab to judge a report (the recovery verdicts on its script) is internal/report/verdict, and the headline names are the report's own (report.Headlines, which labfile's report.headline takes)",
+	},
+	{
+		from: []string{"./internal/sim/...", "./internal/assemble/...", "./internal/client/...", "./internal/labfile"},
+		deny: []string{"github.com/goccy/..."},
+		why: "the simulator, the runtime and the lab model (labfile's schema, defaults, checks and drills) link no YAML parser: " +
+			"internal/labfile/labyaml reads and writes lab files as YAML, and the others are handed the parsed labfile.Lab",
 	},
 	{
 		from: []string{"./internal/workload/..."},
@@ -265,12 +269,6 @@ func ruleErrors(tr *tree, code []codeRule, exempt []exemption, imports []importR
 	for _, r := range code {
 		check("code rule "+r.name, r.in...)
 		check("code rule "+r.name, r.imports...)
-		for _, e := range r.depsExcept {
-			check("code rule "+r.name+" (its deps exception)", e.pkg)
-			if p := tr.typed[tr.resolve(e.pkg)]; p != nil && p.TypesInfo != nil && len(tr.checkPackage(r, p)) == 0 {
-				errs = append(errs, fmt.Sprintf("code rule %s: %s no longer breaks it: remove its exception", r.name, e.pkg))
-			}
-		}
 	}
 	errs = append(errs, tr.checkObjects(code)...)
 	for _, e := range exempt {

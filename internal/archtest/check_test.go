@@ -303,14 +303,7 @@ type codeRule struct {
 	imports []string
 	goStmt  bool
 	why     string
-	// depsExcept leaves module packages out of deps (never out of in),
-	// each with its reason; one that no longer breaks the rule fails the
-	// test, so an exception cannot outlive its cause.
-	depsExcept []depsExemption
 }
-
-// depsExemption is a module package a deps rule does not reach.
-type depsExemption struct{ pkg, why string }
 
 // exemption allows one forbidden object in one function of one package.
 type exemption struct{ pkg, fn, obj, why string }
@@ -319,9 +312,7 @@ type exemption struct{ pkg, fn, obj, why string }
 func (t *tree) scope(r codeRule) []string {
 	pkgs := t.matchLocal(r.in)
 	if r.deps {
-		pkgs = slices.DeleteFunc(t.closure(pkgs), func(p string) bool {
-			return !t.matchesAny(r.in, p) && slices.ContainsFunc(r.depsExcept, func(e depsExemption) bool { return t.matches(e.pkg, p) })
-		})
+		pkgs = t.closure(pkgs)
 	}
 	return pkgs
 }

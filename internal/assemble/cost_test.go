@@ -9,13 +9,14 @@ import (
 
 	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/torture"
 	"github.com/lblab/lblab/scenarios"
 )
 
 func parse(t *testing.T, src string) *labfile.Lab {
 	t.Helper()
-	lab, err := labfile.Parse("big.yaml", []byte(src))
+	lab, err := labyaml.Parse("big.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestDefaultBudgetFitsTheBuiltIns(t *testing.T) {
 	}
 	for seed := uint64(1); seed <= 2000; seed++ {
 		d := torture.Draw(seed)
-		lab, err := labfile.Parse("torture.yaml", d.Tree.YAML())
+		lab, err := labyaml.Parse("torture.yaml", d.Tree.YAML())
 		if err != nil {
 			continue // the generator's invalid labs are refused before any estimate
 		}
@@ -264,7 +265,7 @@ func TestEstimateCountsAnnouncements(t *testing.T) {
 // The refusal names the CPU the estimate found, rounded to its size: an
 // estimate of a few hundred ms over a budget of 1 ms said "about 0s of CPU".
 func TestRefusalRoundsTheCPUToItsSize(t *testing.T) {
-	lab, err := labfile.Parse("e.yaml", []byte("name: e\nduration: 60s\nclients: {rate: 5000}\nservers:\n  - {count: 50, workers: 8}\n"))
+	lab, err := labyaml.Parse("e.yaml", []byte("name: e\nduration: 60s\nclients: {rate: 5000}\nservers:\n  - {count: 50, workers: 8}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

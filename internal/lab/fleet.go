@@ -17,6 +17,7 @@ import (
 	"github.com/lblab/lblab/internal/lab/admin"
 	"github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/proxies"
 	"github.com/lblab/lblab/internal/shell/wire"
 )
@@ -115,7 +116,7 @@ func startFleet(ctx context.Context, lab *labfile.Lab, opts Options) (*fleet, er
 func (f *fleet) writeLab(lab *labfile.Lab, name string) (string, error) {
 	one := lab.Clone()
 	one.Compare = nil
-	data, err := one.Marshal()
+	data, err := labyaml.Marshal(one)
 	if err != nil {
 		return "", err
 	}

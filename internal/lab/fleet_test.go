@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/scenarios"
 )
 
@@ -75,7 +76,7 @@ func TestWrittenLabParsesWithASettingApplied(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := labfile.Load(path)
+		back, err := labyaml.Load(path)
 		if err != nil {
 			t.Fatalf("%s with %s: the processes cannot read their lab: %v", c.scenario, c.setting, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 // A zone-down takes down every backend of its zone, and only those: with
@@ -12,7 +13,7 @@ import (
 // attempts in three fail, and the zone's own hops carry on.
 func TestZoneDownMidRun(t *testing.T) {
 	ctx := ctxFor(t, 60*time.Second)
-	lab, err := labfile.Parse("zones.yaml", []byte(`
+	lab, err := labyaml.Parse("zones.yaml", []byte(`
 name: zones
 duration: 4s
 zones: [{name: a}, {name: b}]

@@ -204,7 +204,7 @@ type setter struct {
 // set walks segs from struct v (whose settable fields are fields).
 func (s setter) set(v reflect.Value, fields []field, segs []segment, prefix string) *Error {
 	seg, rest := segs[0], segs[1:]
-	here := joinPath(prefix, seg.name)
+	here := JoinPath(prefix, seg.name)
 	f, ok := lookupField(fields, seg.name)
 	if !ok {
 		where := prefix
@@ -229,7 +229,7 @@ func (s setter) set(v reflect.Value, fields []field, segs []segment, prefix stri
 		}
 		fv = fv.Elem()
 	}
-	if fv.Type() == durationType || isScalar(fv.Type()) {
+	if fv.Type() == durationType || IsScalar(fv.Type()) {
 		if len(rest) > 0 {
 			return &Error{Field: here, Msg: seg.name + " is a value, not a section"}
 		}
@@ -260,10 +260,10 @@ func (s setter) setEach(list reflect.Value, seg segment, rest []segment, here st
 	case list.Len() == 0:
 		return &Error{Field: here, Msg: seg.name + " is empty"}
 	case seg.index >= list.Len():
-		return &Error{Field: indexPath(here, seg.index), Msg: fmt.Sprintf("index %d is out of range: %s has %d entries (0..%d)", seg.index, seg.name, list.Len(), list.Len()-1)}
+		return &Error{Field: IndexPath(here, seg.index), Msg: fmt.Sprintf("index %d is out of range: %s has %d entries (0..%d)", seg.index, seg.name, list.Len(), list.Len()-1)}
 	}
 	if seg.index >= 0 {
-		return s.set(list.Index(seg.index), sub, rest, indexPath(here, seg.index))
+		return s.set(list.Index(seg.index), sub, rest, IndexPath(here, seg.index))
 	}
 	for i := 0; i < list.Len(); i++ {
 		if err := s.set(list.Index(i), sub, rest, here); err != nil {
@@ -284,9 +284,9 @@ func (s setter) setEvent(list reflect.Value, seg segment, rest []segment, here s
 	case seg.index < 0:
 		return &Error{Field: here, Msg: fmt.Sprintf("name one event by its index, like events[0].at (the script has %s: 0..%d)", eventCount(n), n-1)}
 	case seg.index >= n:
-		return &Error{Field: indexPath(here, seg.index), Msg: fmt.Sprintf("index %d is past the script: it has %s (0..%d)", seg.index, eventCount(n), n-1)}
+		return &Error{Field: IndexPath(here, seg.index), Msg: fmt.Sprintf("index %d is past the script: it has %s (0..%d)", seg.index, eventCount(n), n-1)}
 	}
-	here = indexPath(here, seg.index)
+	here = IndexPath(here, seg.index)
 	ev := list.Index(seg.index)
 	action := ev.Interface().(Event).Action
 	takes := append([]string{"at", "for"}, drillFields(action)...)
@@ -294,10 +294,10 @@ func (s setter) setEvent(list reflect.Value, seg segment, rest []segment, here s
 	case len(rest) == 0:
 		return &Error{Field: here, Msg: "is an event; set one of its fields: " + strings.Join(takes, ", ")}
 	case len(rest) > 1:
-		return &Error{Field: joinPath(here, rest[0].name), Msg: rest[0].name + " is a value, not a section"}
+		return &Error{Field: JoinPath(here, rest[0].name), Msg: rest[0].name + " is a value, not a section"}
 	}
 	name := rest[0].name
-	here = joinPath(here, name)
+	here = JoinPath(here, name)
 	f, known := lookupField(eventFields, name)
 	switch {
 	case !known:

@@ -1,4 +1,4 @@
-package labfile
+package labfile_test
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/rng"
+
+	"github.com/lblab/lblab/internal/labfile"
 )
 
 const twoGroups = `servers:
@@ -101,7 +103,7 @@ func TestApplyErrors(t *testing.T) {
 
 func TestWithSetting(t *testing.T) {
 	l := mustParse(t, twoGroups)
-	got, err := l.WithSetting(Setting{Name: "rr", Algorithm: "round-robin",
+	got, err := l.WithSetting(labfile.Setting{Name: "rr", Algorithm: "round-robin",
 		Set: map[string]string{"clients.retries": "2", "servers.limiter.kind": "aimd", "servers.limiter.min": "5", "servers.limiter.initial": "10"}})
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +119,7 @@ func TestWithSetting(t *testing.T) {
 	}
 
 	cs := mustParse(t, "clients: {algorithm: p2c-stale, subset: 2}\n")
-	got, err = cs.WithSetting(Setting{Name: "ll", Algorithm: "least-outstanding"})
+	got, err = cs.WithSetting(labfile.Setting{Name: "ll", Algorithm: "least-outstanding"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,12 +127,12 @@ func TestWithSetting(t *testing.T) {
 		t.Errorf("client-side shorthand: clients %q balancers %q", got.Clients.Algorithm, got.Balancers.Algorithm)
 	}
 
-	_, err = l.WithSetting(Setting{Name: "bad", Set: map[string]string{"clients.budget": "3"}})
-	var e *Error
+	_, err = l.WithSetting(labfile.Setting{Name: "bad", Set: map[string]string{"clients.budget": "3"}})
+	var e *labfile.Error
 	if !errors.As(err, &e) || e.Field != "clients.budget" || !strings.Contains(err.Error(), `setting "bad"`) {
 		t.Errorf("bad setting: %v", err)
 	}
-	_, err = l.WithSetting(Setting{Name: "typo", Set: map[string]string{"clients.bugdet": "0.1"}})
+	_, err = l.WithSetting(labfile.Setting{Name: "typo", Set: map[string]string{"clients.bugdet": "0.1"}})
 	if err == nil || !strings.Contains(err.Error(), `did you mean "budget"`) {
 		t.Errorf("typo setting: %v", err)
 	}
@@ -244,14 +246,14 @@ func TestExpandServers(t *testing.T) {
 func TestDistBuild(t *testing.T) {
 	ms := time.Millisecond
 	cases := []struct {
-		d    Dist
+		d    labfile.Dist
 		want string
 	}{
-		{Dist{Kind: "constant", Mean: 4 * ms}, "constant 4ms"},
-		{Dist{Kind: "exponential", Mean: 10 * ms}, "exponential mean 10ms"},
-		{Dist{Mean: 10 * ms}, "exponential mean 10ms"},
-		{Dist{Kind: "lognormal", Mean: 60 * ms, CV: 1.5}, "lognormal mean 60ms cv 1.5"},
-		{Dist{Kind: "mixture", Mix: []MixPart{{0.7, 4 * ms}, {0.3, 10 * ms}}}, "mixture of 2 values"},
+		{labfile.Dist{Kind: "constant", Mean: 4 * ms}, "constant 4ms"},
+		{labfile.Dist{Kind: "exponential", Mean: 10 * ms}, "exponential mean 10ms"},
+		{labfile.Dist{Mean: 10 * ms}, "exponential mean 10ms"},
+		{labfile.Dist{Kind: "lognormal", Mean: 60 * ms, CV: 1.5}, "lognormal mean 60ms cv 1.5"},
+		{labfile.Dist{Kind: "mixture", Mix: []labfile.MixPart{{0.7, 4 * ms}, {0.3, 10 * ms}}}, "mixture of 2 values"},
 	}
 	for _, c := range cases {
 		got, err := c.d.Build()
@@ -259,12 +261,12 @@ func TestDistBuild(t *testing.T) {
 			t.Errorf("%+v.Build() = %v, %v; want %s", c.d, got, err, c.want)
 		}
 	}
-	for _, bad := range []Dist{{Kind: "gamma", Mean: ms}, {Kind: "constant"}, {Kind: "mixture"}, {Kind: "mixture", Mix: []MixPart{{0, ms}}}, {Kind: "mixture", Mix: []MixPart{{1, 0}}}} {
+	for _, bad := range []labfile.Dist{{Kind: "gamma", Mean: ms}, {Kind: "constant"}, {Kind: "mixture"}, {Kind: "mixture", Mix: []labfile.MixPart{{0, ms}}}, {Kind: "mixture", Mix: []labfile.MixPart{{1, 0}}}} {
 		if _, err := bad.Build(); err == nil {
 			t.Errorf("%+v.Build() succeeded", bad)
 		}
 	}
-	m, _ := Dist{Kind: "mixture", Mix: []MixPart{{0.5, 4 * ms}, {0.5, 10 * ms}}}.Build()
+	m, _ := labfile.Dist{Kind: "mixture", Mix: []labfile.MixPart{{0.5, 4 * ms}, {0.5, 10 * ms}}}.Build()
 	if m.Mean() != 7*ms {
 		t.Errorf("mixture mean %v", m.Mean())
 	}
@@ -285,23 +287,23 @@ func TestClone(t *testing.T) {
 		l.Events[13].Set["clients.retries"] != "1" || l.Servers[0].Workers != 4 {
 		t.Error("clone shares memory with the original")
 	}
-	if (*Lab)(nil).Clone() != nil {
+	if (*labfile.Lab)(nil).Clone() != nil {
 		t.Error("nil clone")
 	}
 }
 
 func TestValidateInCode(t *testing.T) {
-	ev := Default()
-	ev.Events = []Event{{At: time.Second, Action: "add-server"}}
+	ev := labfile.Default()
+	ev.Events = []labfile.Event{{At: time.Second, Action: "add-server"}}
 	if err := ev.Validate(); err == nil || !strings.Contains(err.Error(), "events[0].target: add-server needs the new server's name") {
 		t.Errorf("unnamed add-server built in code: %v", err)
 	}
 
-	l := Default()
+	l := labfile.Default()
 	l.Clients.Rate = 0
 	l.Servers[0].Speed = 200
 	err := l.Validate()
-	var es Errors
+	var es labfile.Errors
 	if !errors.As(err, &es) || len(es) != 2 || es[0].Line != 0 {
 		t.Fatalf("got %v", err)
 	}

@@ -14,7 +14,7 @@ type Caption struct {
 // shorter --duration does not make a lab invalid.
 func validateCaptions(l *Lab, r *reporter) {
 	for i, c := range l.Captions {
-		p := indexPath("captions", i)
+		p := IndexPath("captions", i)
 		switch {
 		case c.At < 0:
 			r.add(p+".at", "must be >= 0, got %v", c.At)

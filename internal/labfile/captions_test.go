@@ -1,13 +1,15 @@
-package labfile
+package labfile_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 func TestCaptions(t *testing.T) {
 	good := "name: c\nduration: 10s\ncaptions:\n  - {at: 0s, text: at first}\n  - {at: 5s, text: then}\n"
-	l, err := Parse("c.yaml", []byte(good))
+	l, err := labyaml.Parse("c.yaml", []byte(good))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +28,7 @@ func TestCaptions(t *testing.T) {
 		"  - {at: -1s, text: x}\n":                              "captions[0].at: must be >= 0",
 		"  - {at: 1s, txt: x}\n":                                "txt",
 	} {
-		_, err := Parse("c.yaml", []byte("name: c\nduration: 10s\ncaptions:\n"+bad))
+		_, err := labyaml.Parse("c.yaml", []byte("name: c\nduration: 10s\ncaptions:\n"+bad))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("captions\n%s: %v, want an error with %q", bad, err, want)
 		}
@@ -36,7 +38,7 @@ func TestCaptions(t *testing.T) {
 // A caption past the end is never shown but allowed: a shorter duration
 // (lab sim --duration) keeps the lab valid.
 func TestCaptionPastTheEndIsAllowed(t *testing.T) {
-	if _, err := Parse("c.yaml", []byte("name: c\nduration: 10s\ncaptions:\n  - {at: 30s, text: never shown}\n")); err != nil {
+	if _, err := labyaml.Parse("c.yaml", []byte("name: c\nduration: 10s\ncaptions:\n  - {at: 30s, text: never shown}\n")); err != nil {
 		t.Error(err)
 	}
 }

@@ -1,4 +1,4 @@
-package labfile
+package labfile_test
 
 import (
 	"fmt"
@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 // docTable is one table of docs/labfile.md: its rows by key, each row's
@@ -72,12 +75,12 @@ var docSubtables = map[string]string{"work": "Work distributions", "faults": "Fa
 // default or a bound changed without the docs, fails here.
 func TestSettingsDocumented(t *testing.T) {
 	tables := docTables(t)
-	lab, err := Parse("defaults", []byte("servers: [{}]\n"))
+	lab, err := labyaml.Parse("defaults", []byte("servers: [{}]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	allowed := lab.AllowedAt()
-	for _, leaf := range Leaves("") {
+	for _, leaf := range labfile.Leaves("") {
 		section, key, _ := strings.Cut(leaf.Path, ".")
 		if key == "" {
 			key = section
@@ -155,9 +158,9 @@ func docValue(v any) string {
 		if x == 0 {
 			return "0"
 		}
-		return shortDur(x)
+		return labfile.ShortDur(x)
 	case float64:
-		return num(x)
+		return labfile.Num(x)
 	case int:
 		return strconv.Itoa(x)
 	case uint64:
@@ -180,11 +183,11 @@ func docValue(v any) string {
 // numbers, "(0, 10]" otherwise, 0 for a zero duration.
 func docRange(r any) string {
 	switch x := r.(type) {
-	case Range[int]:
+	case labfile.Range[int]:
 		return strconv.Itoa(x.Min) + " .. " + strconv.Itoa(x.Max)
-	case Range[float64]:
-		return interval(x.MinOpen, num(x.Min), num(x.Max))
-	case Range[time.Duration]:
+	case labfile.Range[float64]:
+		return interval(x.MinOpen, labfile.Num(x.Min), labfile.Num(x.Max))
+	case labfile.Range[time.Duration]:
 		return interval(x.MinOpen, docValue(x.Min), docValue(x.Max))
 	}
 	return "?"

@@ -141,7 +141,7 @@ var Drills = []*Drill{
 		Action: ActionGC, Fields: []string{"target", "pause"},
 		check: func(e *Event, p string, r *reporter, _ *setChecker) {
 			if !Bounds.Pause.In(e.Pause) {
-				r.add(joinPath(p, "pause"), "gc needs pause %s (how long the stop-the-world pause lasts), got %v", Bounds.Pause, e.Pause)
+				r.add(JoinPath(p, "pause"), "gc needs pause %s (how long the stop-the-world pause lasts), got %v", Bounds.Pause, e.Pause)
 			}
 		},
 		noUndo: "gc has nothing to undo: the pause ends by itself (give its length with pause)",
@@ -171,7 +171,7 @@ var Drills = []*Drill{
 	{
 		Action: ActionErrors, Fields: []string{"target", "share"},
 		check: func(e *Event, p string, r *reporter, _ *setChecker) {
-			check(r, joinPath(p, "share"), Bounds.Share, e.Share)
+			check(r, JoinPath(p, "share"), Bounds.Share, e.Share)
 		},
 		Undo: ActionErrors,
 		undoWith: func(lab *Lab, ev Event) (Event, error) {
@@ -189,7 +189,7 @@ var Drills = []*Drill{
 	{
 		Action: ActionRate, Fields: []string{"rate"}, Scope: OnLab,
 		check: func(e *Event, p string, r *reporter, _ *setChecker) {
-			check(r, joinPath(p, "rate"), Bounds.Rate, e.Rate)
+			check(r, JoinPath(p, "rate"), Bounds.Rate, e.Rate)
 		},
 		Undo: ActionRate,
 		undoWith: func(lab *Lab, _ Event) (Event, error) {
@@ -213,7 +213,7 @@ var Drills = []*Drill{
 		Action: ActionAlgorithm, Fields: []string{"algorithm"}, Scope: OnLab,
 		check: func(e *Event, p string, r *reporter, ch *setChecker) {
 			if !slices.Contains(Algorithms, e.Algorithm) {
-				r.oneOf(joinPath(p, "algorithm"), e.Algorithm, Algorithms...)
+				r.oneOf(JoinPath(p, "algorithm"), e.Algorithm, Algorithms...)
 			} else if ch != nil {
 				ch.check(r, p, e.Algorithm, nil) // it must suit the other settings (aperture)
 			}
@@ -234,10 +234,10 @@ var Drills = []*Drill{
 		Action: ActionAddServer, Fields: []string{"target", "speed", "workers"}, Optional: []string{"speed", "workers"}, Scope: OnFleet,
 		check: func(e *Event, p string, r *reporter, _ *setChecker) {
 			if e.Speed != 0 && !Bounds.Speed.In(e.Speed) {
-				r.add(joinPath(p, "speed"), "add-server's speed must be %s (2 = twice as fast; leave it out for the last server's), got %s", Bounds.Speed, num(e.Speed))
+				r.add(JoinPath(p, "speed"), "add-server's speed must be %s (2 = twice as fast; leave it out for the last server's), got %s", Bounds.Speed, num(e.Speed))
 			}
 			if e.Workers != 0 && !Bounds.Workers.In(e.Workers) {
-				r.add(joinPath(p, "workers"), "add-server's workers must be %s (leave it out for the last server's), got %d", Bounds.Workers, e.Workers)
+				r.add(JoinPath(p, "workers"), "add-server's workers must be %s (leave it out for the last server's), got %d", Bounds.Workers, e.Workers)
 			}
 		},
 		Undo:  ActionRemoveServer,
@@ -291,9 +291,9 @@ var Drills = []*Drill{
 		check: func(e *Event, p string, r *reporter, ch *setChecker) {
 			switch {
 			case ch != nil && !ch.lab.Zoned():
-				r.add(joinPath(p, "action"), "link-delay sets the hop between two zones, and the lab declares none (zones: [{name: a}])")
+				r.add(JoinPath(p, "action"), "link-delay sets the hop between two zones, and the lab declares none (zones: [{name: a}])")
 			case !Bounds.Network.In(e.Hop) || e.Hop == 0:
-				r.add(joinPath(p, "hop"), "link-delay needs hop in (0s, %v] (the hop between two zones of a region from now on), got %v", Bounds.Network.Max, e.Hop)
+				r.add(JoinPath(p, "hop"), "link-delay needs hop in (0s, %v] (the hop between two zones of a region from now on), got %v", Bounds.Network.Max, e.Hop)
 			}
 		},
 		Undo: ActionLinkDelay,
@@ -321,7 +321,7 @@ func partitionDrill(a Action, cut bool) *Drill {
 	d := &Drill{Action: a, Scope: OnLab, NeedsZones: true,
 		check: func(e *Event, p string, r *reporter, ch *setChecker) {
 			if ch != nil && !ch.lab.Zoned() {
-				r.add(joinPath(p, "action"), "%s acts on the links between zones, and the lab declares none (zones: [{name: a}])", a)
+				r.add(JoinPath(p, "action"), "%s acts on the links between zones, and the lab declares none (zones: [{name: a}])", a)
 			}
 		},
 		record: func(l *Lab, _ Event) { l.Network.Partition = cut },
@@ -340,7 +340,7 @@ func partitionDrill(a Action, cut bool) *Drill {
 
 func checkSlow(e *Event, p string, r *reporter, _ *setChecker) {
 	if !Bounds.Speed.In(e.Speed) {
-		r.add(joinPath(p, "speed"), "%s needs speed %s (0.25 = quarter speed), got %s", e.Action, Bounds.Speed, num(e.Speed))
+		r.add(JoinPath(p, "speed"), "%s needs speed %s (0.25 = quarter speed), got %s", e.Action, Bounds.Speed, num(e.Speed))
 	}
 }
 
@@ -456,7 +456,7 @@ func CheckServerDrill(ev Event, name, server string) (*Drill, error) {
 	case ev.For != 0:
 		r.add("for", "a server does not time-box a drill: the lab schedules its undo (lab chaos --for)")
 	case ev.Target != "" && ev.Target != "all" && ev.Target != name && ev.Target != server:
-		r.add("target", "this is server %s, not %s", quote(name), quote(ev.Target))
+		r.add("target", "this is server %s, not %s", Quote(name), Quote(ev.Target))
 	default:
 		checkFields(d, &ev, "", r, nil)
 	}
@@ -471,7 +471,7 @@ func CheckServerDrill(ev Event, name, server string) (*Drill, error) {
 func checkFields(d *Drill, e *Event, p string, r *reporter, ch *setChecker) {
 	for _, f := range usedEventFields(e) {
 		if !d.Takes(f) {
-			r.add(joinPath(p, f), "is not used by action %s (it takes %s)", e.Action, strings.Join(d.Fields, ", "))
+			r.add(JoinPath(p, f), "is not used by action %s (it takes %s)", e.Action, strings.Join(d.Fields, ", "))
 		}
 	}
 	if d.check != nil {
@@ -513,17 +513,17 @@ func recordSetting(l *Lab, ev Event) {
 
 func checkSet(e *Event, p string, r *reporter, ch *setChecker) {
 	if len(e.Set) == 0 {
-		r.add(joinPath(p, "set"), "needs at least one dotted path and value (clients.budget: 0.1)")
+		r.add(JoinPath(p, "set"), "needs at least one dotted path and value (clients.budget: 0.1)")
 		return
 	}
 	for k := range e.Set {
 		if why := FixedAtRunTime(k); why != "" {
-			r.add(joinPath(joinPath(p, "set"), k), "is fixed for a run (%s): give it in the lab file, or in a compare setting", why)
+			r.add(JoinPath(JoinPath(p, "set"), k), "is fixed for a run (%s): give it in the lab file, or in a compare setting", why)
 			return
 		}
 	}
 	if v, ok := e.Set["clients.algorithm"]; ok && ch != nil && switchesSide(ch.lab.Clients.Algorithm, v) {
-		r.add(joinPath(joinPath(p, "set"), "clients.algorithm"), "is fixed for a run as on or off (%s): give it in the lab file, or in a compare setting", clientSideWhy)
+		r.add(JoinPath(JoinPath(p, "set"), "clients.algorithm"), "is fixed for a run as on or off (%s): give it in the lab file, or in a compare setting", clientSideWhy)
 		return
 	}
 	if ch != nil {
@@ -596,7 +596,7 @@ func (l *Lab) CheckDrill(ev *Event) error {
 	validateEvents(probe, r, &setChecker{lab: probe, validate: validateCore}, true)
 	validateTierScript(probe, r)
 	if err := r.errs.result(); err != nil {
-		return errors.New(strings.ReplaceAll(err.Error(), indexPath("events", len(probe.Events)-1)+".", ""))
+		return errors.New(strings.ReplaceAll(err.Error(), IndexPath("events", len(probe.Events)-1)+".", ""))
 	}
 	timed := ev.For
 	*ev = probe.Events[len(probe.Events)-1]

@@ -1,4 +1,4 @@
-package labfile
+package labfile_test
 
 import (
 	"encoding/json"
@@ -8,38 +8,41 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 // Every drill's text reads back as the same event, and so does its JSON:
 // String and ParseDrill, MarshalJSON and UnmarshalJSON are inverses.
 func TestDrillFormsRoundTrip(t *testing.T) {
-	events := []Event{
-		{Action: ActionSlow, Target: "s2", Speed: 0.25},
-		{Action: ActionRestore, Target: "all"},
-		{Action: ActionKill, Target: "s3", For: 30 * time.Second},
-		{Action: ActionRestart, Target: "s3"},
-		{Action: ActionGC, Target: "s1", Pause: 300 * time.Millisecond},
-		{Action: ActionFail, Target: "s1", For: time.Minute},
-		{Action: ActionRecover, Target: "s1"},
-		{Action: ActionErrors, Target: "s4", Share: 0.1},
-		{Action: ActionRate, Rate: 400},
-		{Action: ActionAlgorithm, Algorithm: "round-robin"},
-		{Action: ActionAddServer, Target: "big"},
-		{Action: ActionRemoveServer, Target: "s2"},
-		{Action: ActionSet, Set: map[string]string{"clients.retries": "2", "clients.budget": "0.1"}},
-		{Action: ActionZoneDown, Target: "a", For: 30 * time.Second},
-		{Action: ActionZoneUp, Target: "a"},
-		{Action: ActionZoneSlow, Target: "b", Speed: 0.5},
-		{Action: ActionZoneRestore, Target: "b"},
-		{Action: ActionLinkDelay, Hop: 40 * time.Millisecond, For: 10 * time.Second},
-		{Action: ActionPartition, For: 10 * time.Second},
-		{Action: ActionHeal},
+	events := []labfile.Event{
+		{Action: labfile.ActionSlow, Target: "s2", Speed: 0.25},
+		{Action: labfile.ActionRestore, Target: "all"},
+		{Action: labfile.ActionKill, Target: "s3", For: 30 * time.Second},
+		{Action: labfile.ActionRestart, Target: "s3"},
+		{Action: labfile.ActionGC, Target: "s1", Pause: 300 * time.Millisecond},
+		{Action: labfile.ActionFail, Target: "s1", For: time.Minute},
+		{Action: labfile.ActionRecover, Target: "s1"},
+		{Action: labfile.ActionErrors, Target: "s4", Share: 0.1},
+		{Action: labfile.ActionRate, Rate: 400},
+		{Action: labfile.ActionAlgorithm, Algorithm: "round-robin"},
+		{Action: labfile.ActionAddServer, Target: "big"},
+		{Action: labfile.ActionRemoveServer, Target: "s2"},
+		{Action: labfile.ActionSet, Set: map[string]string{"clients.retries": "2", "clients.budget": "0.1"}},
+		{Action: labfile.ActionZoneDown, Target: "a", For: 30 * time.Second},
+		{Action: labfile.ActionZoneUp, Target: "a"},
+		{Action: labfile.ActionZoneSlow, Target: "b", Speed: 0.5},
+		{Action: labfile.ActionZoneRestore, Target: "b"},
+		{Action: labfile.ActionLinkDelay, Hop: 40 * time.Millisecond, For: 10 * time.Second},
+		{Action: labfile.ActionPartition, For: 10 * time.Second},
+		{Action: labfile.ActionHeal},
 	}
-	seen := map[Action]bool{}
+	seen := map[labfile.Action]bool{}
 	for _, ev := range events {
 		seen[ev.Action] = true
 		text := ev.String()
-		back, err := ParseDrill(strings.Fields(text))
+		back, err := labfile.ParseDrill(strings.Fields(text))
 		if err != nil || !reflect.DeepEqual(back, ev) {
 			t.Errorf("%q read back as %+v, %v; want %+v", text, back, err, ev)
 		}
@@ -47,20 +50,20 @@ func TestDrillFormsRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var fromJSON Event
+		var fromJSON labfile.Event
 		if err := json.Unmarshal(js, &fromJSON); err != nil || !reflect.DeepEqual(fromJSON, ev) {
 			t.Errorf("%s read back as %+v, %v; want %+v", js, fromJSON, err, ev)
 		}
 	}
-	for _, a := range Actions {
+	for _, a := range labfile.Actions {
 		if !seen[a] {
 			t.Errorf("drill %s is not in the round trip", a)
 		}
 	}
-	if got := (Event{Action: ActionSet, Set: map[string]string{"b.x": "1", "a.y": "2"}}).String(); got != "set a.y=2 b.x=1" {
+	if got := (labfile.Event{Action: labfile.ActionSet, Set: map[string]string{"b.x": "1", "a.y": "2"}}).String(); got != "set a.y=2 b.x=1" {
 		t.Errorf("set's text: %q", got)
 	}
-	js, _ := json.Marshal(Event{Action: ActionGC, Target: "s1", Pause: 300 * time.Millisecond})
+	js, _ := json.Marshal(labfile.Event{Action: labfile.ActionGC, Target: "s1", Pause: 300 * time.Millisecond})
 	if string(js) != `{"action":"gc","target":"s1","pause":"300ms"}` {
 		t.Errorf("gc's JSON: %s", js)
 	}
@@ -81,7 +84,7 @@ func TestParseDrillMessages(t *testing.T) {
 		{[]string{"explode"}, `unknown action "explode"`},
 		{[]string{"slow", "s1", "s2"}, `"s2": give settings as key=value`},
 	} {
-		_, err := ParseDrill(tc.args)
+		_, err := labfile.ParseDrill(tc.args)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "strconv") {
 			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
 		}
@@ -91,19 +94,19 @@ func TestParseDrillMessages(t *testing.T) {
 // A drill on a running lab is checked now: a target it does not have is
 // named with the servers present now (added ones too), not "at 0s".
 func TestCheckDrillNamesTheServersNow(t *testing.T) {
-	lab := Default()
-	lab.Events = append(lab.Events, Event{Action: ActionAddServer, Target: "s6"}) // a drill added it
-	ev := Event{Action: ActionKill, Target: "s9"}
+	lab := labfile.Default()
+	lab.Events = append(lab.Events, labfile.Event{Action: labfile.ActionAddServer, Target: "s6"}) // a drill added it
+	ev := labfile.Event{Action: labfile.ActionKill, Target: "s9"}
 	err := lab.CheckDrill(&ev)
 	want := `target: no server named "s9"; servers now: s1, s2, s3, s4, s5, s6, or all`
 	if err == nil || err.Error() != want {
 		t.Fatalf("kill s9: %v, want %q", err, want)
 	}
-	ok := Event{Action: ActionKill, Target: "s6", For: 30 * time.Second}
+	ok := labfile.Event{Action: labfile.ActionKill, Target: "s6", For: 30 * time.Second}
 	if err := lab.CheckDrill(&ok); err != nil || ok.For != 30*time.Second {
 		t.Fatalf("kill s6 for 30s: %v (%+v)", err, ok)
 	}
-	if err := lab.CheckDrill(&Event{Action: ActionGC, Target: "s1", Pause: time.Second, For: time.Second}); err == nil ||
+	if err := lab.CheckDrill(&labfile.Event{Action: labfile.ActionGC, Target: "s1", Pause: time.Second, For: time.Second}); err == nil ||
 		!strings.HasPrefix(err.Error(), "for: gc has nothing to undo") {
 		t.Fatalf("gc for 1s: %v", err)
 	}
@@ -113,24 +116,24 @@ func TestCheckDrillNamesTheServersNow(t *testing.T) {
 // as the lab file's; each error names its field.
 func TestCheckServerDrill(t *testing.T) {
 	for _, tc := range []struct {
-		ev    Event
+		ev    labfile.Event
 		field string
 	}{
-		{Event{Action: "explode"}, "action"},
-		{Event{Action: ActionRate, Rate: 5}, "action"},
-		{Event{Action: ActionSlow, Speed: 200}, "speed"},
-		{Event{Action: ActionSlow, Speed: 0.5, Share: 0.1}, "share"},
-		{Event{Action: ActionKill, Target: "s2"}, "target"},
-		{Event{Action: ActionKill, For: time.Second}, "for"},
-		{Event{Action: ActionKill, At: time.Second}, "at"},
+		{labfile.Event{Action: "explode"}, "action"},
+		{labfile.Event{Action: labfile.ActionRate, Rate: 5}, "action"},
+		{labfile.Event{Action: labfile.ActionSlow, Speed: 200}, "speed"},
+		{labfile.Event{Action: labfile.ActionSlow, Speed: 0.5, Share: 0.1}, "share"},
+		{labfile.Event{Action: labfile.ActionKill, Target: "s2"}, "target"},
+		{labfile.Event{Action: labfile.ActionKill, For: time.Second}, "for"},
+		{labfile.Event{Action: labfile.ActionKill, At: time.Second}, "at"},
 	} {
-		_, err := CheckServerDrill(tc.ev, "s1", "s1")
-		if e, ok := err.(*Error); !ok || e.Field != tc.field {
+		_, err := labfile.CheckServerDrill(tc.ev, "s1", "s1")
+		if e, ok := err.(*labfile.Error); !ok || e.Field != tc.field {
 			t.Errorf("%+v: %v, want an error at %s", tc.ev, err, tc.field)
 		}
 	}
 	for _, target := range []string{"", "all", "s1", "web"} {
-		if d, err := CheckServerDrill(Event{Action: ActionSlow, Target: target, Speed: 0.5}, "s1", "web"); err != nil || d.Action != ActionSlow {
+		if d, err := labfile.CheckServerDrill(labfile.Event{Action: labfile.ActionSlow, Target: target, Speed: 0.5}, "s1", "web"); err != nil || d.Action != labfile.ActionSlow {
 			t.Errorf("slow %q: %v", target, err)
 		}
 	}
@@ -154,7 +157,7 @@ func TestDrillsDocumented(t *testing.T) {
 			rows[strings.Trim(strings.TrimSpace(cells[1]), "`")] = cells[2]
 		}
 	}
-	for _, d := range Drills {
+	for _, d := range labfile.Drills {
 		takes, ok := rows[string(d.Action)]
 		if !ok {
 			t.Errorf("docs/labfile.md's events table has no row for %s", d.Action)
@@ -175,19 +178,19 @@ func TestDrillsDocumented(t *testing.T) {
 // panicked in ParseDrill) fails here. Each form is read back through the
 // drill line, the JSON and the lab file, and checked on the default lab.
 func TestEveryDrillFormRoundTrips(t *testing.T) {
-	sample := map[string]func(ev *Event){
-		"target":    func(ev *Event) { ev.Target = "s2" },
-		"speed":     func(ev *Event) { ev.Speed = 2 },
-		"workers":   func(ev *Event) { ev.Workers = 4 },
-		"pause":     func(ev *Event) { ev.Pause = 300 * time.Millisecond },
-		"share":     func(ev *Event) { ev.Share = 0.1 },
-		"rate":      func(ev *Event) { ev.Rate = 400 },
-		"algorithm": func(ev *Event) { ev.Algorithm = "round-robin" },
-		"set":       func(ev *Event) { ev.Set = map[string]string{"clients.retries": "2"} },
-		"hop":       func(ev *Event) { ev.Hop = 40 * time.Millisecond },
+	sample := map[string]func(ev *labfile.Event){
+		"target":    func(ev *labfile.Event) { ev.Target = "s2" },
+		"speed":     func(ev *labfile.Event) { ev.Speed = 2 },
+		"workers":   func(ev *labfile.Event) { ev.Workers = 4 },
+		"pause":     func(ev *labfile.Event) { ev.Pause = 300 * time.Millisecond },
+		"share":     func(ev *labfile.Event) { ev.Share = 0.1 },
+		"rate":      func(ev *labfile.Event) { ev.Rate = 400 },
+		"algorithm": func(ev *labfile.Event) { ev.Algorithm = "round-robin" },
+		"set":       func(ev *labfile.Event) { ev.Set = map[string]string{"clients.retries": "2"} },
+		"hop":       func(ev *labfile.Event) { ev.Hop = 40 * time.Millisecond },
 	}
 	forms := 0
-	for _, d := range Drills {
+	for _, d := range labfile.Drills {
 		var optional []string
 		for _, f := range d.Fields {
 			if _, ok := sample[f]; !ok {
@@ -202,16 +205,16 @@ func TestEveryDrillFormRoundTrips(t *testing.T) {
 				if timed && !d.Undoable() {
 					continue
 				}
-				ev := Event{Action: d.Action}
+				ev := labfile.Event{Action: d.Action}
 				for _, f := range d.Fields {
 					if i := slices.Index(optional, f); i < 0 || mask&(1<<i) != 0 {
 						sample[f](&ev)
 					}
 				}
-				if d.Action == ActionAddServer {
+				if d.Action == labfile.ActionAddServer {
 					ev.Target = "big"
 				}
-				base := Default
+				base := labfile.Default
 				if d.Zone { // a zone drill's target is a zone of the lab
 					ev.Target = "a"
 				}
@@ -223,7 +226,7 @@ func TestEveryDrillFormRoundTrips(t *testing.T) {
 				}
 				forms++
 				text := ev.String()
-				back, err := ParseDrill(strings.Fields(text))
+				back, err := labfile.ParseDrill(strings.Fields(text))
 				if err != nil || !reflect.DeepEqual(back, ev) {
 					t.Errorf("%q read back as %+v, %v; want %+v", text, back, err, ev)
 				}
@@ -231,18 +234,18 @@ func TestEveryDrillFormRoundTrips(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%q: %v", text, err)
 				}
-				var fromJSON Event
+				var fromJSON labfile.Event
 				if err := json.Unmarshal(js, &fromJSON); err != nil || !reflect.DeepEqual(fromJSON, ev) {
 					t.Errorf("%s read back as %+v, %v; want %+v", js, fromJSON, err, ev)
 				}
 				lab := base()
 				ev.At = time.Second
-				lab.Events = []Event{ev}
-				y, err := lab.Marshal()
+				lab.Events = []labfile.Event{ev}
+				y, err := labyaml.Marshal(lab)
 				if err != nil {
 					t.Fatalf("%q: %v", text, err)
 				}
-				parsed, err := Parse("drill.yaml", y)
+				parsed, err := labyaml.Parse("drill.yaml", y)
 				if err != nil {
 					t.Errorf("%q in a lab file: %v\n%s", text, err, y)
 				} else if got := parsed.Events[0]; !reflect.DeepEqual(got, ev) {
@@ -259,8 +262,8 @@ func TestEveryDrillFormRoundTrips(t *testing.T) {
 }
 
 // zonedDefault is the default lab in one zone, a, of its own.
-func zonedDefault() *Lab {
-	l := Default()
-	l.Zones = []Zone{{Name: "a"}}
+func zonedDefault() *labfile.Lab {
+	l := labfile.Default()
+	l.Zones = []labfile.Zone{{Name: "a"}}
 	return l
 }

@@ -75,6 +75,24 @@ func (es Errors) result() error {
 	return es
 }
 
+// Capped is the error one parse of a lab file returns for its problems es:
+// nil for none, the *Error itself for one, else Errors of the first 30
+// (maxErrors) and one more saying how many were left out. labyaml's decoder
+// returns its own problems so, and Complete the lab's.
+func (es Errors) Capped() error {
+	return capErrors(es).result()
+}
+
+// capErrors keeps the first maxErrors problems and says how many were cut.
+func capErrors(es Errors) Errors {
+	if len(es) <= maxErrors {
+		return es
+	}
+	rest := len(es) - maxErrors
+	out := append(Errors(nil), es[:maxErrors]...)
+	return append(out, &Error{File: es[0].File, Msg: fmt.Sprintf("... and %d more problems", rest)})
+}
+
 // sortByPosition orders errors by line and column; errors without a
 // position keep their relative order after the positioned ones.
 func (es Errors) sortByPosition() {
@@ -90,25 +108,28 @@ func (es Errors) sortByPosition() {
 	})
 }
 
-// maxErrors caps how many problems one Parse reports; the rest are summarised.
+// maxErrors caps how many problems one parse of a lab file reports
+// (Errors.Capped); the rest are summarised.
 const maxErrors = 30
 
-// pos is a line and column in the lab file (1-based; 0 = unknown).
-type pos struct{ line, col int }
+// Pos is a line and column in the lab file (1-based; 0 = unknown).
+type Pos struct{ Line, Col int }
 
-// positions maps dotted yaml paths to where their values sit in the file.
-type positions map[string]pos
+// Positions maps dotted yaml paths to where their values sit in the file:
+// labyaml's decoder records them, and Complete reports the lab's problems at
+// them.
+type Positions map[string]Pos
 
-// find returns the position of path, or of its nearest ancestor that has
+// Find returns the position of path, or of its nearest ancestor that has
 // one (a field left out of the file is reported at its section).
-func (p positions) find(path string) pos {
+func (p Positions) Find(path string) Pos {
 	for path != "" {
 		if at, ok := p[path]; ok {
 			return at
 		}
 		path = parentPath(path)
 	}
-	return pos{}
+	return Pos{}
 }
 
 // parentPath drops the last ".name" or "[i]" of a dotted path.
@@ -120,23 +141,25 @@ func parentPath(path string) string {
 	return path[:i]
 }
 
-// joinPath appends a field name to a dotted path.
-func joinPath(path, name string) string {
+// JoinPath appends a field name to a dotted path (clients + rate:
+// clients.rate), as Error.Field and Positions write paths.
+func JoinPath(path, name string) string {
 	if path == "" {
 		return name
 	}
 	return path + "." + name
 }
 
-// indexPath appends a list index to a dotted path.
-func indexPath(path string, i int) string {
+// IndexPath appends a list index to a dotted path (servers + 1:
+// servers[1]), as Error.Field and Positions write paths.
+func IndexPath(path string, i int) string {
 	return path + "[" + strconv.Itoa(i) + "]"
 }
 
 // reporter collects problems, locating each by its path.
 type reporter struct {
 	file string
-	pos  positions // nil when the lab did not come from a file
+	pos  Positions // nil when the lab did not come from a file
 	errs Errors
 	// allowed, when not nil, records what each check allows at its path
 	// (AllowedAt): the checks are the one place a path meets its range.
@@ -144,12 +167,13 @@ type reporter struct {
 }
 
 func (r *reporter) add(field, format string, args ...any) {
-	at := r.pos.find(field)
-	r.errs = append(r.errs, &Error{File: r.file, Line: at.line, Col: at.col, Field: field, Msg: fmt.Sprintf(format, args...)})
+	at := r.pos.Find(field)
+	r.errs = append(r.errs, &Error{File: r.file, Line: at.Line, Col: at.Col, Field: field, Msg: fmt.Sprintf(format, args...)})
 }
 
-// quote quotes text from the file for a message, cut to 60 bytes.
-func quote(s string) string {
+// Quote quotes text from the file for a message, cut to 60 bytes: how every
+// message of a lab file's problems shows a value.
+func Quote(s string) string {
 	if len(s) > 60 {
 		cut := 60
 		for cut > 0 && !utf8.RuneStart(s[cut]) {
@@ -162,7 +186,7 @@ func quote(s string) string {
 
 // unknownKeyMsg says a key is not allowed, suggesting the nearest allowed one.
 func unknownKeyMsg(key, where string, allowed []string) string {
-	msg := fmt.Sprintf("unknown field %s in %s", quote(key), where)
+	msg := fmt.Sprintf("unknown field %s in %s", Quote(key), where)
 	if s := suggest.Nearest(key, allowed); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
@@ -188,7 +212,7 @@ func (r *reporter) oneOf(path, got string, allowed ...string) {
 	if slices.Contains(allowed, got) {
 		return
 	}
-	msg := fmt.Sprintf("must be one of %s; got %s", strings.Join(allowed, ", "), quote(got))
+	msg := fmt.Sprintf("must be one of %s; got %s", strings.Join(allowed, ", "), Quote(got))
 	if s := suggest.Nearest(got, allowed); s != "" && got != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}

@@ -12,15 +12,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/goccy/go-yaml"
-
 	"github.com/lblab/lblab/internal/suggest"
 )
 
-// An event has four forms: the lab file's (read by Parse, written by
-// MarshalYAML), its text, a drill line as `lab chaos` takes it and the event
-// logs show it (String, ParseDrill), and its JSON, as POST /api/chaos and the
-// backend's POST /admin/drill take it. They read the fields of Event by their
+// An event has four forms: the lab file's (read by labyaml.Parse, written
+// by labyaml.Marshal from Written), its text, a drill line as `lab chaos`
+// takes it and the event logs show it (String, ParseDrill), and its JSON, as
+// POST /api/chaos and the backend's POST /admin/drill take it. They read the fields of Event by their
 // lab-file names and the fields each drill takes from Drills (given), so a
 // drill or a field is declared once, there and in Event.
 
@@ -86,14 +84,23 @@ func (e Event) given() []givenField {
 	return out
 }
 
-// MarshalYAML writes the event as a person writes it in a lab file: at and
-// action, the target when there is one, the fields its drill takes
-// (given), and for when it is time-boxed; not every field of every
-// action at its zero. Parse reads it back to the same event.
-func (e Event) MarshalYAML() (any, error) {
-	out := yaml.MapSlice{{Key: "at", Value: e.At.String()}, {Key: "action", Value: string(e.Action)}}
+// EventField is one field of an event as a lab file writes it
+// (Event.Written): its lab-file name and its value.
+type EventField struct {
+	Name  string
+	Value any // a string, a number or a bool; set's paths are []EventField
+}
+
+// Written is the event as a person writes it in a lab file, field by field:
+// at and action, the target when there is one, the fields its drill takes
+// (given), and for when it is time-boxed; not every field of every action
+// at its zero. A duration is its text (300ms), a whole number has no
+// fraction (400, not 400.0), and set is its paths in order. labyaml.Marshal
+// writes it, and labyaml.Parse reads it back to the same event.
+func (e Event) Written() []EventField {
+	out := []EventField{{"at", e.At.String()}, {"action", string(e.Action)}}
 	if e.Target != "" {
-		out = append(out, yaml.MapItem{Key: "target", Value: e.Target})
+		out = append(out, EventField{"target", e.Target})
 	}
 	for _, f := range e.given() {
 		var val any
@@ -103,20 +110,20 @@ func (e Event) MarshalYAML() (any, error) {
 		case f.value.Kind() == reflect.Float64 && f.value.Float() == math.Trunc(f.value.Float()) && math.Abs(f.value.Float()) < 1<<53:
 			val = int64(f.value.Float()) // 400, not 400.0
 		case f.value.Kind() == reflect.Map:
-			set := yaml.MapSlice{}
+			set := []EventField{}
 			for _, k := range slices.Sorted(maps.Keys(e.Set)) {
-				set = append(set, yaml.MapItem{Key: k, Value: e.Set[k]})
+				set = append(set, EventField{k, e.Set[k]})
 			}
 			val = set
 		default:
 			val = f.value.Interface()
 		}
-		out = append(out, yaml.MapItem{Key: f.name, Value: val})
+		out = append(out, EventField{f.name, val})
 	}
 	if e.For > 0 {
-		out = append(out, yaml.MapItem{Key: "for", Value: e.For.String()})
+		out = append(out, EventField{"for", e.For.String()})
 	}
-	return out, nil
+	return out
 }
 
 // ParseDrill reads a drill line, `ACTION [TARGET] [key=value...]`, back

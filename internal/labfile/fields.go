@@ -30,6 +30,32 @@ var textValueType = reflect.TypeOf((*textValue)(nil)).Elem()
 // isText reports whether t reads itself from text (textValue).
 func isText(t reflect.Type) bool { return reflect.PointerTo(t).Implements(textValueType) }
 
+// Schema is the fields of one schema struct type (Lab, Clients, Server...)
+// by their lab-file names, inline structs flattened: what labyaml's decoder
+// reads a mapping of the file into.
+type Schema struct{ fields []field }
+
+// SchemaOf returns the schema of struct type t.
+func SchemaOf(t reflect.Type) Schema { return Schema{fieldsOf(t)} }
+
+// Names lists the fields' lab-file names in declaration order: the keys a
+// mapping of this section may hold.
+func (s Schema) Names() []string { return fieldNames(s.fields) }
+
+// Field returns the index (for reflect.Value.FieldByIndex) of the field the
+// lab file names name; ok is false when the section has no such field.
+func (s Schema) Field(name string) (index []int, ok bool) {
+	f, ok := lookupField(s.fields, name)
+	return f.index, ok
+}
+
+// Unknown is the message for a key name that the section where (its dotted
+// path, or "the lab") has no field of: the nearest field's name suggested,
+// every field's name listed.
+func (s Schema) Unknown(name, where string) string {
+	return unknownKeyMsg(name, where, s.Names())
+}
+
 // fieldsOf lists the yaml fields of struct type t in declaration order,
 // flattening `yaml:",inline"` members (ServerGroup's Server).
 func fieldsOf(t reflect.Type) []field {
@@ -76,8 +102,10 @@ func fieldNames(fields []field) []string {
 	return names
 }
 
-// isScalar reports whether t is a leaf type set from one text value.
-func isScalar(t reflect.Type) bool {
+// IsScalar reports whether t is a leaf type of the schema, set from one
+// scalar value of the file (SetScalar): a number, a word, a duration or a
+// setting that reads itself from text (Handshake).
+func IsScalar(t reflect.Type) bool {
 	if isText(t) {
 		return true
 	}
@@ -88,8 +116,9 @@ func isScalar(t reflect.Type) bool {
 	return false
 }
 
-// typeWord describes a scalar type for error messages.
-func typeWord(t reflect.Type) string {
+// ScalarWant says what a scalar of type t takes, for "want X, got Y"
+// messages: "a whole number", "a duration like 50ms, 1.5s or 0".
+func ScalarWant(t reflect.Type) string {
 	switch {
 	case isText(t):
 		return reflect.New(t).Interface().(textValue).Want()
@@ -114,11 +143,19 @@ type scalarValue struct {
 	decoded any
 }
 
+// SetScalar sets v (addressable, of a scalar type: IsScalar) from a scalar
+// of the file: its text as written and, for YAML numbers and booleans, the
+// value the YAML parser decoded (nil for none). The error names what v
+// takes and quotes the text.
+func SetScalar(v reflect.Value, text string, decoded any) error {
+	return setScalar(v, scalarValue{text: text, decoded: decoded})
+}
+
 // setScalar parses sv into v per v's type. The error message names the
 // expected type and quotes the bad text.
 func setScalar(v reflect.Value, sv scalarValue) error {
 	t := v.Type()
-	bad := func() error { return fmt.Errorf("want %s, got %s", typeWord(t), quote(sv.text)) }
+	bad := func() error { return fmt.Errorf("want %s, got %s", ScalarWant(t), Quote(sv.text)) }
 	switch {
 	case isText(t):
 		return v.Addr().Interface().(textValue).UnmarshalText([]byte(sv.text))
@@ -157,7 +194,7 @@ func setScalar(v reflect.Value, sv scalarValue) error {
 			return bad()
 		}
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return fmt.Errorf("want a finite number, got %s", quote(sv.text))
+			return fmt.Errorf("want a finite number, got %s", Quote(sv.text))
 		}
 		v.SetFloat(f)
 	default:

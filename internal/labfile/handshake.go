@@ -42,7 +42,7 @@ func (h *Handshake) UnmarshalText(b []byte) error {
 	}
 	d, err := parseDuration(text)
 	if err != nil {
-		return fmt.Errorf("want %s, got %s", Handshake{}.Want(), quote(text))
+		return fmt.Errorf("want %s, got %s", Handshake{}.Want(), Quote(text))
 	}
 	*h = Handshake{Fixed: d}
 	return nil

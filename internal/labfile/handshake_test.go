@@ -1,25 +1,28 @@
-package labfile
+package labfile_test
 
 import (
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 func TestHandshakeForms(t *testing.T) {
 	cases := []struct {
 		src  string
-		want Handshake
+		want labfile.Handshake
 	}{
-		{"network: {handshake: 2}\n", Handshake{Rounds: 2}},
-		{"network: {handshake: 30ms}\n", Handshake{Fixed: 30 * time.Millisecond}},
-		{"network: {handshake: \"1\"}\n", Handshake{Rounds: 1}},
-		{"network: {handshake: 0}\n", Handshake{}},
-		{"network: {hop: 1ms}\n", Handshake{}},
+		{"network: {handshake: 2}\n", labfile.Handshake{Rounds: 2}},
+		{"network: {handshake: 30ms}\n", labfile.Handshake{Fixed: 30 * time.Millisecond}},
+		{"network: {handshake: \"1\"}\n", labfile.Handshake{Rounds: 1}},
+		{"network: {handshake: 0}\n", labfile.Handshake{}},
+		{"network: {hop: 1ms}\n", labfile.Handshake{}},
 	}
 	for _, c := range cases {
-		lab, err := Parse("lab.yaml", []byte(c.src))
+		lab, err := labyaml.Parse("lab.yaml", []byte(c.src))
 		if err != nil {
 			t.Errorf("%q: %v", c.src, err)
 			continue
@@ -31,7 +34,7 @@ func TestHandshakeForms(t *testing.T) {
 }
 
 func TestConnectionDefaultsAndSwitch(t *testing.T) {
-	lab := Default()
+	lab := labfile.Default()
 	if lab.Network.Keepalive != 10*time.Second || lab.Network.MaxConns != 0 || lab.Network.TLS || !lab.Network.Handshake.Zero() {
 		t.Fatalf("defaults: %+v", lab.Network)
 	}
@@ -39,7 +42,7 @@ func TestConnectionDefaultsAndSwitch(t *testing.T) {
 		t.Fatal("connections are modelled by default; they must be off")
 	}
 	for _, set := range [][2]string{{"network.handshake", "1"}, {"network.max_conns", "4"}, {"network.tls", "true"}} {
-		l := Default()
+		l := labfile.Default()
 		if err := l.Apply(set[0], set[1]); err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +50,7 @@ func TestConnectionDefaultsAndSwitch(t *testing.T) {
 			t.Errorf("%s=%s does not turn connections on", set[0], set[1])
 		}
 	}
-	l, err := Parse("lab.yaml", []byte("network: {keepalive: 0}\n"))
+	l, err := labyaml.Parse("lab.yaml", []byte("network: {keepalive: 0}\n"))
 	if err != nil || l.Network.Keepalive != 0 {
 		t.Fatalf("an explicit keepalive 0 must stay 0: %v %v", l.Network.Keepalive, err)
 	}
@@ -66,30 +69,30 @@ func TestConnectionSettingsOutOfRange(t *testing.T) {
 		{"clients: {algorithm: p2c, sticky: -1}\n", "clients.sticky: must be between 0 and 1000000"},
 	}
 	for _, c := range cases {
-		_, err := Parse("lab.yaml", []byte(c.src))
+		_, err := labyaml.Parse("lab.yaml", []byte(c.src))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want %q", c.src, err, c.want)
 		}
 	}
-	if err := Default().Apply("network.handshake", "two"); err == nil || !strings.Contains(err.Error(), "round trips") {
+	if err := labfile.Default().Apply("network.handshake", "two"); err == nil || !strings.Contains(err.Error(), "round trips") {
 		t.Errorf("set network.handshake=two: %v", err)
 	}
 }
 
 func TestConnectionSettingsRoundTrip(t *testing.T) {
 	for _, h := range []string{"3", "25ms"} {
-		lab := Default()
+		lab := labfile.Default()
 		for _, kv := range [][2]string{{"network.handshake", h}, {"network.keepalive", "2s"},
 			{"network.max_conns", "3"}, {"network.tls", "true"}, {"clients.algorithm", "p2c-stale"}, {"clients.sticky", "10"}} {
 			if err := lab.Apply(kv[0], kv[1]); err != nil {
 				t.Fatalf("%s=%s: %v", kv[0], kv[1], err)
 			}
 		}
-		data, err := lab.Marshal()
+		data, err := labyaml.Marshal(lab)
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := Parse("round-trip.yaml", data)
+		back, err := labyaml.Parse("round-trip.yaml", data)
 		if err != nil {
 			t.Fatalf("%v\n%s", err, data)
 		}

@@ -105,9 +105,9 @@ func clientKnobs(c *Clients) []knob {
 		rule(func(r *reporter) {
 			switch caps := balance.CapsOf(c.Algorithm); {
 			case caps.Probes:
-				r.add(p+"algorithm", "%s probes the servers from the balancer tier, and clients that balance themselves send no probes: give it as balancers.algorithm", quote(c.Algorithm))
+				r.add(p+"algorithm", "%s probes the servers from the balancer tier, and clients that balance themselves send no probes: give it as balancers.algorithm", Quote(c.Algorithm))
 			case caps.Idle:
-				r.add(p+"algorithm", "%s keeps an idle queue the servers announce themselves to, and they announce to the balancer tier, not to clients that balance themselves: give it as balancers.algorithm", quote(c.Algorithm))
+				r.add(p+"algorithm", "%s keeps an idle queue the servers announce themselves to, and they announce to the balancer tier, not to clients that balance themselves: give it as balancers.algorithm", Quote(c.Algorithm))
 			}
 		}),
 		ranged(p+"subset", &c.Subset, 0, Bounds.Subset),
@@ -168,7 +168,7 @@ func distKnobs(path string, w *Dist) []knob {
 				r.add(path+".mix", "a mixture has at most %d parts, got %d", maxMixParts, len(w.Mix))
 			}
 			for i, m := range w.Mix {
-				p := indexPath(path+".mix", i)
+				p := IndexPath(path+".mix", i)
 				if !Bounds.MixShare.In(m.P) {
 					r.add(p+".p", "%s (shares are normalised to sum to 1)", Bounds.MixShare.msg(m.P))
 				}
@@ -199,7 +199,7 @@ func serverKnobs(l *Lab) []knob {
 			var ks []knob
 			seen := map[string]string{} // name -> path of its group
 			for i := range l.Servers {
-				p, g := indexPath("servers", i), &l.Servers[i]
+				p, g := IndexPath("servers", i), &l.Servers[i]
 				ks = append(ks, ranged(p+".count", &g.Count, 1, Bounds.Servers),
 					rule(func(r *reporter) { validateName(p, g, seen, r) }),
 					fillGroupZone(l, p, g), groupZone(l, p, g))

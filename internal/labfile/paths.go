@@ -58,7 +58,7 @@ func walkLeaves(t reflect.Type, path string, leaf func(Leaf)) {
 			return
 		}
 	}
-	if t == durationType || isScalar(t) {
+	if t == durationType || IsScalar(t) {
 		leaf(Leaf{Path: path, Type: t})
 		return
 	}
@@ -83,7 +83,7 @@ func (l *Lab) Value(path string) (any, error) {
 		if where == "" {
 			where = "the lab's settable sections"
 		}
-		here = joinPath(here, seg.name)
+		here = JoinPath(here, seg.name)
 		f, ok := lookupField(fields, seg.name)
 		if !ok {
 			return nil, &Error{Field: here, Msg: unknownKeyMsg(seg.name, where, fieldNames(fields))}
@@ -93,7 +93,7 @@ func (l *Lab) Value(path string) (any, error) {
 			if seg.index < 0 || seg.index >= v.Len() {
 				return nil, &Error{Field: here, Msg: fmt.Sprintf("%s is a list of %d; name one element, like %s[0]", seg.name, v.Len(), seg.name)}
 			}
-			v, here = v.Index(seg.index), indexPath(here, seg.index)
+			v, here = v.Index(seg.index), IndexPath(here, seg.index)
 		}
 		if v.Kind() == reflect.Pointer {
 			if v.IsNil() {
@@ -102,7 +102,7 @@ func (l *Lab) Value(path string) (any, error) {
 				v = v.Elem()
 			}
 		}
-		if v.Type() == durationType || isScalar(v.Type()) {
+		if v.Type() == durationType || IsScalar(v.Type()) {
 			if i < len(segs)-1 {
 				return nil, &Error{Field: here, Msg: seg.name + " is a value, not a section"}
 			}

@@ -104,7 +104,7 @@ func validateProfile(c *Clients, r *reporter) {
 			r.add(path+".levels", "steps needs at least one level (levels: [50, 100, 200])")
 		}
 		for i, v := range p.Levels {
-			level(indexPath(path+".levels", i), v)
+			level(IndexPath(path+".levels", i), v)
 		}
 		check(r, path+".every", Bounds.Duration, p.Every)
 	case ShapeSine:
@@ -167,7 +167,7 @@ func usedProfileFields(p *Profile) []string {
 func validateFaults(fs []FaultShare, r *reporter) {
 	total := 0.0
 	for i, f := range fs {
-		p := indexPath("clients.faults", i)
+		p := IndexPath("clients.faults", i)
 		check(r, p+".share", Bounds.FaultShare, f.Share)
 		total += max(f.Share, 0)
 		if f.Status == 0 && f.Delay == 0 {

@@ -2,12 +2,15 @@
 // part and a timed script of events. One lab file drives both the simulator
 // and the live lab.
 //
-// Parse decodes strictly (unknown fields and wrong types are errors), fills
-// defaults only where the file leaves a field out, and validates every range;
-// each problem is an *Error naming file:line:col, the dotted yaml path of the
-// field and the allowed values. Apply and WithSetting change knobs by dotted
-// path (the compare settings and `set` events use the same paths).
-// docs/labfile.md is the user's reference.
+// It is the lab model, which the simulator and the runtime link: reading a
+// lab file as YAML is internal/labfile/labyaml's (the one package that links
+// the YAML parser), whose Parse decodes strictly (unknown fields and wrong
+// types are errors) into these types and hands the lab to Complete, which
+// fills defaults only where the file leaves a field out and validates every
+// range; each problem is an *Error naming file:line:col, the dotted yaml
+// path of the field and the allowed values. Apply and WithSetting change
+// knobs by dotted path (the compare settings and `set` events use the same
+// paths). docs/labfile.md is the user's reference.
 //
 // The comments below give each field's meaning and, for the reader, its
 // default; the default that is filled (when the field is absent) and the
@@ -22,7 +25,8 @@ import (
 )
 
 // Lab is one lab file, after defaults are applied. Top-level keys starting
-// with "x-" are ignored by Parse (a place for YAML anchors to reuse).
+// with "x-" are ignored by labyaml.Parse (a place for YAML anchors to
+// reuse).
 type Lab struct {
 	Name        string        `yaml:"name"`
 	Description string        `yaml:"description"` // one line, shown by `lab scenarios`

@@ -23,12 +23,12 @@ func validateRun(l *Lab, r *reporter) {
 func validateCompare(l *Lab, r *reporter, ch *setChecker) {
 	names := map[string]int{}
 	for i, s := range l.Compare {
-		p := indexPath("compare", i)
+		p := IndexPath("compare", i)
 		switch j, dup := names[s.Name]; {
 		case strings.TrimSpace(s.Name) == "":
 			r.add(p+".name", "every setting needs a name (it labels the report's run)")
 		case dup:
-			r.add(p+".name", "name %s is already used by compare[%d]", quote(s.Name), j)
+			r.add(p+".name", "name %s is already used by compare[%d]", Quote(s.Name), j)
 		default:
 			names[s.Name] = i
 			checkText(r, p+".name", s.Name, MaxNameLen, false)
@@ -80,7 +80,7 @@ func (ch *setChecker) check(r *reporter, p, algorithm string, set map[string]str
 		if len(set) == 0 { // only the algorithm can have caused it
 			field = p + ".algorithm"
 		} else if key, ok := matchSetKey(e.Field, set); ok {
-			field = joinPath(p+".set", key)
+			field = JoinPath(p+".set", key)
 			if key == e.Field || key == generalize(e.Field) {
 				msg = e.Msg // servers.x applied to every group: one report
 			}
@@ -165,7 +165,7 @@ func validateEvents(l *Lab, r *reporter, ch *setChecker, live bool) {
 	}
 	for i := range l.Events {
 		e := &l.Events[i]
-		p := indexPath("events", i)
+		p := IndexPath("events", i)
 		checkEventTime(l, i, p, r)
 		if _, ok := DrillOf(e.Action); !ok {
 			oneOfEnum(r, p+".action", e.Action, Actions...)
@@ -232,9 +232,9 @@ func checkTarget(e *Event, field string, fl *fleet, r *reporter) bool {
 		r.add(field, "remove-server takes one server name (%s), not all", fl.list())
 	case e.Target == "all":
 	case !fl.has[e.Target] && fl.live:
-		r.add(field, "no server named %s; servers now: %s%s", quote(e.Target), fl.list(), allHint(e.Action))
+		r.add(field, "no server named %s; servers now: %s%s", Quote(e.Target), fl.list(), allHint(e.Action))
 	case !fl.has[e.Target]:
-		r.add(field, "no server named %s at %v; servers then: %s%s", quote(e.Target), e.At, fl.list(), allHint(e.Action))
+		r.add(field, "no server named %s at %v; servers then: %s%s", Quote(e.Target), e.At, fl.list(), allHint(e.Action))
 	case e.Action == ActionRemoveServer && len(fl.names) == 1:
 		r.add(field, "cannot remove %q, the last server", e.Target)
 	case e.Action == ActionRemoveServer:

@@ -1,10 +1,13 @@
-package labfile
+package labfile_test
 
 import (
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 const scripted = `duration: 20s
@@ -33,7 +36,7 @@ func TestApplyWithScript(t *testing.T) {
 	if e.Speed != 0.7 || e.For != 3*time.Second || e.At != 4*time.Second || e.Target != "s2" || l.Events[1].Rate != 150 || l.Clients.Rate != 250 {
 		t.Errorf("not applied: %+v, rate event %+v, clients.rate %v", e, l.Events[1], l.Clients.Rate)
 	}
-	got, err := mustParse(t, scripted).WithSetting(Setting{Name: "milder", Set: map[string]string{"events[0].speed": "0.9", "events[0].for": "1s"}})
+	got, err := mustParse(t, scripted).WithSetting(labfile.Setting{Name: "milder", Set: map[string]string{"events[0].speed": "0.9", "events[0].for": "1s"}})
 	if err != nil || got.Events[0].Speed != 0.9 || got.Events[0].For != time.Second {
 		t.Errorf("a compare setting of an event's fields: %v %+v", err, got)
 	}
@@ -80,11 +83,11 @@ func TestApplyWithScriptErrors(t *testing.T) {
 	if err := mustParse(t, scripted).Apply("events[0].speed", "0.6"); err == nil || !strings.Contains(err.Error(), `unknown field "events"`) {
 		t.Errorf("Apply reached the script: %v", err)
 	}
-	_, err := Parse("set.yaml", []byte(scripted+"  - {at: 10s, action: set, set: {\"events[0].speed\": \"0.9\"}}\n"))
+	_, err := labyaml.Parse("set.yaml", []byte(scripted+"  - {at: 10s, action: set, set: {\"events[0].speed\": \"0.9\"}}\n"))
 	if err == nil || !strings.Contains(err.Error(), "set.events[0].speed: is fixed for a run (the script is laid out when the run starts") {
 		t.Errorf("a set event naming an event's field: %v", err)
 	}
-	_, err = Parse("cmp.yaml", []byte(scripted+"compare:\n  - {name: long, set: {\"events[0].for\": 30s}}\n"))
+	_, err = labyaml.Parse("cmp.yaml", []byte(scripted+"compare:\n  - {name: long, set: {\"events[0].for\": 30s}}\n"))
 	if err == nil || !strings.Contains(err.Error(), "compare[0].set.events[0].for") {
 		t.Errorf("a compare setting that time-boxes past the end: %v", err)
 	}

@@ -1,9 +1,12 @@
-package labfile
+package labfile_test
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 // labfile checks balancers.kind against the kinds it is handed (lb alone
@@ -11,10 +14,9 @@ import (
 // its drills (also a compare setting's), carry the lab file's line and
 // column as labfile's own do.
 func TestTiersAreHanded(t *testing.T) {
-	saved := tiers
-	t.Cleanup(func() { tiers = saved })
+	t.Cleanup(labfile.KeepTiers())
 	parse := func(kind, extra string) error {
-		_, err := Parse("x.yaml", []byte(fmt.Sprintf("name: x\nbalancers:\n  kind: %s\n  algorithm: maglev\n%s", kind, extra)))
+		_, err := labyaml.Parse("x.yaml", []byte(fmt.Sprintf("name: x\nbalancers:\n  kind: %s\n  algorithm: maglev\n%s", kind, extra)))
 		return err
 	}
 	want := func(err error, parts ...string) {
@@ -26,28 +28,28 @@ func TestTiersAreHanded(t *testing.T) {
 		}
 	}
 
-	UseTiers(Tiers{})
+	labfile.UseTiers(labfile.Tiers{})
 	if err := parse("lb", ""); err != nil {
 		t.Errorf("kind lb, no tiers handed: %v", err)
 	}
 	want(parse("toy", ""), `x.yaml:3:9: balancers.kind: must be one of lb; got "toy"`)
 
-	UseTiers(Tiers{
+	labfile.UseTiers(labfile.Tiers{
 		Kinds: []string{"toy"},
-		Check: func(l *Lab, refuse Refuse) {
+		Check: func(l *labfile.Lab, refuse labfile.Refuse) {
 			if l.Balancers.Kind == "toy" && l.Balancers.Algorithm == "maglev" {
 				refuse("balancers.algorithm", "toy has no %s", l.Balancers.Algorithm)
 			}
 		},
-		Script: func(l *Lab, refuse Refuse) {
+		Script: func(l *labfile.Lab, refuse labfile.Refuse) {
 			for i, ev := range l.Events {
-				if l.Balancers.Kind == "toy" && ev.Action == ActionRemoveServer {
+				if l.Balancers.Kind == "toy" && ev.Action == labfile.ActionRemoveServer {
 					refuse(fmt.Sprintf("events[%d].action", i), "toy keeps its servers")
 				}
 			}
 		},
 	})
-	if got := strings.Join(Kinds(), ","); got != "lb,toy" {
+	if got := strings.Join(labfile.Kinds(), ","); got != "lb,toy" {
 		t.Errorf("Kinds() = %s, want lb,toy", got)
 	}
 	if err := parse("lb", ""); err != nil {
@@ -59,15 +61,15 @@ func TestTiersAreHanded(t *testing.T) {
 		"compare:\n  - {name: toy, set: {balancers.kind: toy, balancers.algorithm: p2c}}\n"),
 		"x.yaml:8:17: compare[0].set: events[0].action: toy keeps its servers") // the setting runs the script through toy
 
-	toy := Default()
+	toy := labfile.Default()
 	if err := toy.Apply("balancers.kind", "toy"); err != nil {
 		t.Fatal(err)
 	}
-	ev := Event{Action: ActionRemoveServer, Target: "s1"}
+	ev := labfile.Event{Action: labfile.ActionRemoveServer, Target: "s1"}
 	if err := toy.CheckDrill(&ev); err == nil || err.Error() != "action: toy keeps its servers" {
 		t.Errorf("a drill the tier refuses: %v, want its refusal", err)
 	}
-	ev = Event{Action: ActionAlgorithm, Algorithm: "maglev"}
+	ev = labfile.Event{Action: labfile.ActionAlgorithm, Algorithm: "maglev"}
 	if err := toy.CheckDrill(&ev); err == nil || !strings.Contains(err.Error(), "toy has no maglev") {
 		t.Errorf("an algorithm the tier lacks: %v, want its refusal", err)
 	}

@@ -1,4 +1,4 @@
-package labfile
+package labfile_test
 
 import (
 	"encoding/json"
@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 const timedBase = `name: timed
@@ -20,50 +23,50 @@ func TestUndo(t *testing.T) {
 	lab.Balancers.Algorithm = "least-outstanding"
 	lab.Clients.Budget = 0.2
 	for _, c := range []struct {
-		ev   Event
+		ev   labfile.Event
 		want string
 	}{
-		{Event{Action: ActionSlow, Target: "s2", Speed: 0.25}, "restore s2"},
-		{Event{Action: ActionSlow, Target: "all", Speed: 0.25}, "restore all"},
-		{Event{Action: ActionKill, Target: "s1"}, "restart s1"},
-		{Event{Action: ActionFail, Target: "odd"}, "recover odd"},
-		{Event{Action: ActionErrors, Target: "odd", Share: 0.9}, "errors odd share=0.2"},
-		{Event{Action: ActionErrors, Target: "s3", Share: 0.9}, "errors s3 share=0.01"},
-		{Event{Action: ActionRate, Rate: 900}, "rate rate=200"},
-		{Event{Action: ActionAlgorithm, Algorithm: "random"}, "algorithm algorithm=least-outstanding"},
-		{Event{Action: ActionSet, Set: map[string]string{"clients.budget": "0.5", "servers[0].queue.capacity": "5",
+		{labfile.Event{Action: labfile.ActionSlow, Target: "s2", Speed: 0.25}, "restore s2"},
+		{labfile.Event{Action: labfile.ActionSlow, Target: "all", Speed: 0.25}, "restore all"},
+		{labfile.Event{Action: labfile.ActionKill, Target: "s1"}, "restart s1"},
+		{labfile.Event{Action: labfile.ActionFail, Target: "odd"}, "recover odd"},
+		{labfile.Event{Action: labfile.ActionErrors, Target: "odd", Share: 0.9}, "errors odd share=0.2"},
+		{labfile.Event{Action: labfile.ActionErrors, Target: "s3", Share: 0.9}, "errors s3 share=0.01"},
+		{labfile.Event{Action: labfile.ActionRate, Rate: 900}, "rate rate=200"},
+		{labfile.Event{Action: labfile.ActionAlgorithm, Algorithm: "random"}, "algorithm algorithm=least-outstanding"},
+		{labfile.Event{Action: labfile.ActionSet, Set: map[string]string{"clients.budget": "0.5", "servers[0].queue.capacity": "5",
 			"balancers.timeout": "1s"}}, "set balancers.timeout=0s clients.budget=0.2 servers[0].queue.capacity=0"},
-		{Event{Action: ActionAddServer, Target: "s9"}, "remove-server s9"},
+		{labfile.Event{Action: labfile.ActionAddServer, Target: "s9"}, "remove-server s9"},
 	} {
-		u, err := Undo(lab, c.ev)
+		u, err := labfile.Undo(lab, c.ev)
 		if err != nil || u.String() != c.want {
 			t.Errorf("Undo(%s) = %q, %v; want %q", c.ev, u, err, c.want)
 		}
 	}
 	for _, c := range []struct {
-		ev   Event
+		ev   labfile.Event
 		says string
 	}{
-		{Event{Action: ActionGC, Target: "s1", Pause: time.Second}, "nothing to undo"},
-		{Event{Action: ActionRemoveServer, Target: "s1"}, "cannot be time-boxed"},
-		{Event{Action: ActionRestore, Target: "s1"}, "itself an undo"},
-		{Event{Action: ActionRestart, Target: "s1"}, "itself an undo"},
-		{Event{Action: ActionRecover, Target: "s1"}, "itself an undo"},
-		{Event{Action: ActionErrors, Target: "all", Share: 0.5}, "shares differ"},
-		{Event{Action: ActionSet, Set: map[string]string{"servers.errors": "0.5"}}, "differ"},
+		{labfile.Event{Action: labfile.ActionGC, Target: "s1", Pause: time.Second}, "nothing to undo"},
+		{labfile.Event{Action: labfile.ActionRemoveServer, Target: "s1"}, "cannot be time-boxed"},
+		{labfile.Event{Action: labfile.ActionRestore, Target: "s1"}, "itself an undo"},
+		{labfile.Event{Action: labfile.ActionRestart, Target: "s1"}, "itself an undo"},
+		{labfile.Event{Action: labfile.ActionRecover, Target: "s1"}, "itself an undo"},
+		{labfile.Event{Action: labfile.ActionErrors, Target: "all", Share: 0.5}, "shares differ"},
+		{labfile.Event{Action: labfile.ActionSet, Set: map[string]string{"servers.errors": "0.5"}}, "differ"},
 	} {
-		if _, err := Undo(lab, c.ev); err == nil || !strings.Contains(err.Error(), c.says) {
+		if _, err := labfile.Undo(lab, c.ev); err == nil || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("Undo(%s) = %v; want an error saying %q", c.ev, err, c.says)
 		}
 	}
 	// With a rate profile there is no rate to return to, until a rate event
 	// has replaced the profile.
 	prof := mustParse(t, timedBase+"clients: {profile: {shape: ramp, from: 10, to: 100, over: 10s}}\n")
-	if _, err := Undo(prof, Event{Action: ActionRate, Rate: 5}); err == nil || !strings.Contains(err.Error(), "profile") {
+	if _, err := labfile.Undo(prof, labfile.Event{Action: labfile.ActionRate, Rate: 5}); err == nil || !strings.Contains(err.Error(), "profile") {
 		t.Errorf("timed rate under a profile: %v", err)
 	}
-	prof.Record(Event{Action: ActionRate, Rate: 70})
-	if u, err := Undo(prof, Event{Action: ActionRate, Rate: 5}); err != nil || u.Rate != 70 {
+	prof.Record(labfile.Event{Action: labfile.ActionRate, Rate: 70})
+	if u, err := labfile.Undo(prof, labfile.Event{Action: labfile.ActionRate, Rate: 5}); err != nil || u.Rate != 70 {
 		t.Errorf("after a rate event replaced the profile: %v, %v", u, err)
 	}
 }
@@ -137,7 +140,7 @@ func TestProfileAndFaultsParse(t *testing.T) {
   profile: {shape: steps, levels: [50, 100, 200], every: 10s}
   faults: [{share: 0.05, status: 503}, {share: 0.1, delay: 50ms}, {share: 0.01, status: 500, delay: 1s}]
 `)
-	if p := l.Clients.Profile; p == nil || p.Shape != ShapeSteps || len(p.Levels) != 3 || p.Every != 10*time.Second {
+	if p := l.Clients.Profile; p == nil || p.Shape != labfile.ShapeSteps || len(p.Levels) != 3 || p.Every != 10*time.Second {
 		t.Fatalf("profile = %+v", p)
 	}
 	if f := l.Clients.Faults; len(f) != 3 || f[1].Delay != 50*time.Millisecond || f[0].String() != "5% status=503" {
@@ -170,7 +173,7 @@ func TestProfileAndFaultsParse(t *testing.T) {
 }
 
 func TestEventJSON(t *testing.T) {
-	var e Event
+	var e labfile.Event
 	if err := json.Unmarshal([]byte(`{"action":"gc","target":"s1","pause":"300ms","for":null}`), &e); err != nil || e.Pause != 300*time.Millisecond {
 		t.Fatalf("pause as text: %+v, %v", e, err)
 	}
@@ -178,9 +181,9 @@ func TestEventJSON(t *testing.T) {
 		t.Fatalf("for as text: %+v, %v", e, err)
 	}
 	// What encoding/json writes for an Event reads back (durations as nanoseconds).
-	want := Event{Action: ActionSet, Set: map[string]string{"clients.budget": "0.1"}, For: 2 * time.Second, Pause: 5}
+	want := labfile.Event{Action: labfile.ActionSet, Set: map[string]string{"clients.budget": "0.1"}, For: 2 * time.Second, Pause: 5}
 	data, _ := json.Marshal(want)
-	var back Event
+	var back labfile.Event
 	if err := json.Unmarshal(data, &back); err != nil || back.String() != want.String() || back.Pause != 5 {
 		t.Fatalf("round trip of %s: %+v, %v", data, back, err)
 	}
@@ -199,11 +202,11 @@ func TestMarshalKeepsProfileFaultsAndFor(t *testing.T) {
 		"events: [{at: 1s, action: kill, target: s2, for: 2s}]\n",
 	} {
 		lab := mustParse(t, timedBase+extra)
-		data, err := lab.Marshal()
+		data, err := labyaml.Marshal(lab)
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := Parse("round-trip.yaml", data)
+		back, err := labyaml.Parse("round-trip.yaml", data)
 		if err != nil || !reflect.DeepEqual(lab, back) {
 			t.Fatalf("round trip of\n%s: %v\n%s", extra, err, data)
 		}

@@ -1,4 +1,4 @@
-package labfile
+package labfile_test
 
 import (
 	"strings"

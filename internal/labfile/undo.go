@@ -104,7 +104,7 @@ func (l *Lab) Get(path string) (string, error) {
 
 func (l *Lab) get(v reflect.Value, fields []field, segs []segment, prefix string) (string, error) {
 	seg, rest := segs[0], segs[1:]
-	here := joinPath(prefix, seg.name)
+	here := JoinPath(prefix, seg.name)
 	f, ok := lookupField(fields, seg.name)
 	if !ok {
 		return "", &Error{Field: here, Msg: unknownKeyMsg(seg.name, orLab(prefix), fieldNames(fields))}
@@ -124,7 +124,7 @@ func (l *Lab) get(v reflect.Value, fields []field, segs []segment, prefix string
 		fv = fv.Elem()
 	}
 	if len(rest) == 0 {
-		if !isScalar(fv.Type()) {
+		if !IsScalar(fv.Type()) {
 			return "", &Error{Field: here, Msg: seg.name + " is a section, not a value"}
 		}
 		return scalarText(fv), nil
@@ -144,9 +144,9 @@ func (l *Lab) getEach(list reflect.Value, seg segment, rest []segment, here stri
 	case sub == nil || len(rest) == 0:
 		return "", &Error{Field: here, Msg: seg.name + " is a list; name a field of its elements"}
 	case seg.index >= list.Len() || list.Len() == 0:
-		return "", &Error{Field: indexPath(here, seg.index), Msg: fmt.Sprintf("index out of range: %s has %d entries", seg.name, list.Len())}
+		return "", &Error{Field: IndexPath(here, seg.index), Msg: fmt.Sprintf("index out of range: %s has %d entries", seg.name, list.Len())}
 	case seg.index >= 0:
-		return l.get(list.Index(seg.index), sub, rest, indexPath(here, seg.index))
+		return l.get(list.Index(seg.index), sub, rest, IndexPath(here, seg.index))
 	}
 	var first string
 	for i := 0; i < list.Len(); i++ {
@@ -210,7 +210,7 @@ func validateTimeline(l *Lab, r *reporter, fl *fleet, validate func(*Lab, *repor
 			undos = undos[1:]
 			d, ok := DrillOf(u.ev.Action)
 			if ok && fl != nil && d.Takes("target") {
-				checkTarget(&u.ev, indexPath("events", u.cause)+".for", fl, r)
+				checkTarget(&u.ev, IndexPath("events", u.cause)+".for", fl, r)
 			}
 			if ok && (len(u.ev.Set) > 0 || u.ev.Algorithm != "") {
 				// the undo of a setting must hold in the lab as it is
@@ -222,7 +222,7 @@ func validateTimeline(l *Lab, r *reporter, fl *fleet, validate func(*Lab, *repor
 	}
 	for i := range l.Events {
 		e := &l.Events[i]
-		p := indexPath("events", i)
+		p := IndexPath("events", i)
 		fire(e.At, false)
 		d, known := DrillOf(e.Action)
 		if known {
@@ -267,14 +267,14 @@ func checkUndoSetting(lab *Lab, u timedItem, r *reporter, validate func(*Lab, *r
 		if what != "" {
 			what += ": "
 		}
-		r.add(indexPath("events", u.cause)+".for", "its undo at %v cannot apply to the lab as the events before it leave it: %s%s", u.at, what, e.Msg)
+		r.add(IndexPath("events", u.cause)+".for", "its undo at %v cannot apply to the lab as the events before it leave it: %s%s", u.at, what, e.Msg)
 	}
 }
 
 // checkFor checks events[i].for and returns its undo.
 func checkFor(l, now *Lab, i int, r *reporter) (Event, bool) {
 	e := l.Events[i]
-	p := indexPath("events", i) + ".for"
+	p := IndexPath("events", i) + ".for"
 	switch {
 	case e.For < 0:
 		r.add(p, "must be > 0 (how long the event lasts before its undo), got %v", e.For)
@@ -302,7 +302,7 @@ func checkOverlaps(l *Lab, r *reporter) {
 		end := a.At + a.For
 		for j := i + 1; j < len(l.Events) && l.Events[j].At < end; j++ {
 			if conflicts(a, l.Events[j]) {
-				r.add(indexPath("events", j)+".action", "changes what events[%d] (%s) holds until %v: its undo then would override this; end that one earlier or time-box this one instead",
+				r.add(IndexPath("events", j)+".action", "changes what events[%d] (%s) holds until %v: its undo then would override this; end that one earlier or time-box this one instead",
 					i, a, end)
 			}
 		}

@@ -21,12 +21,30 @@ var Algorithms = balance.Names
 // Validate checks every range and cross-field rule of the lab, its compare
 // settings and its script. Each problem names the field and the allowed
 // values or range. The error is an *Error, or Errors when there are several.
-// Positions are known only when the lab comes from Parse (which validates
-// itself); Validate on a lab built or changed in code reports fields only.
+// Positions are known only when the lab comes from a lab file
+// (labyaml.Parse, which validates it with Complete); Validate on a lab built
+// or changed in code reports fields only.
 func (l *Lab) Validate() error {
 	r := &reporter{}
 	validateLab(l, r)
 	return r.errs.result()
+}
+
+// Complete finishes a lab decoded from a lab file (labyaml.Parse): it
+// fills the defaults of the fields the file leaves out (present reports
+// whether the file gives a value at a dotted path) and checks the lab as
+// Validate does, reporting each problem at its field's position in at, or
+// at its nearest enclosing section's. The error is nil, an *Error, or
+// Errors in file order, capped as Errors.Capped caps them.
+func Complete(file string, lab *Lab, present func(path string) bool, at Positions) error {
+	applyDefaults(lab, present)
+	r := &reporter{file: file, pos: at}
+	validateLab(lab, r)
+	if len(r.errs) > 0 {
+		r.errs.sortByPosition()
+		return r.errs.Capped()
+	}
+	return nil
 }
 
 func validateLab(l *Lab, r *reporter) {
@@ -59,7 +77,7 @@ func validateAperture(section, algorithm string, aperture, subset int, load floa
 	case aperture == 0:
 	case !balance.SupportsAperture(algorithm):
 		r.add(p, "works with the algorithms that draw random choices (%s); %s.algorithm is %s",
-			strings.Join(balance.ApertureAlgorithms, ", "), section, quote(algorithm))
+			strings.Join(balance.ApertureAlgorithms, ", "), section, Quote(algorithm))
 	case subset > 0:
 		r.add(p, "and %s.subset are two ways to choose a balancer's servers: set one of them (subset is %d)", section, subset)
 	}
@@ -74,13 +92,13 @@ func checkHedge(h string) string {
 	if rest, ok := strings.CutPrefix(h, "p"); ok {
 		nn, err := strconv.ParseFloat(rest, 64)
 		if err != nil || !(nn > 0 && nn < 100) {
-			return fmt.Sprintf("%s; got %s", want, quote(h))
+			return fmt.Sprintf("%s; got %s", want, Quote(h))
 		}
 		return ""
 	}
 	d, err := time.ParseDuration(h)
 	if err != nil || d <= 0 {
-		return fmt.Sprintf("%s; got %s", want, quote(h))
+		return fmt.Sprintf("%s; got %s", want, Quote(h))
 	}
 	if !Bounds.Work.In(d) {
 		return "a delay " + Bounds.Work.msg(d)
@@ -124,7 +142,7 @@ func checkServerName(name string) string {
 	for i, c := range name {
 		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || i > 0 && strings.ContainsRune("_.-", c)
 		if !ok {
-			return fmt.Sprintf("a name is letters, digits and _ . - (starting with a letter or digit); got %s", quote(name))
+			return fmt.Sprintf("a name is letters, digits and _ . - (starting with a letter or digit); got %s", Quote(name))
 		}
 	}
 	return ""

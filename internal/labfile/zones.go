@@ -99,7 +99,7 @@ func validateZones(l *Lab, r *reporter) {
 	}
 	seen := map[string]int{}
 	for i, z := range l.Zones {
-		p := indexPath("zones", i)
+		p := IndexPath("zones", i)
 		switch {
 		case z.Name == "":
 			r.add(p+".name", "a zone needs a name (- {name: a, region: east})")
@@ -107,7 +107,7 @@ func validateZones(l *Lab, r *reporter) {
 			r.add(p+".name", "%s", checkZoneName(z.Name))
 		default:
 			if j, dup := seen[z.Name]; dup {
-				r.add(p+".name", "zone %s is declared twice (first as %s)", quote(z.Name), indexPath("zones", j))
+				r.add(p+".name", "zone %s is declared twice (first as %s)", Quote(z.Name), IndexPath("zones", j))
 			}
 			seen[z.Name] = i
 		}
@@ -137,7 +137,7 @@ func validatePlaces(l *Lab, path string, zones []string, count int, members stri
 		return
 	}
 	for i, z := range zones {
-		checkZoneRef(l, indexPath(path, i), z, r)
+		checkZoneRef(l, IndexPath(path, i), z, r)
 	}
 }
 
@@ -148,7 +148,7 @@ func groupZone(l *Lab, p string, g *ServerGroup) rule {
 			return
 		}
 		if !l.Zoned() {
-			r.add(p+".zone", "places the group in zone %s, but the lab declares no zones: add zones (zones: [{name: %s}])", quote(g.Zone), quoteName(g.Zone))
+			r.add(p+".zone", "places the group in zone %s, but the lab declares no zones: add zones (zones: [{name: %s}])", Quote(g.Zone), quoteName(g.Zone))
 			return
 		}
 		checkZoneRef(l, p+".zone", g.Zone, r)

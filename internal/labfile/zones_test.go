@@ -1,10 +1,13 @@
-package labfile
+package labfile_test
 
 import (
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 const zonedLab = `name: zoned
@@ -24,12 +27,12 @@ servers:
 // the members that name no zone are in the first, and everything is placed
 // as written; it writes itself back as it reads.
 func TestZonesParse(t *testing.T) {
-	l, err := Parse("z.yaml", []byte(zonedLab))
+	l, err := labyaml.Parse("z.yaml", []byte(zonedLab))
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := l.Network
-	if n.CrossZone != (Link{Hop: 3 * time.Millisecond}) || n.CrossRegion != (Link{Hop: 40 * time.Millisecond}) {
+	if n.CrossZone != (labfile.Link{Hop: 3 * time.Millisecond}) || n.CrossRegion != (labfile.Link{Hop: 40 * time.Millisecond}) {
 		t.Errorf("links %+v and %+v, want cross_zone 3ms as written and cross_region's default 40ms", n.CrossZone, n.CrossRegion)
 	}
 	if got := l.ServerZones(); !slices.Equal(got, []int{2, 2, 0, 0}) {
@@ -41,11 +44,11 @@ func TestZonesParse(t *testing.T) {
 	if got := l.ZoneRegions(); !slices.Equal(got, []int{0, 0, 1}) {
 		t.Errorf("regions %v, want [0 0 1]", got)
 	}
-	data, err := l.Marshal()
+	data, err := labyaml.Marshal(l)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := Parse("back.yaml", data)
+	back, err := labyaml.Parse("back.yaml", data)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
@@ -57,14 +60,14 @@ func TestZonesParse(t *testing.T) {
 // A lab without zones is today's lab: no link is filled, and it writes
 // itself without a word of zones.
 func TestZonelessLabHasNoZones(t *testing.T) {
-	l, err := Parse("flat.yaml", []byte("servers: [{count: 2}]\n"))
+	l, err := labyaml.Parse("flat.yaml", []byte("servers: [{count: 2}]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Network.CrossZone != (Link{}) || l.Network.CrossRegion != (Link{}) || l.ServerZones() != nil || l.ClientZones() != nil {
+	if l.Network.CrossZone != (labfile.Link{}) || l.Network.CrossRegion != (labfile.Link{}) || l.ServerZones() != nil || l.ClientZones() != nil {
 		t.Errorf("a lab without zones got links %+v %+v", l.Network.CrossZone, l.Network.CrossRegion)
 	}
-	data, err := l.Marshal()
+	data, err := labyaml.Marshal(l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +93,7 @@ func TestZonesErrors(t *testing.T) {
 		{"zones: [{name: a}]\nbalancers: {count: 1, zones: [a, a]}\n", "z.yaml:2:23: balancers.zones: lists 2 zones for 1 balancers"},
 		{"zones: [{name: a}]\nnetwork: {cross_zone: {hop: 11s}}\n", "z.yaml:2:29: network.cross_zone.hop: must be in [0s, 10s], got 11s"},
 	} {
-		_, err := Parse("z.yaml", []byte(c.lab))
+		_, err := labyaml.Parse("z.yaml", []byte(c.lab))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v\nwant %s", c.lab, err, c.want)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 // An external tier is checked against its proxy's table: an algorithm it
@@ -59,7 +60,7 @@ func TestExternalKindChecks(t *testing.T) {
 		{"nginx", "round-robin", "events:\n  - {at: 1s, action: slow, target: s1, speed: 0.5}\n", nil},
 	}
 	for _, c := range cases {
-		_, err := labfile.Parse("x.yaml", []byte(strings.ReplaceAll(
+		_, err := labyaml.Parse("x.yaml", []byte(strings.ReplaceAll(
 			strings.Replace(strings.Replace(strings.Replace(base, "%s", c.kind, 1), "%s", c.algorithm, 1), "%s", c.extra, 1), "\t", "")))
 		switch {
 		case c.want == nil && err != nil:
@@ -181,7 +182,7 @@ func TestExternalDocs(t *testing.T) {
 // external proxy honours; balancers.command is for that kind only.
 func TestExternalCommandChecks(t *testing.T) {
 	good := "name: x\nbalancers:\n  kind: command\n  algorithm: p2c-peak-ewma\n  command:\n    run: myproxy -c {{.Config}}\n    config: |\n      listen {{.Listen}}\n      {{range .Servers}}server {{.Name}} {{.Addr}}\n      {{end}}\n"
-	l, err := labfile.Parse("x.yaml", []byte(good))
+	l, err := labyaml.Parse("x.yaml", []byte(good))
 	if err != nil {
 		t.Fatalf("a valid kind: command: %v", err)
 	}
@@ -200,7 +201,7 @@ func TestExternalCommandChecks(t *testing.T) {
 		"name: x\nbalancers:\n  command: {run: p, config: c}\n":                                                                   "balancers.command: is for kind: command",
 		"name: ok\nbalancers:\n  kind: command\n  command: {run: \"proxy \\e -f {{.Config}}\", config: \"listen {{.Listen}}\"}\n": "balancers.command.run: holds the control character U+001B at byte 6",
 	} {
-		_, err := labfile.Parse("x.yaml", []byte(bad))
+		_, err := labyaml.Parse("x.yaml", []byte(bad))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", bad, err, want)
 		}

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/clock"
-	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 // add-server with a speed and workers adds a server of its own: before
@@ -58,7 +58,7 @@ events:
 		t.Errorf("the plain add-server after it: speed %g, %d workers; want the last server's (s4's)", s5.Speed, s5.Workers)
 	}
 	for _, bad := range []string{"{at: 2s, action: add-server, speed: 200}", "{at: 2s, action: add-server, workers: -1}", "{at: 2s, action: kill, target: s1, workers: 2}"} {
-		if _, err := labfile.Parse("bad.yaml", []byte(`
+		if _, err := labyaml.Parse("bad.yaml", []byte(`
 name: bad
 duration: 6s
 servers: [{count: 3}]

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 func checkedRun(t *testing.T, lab *labfile.Lab) Result {
@@ -83,7 +84,7 @@ servers: [{count: 2, workers: 4}]
 // that changes it, at the set entry (labfile.FixedAtRunTime), instead of
 // the run half applying it.
 func TestConnectionSettingsFixedForARun(t *testing.T) {
-	_, err := labfile.Parse("conns.yaml", []byte(`
+	_, err := labyaml.Parse("conns.yaml", []byte(`
 duration: 1s
 network: {handshake: 1}
 events:

@@ -10,11 +10,12 @@ import (
 	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 func parseLab(t *testing.T, text string) *labfile.Lab {
 	t.Helper()
-	lab, err := labfile.Parse(t.Name()+".yaml", []byte(text))
+	lab, err := labyaml.Parse(t.Name()+".yaml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/report/verdict"
 	"github.com/lblab/lblab/scenarios"
@@ -234,7 +234,7 @@ func TestScenarioClaimsOnMoreSeeds(t *testing.T) {
 // take requests (and the walk then fell back to the ring owner over even
 // that). Check mode asserts the bound at every pick.
 func TestBoundedLoadsWithAServerOut(t *testing.T) {
-	lab, err := labfile.Parse("bounded.yaml", []byte(`
+	lab, err := labyaml.Parse("bounded.yaml", []byte(`
 duration: 6s
 clients: {rate: 300}
 balancers:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/report/verdict"
 )
@@ -171,11 +172,11 @@ func TestSessionDrillsAreScriptEvents(t *testing.T) {
 	}
 	got := playOut(t, s, 100*time.Millisecond)
 	// The saved lab, written out and read back as a file, runs the same.
-	data, err := saved.Marshal()
+	data, err := labyaml.Marshal(saved)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := labfile.Parse("saved.yaml", data)
+	back, err := labyaml.Parse("saved.yaml", data)
 	if err != nil {
 		t.Fatalf("the saved lab does not parse: %v\n%s", err, data)
 	}

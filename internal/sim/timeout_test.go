@@ -3,7 +3,7 @@ package sim
 import (
 	"testing"
 
-	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 // A balancer that has answered 504 stays answered: the server's late reply,
@@ -13,7 +13,7 @@ import (
 // reaches the client at 30 ms, before the reply gets back to the balancer
 // at 32 ms: every request times out, and every reply is wasted work.
 func TestLateReplyDoesNotUndoA504(t *testing.T) {
-	lab, err := labfile.Parse("late.yaml", []byte(`
+	lab, err := labyaml.Parse("late.yaml", []byte(`
 duration: 2s
 network: {hop: 5ms}
 clients: {rate: 20, work: {dist: constant, mean: 17ms}}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 // TestSiteFigures measures what docs/BENCHMARKS.md's "The page" section
@@ -42,7 +42,7 @@ func TestSiteFigures(t *testing.T) {
 	if err := l.Apply("duration", (12 * l.Duration).String()); err != nil {
 		t.Fatal(err)
 	}
-	text, err := l.Marshal()
+	text, err := labyaml.Marshal(l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestSiteFigures(t *testing.T) {
 	if err := os.WriteFile(file, text, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := labfile.Parse(file, text); err != nil {
+	if _, err := labyaml.Parse(file, text); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()

@@ -11,7 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/sim"
 	"github.com/lblab/lblab/internal/watch"
 )
@@ -149,7 +149,7 @@ func TestPageRateNeedsANumber(t *testing.T) {
 func TestPageShowsARunItsGuardStopped(t *testing.T) {
 	const text = "name: stall\nduration: 2s\nnetwork: {hop: 0s}\nclients: {mode: closed, users: 5, think: 0s}\n" +
 		"balancers: {algorithm: round-robin}\nservers: [{count: 1, max_outstanding: 2}]\n"
-	lab, err := labfile.Parse("stall.yaml", []byte(text))
+	lab, err := labyaml.Parse("stall.yaml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}

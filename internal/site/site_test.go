@@ -19,6 +19,7 @@ import (
 
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	browsertest "github.com/lblab/lblab/internal/testbin/browser"
 	"github.com/lblab/lblab/internal/watch"
 )
@@ -171,7 +172,7 @@ func scenarioFile(t *testing.T, name string) *labfile.Lab {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := labfile.Parse("scenarios/"+name+".yaml", data)
+	l, err := labyaml.Parse("scenarios/"+name+".yaml", data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,19 +180,19 @@ func scenarioFile(t *testing.T, name string) *labfile.Lab {
 }
 
 // TestPagePastedLabErrorNamesFileLineCol: a lab file pasted with a mistake
-// is refused with labfile.Parse's message, file:line:col, as lab sim gives
+// is refused with labyaml.Parse's message, file:line:col, as lab sim gives
 // it; the lab playing stays. So is a lab over the cost budget, with the
 // estimate's message, until the cost budget field allows it.
 func TestPagePastedLabErrorNamesFileLineCol(t *testing.T) {
 	ctx := page(t)
 	bad := "name: mine\nservers:\n  - name: s1\n    speed: fast\n"
-	_, err := labfile.Parse("mine.yaml", []byte(bad))
+	_, err := labyaml.Parse("mine.yaml", []byte(bad))
 	if err == nil {
 		t.Fatal("the bad lab parsed")
 	}
 	want := err.Error()
 	if !strings.HasPrefix(want, "mine.yaml:4:") {
-		t.Fatalf("labfile.Parse's error does not name mine.yaml:4:COL: %q", want)
+		t.Fatalf("labyaml.Parse's error does not name mine.yaml:4:COL: %q", want)
 	}
 	before := evalJS[string](t, ctx, 5*time.Second, `document.getElementById('lab-name').textContent`)
 	run(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
@@ -210,7 +211,7 @@ func TestPagePastedLabErrorNamesFileLineCol(t *testing.T) {
 	// A lab over the cost budget is refused with lab sim's message, told how
 	// the page raises the budget; with the cost budget field at 100 it runs.
 	heavy := "name: heavy\nduration: 5s\nclients:\n  rate: 50\n  keys: 1000000\nservers:\n  - count: 1000\n    cache:\n      size: 1000000\n"
-	l, err := labfile.Parse("heavy.yaml", []byte(heavy))
+	l, err := labyaml.Parse("heavy.yaml", []byte(heavy))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +279,7 @@ func TestPageControlsInTheWorker(t *testing.T) {
 	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#controls button[data-action="kill"]`)))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-drills').textContent.includes('7.5s: kill s1')`)
 	yaml := evalJS[string](t, ctx, 20*time.Second, `lblab.engine.request('GET', document.getElementById('pb-save').getAttribute('href')).then(r => r.text)`)
-	saved, err := labfile.Parse("saved.yaml", []byte(yaml))
+	saved, err := labyaml.Parse("saved.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatalf("the saved lab file does not parse: %v", err)
 	}
@@ -334,7 +335,7 @@ func TestPageSharedLinkRunsItsLabAndSeed(t *testing.T) {
 	if got := evalJS[string](t, ctx, 5*time.Second, `document.getElementById('own-seed').value`); got != "7" {
 		t.Errorf("the editor's seed is %q, want the link's 7", got)
 	}
-	l, err := labfile.Parse("storm.yaml", text)
+	l, err := labyaml.Parse("storm.yaml", text)
 	if err != nil {
 		t.Fatal(err)
 	}

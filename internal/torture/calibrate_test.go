@@ -11,6 +11,7 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/sim"
 )
 
@@ -44,7 +45,7 @@ func TestHeldMatchesTheHeap(t *testing.T) {
 		{"the page's frames", "name: frames\nduration: 30s\nclients: {rate: 100}\nbalancers: {count: 2}\nservers: [{count: 1000}]\n", 25 * time.Second, 81},
 	}
 	for _, c := range cases {
-		lab, err := labfile.Parse(c.name+".yaml", []byte(c.yaml))
+		lab, err := labyaml.Parse(c.name+".yaml", []byte(c.yaml))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +84,7 @@ func TestEstimateCalibration(t *testing.T) {
 	}
 	by := map[string]*tally{}
 	for seed := uint64(1); seed <= labs; seed++ {
-		lab, err := labfile.Parse(labName(seed), Draw(seed).Tree.YAML())
+		lab, err := labyaml.Parse(labName(seed), Draw(seed).Tree.YAML())
 		if err != nil {
 			t.Fatal(err)
 		}

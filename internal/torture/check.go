@@ -10,6 +10,7 @@ import (
 
 	"github.com/lblab/lblab/internal/assemble"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/sim"
 )
 
@@ -18,13 +19,13 @@ type Verdict int
 
 const (
 	Passed    Verdict = iota
-	Invalid           // labfile.Parse refused a drawn lab: a generator bug
+	Invalid           // labyaml.Parse refused a drawn lab: a generator bug
 	Violation         // sim --check found a broken invariant
 	Refused           // the simulator refused a script event the validator accepted
 	Overflow          // the memory guard stopped the run: work piled up without bound
 	Crashed           // the simulator panicked
 	Unstable          // the same lab and seed gave two different reports
-	RoundTrip         // labfile.Marshal wrote a file that parses to another lab
+	RoundTrip         // labyaml.Marshal wrote a file that parses to another lab
 	Uncosted          // the lab did or held far more than the cost estimate counts
 )
 
@@ -63,10 +64,10 @@ func (o Outcome) Failed() bool { return o.Verdict != Passed }
 // Check parses the lab tree and runs it in the simulator with every
 // invariant checked. A panic is caught and reported, so one bad lab does
 // not end a whole torture run. With deep, it also checks that the lab
-// survives labfile.Marshal and Parse unchanged (how lab run hands a lab to
+// survives labyaml.Marshal and Parse unchanged (how lab run hands a lab to
 // its processes) and that a second run gives the same report.
 func Check(name string, tree Map, deep bool) (out Outcome) {
-	lab, err := labfile.Parse(name, tree.YAML())
+	lab, err := labyaml.Parse(name, tree.YAML())
 	if err != nil {
 		return Outcome{Verdict: Invalid, Detail: err.Error()}
 	}
@@ -162,11 +163,11 @@ func (o Outcome) Signature() string {
 // roundTrip returns what differs when lab is marshalled and parsed back,
 // or "".
 func roundTrip(name string, lab *labfile.Lab) string {
-	data, err := lab.Marshal()
+	data, err := labyaml.Marshal(lab)
 	if err != nil {
 		return err.Error()
 	}
-	again, err := labfile.Parse(name+" (marshalled)", data)
+	again, err := labyaml.Parse(name+" (marshalled)", data)
 	if err != nil {
 		return fmt.Sprintf("the marshalled lab does not parse: %v", err)
 	}

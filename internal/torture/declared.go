@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 // The settings the lab file declares are drawn from its declaration: the
@@ -177,7 +178,7 @@ func keep(m *Map, key string, v any, alone func(Map) Map) bool {
 	for range 8 {
 		cand := deepCopy(*m).(Map)
 		cand.Set(key, v)
-		_, err := labfile.Parse("draw", alone(cand).YAML())
+		_, err := labyaml.Parse("draw", alone(cand).YAML())
 		if err == nil {
 			*m = cand
 			return true

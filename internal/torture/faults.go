@@ -16,7 +16,7 @@ import (
 )
 
 // The process faults of lab torture --live. A live lab's tree carries its
-// faults under the top-level key x-faults (labfile.Parse ignores keys
+// faults under the top-level key x-faults (labyaml.Parse ignores keys
 // starting with x-), so the shrinker drops them one by one like events, and
 // its restart policy under x-restart.
 const (

@@ -20,6 +20,7 @@ import (
 
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/rng"
 )
 
@@ -205,7 +206,7 @@ func (g *gen) zones(lab Map) Map {
 	lab.Set("clients", clients)
 	lab.Set("balancers", bals)
 	lab.Set("zones", zones)
-	if _, err := labfile.Parse("draw", lab.YAML()); err != nil {
+	if _, err := labyaml.Parse("draw", lab.YAML()); err != nil {
 		return nil
 	}
 	return lab
@@ -454,7 +455,7 @@ func (g *gen) script(duration time.Duration, fleet []string, capacity float64, l
 func validWith(lab Map, events List) bool {
 	cand := deepCopy(lab).(Map)
 	cand.Set("events", events)
-	_, err := labfile.Parse("draw", cand.YAML())
+	_, err := labyaml.Parse("draw", cand.YAML())
 	return err == nil
 }
 
@@ -546,7 +547,7 @@ func (g *gen) constrained(lab Map, duration time.Duration, capacity float64, ser
 	try := func(feature string, change func(Map)) {
 		cand := deepCopy(lab).(Map)
 		change(cand)
-		if _, err := labfile.Parse("draw", cand.YAML()); err == nil {
+		if _, err := labyaml.Parse("draw", cand.YAML()); err == nil {
 			lab = cand
 			if !slices.Contains(g.features, feature) {
 				g.features = append(g.features, feature)

@@ -21,6 +21,7 @@ import (
 	livelab "github.com/lblab/lblab/internal/lab"
 	labproc "github.com/lblab/lblab/internal/lab/proc"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
 )
@@ -162,7 +163,7 @@ func RunLive(ctx context.Context, cfg LiveConfig) *LiveSummary {
 		f := &s.Failures[i]
 		sig := f.Outcome.Signature()
 		f.Shrunk, f.Runs = shrink(f.Drawn.Tree, cfg.ShrinkRuns, func(cand Map) (bool, bool) {
-			if _, err := labfile.Parse("x", cand.YAML()); err != nil {
+			if _, err := labyaml.Parse("x", cand.YAML()); err != nil {
 				return false, false
 			}
 			if _, _, err := faultsOf(cand); err != nil {
@@ -232,7 +233,7 @@ func runLive(ctx context.Context, cfg LiveConfig, tree Map, base baseline) (out 
 	start := time.Now()
 	defer func() { out.Duration = time.Since(start).Round(100 * time.Millisecond) }()
 	name := labName(tree.Get("seed").(uint64))
-	lab, err := labfile.Parse(name, tree.YAML())
+	lab, err := labyaml.Parse(name, tree.YAML())
 	if err != nil {
 		return LiveOutcome{Outcome: Outcome{Verdict: Invalid, Detail: err.Error()}}
 	}

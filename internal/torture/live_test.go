@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/testbin"
 )
 
@@ -64,7 +64,7 @@ func TestDrawLive(t *testing.T) {
 	kinds := map[string]int{}
 	for seed := uint64(1); seed <= 300; seed++ {
 		d := DrawLive(seed)
-		lab, err := labfile.Parse("x", d.Tree.YAML())
+		lab, err := labyaml.Parse("x", d.Tree.YAML())
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, d.Tree.YAML())
 		}
@@ -189,7 +189,7 @@ func TestFaultTargetsAreTheLabsProcesses(t *testing.T) {
 	named := 0
 	for seed := uint64(1); seed <= 400; seed++ {
 		d := DrawLive(seed)
-		lab, err := labfile.Parse("x", d.Tree.YAML())
+		lab, err := labyaml.Parse("x", d.Tree.YAML())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -109,7 +109,7 @@ func Run(cfg Config) *Summary {
 }
 
 // deepEvery: one lab in deepEvery (by seed) is also run twice and
-// round-tripped through labfile.Marshal (Check's deep checks).
+// round-tripped through labyaml.Marshal (Check's deep checks).
 const deepEvery = 8
 
 func labName(seed uint64) string { return fmt.Sprintf("torture-%d", seed) }

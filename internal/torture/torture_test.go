@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 // A lab is a pure function of its seed; another seed draws another lab.
@@ -29,7 +30,7 @@ func TestDrawIsDeterministic(t *testing.T) {
 func TestDrawnLabsAreValid(t *testing.T) {
 	for seed := uint64(1); seed <= 1000; seed++ {
 		d := Draw(seed)
-		if _, err := labfile.Parse(labName(seed), d.Tree.YAML()); err != nil {
+		if _, err := labyaml.Parse(labName(seed), d.Tree.YAML()); err != nil {
 			t.Fatalf("seed %d drew an invalid lab: %v\n%s", seed, err, d.Tree.YAML())
 		}
 	}
@@ -100,7 +101,7 @@ func TestShrinkKeepsOnlyWhatFails(t *testing.T) {
 		}
 	}
 	judge := func(m Map) (bool, bool) {
-		if _, err := labfile.Parse("x", m.YAML()); err != nil {
+		if _, err := labyaml.Parse("x", m.YAML()); err != nil {
 			return false, false
 		}
 		bal, _ := m.Get("balancers").(Map)
@@ -193,7 +194,7 @@ func TestFailureReport(t *testing.T) {
 		}
 	}
 	yaml := text[strings.Index(text, "---\n")+4 : strings.LastIndex(text, "---")]
-	if _, err := labfile.Parse("printed", []byte(yaml)); err != nil {
+	if _, err := labyaml.Parse("printed", []byte(yaml)); err != nil {
 		t.Errorf("the printed lab does not parse: %v\n%s", err, yaml)
 	}
 }
@@ -228,7 +229,7 @@ func TestEverySettingIsDrawn(t *testing.T) {
 	def := labfile.Default()
 	seen := map[string]int{}
 	for seed := uint64(1); seed <= 300; seed++ {
-		lab, err := labfile.Parse("draw", Draw(seed).Tree.YAML())
+		lab, err := labyaml.Parse("draw", Draw(seed).Tree.YAML())
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
@@ -267,7 +268,7 @@ func elem(path string, i int) string {
 func TestSetDrawsRunTimeSettings(t *testing.T) {
 	seen := map[string]bool{}
 	for seed := uint64(1); seed <= 1500; seed++ {
-		lab, err := labfile.Parse("draw", Draw(seed).Tree.YAML())
+		lab, err := labyaml.Parse("draw", Draw(seed).Tree.YAML())
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}

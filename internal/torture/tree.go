@@ -10,7 +10,7 @@ import (
 // writes what a user would write (only the keys a feature needs, the rest
 // left to the defaults), the lab file it prints is short, the shrinker can
 // turn a feature off by deleting its key without knowing the schema, and
-// every lab goes through labfile.Parse, so the validator and the defaults
+// every lab goes through labyaml.Parse, so the validator and the defaults
 // are exercised too and a change to the Lab struct needs no change here.
 
 // Map is a YAML mapping whose keys keep the order they were added in.

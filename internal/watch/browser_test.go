@@ -26,6 +26,7 @@ import (
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/lab/webui"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
 	"github.com/lblab/lblab/internal/testbin"
@@ -464,7 +465,7 @@ func TestWatchPageStepSeekSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	saved, err := labfile.Parse("saved.yaml", []byte(yaml))
+	saved, err := labyaml.Parse("saved.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatalf("the saved lab file does not parse: %v", err)
 	}
@@ -606,7 +607,7 @@ func TestWatchPageDemoLoopsUntilTouched(t *testing.T) {
 // queue and service times); after its end its dot is gone and the story
 // ends with the outcome and latency of lab sim's export.
 func TestWatchPageFollowsRequests(t *testing.T) {
-	l, err := labfile.Parse("follow.yaml", []byte(`
+	l, err := labyaml.Parse("follow.yaml", []byte(`
 name: follow
 seed: 5
 duration: 10s
@@ -865,7 +866,7 @@ const overflowProblems = `(() => {
 // a card and s8's ✕ is next to it, on a desktop and at 390x844, where
 // nothing is wider than the viewport and every control can be reached.
 func TestWatchPageFitsManyServersAndAPhone(t *testing.T) {
-	l, err := labfile.Parse("eight.yaml", []byte(`
+	l, err := labyaml.Parse("eight.yaml", []byte(`
 name: eight
 seed: 2
 duration: 10s

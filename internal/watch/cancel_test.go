@@ -13,6 +13,7 @@ import (
 
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/testbin"
 )
 
@@ -21,7 +22,7 @@ import (
 // a second of one core.
 func busyLab(t *testing.T) *labfile.Lab {
 	t.Helper()
-	l, err := labfile.Parse("heavy.yaml", []byte("name: heavy\nduration: 10s\nclients: {rate: 300000}\nbalancers: {algorithm: least-response-time}\nservers:\n  - {count: 300}\n"))
+	l, err := labyaml.Parse("heavy.yaml", []byte("name: heavy\nduration: 10s\nclients: {rate: 300000}\nbalancers: {algorithm: least-response-time}\nservers:\n  - {count: 300}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

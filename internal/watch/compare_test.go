@@ -9,6 +9,7 @@ import (
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
@@ -156,7 +157,7 @@ func TestCompareAllAppliesEachSettingToTheLabAsGiven(t *testing.T) {
 
 func mustLab(t *testing.T, text string) *labfile.Lab {
 	t.Helper()
-	l, err := labfile.Parse("lab.yaml", []byte(text))
+	l, err := labyaml.Parse("lab.yaml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/lblab/lblab/internal/assemble"
-	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 // heavyLab is a lab whose caches would take about 30 GiB once they fill:
@@ -34,7 +34,7 @@ var lightLab = strings.Replace(heavyLab, "      size: 1000000", "      size: 0",
 // max_cost raises the budget for the lab it runs, and the drills of that
 // lab are checked against that budget.
 func TestLabsOverTheCostBudgetAreRefused(t *testing.T) {
-	heavy, err := labfile.Parse("heavy.yaml", []byte(heavyLab))
+	heavy, err := labyaml.Parse("heavy.yaml", []byte(heavyLab))
 	if err != nil {
 		t.Fatal(err)
 	}

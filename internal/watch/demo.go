@@ -4,6 +4,7 @@ import (
 	_ "embed"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 //go:embed demo.yaml
@@ -11,7 +12,7 @@ var demoFile []byte
 
 // DemoLab is the lab `lab watch` plays when given none: round robin, then
 // least-outstanding, a server crashes and comes back (demo.yaml).
-func DemoLab() (*labfile.Lab, error) { return labfile.Parse(demoPath, demoFile) }
+func DemoLab() (*labfile.Lab, error) { return labyaml.Parse(demoPath, demoFile) }
 
 // demoPath is the name the demo's errors and GET /api/source give it.
 const demoPath = "internal/watch/demo.yaml"

@@ -8,6 +8,7 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 // MaxFleet is the most servers POST /api/fleet builds: the page draws
@@ -91,7 +92,7 @@ func (s *Server) rebuildFleet(_ dash.Request, in fleetIn) (Fleet, error) {
 	if err != nil {
 		return Fleet{}, err
 	}
-	text, err := l.Marshal() // the lab playing now, as given: the JSON report's and edit's
+	text, err := labyaml.Marshal(l) // the lab playing now, as given: the JSON report's and edit's
 	if err != nil {
 		return Fleet{}, err
 	}

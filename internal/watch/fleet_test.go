@@ -8,6 +8,7 @@ import (
 
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 // The fleet form rebuilds rr-slow's five servers as eight of three
@@ -107,7 +108,7 @@ func TestFleetRebuildIsTheLabReported(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &src); err != nil {
 		t.Fatal(err)
 	}
-	l, err := labfile.Parse(src.File, []byte(src.YAML))
+	l, err := labyaml.Parse(src.File, []byte(src.YAML))
 	if err != nil {
 		t.Fatalf("GET /api/source after the rebuild: %v\n%.300s", err, src.YAML)
 	}

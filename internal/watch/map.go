@@ -11,6 +11,7 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/state"
 	"github.com/lblab/lblab/internal/sim"
@@ -283,7 +284,7 @@ func (s *Server) handleMapCell(req dash.Request) dash.Answer {
 		return dash.RefuseErr(stopped(sim.ErrStopped))
 	}
 	s.install(p, m.scenario)
-	text, err := l.Marshal()
+	text, err := labyaml.Marshal(l)
 	if err != nil {
 		return dash.Refuse(500, err.Error())
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 // mapFile is the JSON of
@@ -145,7 +146,7 @@ func TestMapCellPlaysTheSweepsPoint(t *testing.T) {
 
 func yamlOf(t *testing.T, l *labfile.Lab) string {
 	t.Helper()
-	data, err := l.Marshal()
+	data, err := labyaml.Marshal(l)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 // TestWatchSavesDrillsAsWritten: a kill taken on the page is saved as a
@@ -35,7 +35,7 @@ func TestWatchSavesDrillsAsWritten(t *testing.T) {
 	if got := text[i+len("\nevents:\n") : j+1]; got != want {
 		t.Errorf("the saved script:\n%s\nwant:\n%s", got, want)
 	}
-	saved, err := labfile.Parse("saved.yaml", data)
+	saved, err := labyaml.Parse("saved.yaml", data)
 	if err != nil {
 		t.Fatalf("the saved lab does not parse: %v\n%s", err, text)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 // mouse presses the left button at the seek slider's fraction from, moves
@@ -78,7 +79,7 @@ func playbackPost(t *testing.T, base string, body string) dash.Playback {
 // playback again.
 func TestWatchPageSeeksWhereReleased(t *testing.T) {
 	lab := func(name string, duration string) *labfile.Lab {
-		l, err := labfile.Parse(name+".yaml", []byte(fmt.Sprintf(`
+		l, err := labyaml.Parse(name+".yaml", []byte(fmt.Sprintf(`
 name: %s
 seed: 3
 duration: %s

@@ -11,6 +11,7 @@ import (
 	"github.com/lblab/lblab/internal/clock"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/sim"
 	"github.com/lblab/lblab/scenarios"
 )
@@ -38,7 +39,7 @@ func sourceOf(opts Options) (*source, error) {
 	case opts.Source != nil:
 		return &source{file: opts.File, text: opts.Source, lab: opts.Lab.Clone()}, nil
 	}
-	text, err := opts.Lab.Marshal()
+	text, err := labyaml.Marshal(opts.Lab)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +53,7 @@ func scenarioSource(name string) (*source, error) {
 		return nil, err
 	}
 	file := scenarios.File(name)
-	l, err := labfile.Parse(file, data)
+	l, err := labyaml.Parse(file, data)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +142,7 @@ func (s *Server) runLab(req dash.Request, in labIn) (LabStarted, error) {
 	if err != nil {
 		return LabStarted{}, err
 	}
-	l, err := labfile.ParseFile(in.File, []byte(in.YAML)) // as lab sim reads that file: named after it when it has no name
+	l, err := labyaml.ParseFile(in.File, []byte(in.YAML)) // as lab sim reads that file: named after it when it has no name
 	if err != nil {
 		return LabStarted{}, err
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/lab/dash"
-	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 // inMemory hands one request to srv in memory, as the page's wasm module
@@ -39,7 +39,7 @@ func TestReportIsLabSimsOfTheScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := labfile.Parse("scenarios/rr-slow.yaml", data)
+	l, err := labyaml.Parse("scenarios/rr-slow.yaml", data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,13 +60,13 @@ func TestReportIsLabSimsOfTheScenario(t *testing.T) {
 }
 
 // POST /api/lab plays a lab file (its first compare setting, the seed
-// given); one that does not parse is refused with labfile.Parse's
+// given); one that does not parse is refused with labyaml.Parse's
 // file:line:col and the lab playing stays.
 func TestPostLabPlaysItOrNamesFileLineCol(t *testing.T) {
 	srv := watching(t, "rr-slow")
 	h := srv
 	bad := "name: mine\nservers:\n  - name: s1\n    speed: fast\n"
-	_, perr := labfile.Parse("mine.yaml", []byte(bad))
+	_, perr := labyaml.Parse("mine.yaml", []byte(bad))
 	body, _ := json.Marshal(labIn{File: "mine.yaml", YAML: bad})
 	code, out := inMemory(t, h, "POST", "/api/lab", string(body))
 	var e struct{ Error string }
@@ -86,7 +86,7 @@ func TestPostLabPlaysItOrNamesFileLineCol(t *testing.T) {
 	seed := uint64(5)
 	body, _ = json.Marshal(labIn{File: "storm.yaml", YAML: string(text), Seed: json.RawMessage(strconv.FormatUint(seed, 10))})
 	code, out = inMemory(t, h, "POST", "/api/lab", string(body))
-	l, err := labfile.Parse("storm.yaml", text)
+	l, err := labyaml.Parse("storm.yaml", text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestPostLabIsReadAsLabSimReadsTheFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := labfile.Load(path)
+	l, err := labyaml.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestPostLabIsReadAsLabSimReadsTheFile(t *testing.T) {
 		t.Fatalf("the report of a lab without a name differs from lab sim's:\n%.300s\nwant\n%.300s", got, want)
 	}
 
-	_, lerr := labfile.Load(writeFile(t, "empty.yaml", "# nothing\n"))
+	_, lerr := labyaml.Load(writeFile(t, "empty.yaml", "# nothing\n"))
 	body, _ = json.Marshal(labIn{File: "empty.yaml", YAML: "# nothing\n"})
 	code, out := inMemory(t, srv, "POST", "/api/lab", string(body))
 	if code != 400 || lerr == nil || !strings.Contains(out, "the lab file is empty") {

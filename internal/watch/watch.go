@@ -21,6 +21,7 @@ import (
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/policy"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/shell/state"
@@ -644,7 +645,7 @@ func (s *Server) labFile(dash.Request) dash.Answer {
 	s.mu.Lock()
 	l := s.sess.Lab()
 	s.mu.Unlock()
-	data, err := l.Marshal()
+	data, err := labyaml.Marshal(l)
 	if err != nil {
 		return dash.Refuse(500, err.Error())
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/lblab/lblab/internal/lab/dash"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/sim"
 	"github.com/lblab/lblab/scenarios"
@@ -553,7 +554,7 @@ func savedLab(t *testing.T, base string) *labfile.Lab {
 	}
 	data, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	saved, err := labfile.Parse("saved.yaml", data)
+	saved, err := labyaml.Parse("saved.yaml", data)
 	if err != nil {
 		t.Fatalf("the saved lab does not parse: %v\n%s", err, data)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/lblab/lblab/internal/cli/adminflags"
 	"github.com/lblab/lblab/internal/cli/usage"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	_ "github.com/lblab/lblab/internal/proxies" // balancers.kind: the lab file lab writes for its processes may name a proxy
 	"github.com/lblab/lblab/internal/shell/backend"
 	"github.com/lblab/lblab/internal/shell/conns"
@@ -178,7 +179,7 @@ func loadLab(path string) (*labfile.Lab, error) {
 	if path == "" {
 		return labfile.Default(), nil
 	}
-	return labfile.Load(path)
+	return labyaml.Load(path)
 }
 
 // serve runs the backend until SIGTERM or SIGINT; then it leaves for

@@ -24,6 +24,7 @@ import (
 	"github.com/lblab/lblab/internal/cli/usage"
 	"github.com/lblab/lblab/internal/core/balance"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	_ "github.com/lblab/lblab/internal/proxies" // balancers.kind: the lab file lab writes for its processes may name a proxy
 	"github.com/lblab/lblab/internal/shell/conns"
 	"github.com/lblab/lblab/internal/shell/lb"
@@ -169,7 +170,7 @@ func loadLab(path string, set map[string]bool, algorithm string, seed uint64, ho
 	lab := labfile.Default()
 	if path != "" {
 		var err error
-		if lab, err = labfile.Load(path); err != nil {
+		if lab, err = labyaml.Load(path); err != nil {
 			return nil, fmt.Errorf("--lab: %w", err)
 		}
 	}

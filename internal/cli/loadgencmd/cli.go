@@ -27,6 +27,7 @@ import (
 	"github.com/lblab/lblab/internal/cli/dnsflags"
 	"github.com/lblab/lblab/internal/cli/usage"
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	_ "github.com/lblab/lblab/internal/proxies" // balancers.kind: the lab file lab writes for its processes may name a proxy
 	"github.com/lblab/lblab/internal/report"
 	"github.com/lblab/lblab/internal/report/output"
@@ -215,7 +216,7 @@ func loadLab(o options, fs *usage.Set) (*labfile.Lab, error) {
 	lab := labfile.Default()
 	if o.lab != "" {
 		var err error
-		if lab, err = labfile.Load(o.lab); err != nil {
+		if lab, err = labyaml.Load(o.lab); err != nil {
 			return nil, err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/shell/state"
 )
 
@@ -20,10 +21,10 @@ import (
 // it links no net/http (nor net/url, crypto/tls, mime/multipart).
 
 // maxBody bounds a request's body (a drill, a scenario name, a lab file):
-// room for the largest lab file lab sim reads (labfile.MaxFileSize) as a
+// room for the largest lab file lab sim reads (labyaml.MaxFileSize) as a
 // JSON string, where a newline or a quote takes two bytes, and the rest of
 // the body. A bigger file in it is refused by labfile's own size check.
-const maxBody = 2*labfile.MaxFileSize + 64<<10
+const maxBody = 2*labyaml.MaxFileSize + 64<<10
 
 // errTooLarge is a body over maxBody.
 var errTooLarge = errors.New("request body too large")

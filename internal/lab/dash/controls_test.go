@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/shell/state"
 )
 
@@ -170,7 +171,7 @@ func TestZonedControlsOnlyWithZones(t *testing.T) {
 			t.Errorf("a lab without zones shows the locality control")
 		}
 	}
-	lab, err := labfile.Parse("z.yaml", []byte("zones: [{name: a}, {name: b}]\nservers:\n  - {count: 2, zone: a}\n  - {count: 2, zone: b}\n"))
+	lab, err := labyaml.Parse("z.yaml", []byte("zones: [{name: a}, {name: b}]\nservers:\n  - {count: 2, zone: a}\n  - {count: 2, zone: b}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/report"
 )
 
 func recoveryLab(t *testing.T, events string) *labfile.Lab {
 	t.Helper()
-	lab, err := labfile.Parse("r.yaml", []byte("duration: 20s\nevents:\n"+events))
+	lab, err := labyaml.Parse("r.yaml", []byte("duration: 20s\nevents:\n"+events))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/shell/wire"
 	"github.com/lblab/lblab/internal/testbin"
 )
@@ -20,7 +20,7 @@ import (
 // 5 ms, from a client that balances itself (id 3, in a) 30 ms, and from a
 // sender the lab does not know, 5 ms.
 func TestZoneHopBack(t *testing.T) {
-	lab, err := labfile.Parse("z.yaml", []byte(`
+	lab, err := labyaml.Parse("z.yaml", []byte(`
 zones: [{name: a}, {name: b}]
 network: {hop: 5ms, cross_zone: {hop: 30ms}}
 clients: {zones: [a]}
@@ -74,7 +74,7 @@ func idleSink(t *testing.T) (addr string, got, asked *atomic.Int64) {
 // of balancers.jiq.join applies to its next announcements (the backend
 // kept the join rule it started with).
 func TestIdleAnnouncementsStayInTheirZone(t *testing.T) {
-	lab, err := labfile.Parse("z.yaml", []byte(`
+	lab, err := labyaml.Parse("z.yaml", []byte(`
 zones: [{name: a}, {name: b}]
 network: {hop: 0s}
 balancers: {count: 2, zones: [a, b], algorithm: jiq, locality: {policy: local}}

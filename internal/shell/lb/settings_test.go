@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/shell/state"
 )
 
@@ -110,7 +111,7 @@ func TestEverySettingRoundTrips(t *testing.T) {
 // settings that need zones (balancers.locality) take another value too.
 func zonedLab(t *testing.T) *labfile.Lab {
 	t.Helper()
-	lab, err := labfile.Parse("zoned.yaml", []byte("network: {hop: 0s}\nzones: [{name: a}, {name: b}]\nservers:\n  - {count: 1, zone: a}\n  - {count: 1, zone: b}\n"))
+	lab, err := labyaml.Parse("zoned.yaml", []byte("network: {hop: 0s}\nzones: [{name: a}, {name: b}]\nservers:\n  - {count: 1, zone: a}\n  - {count: 1, zone: b}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

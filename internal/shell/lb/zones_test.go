@@ -8,7 +8,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 	"github.com/lblab/lblab/internal/shell/pace"
 )
 
@@ -20,7 +20,7 @@ func TestZoneHopsInVirtualTime(t *testing.T) {
 	_, _, hc, stop := memLB(t, Config{Lab: testLab(t)}, 0) // fasthttp's refresher starts outside the bubble
 	do(t, hc, "GET", "/", "")
 	stop()
-	lab, err := labfile.Parse("z.yaml", []byte(`
+	lab, err := labyaml.Parse("z.yaml", []byte(`
 zones: [{name: a}, {name: b}]
 network: {hop: 5ms, cross_zone: {hop: 30ms}}
 clients: {zones: [a]}
@@ -67,7 +67,7 @@ servers: [{zone: b}]
 // hop), s2 in b (200 ms across). It took the lb's own zone's hop to every
 // backend, so a queued loser across a zone was cancelled too early.
 func TestCancelTakesEachBackendsZoneHop(t *testing.T) {
-	lab, err := labfile.Parse("z.yaml", []byte(`
+	lab, err := labyaml.Parse("z.yaml", []byte(`
 zones: [{name: a}, {name: b}]
 network: {hop: 0s, cross_zone: {hop: 200ms}}
 balancers: {zones: [a]}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/lblab/lblab/internal/labfile"
+	"github.com/lblab/lblab/internal/labfile/labyaml"
 )
 
 // With zones, each client sends to its zone's balancer (client ids in
@@ -14,7 +14,7 @@ import (
 // server's zone, b), so none of zone b's did. The report's cross_zone and
 // the metrics agree.
 func TestZonesRouteAndCount(t *testing.T) {
-	lab, err := labfile.Parse("z.yaml", []byte(`
+	lab, err := labyaml.Parse("z.yaml", []byte(`
 duration: 1s
 zones: [{name: a}, {name: b}]
 network: {hop: 1ms, cross_zone: {hop: 2ms}}
@@ -53,7 +53,7 @@ servers: [{name: x, zone: a}, {name: y, zone: b}]
 // A set of a link between zones mid-run is the loadgen's (the hop from a
 // client to a balancer of another zone): applied, as network.hop is.
 func TestZoneLinkSetApplies(t *testing.T) {
-	lab, err := labfile.Parse("z.yaml", []byte(`
+	lab, err := labyaml.Parse("z.yaml", []byte(`
 duration: 1s
 zones: [{name: a}, {name: b}]
 clients: {rate: 100}
@@ -80,7 +80,7 @@ servers: [{zone: b}]
 // none) has every attempt refused at once: nothing reaches the balancer,
 // every attempt is an error, and every one crossed.
 func TestPartitionCutsTheClientsHop(t *testing.T) {
-	lab, err := labfile.Parse("z.yaml", []byte(`
+	lab, err := labyaml.Parse("z.yaml", []byte(`
 duration: 1s
 zones: [{name: a}, {name: b}]
 network: {partition: true}

@@ -1,6 +1,6 @@
 // Package labfile stands for a settings package the cores import: it may use
-// the OS, but not the wall clock, since its code runs inside a simulation,
-// and knows no proxy.
+// neither the OS nor the wall clock, since its code runs inside a
+// simulation (reading a lab file is another package's), and knows no proxy.
 package labfile
 
 import (
@@ -10,7 +10,7 @@ import (
 	"example.com/plant/internal/proxies"
 )
 
-// Stamp reads the wall clock on the cores' behalf.
+// Stamp reads the OS and the wall clock on the cores' behalf.
 func Stamp() time.Time { _ = os.Getpid(); return time.Now() }
 
 // Kinds checks balancer kinds against the proxies' own table.

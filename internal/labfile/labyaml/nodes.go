@@ -1,10 +1,12 @@
-package labfile
+package labyaml
 
 import (
 	"math"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/token"
+
+	"github.com/lblab/lblab/internal/labfile"
 )
 
 // Helpers reading goccy/go-yaml AST nodes.
@@ -17,7 +19,7 @@ func describe(n ast.Node) string {
 	case ast.SequenceType:
 		return "a list"
 	}
-	return quote(n.String())
+	return labfile.Quote(n.String())
 }
 
 // pairs returns the key/value pairs of a mapping node (a one-pair mapping
@@ -56,11 +58,18 @@ func nodeToken(n ast.Node) *token.Token {
 	return n.GetToken()
 }
 
-func tokenPos(tk *token.Token) pos {
+func tokenPos(tk *token.Token) labfile.Pos {
 	if tk == nil || tk.Position == nil {
-		return pos{}
+		return labfile.Pos{}
 	}
-	return pos{tk.Position.Line, tk.Position.Column}
+	return labfile.Pos{Line: tk.Position.Line, Col: tk.Position.Column}
+}
+
+// scalarValue is one scalar as written: its text and, for YAML numbers and
+// booleans, the value the YAML parser decoded (labfile.SetScalar's two).
+type scalarValue struct {
+	text    string
+	decoded any
 }
 
 // scalarOf returns the text (and decoded value) of a scalar node.

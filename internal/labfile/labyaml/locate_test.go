@@ -1,4 +1,4 @@
-package labfile
+package labyaml
 
 import (
 	"errors"

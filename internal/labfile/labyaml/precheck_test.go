@@ -1,4 +1,4 @@
-package labfile
+package labyaml
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/lblab/lblab/internal/labfile"
 )
 
 // TestDeepNestingRefusedBeforeParsing: YAML nested past MaxDepth is refused
@@ -35,7 +37,7 @@ func TestDeepNestingRefusedBeforeParsing(t *testing.T) {
 			runtime.ReadMemStats(&before)
 			_, err := Parse("lab.yaml", []byte(c.src))
 			runtime.ReadMemStats(&after)
-			e, ok := err.(*Error)
+			e, ok := err.(*labfile.Error)
 			if !ok || !strings.Contains(e.Msg, "nests more than 64 levels") || e.Line != c.line || e.Col != c.col {
 				t.Fatalf("got %v (%#v), want line %d col %d", err, err, c.line, c.col)
 			}
@@ -132,7 +134,7 @@ func TestWorstShapesRefusedBeforeParsing(t *testing.T) {
 			runtime.ReadMemStats(&before)
 			_, err := Parse("lab.yaml", []byte(src))
 			runtime.ReadMemStats(&after)
-			e, ok := err.(*Error)
+			e, ok := err.(*labfile.Error)
 			if !ok || e.Line == 0 || e.Col == 0 || !(strings.Contains(e.Msg, "more than 32768 YAML tokens") || strings.Contains(e.Msg, "mapping keys at this column")) {
 				t.Fatalf("got %v, want the token cap at a position", err)
 			}
@@ -148,7 +150,7 @@ func TestTokenCapPositions(t *testing.T) {
 	src := "name: x\nx-l:\n" + strings.Repeat("-\n", MaxTokens)
 	_, err := Parse("lab.yaml", []byte(src))
 	// tokens: name, :, x, x-l, : and then one per entry; token MaxTokens+1 is entry MaxTokens-4.
-	if e, ok := err.(*Error); !ok || e.Line != 2+MaxTokens-4 || e.Col != 1 || !strings.Contains(e.Msg, "more than 32768 YAML tokens") {
+	if e, ok := err.(*labfile.Error); !ok || e.Line != 2+MaxTokens-4 || e.Col != 1 || !strings.Contains(e.Msg, "more than 32768 YAML tokens") {
 		t.Fatalf("got %v", err)
 	}
 	var b strings.Builder
@@ -157,7 +159,7 @@ func TestTokenCapPositions(t *testing.T) {
 		fmt.Fprintf(&b, "    k%d: 1\n", i)
 	}
 	_, err = Parse("lab.yaml", []byte(b.String()))
-	if e, ok := err.(*Error); !ok || e.Line != 3+MaxColumnKeys || e.Col != 5 || !strings.Contains(e.Msg, "more than 4096 mapping keys at this column") {
+	if e, ok := err.(*labfile.Error); !ok || e.Line != 3+MaxColumnKeys || e.Col != 5 || !strings.Contains(e.Msg, "more than 4096 mapping keys at this column") {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package labfile
+package labyaml
 
 import (
 	"fmt"
@@ -7,18 +7,26 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/token"
+
+	"github.com/lblab/lblab/internal/labfile"
 )
 
-// decoder fills schema structs from a YAML AST, recording where every value
-// sits and which fields the file sets.
+// decoder fills labfile's schema structs from a YAML AST, recording where
+// every value sits and which fields the file sets.
 type decoder struct {
-	rep     reporter
+	file    string
+	pos     labfile.Positions   // where each dotted path's value sits
+	errs    labfile.Errors      // the problems found, in the order met
 	present map[string]bool     // dotted paths the file gives a non-null value
 	anchors map[string]ast.Node // &name -> node, as met in document order
 	nodes   int                 // values decoded, to bound alias expansion
 	depth   int                 // mappings being decoded, to stop recursive merges
 	limited bool                // a limit was hit (reported once)
 	active  map[ast.Node]bool   // mappings being decoded: an alias to one is recursive
+}
+
+func newDecoder(file string) *decoder {
+	return &decoder{file: file, pos: labfile.Positions{}, present: map[string]bool{}, anchors: map[string]ast.Node{}, active: map[ast.Node]bool{}}
 }
 
 // maxDepth bounds mapping nesting; the schema is 5 deep, merges add a few.
@@ -29,11 +37,11 @@ const maxDepth = 32
 const maxNodes = 1 << 17
 
 func (d *decoder) errorAt(tk *token.Token, field, format string, args ...any) {
-	e := &Error{File: d.rep.file, Field: field, Msg: fmt.Sprintf(format, args...)}
+	e := &labfile.Error{File: d.file, Field: field, Msg: fmt.Sprintf(format, args...)}
 	if tk != nil && tk.Position != nil {
 		e.Line, e.Col = tk.Position.Line, tk.Position.Column
 	}
-	d.rep.errs = append(d.rep.errs, e)
+	d.errs = append(d.errs, e)
 }
 
 func (d *decoder) document(f *ast.File, lab reflect.Value) {
@@ -99,15 +107,15 @@ func (d *decoder) value(path string, n ast.Node, v reflect.Value, at *token.Toke
 		return
 	}
 	d.present[path] = true
-	if tk := n.GetToken(); tk != nil && tk.Position != nil && isScalar(v.Type()) {
+	if tk := n.GetToken(); tk != nil && tk.Position != nil && labfile.IsScalar(v.Type()) {
 		at = tk
 	}
 	if at != nil && at.Position != nil {
-		d.rep.pos[path] = pos{at.Position.Line, at.Position.Column}
+		d.pos[path] = labfile.Pos{Line: at.Position.Line, Col: at.Position.Column}
 	}
 	switch v.Kind() {
 	case reflect.Struct:
-		if isText(v.Type()) {
+		if labfile.IsScalar(v.Type()) { // a struct that reads itself from text
 			d.scalar(path, n, v)
 			return
 		}
@@ -149,7 +157,7 @@ func (d *decoder) overLimit(n ast.Node, path string) bool {
 func (d *decoder) mapping(path string, n ast.Node, v reflect.Value, at *token.Token) {
 	ps, ok := pairs(n)
 	if !ok {
-		d.errorAt(nodeToken(n), path, "want a mapping of fields (%s), got %s", strings.Join(fieldNames(fieldsOf(v.Type())), ", "), describe(n))
+		d.errorAt(nodeToken(n), path, "want a mapping of fields (%s), got %s", strings.Join(labfile.SchemaOf(v.Type()).Names(), ", "), describe(n))
 		return
 	}
 	if d.active[n] {
@@ -162,7 +170,7 @@ func (d *decoder) mapping(path string, n ast.Node, v reflect.Value, at *token.To
 	d.depth++
 	d.active[n] = true
 	defer func() { d.depth--; delete(d.active, n) }()
-	fields := fieldsOf(v.Type())
+	schema := labfile.SchemaOf(v.Type())
 	var explicit []*ast.MappingValueNode
 	for _, p := range ps {
 		if p.Key != nil && p.Key.IsMergeKey() {
@@ -172,7 +180,7 @@ func (d *decoder) mapping(path string, n ast.Node, v reflect.Value, at *token.To
 		explicit = append(explicit, p)
 	}
 	for _, p := range explicit {
-		d.pair(path, p, v, fields)
+		d.pair(path, p, v, schema)
 	}
 }
 
@@ -190,7 +198,7 @@ func (d *decoder) merge(path string, n ast.Node, v reflect.Value) {
 	}
 }
 
-func (d *decoder) pair(path string, p *ast.MappingValueNode, v reflect.Value, fields []field) {
+func (d *decoder) pair(path string, p *ast.MappingValueNode, v reflect.Value, schema labfile.Schema) {
 	if p.Key == nil {
 		return
 	}
@@ -203,16 +211,16 @@ func (d *decoder) pair(path string, p *ast.MappingValueNode, v reflect.Value, fi
 		d.extension(p.Value)
 		return
 	}
-	f, ok := lookupField(fields, name)
+	index, ok := schema.Field(name)
 	if !ok {
 		where := path
 		if where == "" {
 			where = "the lab"
 		}
-		d.errorAt(p.Key.GetToken(), joinPath(path, name), "%s", unknownKeyMsg(name, where, fieldNames(fields)))
+		d.errorAt(p.Key.GetToken(), labfile.JoinPath(path, name), "%s", schema.Unknown(name, where))
 		return
 	}
-	d.value(joinPath(path, name), p.Value, v.FieldByIndex(f.index), p.Key.GetToken())
+	d.value(labfile.JoinPath(path, name), p.Value, v.FieldByIndex(index), p.Key.GetToken())
 }
 
 // extension handles a top-level x-... key: its value is not part of the lab
@@ -245,7 +253,7 @@ func (d *decoder) sequence(path string, n ast.Node, v reflect.Value, at *token.T
 	out := reflect.MakeSlice(v.Type(), 0, len(seq.Values))
 	for i, item := range seq.Values {
 		elem := reflect.New(v.Type().Elem()).Elem()
-		d.value(indexPath(path, i), item, elem, nodeToken(item))
+		d.value(labfile.IndexPath(path, i), item, elem, nodeToken(item))
 		out = reflect.Append(out, elem)
 	}
 	v.Set(out)
@@ -272,8 +280,8 @@ func (d *decoder) stringMap(path string, n ast.Node, v reflect.Value, at *token.
 			d.errorAt(at, path, "keys must be plain dotted paths like clients.budget")
 			continue
 		}
-		sub := joinPath(path, key)
-		d.rep.pos[sub] = tokenPos(p.Key.GetToken())
+		sub := labfile.JoinPath(path, key)
+		d.pos[sub] = tokenPos(p.Key.GetToken())
 		val := reflect.New(v.Type().Elem()).Elem()
 		if vn := d.resolve(p.Value, sub); vn != nil {
 			d.scalar(sub, vn, val)
@@ -287,10 +295,10 @@ func (d *decoder) stringMap(path string, n ast.Node, v reflect.Value, at *token.
 func (d *decoder) scalar(path string, n ast.Node, v reflect.Value) {
 	sv, ok := scalarOf(n)
 	if !ok {
-		d.errorAt(nodeToken(n), path, "want %s, got %s", typeWord(v.Type()), describe(n))
+		d.errorAt(nodeToken(n), path, "want %s, got %s", labfile.ScalarWant(v.Type()), describe(n))
 		return
 	}
-	if err := setScalar(v, sv); err != nil {
+	if err := labfile.SetScalar(v, sv.text, sv.decoded); err != nil {
 		d.errorAt(n.GetToken(), path, "%v", err)
 	}
 }

@@ -1,8 +1,10 @@
-package labfile
+package labyaml
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/lblab/lblab/internal/labfile"
 )
 
 // A lab's free text is printed to terminals and logs (lab sim's header,
@@ -31,13 +33,13 @@ func TestControlBytesRefused(t *testing.T) {
 			t.Errorf("%q: %v, want %q", c.src, err, c.want)
 			continue
 		}
-		if msg := err.Error(); CheckPrintable(msg, true) != "" {
+		if msg := err.Error(); labfile.CheckPrintable(msg, true) != "" {
 			t.Errorf("%q: the refusal itself holds a control byte: %q", c.src, msg)
 		}
 	}
 	// The YAML decoder reads a byte that starts no character as U+FFFD;
 	// a lab built in code is checked by Validate.
-	l := Default()
+	l := labfile.Default()
 	l.Name = "bad\xffutf8"
 	if err := l.Validate(); err == nil || !strings.Contains(err.Error(), "name: is not valid UTF-8 (byte 3 is 0xff)") {
 		t.Errorf("a name of invalid UTF-8: %v", err)

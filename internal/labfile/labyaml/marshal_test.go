@@ -1,20 +1,22 @@
-package labfile
+package labyaml
 
 import (
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lblab/lblab/internal/labfile"
 )
 
 func TestMarshalRoundTrips(t *testing.T) {
-	lab := Default()
+	lab := labfile.Default()
 	if err := lab.Apply("clients.hedge", "p95"); err != nil {
 		t.Fatal(err)
 	}
-	lab.Events = []Event{{At: 2 * time.Second, Action: "slow", Target: "s2", Speed: 0.25}}
-	lab.Compare = []Setting{{Name: "b", Set: map[string]string{"clients.budget": "0.1"}}}
-	data, err := lab.Marshal()
+	lab.Events = []labfile.Event{{At: 2 * time.Second, Action: "slow", Target: "s2", Speed: 0.25}}
+	lab.Compare = []labfile.Setting{{Name: "b", Set: map[string]string{"clients.budget": "0.1"}}}
+	data, err := Marshal(lab)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +62,7 @@ func TestMarshalWritesEachDrillAsWritten(t *testing.T) {
 		{"{at: 26s, action: heal}", "- at: 26s\n  action: heal\n"},
 	}
 	var given, want strings.Builder
-	covered := map[Action]bool{}
+	covered := map[labfile.Action]bool{}
 	for _, e := range events {
 		given.WriteString("  - " + e.given + "\n")
 		want.WriteString(e.saved)
@@ -72,12 +74,12 @@ func TestMarshalWritesEachDrillAsWritten(t *testing.T) {
 	for _, ev := range lab.Events {
 		covered[ev.Action] = true
 	}
-	for _, d := range Drills {
+	for _, d := range labfile.Drills {
 		if !covered[d.Action] {
 			t.Errorf("no event of %s here", d.Action)
 		}
 	}
-	data, err := lab.Marshal()
+	data, err := Marshal(lab)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +116,7 @@ func TestMarshalWritesEachDrillAsWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back.Events = []Event{lab.Events[2]}
+	back.Events = []labfile.Event{lab.Events[2]}
 	if !reflect.DeepEqual(old.Events, back.Events) {
 		t.Errorf("the kill written whole reads %+v, written as a person does %+v", old.Events, back.Events)
 	}

@@ -1,4 +1,4 @@
-package labfile
+package labyaml
 
 import (
 	"errors"
@@ -10,103 +10,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goccy/go-yaml"
+	"github.com/lblab/lblab/internal/labfile"
 )
 
-// fullExample sets every section (and most fields) of the schema.
-const fullExample = `name: full
-description: every section at once
-narration: watch the slow server
-seed: 42
-duration: 30s
-x-fast: &fast
-  workers: 4
-  speed: 2
-network:
-  hop: 2ms
-  jitter: 1ms
-clients:
-  mode: open
-  rate: 400
-  users: 8
-  think: 50ms
-  count: 50
-  activity: zipf
-  keys: 5000
-  zipf: 0
-  work:
-    dist: lognormal
-    mean: 20ms
-    cv: 2
-  timeout: 1s
-  attempt_timeout: 300ms
-  retries: 3
-  backoff: {base: 20ms, jitter: none}
-  budget: 0.1
-  hedge: p95
-  subset: 3
-balancers:
-  count: 2
-  algorithm: least-outstanding
-  load: shared
-  refresh: 250ms
-  timeout: 500ms
-  subset: 4
-  choices: 3
-  hash_on: client
-  vnodes: 50
-  epsilon: 0.5
-  decay: 2s
-  breaker: {enabled: true, window: 30, threshold: 0.4, open: 2s, probes: 5}
-  outlier: {enabled: true, consecutive_failures: 3, interval: 500ms, base_ejection: 2s, max_ejection: 20s,
-    max_ejection_share: 0.5, success_rate_k: 1.5, latency_k: 1.2, min_requests: 20}
-  slow_start: {enabled: true, window: 5s, floor: 0.2, aggression: 2}
-  health: {enabled: true, interval: 500ms, fails: 3, passes: 1}
-servers:
-  - count: 3
-    <<: *fast
-    queue: {capacity: 24, discipline: lifo}
-    drop_expired: true
-    max_outstanding: 40
-    queue_timeout: 100ms
-    cache: {size: 100, hit_factor: 0.1}
-    limiter: {kind: gradient2, initial: 10, min: 2, max: 50}
-  - name: slow
-    speed: 0.25
-    errors: 0.05
-    error_time: 2ms
-    gc: {every: 2s, pause: 300ms}
-    work:
-      mix:
-        - {p: 0.7, value: 4ms}
-        - {p: 0.3, value: 10ms}
-compare:
-  - name: rr
-    algorithm: round-robin
-  - name: budget
-    set:
-      clients.budget: 0.2
-      servers.queue.capacity: 10
-events:
-  - {at: 1s, action: slow, target: slow, speed: 0.5}
-  - {at: 2s, action: restore, target: slow}
-  - {at: 3s, action: gc, target: s1, pause: 200ms}
-  - {at: 4s, action: errors, target: all, share: 0.1}
-  - {at: 5s, action: rate, rate: 800}
-  - {at: 6s, action: algorithm, algorithm: p2c}
-  - {at: 7s, action: add-server}
-  - {at: 7s, action: add-server, target: extra}
-  - {at: 8s, action: kill, target: s5}
-  - {at: 9s, action: restart, target: s5}
-  - {at: 10s, action: fail, target: extra}
-  - {at: 11s, action: recover, target: extra}
-  - {at: 12s, action: remove-server, target: extra}
-  - at: 13s
-    action: set
-    set: {clients.retries: 1, balancers.breaker.enabled: "false"}
-`
+// fullExample sets every section (and most fields) of the schema:
+// labfile's testdata/full.yaml, which labfile's own tests parse too.
+var fullExample = func() string {
+	data, err := os.ReadFile("../testdata/full.yaml")
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}()
 
-func mustParse(t *testing.T, src string) *Lab {
+func mustParse(t *testing.T, src string) *labfile.Lab {
 	t.Helper()
 	l, err := Parse("lab.yaml", []byte(src))
 	if err != nil {
@@ -133,7 +50,7 @@ func TestParseFullExample(t *testing.T) {
 	if l.Clients.Zipf != 0 {
 		t.Errorf("explicit zipf: 0 became %v", l.Clients.Zipf)
 	}
-	if !reflect.DeepEqual(l.Clients.Work, Dist{Kind: "lognormal", Mean: 20 * time.Millisecond, CV: 2}) {
+	if !reflect.DeepEqual(l.Clients.Work, labfile.Dist{Kind: "lognormal", Mean: 20 * time.Millisecond, CV: 2}) {
 		t.Errorf("clients.work = %+v", l.Clients.Work)
 	}
 	g := l.Servers[0]
@@ -144,11 +61,11 @@ func TestParseFullExample(t *testing.T) {
 		t.Errorf("servers[1].work = %+v", w)
 	}
 	o := l.Balancers.Outlier
-	if o != (Outlier{Enabled: true, ConsecutiveFailures: 3, Interval: 500 * time.Millisecond, BaseEjection: 2 * time.Second,
+	if o != (labfile.Outlier{Enabled: true, ConsecutiveFailures: 3, Interval: 500 * time.Millisecond, BaseEjection: 2 * time.Second,
 		MaxEjection: 20 * time.Second, MaxEjectionShare: 0.5, SuccessRateK: 1.5, LatencyK: 1.2, MinRequests: 20}) {
 		t.Errorf("balancers.outlier = %+v", o)
 	}
-	if ss := l.Balancers.SlowStart; ss != (SlowStart{Enabled: true, Window: 5 * time.Second, Floor: 0.2, Aggression: 2}) {
+	if ss := l.Balancers.SlowStart; ss != (labfile.SlowStart{Enabled: true, Window: 5 * time.Second, Floor: 0.2, Aggression: 2}) {
 		t.Errorf("balancers.slow_start = %+v", ss)
 	}
 	if l.Events[6].Target != "s5" {
@@ -161,7 +78,7 @@ func TestParseFullExample(t *testing.T) {
 
 func TestRoundTrip(t *testing.T) {
 	l := mustParse(t, fullExample)
-	out, err := yaml.Marshal(l)
+	out, err := Marshal(l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +93,7 @@ func TestRoundTrip(t *testing.T) {
 
 func TestDefaults(t *testing.T) {
 	l := mustParse(t, "name: tiny\n")
-	want := Default()
+	want := labfile.Default()
 	want.Name, want.Description, want.Narration = "tiny", "", ""
 	want.Clients.Rate = 100
 	if !reflect.DeepEqual(l, want) {
@@ -186,18 +103,18 @@ func TestDefaults(t *testing.T) {
 	if l.Seed != 1 || l.Duration != 20*time.Second || l.Network.Hop != 5*time.Millisecond ||
 		c.Mode != "open" || c.Users != 10 || c.Think != 100*time.Millisecond || c.Count != 20 ||
 		c.Activity != "even" || c.Keys != 1000 || c.Zipf != 1.1 ||
-		!reflect.DeepEqual(c.Work, Dist{Kind: "exponential", Mean: 10 * time.Millisecond, CV: 1}) ||
-		c.Backoff != (Backoff{Base: 10 * time.Millisecond, Jitter: "full"}) {
+		!reflect.DeepEqual(c.Work, labfile.Dist{Kind: "exponential", Mean: 10 * time.Millisecond, CV: 1}) ||
+		c.Backoff != (labfile.Backoff{Base: 10 * time.Millisecond, Jitter: "full"}) {
 		t.Errorf("clients defaults: %+v", l)
 	}
 	b := l.Balancers
 	if b.Count != 1 || b.Algorithm != "p2c" || b.Load != "local" || b.Refresh != 500*time.Millisecond ||
 		b.Choices != 2 || b.HashOn != "key" || b.VNodes != 100 || b.Epsilon != 0.25 || b.Decay != time.Second ||
-		b.Breaker != (Breaker{Window: 20, Threshold: 0.5, Open: time.Second, Probes: 3}) ||
-		b.Health != (Health{Interval: time.Second, Fails: 2, Passes: 2}) || b.Aperture != 0 ||
-		b.Outlier != (Outlier{ConsecutiveFailures: 5, Interval: time.Second, BaseEjection: 5 * time.Second,
+		b.Breaker != (labfile.Breaker{Window: 20, Threshold: 0.5, Open: time.Second, Probes: 3}) ||
+		b.Health != (labfile.Health{Interval: time.Second, Fails: 2, Passes: 2}) || b.Aperture != 0 ||
+		b.Outlier != (labfile.Outlier{ConsecutiveFailures: 5, Interval: time.Second, BaseEjection: 5 * time.Second,
 			MaxEjection: time.Minute, MaxEjectionShare: 0.2, SuccessRateK: 1.9, LatencyK: 1.9, MinRequests: 10}) ||
-		b.SlowStart != (SlowStart{Window: 10 * time.Second, Floor: 0.1, Aggression: 1}) {
+		b.SlowStart != (labfile.SlowStart{Window: 10 * time.Second, Floor: 0.1, Aggression: 1}) {
 		t.Errorf("balancer defaults: %+v", b)
 	}
 	if len(l.Servers) != 1 || l.Servers[0].Count != 5 {
@@ -205,7 +122,7 @@ func TestDefaults(t *testing.T) {
 	}
 	s := l.Servers[0].Server
 	if s.Workers != 1 || s.Queue.Discipline != "fifo" || s.Speed != 1 || s.ErrorTime != time.Millisecond ||
-		s.Cache.HitFactor != 0.2 || s.Limiter != (Limiter{Initial: 20, Min: 1, Max: 200}) {
+		s.Cache.HitFactor != 0.2 || s.Limiter != (labfile.Limiter{Initial: 20, Min: 1, Max: 200}) {
 		t.Errorf("server defaults: %+v", s)
 	}
 }
@@ -231,7 +148,7 @@ servers:
 }
 
 func TestDefaultPlayground(t *testing.T) {
-	l := Default()
+	l := labfile.Default()
 	if err := l.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +224,7 @@ func TestOutOfRange(t *testing.T) {
 		{"duration: 0s\n", "lab.yaml:1:11: duration: must be in (0s, 8760h], got 0s"},
 		{"network: {hop: 11s}\n", "lab.yaml:1:16: network.hop: must be in [0s, 10s], got 11s"},
 		{"network: {jitter: 100h}\n", "network.jitter: must be in [0s, 10s], got 100h"},
-		{"name: " + strings.Repeat("n", MaxNameLen+1) + "\n", "name: is 257 bytes long; at most 256 are allowed"},
+		{"name: " + strings.Repeat("n", labfile.MaxNameLen+1) + "\n", "name: is 257 bytes long; at most 256 are allowed"},
 		{"clients:\n  rate: 0\n", "lab.yaml:2:9: clients.rate: must be in (0, 1000000], got 0"},
 		{"clients:\n  mode: closd\n", `lab.yaml:2:9: clients.mode: must be one of open, closed; got "closd" (did you mean "closed"?)`},
 		{"clients:\n  keys: 0\n", "lab.yaml:2:9: clients.keys: must be between 1 and 1000000, got 0"},
@@ -402,7 +319,7 @@ func TestMissingFieldReportedAtSection(t *testing.T) {
 
 func TestSeveralErrorsInFileOrder(t *testing.T) {
 	_, err := Parse("lab.yaml", []byte("servers:\n  - workers: 0\nclients:\n  rate: -1\n"))
-	var es Errors
+	var es labfile.Errors
 	if !errors.As(err, &es) || len(es) != 2 {
 		t.Fatalf("want 2 errors, got %v", err)
 	}
@@ -417,8 +334,9 @@ func TestErrorsCapped(t *testing.T) {
 		fmt.Fprintf(&b, "k%d: 1\n", i)
 	}
 	_, err := Parse("lab.yaml", []byte(b.String()))
-	var es Errors
-	if !errors.As(err, &es) || len(es) != maxErrors+1 || es[maxErrors].Msg != "... and 10 more problems" {
+	var es labfile.Errors
+	const most = 30 // the problems one parse reports (labfile.Errors.Capped)
+	if !errors.As(err, &es) || len(es) != most+1 || es[most].Msg != "... and 10 more problems" {
 		t.Errorf("got %d errors, last %v", len(es), es[len(es)-1])
 	}
 }
@@ -442,21 +360,21 @@ servers:
 
 func TestErrorFormat(t *testing.T) {
 	cases := []struct {
-		e    Error
+		e    labfile.Error
 		want string
 	}{
-		{Error{File: "lab.yaml", Line: 3, Col: 5, Field: "clients.rate", Msg: "bad"}, "lab.yaml:3:5: clients.rate: bad"},
-		{Error{File: "lab.yaml", Line: 3, Field: "clients.rate", Msg: "bad"}, "lab.yaml:3: clients.rate: bad"},
-		{Error{Field: "clients.rate", Msg: "bad"}, "clients.rate: bad"},
-		{Error{File: "lab.yaml", Msg: "bad"}, "lab.yaml: bad"},
-		{Error{Msg: "bad"}, "bad"},
+		{labfile.Error{File: "lab.yaml", Line: 3, Col: 5, Field: "clients.rate", Msg: "bad"}, "lab.yaml:3:5: clients.rate: bad"},
+		{labfile.Error{File: "lab.yaml", Line: 3, Field: "clients.rate", Msg: "bad"}, "lab.yaml:3: clients.rate: bad"},
+		{labfile.Error{Field: "clients.rate", Msg: "bad"}, "clients.rate: bad"},
+		{labfile.Error{File: "lab.yaml", Msg: "bad"}, "lab.yaml: bad"},
+		{labfile.Error{Msg: "bad"}, "bad"},
 	}
 	for _, c := range cases {
 		if got := c.e.Error(); got != c.want {
 			t.Errorf("got %q, want %q", got, c.want)
 		}
 	}
-	es := Errors{&cases[0].e, &cases[2].e}
+	es := labfile.Errors{&cases[0].e, &cases[2].e}
 	if got := es.Error(); got != "lab.yaml:3:5: clients.rate: bad\nclients.rate: bad" {
 		t.Errorf("Errors: %q", got)
 	}
@@ -468,7 +386,7 @@ func TestLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Load(path)
-	var e *Error
+	var e *labfile.Error
 	if !errors.As(err, &e) || e.File != path || e.Line != 2 {
 		t.Errorf("Load error: %v", err)
 	}

@@ -1,4 +1,4 @@
-package labfile
+package labyaml
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/scanner"
 	"github.com/goccy/go-yaml/token"
+
+	"github.com/lblab/lblab/internal/labfile"
 )
 
 // Caps on a lab file's YAML tokens, checked between the scanner and the
@@ -40,7 +42,7 @@ var tokenCapMsg = fmt.Sprintf("the file has more than %d YAML tokens (keys, valu
 func parseYAML(file string, data []byte) (f *ast.File, e error) {
 	defer func() {
 		if r := recover(); r != nil {
-			f, e = nil, &Error{File: file, Msg: fmt.Sprintf("YAML syntax: the YAML parser failed on this input (%v)", r)}
+			f, e = nil, &labfile.Error{File: file, Msg: fmt.Sprintf("YAML syntax: the YAML parser failed on this input (%v)", r)}
 		}
 	}()
 	tokens, cap := scanTokens(data, MaxTokens)
@@ -57,9 +59,9 @@ func parseYAML(file string, data []byte) (f *ast.File, e error) {
 	return f, nil
 }
 
-func capError(file string, tk *token.Token, msg string) *Error {
+func capError(file string, tk *token.Token, msg string) *labfile.Error {
 	p := tokenPos(tk)
-	return &Error{File: file, Line: p.line, Col: p.col, Msg: msg}
+	return &labfile.Error{File: file, Line: p.Line, Col: p.Col, Msg: msg}
 }
 
 // scanTokens scans data as lexer.Tokenize does, but stops at the first

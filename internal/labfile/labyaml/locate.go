@@ -1,27 +1,28 @@
-package labfile
+package labyaml
 
 import (
 	"errors"
 	"reflect"
 	"strings"
 
-	"github.com/goccy/go-yaml/ast"
+	"github.com/lblab/lblab/internal/labfile"
 )
 
-// Locate gives the problems of err that have no position (found by Apply,
-// ApplyAll or WithSetting, which validate a lab built from a file but hold
-// no positions) the position of their field in the lab file the lab came
-// from: file names it and data is its text, as given to Parse. Fields at or
+// Locate gives the problems of err that have no position (found by
+// labfile's Apply, ApplyAll or WithSetting, which validate a lab built from
+// a file but hold no positions) the position of their field in the lab
+// file the lab came from: file names it and data is its text, as given to
+// Parse. Fields at or
 // under one of the set paths keep no position: their value came from
 // elsewhere (a flag), not from the file. err is returned as it is when it
 // is not a lab-file problem or data does not parse.
 func Locate(err error, file string, data []byte, set ...string) error {
-	var one *Error
-	var many Errors
+	var one *labfile.Error
+	var many labfile.Errors
 	switch {
 	case errors.As(err, &many):
 	case errors.As(err, &one):
-		many = Errors{one}
+		many = labfile.Errors{one}
 	default:
 		return err
 	}
@@ -32,14 +33,14 @@ func Locate(err error, file string, data []byte, set ...string) error {
 	if perr != nil {
 		return err
 	}
-	d := &decoder{rep: reporter{file: file, pos: positions{}}, present: map[string]bool{}, anchors: map[string]ast.Node{}, active: map[ast.Node]bool{}}
-	d.document(f, reflect.ValueOf(&Lab{}).Elem())
+	d := newDecoder(file)
+	d.document(f, reflect.ValueOf(&labfile.Lab{}).Elem())
 	for _, e := range many {
 		if e.Line > 0 || fromElsewhere(e.Field, set) {
 			continue
 		}
-		if at := d.rep.pos.find(e.Field); at.line > 0 {
-			e.File, e.Line, e.Col = file, at.line, at.col
+		if at := d.pos.Find(e.Field); at.Line > 0 {
+			e.File, e.Line, e.Col = file, at.Line, at.Col
 		}
 	}
 	return err

@@ -1,8 +1,10 @@
-package labfile
+package labyaml
 
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/lblab/lblab/internal/labfile"
 )
 
 // Caps on a lab file, checked before the YAML parser sees it: the parser's
@@ -15,12 +17,12 @@ const (
 
 // precheck refuses a file over MaxFileSize bytes or nested deeper than
 // MaxDepth, naming the line where the depth is passed.
-func precheck(file string, data []byte) *Error {
+func precheck(file string, data []byte) *labfile.Error {
 	if len(data) > MaxFileSize {
-		return &Error{File: file, Msg: fmt.Sprintf("the file is over %d bytes (1 MiB), the most a lab file may have", MaxFileSize)}
+		return &labfile.Error{File: file, Msg: fmt.Sprintf("the file is over %d bytes (1 MiB), the most a lab file may have", MaxFileSize)}
 	}
 	if line, col, ok := tooDeep(data, MaxDepth); ok {
-		return &Error{File: file, Line: line, Col: col, Msg: fmt.Sprintf("the YAML nests more than %d levels deep here (a lab file needs about 5)", MaxDepth)}
+		return &labfile.Error{File: file, Line: line, Col: col, Msg: fmt.Sprintf("the YAML nests more than %d levels deep here (a lab file needs about 5)", MaxDepth)}
 	}
 	return nil
 }
