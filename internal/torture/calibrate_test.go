@@ -170,7 +170,7 @@ func BenchmarkEstimateCPU(b *testing.B) {
 					yaml = fmt.Sprintf("name: calibrate\nduration: 20s\nclients: {rate: 2000, algorithm: %s}\nservers: [{count: %d}]\n", a, servers)
 				}
 				b.Run(fmt.Sprintf("%s/%s/servers=%d", side, a, servers), func(b *testing.B) {
-					lab, err := labfile.Parse("calibrate.yaml", []byte(yaml))
+					lab, err := labyaml.Parse("calibrate.yaml", []byte(yaml))
 					if err != nil {
 						b.Fatal(err)
 					}
