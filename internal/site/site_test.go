@@ -240,23 +240,23 @@ func TestPagePastedLabErrorNamesFileLineCol(t *testing.T) {
 func TestPageControlsInTheWorker(t *testing.T) {
 	ctx := page(t)
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('status').textContent.includes('demo')`)
-	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#counters")))
+	run(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#counters")))
 	waitJS(t, ctx, 10*time.Second, `!document.getElementById('status').textContent.includes('demo')`)
 
-	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-pause")))
+	run(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#pb-pause")))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-pause').dataset.paused === 'true'`)
 	scenariosListed(t, ctx)
 	run(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('scenario');
 		s.value = 'rr-slow'; document.getElementById('scenario-run').click(); })()`))
 	// Run means play, paused or not; paused again and restarted, it stands at 0.
 	waitJS(t, ctx, 20*time.Second, `document.getElementById('lab-name').textContent === 'rr-slow' && document.getElementById('pb-pause').dataset.paused === 'false'`)
-	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-pause")))
+	run(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#pb-pause")))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-pause').dataset.paused === 'true'`)
-	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-restart")))
+	run(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#pb-restart")))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('clock').textContent === '0.0 s' && document.getElementById('pb-pause').dataset.paused === 'true'`)
-	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-step")))
+	run(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#pb-step")))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-seek').value === '0.25'`)
-	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-step")))
+	run(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#pb-step")))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('clock').textContent === '0.5 s' && document.querySelector('#chart-load').plotData[0].length === 2`)
 	run(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('pb-seek');
 		s.value = '7.5'; s.dispatchEvent(new Event('change')); })()`))
@@ -276,7 +276,7 @@ func TestPageControlsInTheWorker(t *testing.T) {
 	}
 	waitJS(t, ctx, 10*time.Second, fmt.Sprintf(`!document.getElementById('caption').hidden && document.querySelector('#caption .caption-text').textContent === %q`, caption))
 
-	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#controls button[data-action="kill"]`)))
+	run(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS(`#controls button[data-action="kill"]`)))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-drills').textContent.includes('7.5s: kill s1')`)
 	yaml := evalJS[string](t, ctx, 20*time.Second, `lblab.engine.request('GET', document.getElementById('pb-save').getAttribute('href')).then(r => r.text)`)
 	saved, err := labyaml.Parse("saved.yaml", []byte(yaml))
@@ -287,7 +287,7 @@ func TestPageControlsInTheWorker(t *testing.T) {
 		t.Errorf("the saved script: %v, want rr-slow's event and kill s1 at 7.5 s", saved.Events)
 	}
 
-	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-compare")))
+	run(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#pb-compare")))
 	waitJS(t, ctx, 60*time.Second, `document.querySelectorAll('#compare tbody tr').length === 6`)
 	if w := evalJS[string](t, ctx, 5*time.Second, `document.querySelector('#compare tr.watched').dataset.name`); w != "round-robin" {
 		t.Errorf("compare all marks %q as watched, want round-robin", w)
@@ -297,7 +297,7 @@ func TestPageControlsInTheWorker(t *testing.T) {
 	evalJS[bool](t, ctx, 5*time.Second, `(() => { window.lblabShown = []; const b = document.getElementById('pb-compare'), st = document.getElementById('status');
 		new MutationObserver(() => lblabShown.push(b.textContent + ' | ' + st.textContent)).observe(b, {childList: true, characterData: true, subtree: true});
 		document.getElementById('pb-seeds').value = '20'; document.querySelector('#compare tbody').replaceChildren(); return true; })()`)
-	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-compare")))
+	run(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#pb-compare")))
 	waitJS(t, ctx, 120*time.Second, `document.querySelectorAll('#compare tbody tr').length === 6`)
 	shown := evalJS[[]string](t, ctx, 5*time.Second, `lblabShown`)
 	var shares []int
@@ -358,7 +358,7 @@ func TestPageSharedLinkRunsItsLabAndSeed(t *testing.T) {
 // the link's lab and seed then, and plays it though it was paused.
 func TestPageSharedLinkInAnOpenTab(t *testing.T) {
 	ctx := page(t)
-	run(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-pause")))
+	run(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#pb-pause")))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-pause').dataset.paused === 'true'`)
 	text := "name: linked\nduration: 60s\nservers:\n  - count: 2\nclients:\n  rate: 20\n"
 	fragment := url.Values{"lab": {base64.RawURLEncoding.EncodeToString([]byte(text))}, "file": {"linked.yaml"}, "seed": {"7"}}.Encode()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	browsertest "github.com/lblab/lblab/internal/testbin/browser"
 	"slices"
 	"strings"
 	"testing"
@@ -106,7 +107,7 @@ func TestWatchPageDrawsABigFleet(t *testing.T) {
 	}
 	first := evalJS[int](t, ctx, `lblab.frames.count`)
 	for _, at := range []string{"8.25", "8.5", "8.75", "9"} {
-		do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-step")))
+		do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#pb-step")))
 		waitJS(t, ctx, 30*time.Second, fmt.Sprintf(`document.getElementById('pb-seek').value === %q`, at))
 	}
 	check("four steps from 8 s", first)

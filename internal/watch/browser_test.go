@@ -155,7 +155,7 @@ func TestWatchPageSameAtAnySpeed(t *testing.T) {
 	pressure := testbin.CPUPressure()
 	do(t, ctx, 10*time.Second, setSpeed("1"), chromedp.Click(chromedp.CSS("#pb-pause")))
 	waitJS(t, ctx, 30*time.Second, `Number(document.getElementById('pb-seek').value) >= 1`)
-	do(t, ctx, 30*time.Second, chromedp.Click(chromedp.CSS("#pb-pause"))) // a click took over 10 s beside two CPU hogs
+	do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#pb-pause")))
 	waitJS(t, ctx, 30*time.Second, `document.getElementById('status').textContent === 'virtual · paused'`)
 	mid := evalJS[float64](t, ctx, `Number(document.getElementById('pb-seek').value)`)
 	if mid >= 9.5 {
@@ -175,7 +175,7 @@ func TestWatchPageSameAtAnySpeed(t *testing.T) {
 	shot(t, ctx, "watch-rr-slow-10s")
 
 	// 200x from 0, without a pause.
-	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-restart")))
+	do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#pb-restart")))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-seek').value === '0'`)
 	do(t, ctx, 10*time.Second, setSpeed("200"), stopAt(10), chromedp.Click(chromedp.CSS("#pb-pause")))
 	waitJS(t, ctx, 60*time.Second, pausedAt10)
@@ -353,7 +353,7 @@ func TestWatchPageComparesAll(t *testing.T) {
 		return strings.Join(names, ",")
 	}
 	const rows = `[...document.querySelectorAll('#compare tbody tr')].map(e => e.dataset.name).join(',')`
-	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-compare")))
+	do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#pb-compare")))
 	waitJS(t, ctx, 60*time.Second, `document.querySelectorAll('#compare tbody tr').length === 6`)
 	if got, want := evalJS[string](t, ctx, rows), ranked(l); got != want {
 		t.Errorf("the page ranks %s, lab sim %s", got, want)
@@ -372,7 +372,7 @@ func TestWatchPageComparesAll(t *testing.T) {
 		fetch('/api/chaos', {method: 'POST', body: JSON.stringify({action: 'slow', target: 's4', speed: 0.25})}))`, chromedp.EvalAwaitPromise))
 	saved := l.Clone()
 	saved.Events = append([]labfile.Event{{At: 2 * time.Second, Action: labfile.ActionSlow, Target: "s4", Speed: 0.25}}, saved.Events...)
-	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-compare")))
+	do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#pb-compare")))
 	waitJS(t, ctx, 60*time.Second, `document.querySelector('#compare .note').textContent.includes('1 drill')`)
 	if got, want := evalJS[string](t, ctx, rows), ranked(saved); got != want {
 		t.Errorf("after the drill the page ranks %s, lab sim on the lab with it %s", got, want)
@@ -414,7 +414,7 @@ func TestWatchPageKeepsThePickersChoice(t *testing.T) {
 		t.Fatalf("the picker went back to %q after losing focus", v)
 	}
 	choose("herd")
-	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#scenario-run")))
+	do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#scenario-run")))
 	waitJS(t, ctx, 30*time.Second, `document.getElementById('lab-name').textContent === 'herd'`)
 }
 
@@ -447,9 +447,9 @@ func TestWatchPageStepSeekSave(t *testing.T) {
 	base := startWatch(t, "rr-slow", true)
 	do(t, ctx, 60*time.Second, chromedp.Navigate(base+"/"))
 	waitJS(t, ctx, 30*time.Second, `!!document.getElementById('pb-step')`)
-	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-step")))
+	do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#pb-step")))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-seek').value === '0.25'`)
-	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-step")))
+	do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#pb-step")))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-seek').value === '0.5' && document.getElementById('clock').textContent === '0.5 s'`)
 	if n := evalJS[int](t, ctx, `document.querySelector('#chart-load').plotData[0].length`); n != 2 {
 		t.Errorf("after two steps the charts have %d bins, want 2", n)
@@ -457,7 +457,7 @@ func TestWatchPageStepSeekSave(t *testing.T) {
 	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('pb-seek');
 		s.value = '7.5'; s.dispatchEvent(new Event('change')); })()`))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('clock').textContent === '7.5 s' && document.querySelector('#chart-load').plotData[0].length === 30`)
-	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#controls button[data-action="kill"]`)))
+	do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS(`#controls button[data-action="kill"]`)))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-drills').textContent.includes('7.5s: kill s1')`)
 	c, cancelEval := context.WithTimeout(ctx, 20*time.Second)
 	yaml, err := chromedp.Run(c, chromedp.Evaluate[string](`fetch(document.getElementById('pb-save').href).then(r => r.text())`, chromedp.EvalAwaitPromise))
@@ -502,9 +502,9 @@ func TestWatchPageFiltersBalancerLines(t *testing.T) {
 		}
 		return n
 	}
-	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-restart")))
+	do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#pb-restart")))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('clock').textContent === '0.0 s'`)
-	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-next"))) // "next event": s2 fails at 5 s
+	do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#pb-next"))) // "next event": s2 fails at 5 s
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('clock').textContent === '5.0 s' && document.querySelector('#log li .text').textContent === 'fail s2'`)
 	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`fetch('/api/playback', {method: 'POST', body: JSON.stringify({seek_s: 14})})`))
 	waitJS(t, ctx, 20*time.Second, `document.getElementById('clock').textContent === '14.0 s'`)
@@ -512,13 +512,13 @@ func TestWatchPageFiltersBalancerLines(t *testing.T) {
 	if count(all, "breaker ") < 3 || count(all, "fail s2") != 1 {
 		t.Fatalf("breaker at 14 s should log flaps and the failure: %v", all)
 	}
-	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#log-hide-balancers")))
+	do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#log-hide-balancers")))
 	waitJS(t, ctx, 10*time.Second, `document.querySelector('.log-hidden').textContent.includes('hidden')`)
 	filtered := read()
 	if count(filtered, "breaker ") != 0 || count(filtered, "fail s2") != 1 || count(filtered, "recover s2") != 1 {
 		t.Errorf("filtered log: %v, want the script's lines and no breaker lines", filtered)
 	}
-	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#log-hide-balancers")))
+	do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#log-hide-balancers")))
 	if again := read(); !reflect.DeepEqual(again, all) {
 		t.Errorf("unfiltered again the log shows %d lines, first %d", len(again), len(all))
 	}
@@ -588,7 +588,7 @@ func TestWatchPageDemoLoopsUntilTouched(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#counters"))) // a touch, not a control
+	do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#counters"))) // a touch, not a control
 	waitJS(t, ctx, 10*time.Second, `!document.getElementById('status').textContent.includes('demo')`)
 	waitJS(t, ctx, 30*time.Second, `document.getElementById('status').textContent === 'virtual · ended'`)
 	call(t, "GET", "http://"+ln.Addr().String()+"/api/playback", nil, &p)
@@ -729,7 +729,7 @@ func TestWatchPageComparesOverSeedsInSmallMultiples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-compare")))
+	do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#pb-compare")))
 	waitJS(t, ctx, 60*time.Second, `document.querySelectorAll('#compare-multiples .multiple').length === 6`)
 	var multiples map[string][][]*float64
 	if err := json.Unmarshal([]byte(evalJS[string](t, ctx, `JSON.stringify(Object.fromEntries([...document.querySelectorAll('#compare-multiples .multiple')].map(e => [e.dataset.name, e.querySelector('svg').plotData])))`)), &multiples); err != nil {
@@ -1043,7 +1043,7 @@ func TestWatchPageShapesServers(t *testing.T) {
 	waitJS(t, ctx, 30*time.Second, `document.querySelectorAll('#diagram .server').length === 5 && !!document.getElementById('speed-pick') && !document.getElementById('fleet').hidden`)
 	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`fetch('/api/playback', {method: 'POST', body: JSON.stringify({seek_s: 1})})`))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('pb-seek').value === '1'`)
-	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#diagram .server[data-name="s1"]`)))
+	do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS(`#diagram .server[data-name="s1"]`)))
 	const speed = `[...document.querySelectorAll('#inspector dt')].find(e => e.textContent === 'speed').nextElementSibling.textContent`
 	waitJS(t, ctx, 10*time.Second, speed+` === '1 (lab: 1)'`)
 	pick := func(v string) chromedp.Action[chromedp.Void] {
@@ -1056,7 +1056,7 @@ func TestWatchPageShapesServers(t *testing.T) {
 	}
 	do(t, ctx, 10*time.Second, pick("0.2"))
 	waitJS(t, ctx, 10*time.Second, speed+` === '0.2 (lab: 1)' && !!document.querySelector('#diagram .server[data-name="s1"] .badge.slowed')`)
-	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#inspector .close`)))
+	do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS(`#inspector .close`)))
 
 	// a server of its own: twice as fast, four workers
 	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { document.getElementById('add-speed').value = '2';
@@ -1066,7 +1066,7 @@ func TestWatchPageShapesServers(t *testing.T) {
 	// (a click in JavaScript: the toast at the bottom may cover s6's card)
 	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`document.querySelector('#diagram .server[data-name="s6"]').click()`))
 	waitJS(t, ctx, 10*time.Second, speed+` === '2 (lab: 2)'`)
-	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#inspector .close`)))
+	do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS(`#inspector .close`)))
 
 	if got := evalJS[string](t, ctx, `['fleet-count', 'fleet-workers', 'fleet-queue'].map(id => document.getElementById(id).value).join('/')`); got != "6/1/0" {
 		t.Errorf("the fleet form shows %s, want rr-slow's 5 servers and the one added, 1 worker on the first, unbounded queues", got)
@@ -1207,7 +1207,7 @@ func TestWatchPageControlsFromTheSnapshot(t *testing.T) {
 		if d.Undoable() {
 			ev.For = 10 * time.Second
 		}
-		do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#controls button[data-action=%q]`, d.Action))))
+		do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#controls button[data-action=%q]`, d.Action))))
 		waitJS(t, ctx, 10*time.Second, fmt.Sprintf(`document.getElementById('pb-drills').textContent.includes(%q)`, ": "+ev.String()))
 	}
 	if box == nil {

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	browsertest "github.com/lblab/lblab/internal/testbin/browser"
 	"testing"
 	"time"
 
@@ -66,7 +67,7 @@ func TestWatchPageMapPlaysACell(t *testing.T) {
 	// another setting's map, and a cell of it
 	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('map-setting'); s.value = 'retry-budget'; s.dispatchEvent(new Event('change')); })()`))
 	waitJS(t, ctx, 10*time.Second, `document.querySelector('#map-grid .map-play[data-x="0.5"][data-y="1500ms"]').textContent.startsWith('3/3')`)
-	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#map-grid .map-play[data-x="0.5"][data-y="500ms"]`)))
+	do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS(`#map-grid .map-play[data-x="0.5"][data-y="500ms"]`)))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('map-playing').textContent.startsWith('playing: retry-budget at events[0].speed=0.5, events[0].for=500ms')`)
 	srv.mu.Lock()
 	l, setting := srv.sess.Lab(), srv.setting

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"fmt"
+	browsertest "github.com/lblab/lblab/internal/testbin/browser"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ func TestWatchPageRunPlaysWhenPaused(t *testing.T) {
 	// which a loaded machine delivers after the stream already shows herd
 	waitJS(t, ctx, 20*time.Second, `document.getElementById('toast').textContent === 'herd is running'`)
 
-	do(t, ctx, 10*time.Second, chromedp.Click(chromedp.CSS("#pb-pause")))
+	do(t, ctx, browsertest.ClickLimit, chromedp.Click(chromedp.CSS("#pb-pause")))
 	waitJS(t, ctx, 10*time.Second, `document.getElementById('status').textContent === 'virtual · paused'`)
 	do(t, ctx, 10*time.Second, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
 		document.getElementById('ownlab').open = true;

@@ -9,11 +9,18 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/lblab/lblab/internal/testbin"
 )
+
+// ClickLimit is how long a test lets a click take: chromedp waits for the
+// element to be drawn visible before it clicks, and beside two CPU hogs a
+// page's frames came so seldom that clicks took over 10 s (issue 38's
+// runs). A limit on liveness, not on speed.
+const ClickLimit = 30 * time.Second
 
 // Path finds the browser ($CHROMIUM, or chromium on PATH), or skips (fails
 // under CI).
