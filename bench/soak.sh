@@ -76,7 +76,10 @@ sample() {
     esac
     [[ -n $pid && -r /proc/$pid/status ]] || continue
     rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
-    fds=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+    # A process may exit between the check above and this listing (a chaos
+    # kill drains first, then exits): the listing then fails, which under
+    # pipefail ended the whole soak (CI, 2026-12-04); it is skipped instead.
+    fds=$(ls -1 -- "/proc/$pid/fd" 2>/dev/null | wc -l) || continue
     gr=""
     if [[ $name != lab ]] && adm=$(admin_of "$name") && [[ -n $adm ]]; then
       gr=$(curl -s --max-time 2 "http://$adm/metrics" 2>/dev/null | awk '/^go_goroutines / {print $2}' || true)
